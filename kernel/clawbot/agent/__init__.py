@@ -1,0 +1,1 @@
+"""Running agents: model selection and the turn (the full tool loop lands in stage 2)."""

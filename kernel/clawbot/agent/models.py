@@ -1,0 +1,63 @@
+"""Choosing the model of a run: configured, or detected from the environment on first run.
+
+The kernel knows no provider by name: each provider plugin says whether its credentials
+are present (``LLMProvider.detect_default_model``) and the kernel asks them in order.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from clawbot.kernel import Kernel
+from clawbot.types import LLMProvider
+
+NO_MODEL_MESSAGE = """\
+No model is configured and none was found in the environment.
+Pick one:
+  - export ANTHROPIC_API_KEY=...   (Anthropic)
+  - export OPENAI_API_KEY=...      (OpenAI)
+  - start Ollama on 127.0.0.1:11434 (local models)
+  - or set agents.defaults.model.primary = "<provider>/<model>" in clawbot.toml"""
+
+
+class ModelError(Exception):
+    """No usable model: the message says what to do."""
+
+
+@attrs.frozen
+class ModelChoice:
+    provider: LLMProvider
+    model: str
+    detected: bool = False
+
+    @property
+    def ref(self) -> str:
+        return f"{self.provider.name}/{self.model}"
+
+
+def parse_ref(ref: str) -> tuple[str, str]:
+    provider, sep, model = ref.partition("/")
+    if not sep or not provider or not model:
+        raise ModelError(f"model {ref!r} must be written <provider>/<model>, e.g. anthropic/claude-opus-4-5")
+    return provider, model
+
+
+async def choose_model(kernel: Kernel, agent_id: str) -> ModelChoice:
+    """The configured primary model of ``agent_id``, else the first detected one."""
+    agent = next((a for a in kernel.config.agents.list if a.id == agent_id), None)
+    model_cfg = agent.model if agent is not None and agent.model is not None else kernel.config.agents.defaults.model
+    if model_cfg.primary:
+        provider_name, model = parse_ref(model_cfg.primary)
+        provider = kernel.llm_providers.get(provider_name)
+        if provider is None:
+            known = ", ".join(kernel.llm_providers.names()) or "none installed"
+            raise ModelError(f"model {model_cfg.primary!r}: no provider named {provider_name!r} (installed: {known})")
+        return ModelChoice(provider, model)
+    for provider in sorted(kernel.llm_providers, key=lambda p: (p.detect_priority, p.name)):
+        try:
+            model = await provider.detect_default_model()
+        except Exception:  # a broken detector must not hide the others
+            continue
+        if model:
+            return ModelChoice(provider, model, detected=True)
+    raise ModelError(NO_MODEL_MESSAGE)

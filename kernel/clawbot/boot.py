@@ -1,0 +1,66 @@
+"""Loading configuration and plugins together.
+
+They depend on each other: ``plugins.allow``/``deny`` decide which plugins load, and the
+loaded plugins declare the classes that validate their own tables. :func:`load` does both
+and raises one :class:`~clawbot.config.ConfigError` naming every problem.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import attrs
+
+from clawbot.config import ClawbotConfig, ConfigError, ConfigProblem
+from clawbot.config.loader import finish, load_raw, make_converter, normalise_claims, structure_core, structure_sections
+from clawbot.plugins import BlockRules, PluginManager, create_plugin_manager
+from clawbot.types.context import ConfigSection
+
+
+@attrs.frozen
+class Loaded:
+    """A validated configuration and the plugin manager built from it."""
+
+    config: ClawbotConfig
+    plugins: PluginManager
+    env: Mapping[str, str]
+
+
+def load(
+    config_path: str | os.PathLike[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    plugins: Mapping[str, object] | Iterable[tuple[str, object]] = (),
+    load_entrypoints: bool = True,
+) -> Loaded:
+    """Find and validate the configuration, loading the plugins it allows.
+
+    ``plugins`` are registered explicitly in addition to (or, with
+    ``load_entrypoints=False``, instead of) the installed entry points.
+    """
+    env = dict(os.environ if env is None else env)
+    raw = load_raw(config_path, env, cwd or Path.cwd())
+    converter = make_converter()
+    core = structure_core(raw, converter)
+    rules = BlockRules.build(core.plugins.allow, core.plugins.deny, env)
+    manager = create_plugin_manager(plugins=plugins, load_entrypoints=load_entrypoints, rules=rules, env=env)
+    for index, name in enumerate(core.plugins.allow):
+        if name not in manager.records:
+            raw.problems.append(ConfigProblem(f"plugins.allow[{index}]", f"no installed plugin is named {name!r}"))
+
+    claims: dict[str, list[tuple[str, ConfigSection]]] = {}
+    for contribution in manager.call_each_sync("clawbot_config_schema"):
+        found, errors = normalise_claims(contribution.plugin, contribution.value)
+        manager.records[contribution.plugin].warnings.extend(errors)
+        for claim in found:
+            claims.setdefault(claim.path, []).append((contribution.plugin, claim))
+    inactive = [name for name, record in manager.records.items() if record.status != "loaded"]
+    sections = structure_sections(raw, claims, converter, inactive)
+    owners = {path: owners[0][0] for path, owners in claims.items() if len(owners) == 1}
+    return Loaded(finish(raw, core, sections, owners), manager, env)
+
+
+__all__ = ["ConfigError", "Loaded", "load"]

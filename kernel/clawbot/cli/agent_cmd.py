@@ -1,0 +1,58 @@
+"""``clawbot agent -m``: one turn from the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from clawbot.cli.state import CliState, run_async, user_errors
+
+
+@click.command()
+@click.option("-m", "--message", required=True, help="What to say to the agent.")
+@click.option("--agent", "agent_id", default=None, help="Agent id (default: the default agent).")
+@click.option("--session", "session_key", default=None, help="Session key (default: agent:<agent>:main).")
+@click.option("--json", "as_json", is_flag=True, help="Print the reply, model and usage as JSON.")
+@click.pass_obj
+def agent(state: CliState, message: str, agent_id: str | None, session_key: str | None, as_json: bool) -> None:
+    """Send MESSAGE to the agent, print its reply."""
+    with user_errors():
+        loaded = state.load()
+    from clawbot.cli.logs import configure_logging
+
+    configure_logging(loaded.config.logging.level, state.env)
+    sys.exit(run_async(_turn(state, message, agent_id, session_key, as_json)) or 0)
+
+
+async def _turn(state: CliState, text: str, agent_id: str | None, session_key: str | None, as_json: bool) -> int:
+    import attrs
+
+    from clawbot.agent.conversation import Conversation
+    from clawbot.agent.models import ModelError, choose_model
+    from clawbot.sessions.keys import main_key
+
+    with user_errors():
+        kernel = await state.kernel()
+    agent_id = agent_id or kernel.config.default_agent_id()
+    if agent_id not in kernel.config.agent_ids():
+        click.echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)
+        return 2
+    try:
+        model = await choose_model(kernel, agent_id)
+    except ModelError as exc:
+        click.echo(str(exc), err=True)
+        return 1
+    conversation = Conversation(kernel, model, agent_id)
+    try:
+        result = await conversation.send(session_key or main_key(agent_id), text, channel="cli")
+    except Exception as exc:  # the provider's short message, never a stack trace
+        click.echo(f"error: {getattr(exc, 'user_message', None) or exc}", err=True)
+        return 1
+    if as_json:
+        payload = {"reply": result.text, "model": result.model, "agent": agent_id, "usage": attrs.asdict(result.usage)}
+        click.echo(json.dumps(payload, indent=2))
+    else:
+        click.echo(result.text)
+    return 0

@@ -1,0 +1,87 @@
+"""``clawbot config show|validate|path``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import attrs
+import click
+
+from clawbot.cli.state import CliState, user_errors
+
+
+@click.group()
+def config() -> None:
+    """Show, validate or locate the configuration."""
+
+
+@config.command("path")
+@click.pass_obj
+def config_path(state: CliState) -> None:
+    """Print the configuration file in use (or say that the defaults are used)."""
+    from clawbot.config.loader import locate_config
+
+    with user_errors():
+        path = locate_config(state.config_path, state.env, Path.cwd())
+    click.echo(str(path) if path else "no configuration file found: using the built-in defaults")
+
+
+@config.command("validate")
+@click.pass_obj
+def config_validate(state: CliState) -> None:
+    """Check the configuration; print every problem with its key path (exit code 2)."""
+    with user_errors():
+        loaded = state.load()
+    click.echo(f"{loaded.config.source or 'built-in defaults'}: valid")
+
+
+def _plain(value: object) -> object:
+    if attrs.has(type(value)):
+        return {k: _plain(v) for k, v in attrs.asdict(value, recurse=False).items()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _mask(value: object, key: str = "") -> object:
+    """Secrets never reach the screen: any key naming a key, token or password is masked."""
+    if isinstance(value, dict):
+        return {k: _mask(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask(v, key) for v in value]
+    if isinstance(value, str) and value and any(s in key.lower() for s in ("key", "token", "secret", "password")):
+        return "***"
+    return value
+
+
+@config.command("show")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of TOML.")
+@click.pass_obj
+def config_show(state: CliState, as_json: bool) -> None:
+    """Print the effective configuration, defaults filled in, secrets masked."""
+    with user_errors():
+        loaded = state.load()
+    cfg = loaded.config
+    tree: dict = _plain(cfg.core)  # type: ignore[assignment]
+    for path, section in sorted(cfg.sections.items()):
+        root, _, name = path.partition(".")
+        tree.setdefault(root, {})[name] = _plain(section) if section is not None else {}
+    tree = _mask(tree)  # type: ignore[assignment]
+    if as_json:
+        click.echo(json.dumps(tree, indent=2))
+        return
+    import tomli_w
+
+    click.echo(f"# effective configuration from {cfg.source or 'built-in defaults'}")
+    click.echo(tomli_w.dumps(_drop_none(tree)))
+
+
+def _drop_none(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_none(v) for v in value]
+    return value

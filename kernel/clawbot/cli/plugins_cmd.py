@@ -1,0 +1,85 @@
+"""``clawbot plugins list`` and ``clawbot plugins new``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import attrs
+import click
+
+from clawbot.cli.state import CliState
+
+
+@click.group()
+def plugins() -> None:
+    """List installed plugins or create a new one."""
+
+
+def _manager(state: CliState):  # noqa: ANN202 - PluginManager, imported lazily
+    """The plugin manager of the configuration, or (config broken) of the environment only."""
+    from clawbot.config import ConfigError
+
+    try:
+        return state.load().plugins
+    except ConfigError as exc:
+        click.echo(f"warning: configuration ignored for this listing:\n{exc}", err=True)
+        from clawbot.plugins import create_plugin_manager
+
+        return create_plugin_manager(env=state.env)
+
+
+@plugins.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.pass_obj
+def list_plugins(state: CliState, as_json: bool) -> None:
+    """Show every plugin found: distribution, version, hooks and status (with load errors)."""
+    manager = _manager(state)
+    records = sorted(manager.records.values(), key=lambda r: r.name)
+    failures = [attrs.asdict(f) for f in manager.failures]
+    if as_json:
+        payload = {"plugins": [attrs.asdict(r) for r in records], "hook_failures": failures}
+        click.echo(json.dumps(payload, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="clawbot plugins", title_justify="left")
+    for column in ("name", "distribution", "version", "hooks", "status"):
+        table.add_column(column, overflow="fold")
+    for r in records:
+        status = r.status if not r.error else f"{r.status}: {r.error}"
+        style = {"loaded": "green", "blocked": "yellow", "failed": "red"}[r.status]
+        hooks = ", ".join(h.removeprefix("clawbot_") for h in r.hooks)
+        table.add_row(r.name, r.distribution or "-", r.version or "-", hooks or "-", f"[{style}]{status}[/]")
+    console = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+    console.print(table)
+    for r in records:
+        for warning in r.warnings:
+            console.print(f"[yellow]warning[/]: plugin {r.name}: {warning}")
+    for f in manager.failures:
+        console.print(f"[red]error[/]: plugin {f.plugin} failed in {f.hook}: {f.error}")
+
+
+@plugins.command("new")
+@click.argument("name")
+@click.option(
+    "--directory",
+    "-d",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where to create the distribution (default: ./clawbot-NAME).",
+)
+def new_plugin(name: str, directory: str | None) -> None:
+    """Create a plugin distribution NAME from the plugin template, with a passing test."""
+    from pathlib import Path
+
+    from clawbot.scaffold import TemplateError, render_plugin
+
+    try:
+        target = render_plugin(name, Path(directory) if directory else None)
+    except TemplateError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    click.echo(f"Created {target}")
+    click.echo(f"Next: cd {target} && uv run --with-editable . pytest   (or: pip install -e . && pytest)")

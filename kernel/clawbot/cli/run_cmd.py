@@ -1,0 +1,51 @@
+"""``clawbot run``: start the gateway with the enabled channels."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from clawbot.cli.state import CliState, run_async, user_errors
+
+
+@click.command()
+@click.option("--agent", "agent_id", default=None, help="Agent that answers (default: the default agent).")
+@click.pass_obj
+def run(state: CliState, agent_id: str | None) -> None:
+    """Start the gateway: every enabled channel, answered by your agent. Ctrl-C stops it."""
+    with user_errors():
+        loaded = state.load()
+    from clawbot.cli.logs import configure_logging
+
+    configure_logging(loaded.config.logging.level, state.env)
+    sys.exit(run_async(_run(state, agent_id)) or 0)
+
+
+async def _run(state: CliState, agent_id: str | None) -> int:
+    from clawbot.agent.conversation import Conversation
+    from clawbot.agent.models import ModelError, choose_model
+    from clawbot.gateway.runner import Gateway, enabled_channels
+
+    with user_errors():
+        kernel = await state.kernel()
+    agent_id = agent_id or kernel.config.default_agent_id()
+    try:
+        model = await choose_model(kernel, agent_id)
+    except ModelError as exc:
+        click.echo(str(exc), err=True)
+        return 1
+    channels = enabled_channels(kernel)
+    if not channels:
+        click.echo("No channel is enabled: enable one in clawbot.toml, e.g. [channels.terminal] enabled = true", err=True)
+        return 1
+    names = ", ".join(c.name for c in channels)
+    note = " (detected from the environment)" if model.detected else ""
+    click.echo(f"clawbot: agent {agent_id} on {model.ref}{note}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
+    conversation = Conversation(kernel, model, agent_id)
+
+    async def respond(message, session_key):  # noqa: ANN001, ANN202 - Responder
+        return (await conversation.send(session_key, message.text, channel=message.channel)).text
+
+    await Gateway(kernel, respond, agent_id).run(channels)
+    return 0

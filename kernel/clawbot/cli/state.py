@@ -1,0 +1,62 @@
+"""What every CLI command shares: the options of the root group and the lazily booted kernel."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import click
+
+if TYPE_CHECKING:
+    from clawbot.boot import Loaded
+    from clawbot.kernel import Kernel
+
+EXIT_CONFIG = 2
+
+
+@attrs.define
+class CliState:
+    """``click.get_current_context().obj`` for every clawbot command, plugin ones included."""
+
+    config_path: str | None
+    env: Mapping[str, str]
+    _loaded: Loaded | None = None
+
+    def load(self) -> Loaded:
+        """Validate the configuration and load the plugins (once per process)."""
+        if self._loaded is None:
+            from clawbot.boot import load
+
+            self._loaded = load(self.config_path, env=self.env)
+        return self._loaded
+
+    async def kernel(self) -> Kernel:
+        from clawbot.kernel import bootstrap
+
+        return await bootstrap(self.load())
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn configuration and plugin-conflict errors into one message and exit code 2."""
+    from clawbot.config import ConfigError
+    from clawbot.kernel import PluginConflictError
+
+    try:
+        yield
+    except (ConfigError, PluginConflictError) as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(EXIT_CONFIG)
+
+
+def run_async(coro: Any) -> Any:
+    """Run a coroutine for a command; Ctrl-C ends it quietly."""
+    import asyncio
+
+    try:
+        return asyncio.run(coro)
+    except KeyboardInterrupt:
+        return None

@@ -1,0 +1,112 @@
+"""The core configuration: attrs classes mirroring ``clawbot.toml``.
+
+Every key here is documented, with its default, in the repository's root ``clawbot.toml``
+(a test keeps the two in step). Tables that plugins own (``[plugins.<name>]``,
+``[channels.<name>]``, ``[providers.<name>]``) are validated by the classes the plugins
+declare through ``clawbot_config_schema`` and land in :attr:`ClawbotConfig.sections`.
+"""
+
+from collections.abc import Mapping
+from typing import Any, List, Literal
+
+import attrs
+
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+LogLevel = Literal["debug", "info", "warning", "error"]
+
+PLUGIN_ROOTS = ("plugins", "channels", "providers")
+"""Top-level tables whose sub-tables belong to plugins."""
+
+
+@attrs.frozen(kw_only=True)
+class PluginsConfig:
+    allow: list[str] = attrs.field(factory=list)
+    deny: list[str] = attrs.field(factory=list)
+
+
+@attrs.frozen(kw_only=True)
+class ModelConfig:
+    primary: str = ""
+    fallbacks: list[str] = attrs.field(factory=list)
+
+
+@attrs.frozen(kw_only=True)
+class AgentDefaults:
+    workspace: str = "~/clawbot"
+    model: ModelConfig = attrs.field(factory=ModelConfig)
+    thinking: ThinkingLevel = "off"
+    timezone: str = ""
+    max_iterations: int = 40
+
+
+@attrs.frozen(kw_only=True)
+class AgentConfig:
+    id: str
+    name: str = ""
+    default: bool = False
+    workspace: str = ""
+    model: ModelConfig | None = None
+
+
+def _default_agents() -> "list[AgentConfig]":
+    return [AgentConfig(id="main", default=True)]
+
+
+@attrs.frozen(kw_only=True)
+class AgentsConfig:
+    defaults: AgentDefaults = attrs.field(factory=AgentDefaults)
+    # typing.List: the builtin name is shadowed by this very field inside the class body.
+    list: List[AgentConfig] = attrs.field(factory=_default_agents)  # noqa: UP006
+
+
+@attrs.frozen(kw_only=True)
+class LoggingConfig:
+    level: LogLevel = "warning"
+
+
+@attrs.frozen(kw_only=True)
+class CoreConfig:
+    """The part of ``clawbot.toml`` the kernel itself validates."""
+
+    plugins: PluginsConfig = attrs.field(factory=PluginsConfig)
+    agents: AgentsConfig = attrs.field(factory=AgentsConfig)
+    logging: LoggingConfig = attrs.field(factory=LoggingConfig)
+
+
+@attrs.frozen(kw_only=True)
+class ClawbotConfig:
+    """The validated configuration: the core tables plus every plugin-owned table.
+
+    ``sections`` maps a table path (``channels.terminal``) to the object its plugin's class
+    produced (``None`` when the table is absent and the class has required keys);
+    ``owners`` maps the same paths to the plugin that claimed them; ``source`` is the file it came from (``None`` for the built-in defaults).
+    """
+
+    core: CoreConfig = attrs.field(factory=CoreConfig)
+    sections: Mapping[str, Any] = attrs.field(factory=dict)
+    owners: Mapping[str, str] = attrs.field(factory=dict)
+    source: str | None = None
+
+    @property
+    def plugins(self) -> PluginsConfig:
+        return self.core.plugins
+
+    @property
+    def agents(self) -> AgentsConfig:
+        return self.core.agents
+
+    @property
+    def logging(self) -> LoggingConfig:
+        return self.core.logging
+
+    def section(self, path: str) -> Any:
+        return self.sections.get(path)
+
+    def agent_ids(self) -> list[str]:
+        return [a.id for a in self.agents.list]
+
+    def default_agent_id(self) -> str:
+        for agent in self.agents.list:
+            if agent.default:
+                return agent.id
+        return self.agents.list[0].id if self.agents.list else "main"

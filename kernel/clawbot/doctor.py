@@ -1,0 +1,109 @@
+"""``clawbot doctor``: checks of the installation, each problem with its fix."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+import attrs
+
+from clawbot.paths import StatePaths
+
+Level = Literal["ok", "info", "warn", "fail"]
+
+
+@attrs.frozen
+class Finding:
+    level: Level
+    check: str
+    detail: str
+    fix: str = ""
+
+
+def check_python() -> list[Finding]:
+    version = ".".join(map(str, sys.version_info[:3]))
+    if sys.version_info < (3, 11):
+        return [Finding("fail", "python", f"Python {version} is too old", "install Python 3.11 or newer")]
+    return [Finding("ok", "python", f"Python {version} ({sys.executable})")]
+
+
+def check_sqlite() -> list[Finding]:
+    findings = [Finding("ok", "sqlite", f"SQLite {sqlite3.sqlite_version}")]
+    con = sqlite3.connect(":memory:")
+    try:
+        options = {row[0] for row in con.execute("PRAGMA compile_options")}
+        if "ENABLE_FTS5" in options:
+            findings.append(Finding("ok", "sqlite", "FTS5 full-text search available"))
+        else:
+            findings.append(
+                Finding("warn", "sqlite", "FTS5 is missing: memory search falls back to vectors only",
+                        "use a Python built against a SQLite with FTS5 (most are), or install sqlean.py")
+            )
+        if hasattr(con, "enable_load_extension"):
+            findings.append(Finding("ok", "sqlite", "extension loading available (sqlite-vec can load)"))
+        else:
+            findings.append(
+                Finding("info", "sqlite", "this Python's sqlite3 cannot load extensions",
+                        "the memory plugin uses sqlean.py for sqlite-vec; nothing to do if it is installed")
+            )
+    finally:
+        con.close()
+    return findings
+
+
+def check_state_dir(env: Mapping[str, str]) -> list[Finding]:
+    paths = StatePaths.resolve(env)
+    root = paths.root
+    if not root.exists():
+        parent = next((p for p in root.parents if p.exists()), Path("/"))
+        if os.access(parent, os.W_OK):
+            return [Finding("info", "state", f"{root} does not exist yet; it is created on first run")]
+        return [Finding("fail", "state", f"{root} cannot be created ({parent} is not writable)",
+                        "set CLAWBOT_HOME to a writable directory")]
+    if not os.access(root, os.W_OK):
+        return [Finding("fail", "state", f"{root} is not writable", f"fix its permissions: chmod u+w {root}")]
+    findings = [Finding("ok", "state", f"state directory {root}")]
+    creds = paths.credentials
+    if creds.exists() and creds.stat().st_mode & 0o077:
+        findings.append(Finding("fail", "state", f"{creds} is readable by other users", f"chmod 700 {creds}"))
+    return findings
+
+
+def check_plugins_and_config(config_path: str | None, env: Mapping[str, str]) -> list[Finding]:
+    from clawbot.boot import load
+    from clawbot.config import ConfigError
+
+    try:
+        loaded = load(config_path, env=env)
+    except ConfigError as exc:
+        findings = [Finding("fail", "config", str(problem), "edit the file, then run `clawbot config validate`")
+                    for problem in exc.problems]
+        from clawbot.plugins import create_plugin_manager
+
+        return findings + _plugin_findings(create_plugin_manager(env=env))
+    source = loaded.config.source or "no file: built-in defaults"
+    return [Finding("ok", "config", f"configuration valid ({source})"), *_plugin_findings(loaded.plugins)]
+
+
+def _plugin_findings(manager: object) -> list[Finding]:
+    findings = []
+    for record in sorted(manager.records.values(), key=lambda r: r.name):  # type: ignore[attr-defined]
+        if record.status == "loaded":
+            findings.append(Finding("ok", "plugins", f"{record.name} ({record.distribution or 'local'} {record.version or ''})".rstrip()))
+        elif record.status == "blocked":
+            findings.append(Finding("info", "plugins", f"{record.name} is blocked: {record.error}"))
+        else:
+            dist = record.distribution or record.name
+            findings.append(Finding("fail", "plugins", f"{record.name} failed to load: {record.error}",
+                                    f"reinstall or upgrade {dist}, or disable it: CLAWBOT_DISABLE_PLUGINS={record.name}"))
+        for warning in record.warnings:
+            findings.append(Finding("warn", "plugins", f"{record.name}: {warning}", f"tell the author of {record.name}"))
+    return findings
+
+
+def run_checks(config_path: str | None, env: Mapping[str, str]) -> list[Finding]:
+    return [*check_python(), *check_sqlite(), *check_state_dir(env), *check_plugins_and_config(config_path, env)]

@@ -1,0 +1,121 @@
+"""The gateway: runs the enabled channels and answers what they receive.
+
+Each channel runs in its own task under a supervisor: a channel that raises is restarted
+with exponential backoff, one that returns (e.g. end of terminal input) is done. One failing
+message or channel never stops the others. The answering itself is a ``Responder`` so the
+stage-2 agent loop can replace the stage-1 conversation without touching this file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+import attrs
+
+from clawbot.kernel import Kernel
+from clawbot.sessions.keys import session_key_for
+from clawbot.types import Channel, GatewayEvent, InboundEvent, InboundMessage, OutboundEvent, OutboundMessage
+
+log = logging.getLogger(__name__)
+
+Responder = Callable[[InboundMessage, str], Awaitable[str | None]]
+"""(message, session key) -> reply text, or None for no reply."""
+
+FAILURE_REPLY = "Sorry, something went wrong while answering. Please try again."
+
+
+def enabled_channels(kernel: Kernel) -> list[Channel]:
+    """Channels whose ``[channels.<name>]`` table enables them (unclaimed tables: enabled)."""
+    chosen = []
+    for channel in kernel.channels:
+        path = f"channels.{channel.name}"
+        if path not in kernel.config.owners:
+            chosen.append(channel)
+            continue
+        section = kernel.config.section(path)
+        if section is not None and getattr(section, "enabled", False):
+            chosen.append(channel)
+    return chosen
+
+
+@attrs.define
+class Gateway:
+    kernel: Kernel
+    respond: Responder
+    agent_id: str
+    restart_delays: tuple[float, ...] = (1.0, 2.0, 5.0, 15.0, 30.0)
+    _stop: asyncio.Event = attrs.field(factory=asyncio.Event)
+
+    async def run(self, channels: list[Channel] | None = None) -> None:
+        """Run until every channel has finished or :meth:`stop` is called."""
+        channels = enabled_channels(self.kernel) if channels is None else channels
+        names = tuple(c.name for c in channels)
+        tasks = [asyncio.create_task(self._supervise(c), name=f"channel:{c.name}") for c in channels]
+        await self.kernel.plugins.notify("clawbot_gateway_start", event=GatewayEvent(names, self.kernel.config))
+        stopper = asyncio.create_task(self._stop.wait())
+        try:
+            pending = set(tasks)
+            while pending and not self._stop.is_set():
+                done, pending = await asyncio.wait(pending | {stopper}, return_when=asyncio.FIRST_COMPLETED)
+                pending.discard(stopper)
+        finally:
+            await self.kernel.plugins.notify("clawbot_gateway_stop", event=GatewayEvent(names, self.kernel.config))
+            for channel in channels:
+                try:
+                    await channel.stop()
+                except Exception:
+                    log.exception("channel %s failed to stop", channel.name)
+            for task in [*tasks, stopper]:
+                task.cancel()
+            await asyncio.gather(*tasks, stopper, return_exceptions=True)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def _supervise(self, channel: Channel) -> None:
+        failures = 0
+        while not self._stop.is_set():
+            try:
+                await channel.start(lambda message: self.handle(channel, message))
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                delay = self.restart_delays[min(failures, len(self.restart_delays) - 1)]
+                failures += 1
+                log.exception("channel %s failed; restarting in %.1f s", channel.name, delay)
+                try:
+                    await asyncio.wait_for(self._stop.wait(), delay)
+                except TimeoutError:
+                    pass
+
+    async def handle(self, channel: Channel, message: InboundMessage) -> None:
+        """Answer one inbound message; errors become a short reply, never a crash."""
+        session_key = session_key_for(self.agent_id, message)
+        await self.kernel.plugins.notify(
+            "clawbot_message_received", event=InboundEvent(message, self.agent_id, session_key)
+        )
+        try:
+            text = await self.respond(message, session_key)
+        except Exception as exc:
+            log.exception("answering a message on %s failed", channel.name)
+            text = getattr(exc, "user_message", None) or FAILURE_REPLY
+        if not text:
+            return
+        outbound = OutboundMessage(
+            channel=channel.name,
+            peer_id=message.peer_id,
+            text=text,
+            account_id=message.account_id,
+            reply_to_id=message.message_id,
+            thread_id=message.thread_id,
+        )
+        final = await self.kernel.plugins.message_sending(OutboundEvent(outbound, self.agent_id, session_key))
+        if final is None:
+            return
+        try:
+            await channel.send(final)
+        except Exception:
+            log.exception("sending a reply on %s failed", channel.name)

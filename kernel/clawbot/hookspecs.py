@@ -1,0 +1,286 @@
+"""Every hook clawbot calls, in one documented leaf module.
+
+Plugins implement these with ``@clawbot.hookimpl``. All hook names start with ``clawbot_``
+so they are greppable and a misspelled one is caught by ``check_pending()``.
+
+Calling rules (the kernel's facade in :mod:`clawbot.plugins.host` enforces them):
+
+* **Collect-all** hooks return a list (or ``None``). The kernel calls every implementation
+  on its own, so a failing plugin is recorded by name and the others still contribute, and
+  every returned object is attributed to its plugin (duplicate names are reported with both
+  plugins). The kernel selects by configured name, never by registration order.
+* **Chained** hooks (``before_tool_call``, ``message_sending``) see the previous plugin's
+  rewrite; the first *block* / *cancel* wins and stops the chain.
+* **Notification** hooks return nothing; every implementation runs, errors are logged.
+* **Wrapper** overrides exist for ``clawbot_bootstrap_files`` only: ``@hookimpl(wrapper=True)``
+  implementations receive the inner result from ``yield`` and return a changed list.
+
+Any implementation may be ``async def`` or return an awaitable; the kernel awaits it. The
+exceptions are ``clawbot_config_schema`` and ``clawbot_commands`` (called before an event loop
+exists) and ``clawbot_bootstrap_files`` (a pluggy wrapper chain): these must be synchronous.
+
+This module imports nothing at run time except pluggy: the value types are only named for
+type checkers, so loading the specs stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+
+    from clawbot.types import (
+        BootstrapContext,
+        BootstrapFile,
+        Channel,
+        ChatCommand,
+        CompactionEvent,
+        CompactionStrategy,
+        ConfigSection,
+        GatewayEvent,
+        InboundEvent,
+        LLMProvider,
+        MemoryProvider,
+        OutboundEvent,
+        OutboundMessage,
+        PluginContext,
+        PromptContext,
+        PromptSection,
+        SessionEvent,
+        SkillSource,
+        Tool,
+        ToolCallDecision,
+        ToolCallEvent,
+        ToolResultEvent,
+    )
+
+hookspec = pluggy.HookspecMarker("clawbot")
+
+# --------------------------------------------------------------------------------------
+# Registration: called once while the kernel boots, in this order.
+# --------------------------------------------------------------------------------------
+
+
+@hookspec
+def clawbot_config_schema() -> type | ConfigSection | list[ConfigSection] | None:
+    """Declare the configuration this plugin reads.
+
+    Called once, synchronously, while the configuration is validated (before any other hook).
+
+    Return an attrs class to validate the plugin's own ``[plugins.<name>]`` table, or one or
+    more :class:`~clawbot.ConfigSection` to claim tables elsewhere, e.g.
+    ``ConfigSection("channels.telegram", TelegramConfig)``. Claimable roots are ``plugins``,
+    ``channels`` and ``providers``. Every problem in a claimed table is reported together
+    with the core configuration's problems, by key path. A table nobody claims is an error.
+
+    Result rule: collect-all; two plugins claiming the same table is a startup error.
+    """
+
+
+@hookspec
+def clawbot_commands(cli: click.Group) -> None:
+    """Add subcommands to the ``clawbot`` command line.
+
+    Called synchronously when the CLI needs its full command list (e.g. ``clawbot --help``
+    or an unknown built-in name). Keep it cheap: import heavy modules inside the command
+    function, not here. ``click.get_current_context().obj`` is a
+    :class:`clawbot.cli.state.CliState` whose ``kernel()`` boots the kernel on demand.
+
+    Result rule: notification (add commands with ``cli.add_command``); a name that clashes
+    with a built-in or another plugin's command is reported naming both.
+    """
+
+
+@hookspec
+def clawbot_channels(ctx: PluginContext) -> list[Channel] | None:
+    """Return the chat channels this plugin provides (terminal, web chat, Telegram ...).
+
+    Called once at kernel start. ``ctx.settings`` is the plugin's validated
+    ``[plugins.<name>]`` object; ``ctx.section("channels.<name>")`` gives a claimed table.
+    A channel runs only when its ``[channels.<name>]`` table says ``enabled = true`` (or its
+    config class defaults to enabled).
+
+    Result rule: collect-all; a channel name offered by two plugins is a startup error.
+    """
+
+
+@hookspec
+def clawbot_llm_providers(ctx: PluginContext) -> list[LLMProvider] | None:
+    """Return LLM providers; models are addressed as ``<provider>/<model>``.
+
+    Called once at kernel start. Providers must not import their SDK until first used.
+
+    Result rule: collect-all; a provider name offered by two plugins is a startup error.
+    """
+
+
+@hookspec
+def clawbot_memory_providers(ctx: PluginContext) -> list[MemoryProvider] | None:
+    """Return long-term memory backends; ``memory.provider`` selects one by name.
+
+    Result rule: collect-all; duplicate names are a startup error.
+    """
+
+
+@hookspec
+def clawbot_compaction_strategies(ctx: PluginContext) -> list[CompactionStrategy] | None:
+    """Return compaction strategies; ``agents.defaults.compaction.strategy`` selects one.
+
+    Result rule: collect-all; duplicate names are a startup error.
+    """
+
+
+@hookspec
+def clawbot_skill_sources(ctx: PluginContext) -> list[SkillSource] | None:
+    """Return directories of skills (folders holding ``SKILL.md``) this plugin ships.
+
+    Each source carries a precedence; when two sources hold a skill of the same name the
+    higher precedence wins (workspace > user > extra dirs > bundled > plugin).
+
+    Result rule: collect-all; duplicate source names are a startup error.
+    """
+
+
+@hookspec
+def clawbot_tools(ctx: PluginContext) -> list[Tool] | None:
+    """Return the tools this plugin offers to agents.
+
+    Called once at kernel start. A :class:`~clawbot.Tool` is a static description (name,
+    JSON schema, group, summary) plus an async handler; everything that differs per run
+    (agent, session, workspace, cancellation) reaches the handler in its ``ToolCall``.
+    Tool policy (``tools.allow`` / ``tools.deny``) filters the registry per agent; the model
+    only ever sees allowed tools.
+
+    Result rule: collect-all; a tool name offered by two plugins is a startup error.
+    """
+
+
+@hookspec
+def clawbot_chat_commands(ctx: PluginContext) -> list[ChatCommand] | None:
+    """Return slash commands users can type in any channel (``/status``, ``/new`` ...).
+
+    Result rule: collect-all; a command name offered by two plugins is a startup error.
+    """
+
+
+# --------------------------------------------------------------------------------------
+# Per turn: called while the system prompt of one run is assembled.
+# --------------------------------------------------------------------------------------
+
+
+@hookspec
+def clawbot_prompt_sections(ctx: PromptContext) -> list[PromptSection] | None:
+    """Return system prompt sections for this run.
+
+    Called once per agent run. Each section declares the prompt modes it appears in
+    (``full``, ``minimal``, ``none``), its sort ``order`` and whether it is *stable* (before
+    the provider's cache boundary) or *volatile* (after it). The kernel filters by
+    ``ctx.mode``, sorts by ``(stable first, order, key)`` and joins; it never edits text.
+
+    Result rule: collect-all; two sections with the same key are a startup error naming
+    both plugins.
+    """
+
+
+@hookspec(firstresult=True)
+def clawbot_bootstrap_files(ctx: BootstrapContext) -> list[BootstrapFile] | None:
+    """Return the workspace files injected into the system prompt (AGENTS.md, SOUL.md ...).
+
+    Called once per agent run, synchronously. The default implementation (the workspace
+    plugin) loads the standard files from the agent's workspace. Other plugins override it
+    with a wrapper that edits the list::
+
+        @hookimpl(wrapper=True)
+        def clawbot_bootstrap_files(ctx):
+            files = yield
+            return [f for f in files if f.name != "HEARTBEAT.md"]
+
+    Result rule: first result wins among plain implementations (so wrappers receive one
+    list, not a list of lists); the outermost wrapper's return value is what the prompt
+    uses. A wrapper that raises is dropped and recorded; the call is repeated without it.
+    """
+
+
+# --------------------------------------------------------------------------------------
+# Lifecycle: tool calls, messages, sessions, compaction, the gateway.
+# --------------------------------------------------------------------------------------
+
+
+@hookspec
+def clawbot_before_tool_call(event: ToolCallEvent) -> ToolCallDecision | None:
+    """Inspect a tool call before it runs: allow it, block it, or rewrite its arguments.
+
+    Called for every tool call the model makes, after policy and argument validation.
+    Return ``None`` to allow unchanged, ``ToolCallDecision.block(reason)`` to refuse (the
+    model receives the reason as an error result) or ``ToolCallDecision.rewrite(args)``.
+
+    Result rule: chained; later implementations see rewritten arguments in
+    ``event.arguments``; the first block wins and stops the chain.
+    """
+
+
+@hookspec
+def clawbot_after_tool_call(event: ToolResultEvent) -> None:
+    """Observe a finished tool call and its result (audit logs, metrics).
+
+    Result rule: notification; every implementation runs, errors are logged.
+    """
+
+
+@hookspec
+def clawbot_message_received(event: InboundEvent) -> None:
+    """Observe an inbound message after access control, before the agent runs.
+
+    Result rule: notification.
+    """
+
+
+@hookspec
+def clawbot_message_sending(event: OutboundEvent) -> OutboundMessage | bool | None:
+    """Rewrite or cancel a reply before a channel sends it.
+
+    Return ``None`` to keep ``event.message``, a new :class:`~clawbot.OutboundMessage` to
+    replace it, or ``False`` to cancel sending.
+
+    Result rule: chained; each implementation sees the previous rewrite; ``False`` wins.
+    """
+
+
+@hookspec
+def clawbot_session_start(event: SessionEvent) -> None:
+    """A session was created (first message, ``/new`` or ``/reset``). Notification."""
+
+
+@hookspec
+def clawbot_session_end(event: SessionEvent) -> None:
+    """A session was closed (``/new``, ``/reset``, expiry). Notification."""
+
+
+@hookspec
+def clawbot_before_compaction(event: CompactionEvent) -> None:
+    """A session's history is about to be compacted (memory flush, audit). Notification."""
+
+
+@hookspec
+def clawbot_after_compaction(event: CompactionEvent) -> None:
+    """A session's history was compacted; ``event.summary`` holds the result. Notification."""
+
+
+@hookspec
+def clawbot_gateway_start(event: GatewayEvent) -> None:
+    """The gateway has started its channels and accepts messages. Notification."""
+
+
+@hookspec
+def clawbot_gateway_stop(event: GatewayEvent) -> None:
+    """The gateway is shutting down; channels are still open. Notification."""
+
+
+def hook_names() -> list[str]:
+    """Names of every hook spec in this module, in definition order."""
+    return [name for name, value in globals().items() if name.startswith("clawbot_") and callable(value)]
+
+

@@ -1,0 +1,107 @@
+"""The kernel: configuration + plugin manager + the registries plugins filled.
+
+Built by :func:`bootstrap`; nothing here runs at import time and nothing is global, so
+tests and embedders can build as many independent kernels as they like.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from clawbot.boot import Loaded
+from clawbot.config import ClawbotConfig
+from clawbot.paths import StatePaths
+from clawbot.plugins import PluginManager
+from clawbot.registry import Registry
+from clawbot.types import (
+    Channel,
+    ChatCommand,
+    CompactionStrategy,
+    LLMProvider,
+    MemoryProvider,
+    PluginContext,
+    SkillSource,
+    Tool,
+)
+
+# hook -> (registry attribute, what a contribution must be, label in messages)
+REGISTRATION_HOOKS: dict[str, tuple[str, type, str]] = {
+    "clawbot_channels": ("channels", Channel, "channel"),
+    "clawbot_llm_providers": ("llm_providers", LLMProvider, "llm provider"),
+    "clawbot_memory_providers": ("memory_providers", MemoryProvider, "memory provider"),
+    "clawbot_compaction_strategies": ("compaction_strategies", CompactionStrategy, "compaction strategy"),
+    "clawbot_skill_sources": ("skill_sources", SkillSource, "skill source"),
+    "clawbot_tools": ("tools", Tool, "tool"),
+    "clawbot_chat_commands": ("chat_commands", ChatCommand, "chat command"),
+}
+
+
+class PluginConflictError(Exception):
+    """Two plugins offer the same name; the kernel refuses to guess which one is meant."""
+
+    def __init__(self, conflicts: list[str]) -> None:
+        self.conflicts = conflicts
+        lines = "\n".join(f"  - {c}" for c in conflicts)
+        super().__init__(
+            f"plugins conflict:\n{lines}\n"
+            "Block one of each pair with plugins.deny in clawbot.toml or CLAWBOT_DISABLE_PLUGINS."
+        )
+
+
+def _registry(kind: str) -> Any:
+    return attrs.field(factory=lambda: Registry(kind))
+
+
+@attrs.define
+class Kernel:
+    """Everything a running clawbot needs, built once per process (or per test)."""
+
+    config: ClawbotConfig
+    plugins: PluginManager
+    paths: StatePaths
+    env: Mapping[str, str] = attrs.field(repr=False)
+    channels: Registry[Channel] = _registry("channel")
+    llm_providers: Registry[LLMProvider] = _registry("llm provider")
+    memory_providers: Registry[MemoryProvider] = _registry("memory provider")
+    compaction_strategies: Registry[CompactionStrategy] = _registry("compaction strategy")
+    skill_sources: Registry[SkillSource] = _registry("skill source")
+    tools: Registry[Tool] = _registry("tool")
+    chat_commands: Registry[ChatCommand] = _registry("chat command")
+
+    def plugin_context(self, plugin: str) -> PluginContext:
+        owned = {path: self.config.sections.get(path) for path, owner in self.config.owners.items() if owner == plugin}
+        return PluginContext(
+            plugin_name=plugin,
+            config=self.config,
+            state_dir=self.paths.root,
+            settings=owned.get(f"plugins.{plugin}"),
+            sections=owned,
+            env=self.env,
+        )
+
+
+async def bootstrap(loaded: Loaded) -> Kernel:
+    """Ask every plugin for what it registers; raise :class:`PluginConflictError` on clashes.
+
+    A plugin whose hook raises or returns the wrong kind of object is recorded in
+    ``kernel.plugins.failures`` and left out; the others are registered.
+    """
+    kernel = Kernel(loaded.config, loaded.plugins, StatePaths.resolve(loaded.env), loaded.env)
+    conflicts: list[str] = []
+    for hook, (attribute, expected, label) in REGISTRATION_HOOKS.items():
+        registry: Registry[Any] = getattr(kernel, attribute)
+        for contribution in await kernel.plugins.collect(hook, lambda name: {"ctx": kernel.plugin_context(name)}):
+            item = contribution.value
+            if not isinstance(item, expected):
+                kernel.plugins.record_failure(
+                    contribution.plugin, hook, TypeError(f"expected a {expected.__name__}, got {item!r}")
+                )
+                continue
+            registry.add(contribution.plugin, item.name, item)
+        conflicts.extend(registry.conflicts)
+    if conflicts:
+        raise PluginConflictError(conflicts)
+    return kernel

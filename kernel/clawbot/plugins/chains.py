@@ -1,0 +1,58 @@
+"""The chained lifecycle hooks: each plugin sees the previous plugin's rewrite."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+if TYPE_CHECKING:
+    from clawbot.plugins.manager import PluginManager
+    from clawbot.types import OutboundEvent, OutboundMessage, ToolCallDecision, ToolCallEvent
+
+
+async def before_tool_call(manager: PluginManager, event: ToolCallEvent) -> ToolCallDecision:
+    """Run ``clawbot_before_tool_call`` implementations in order.
+
+    Returns the final decision: blocked (with the first blocker's reason, naming the plugin)
+    or allowed with the possibly rewritten arguments.
+    """
+    from clawbot.types import ToolCallDecision
+
+    arguments = dict(event.arguments)
+    rewritten = False
+    for impl in manager.impls("clawbot_before_tool_call"):
+        current = attrs.evolve(event, arguments=arguments)
+        ok, result = await manager.call_impl("clawbot_before_tool_call", impl, event=current)
+        if not ok or result is None:
+            continue
+        if not isinstance(result, ToolCallDecision):
+            manager.record_failure(
+                impl.plugin_name, "clawbot_before_tool_call", TypeError(f"expected ToolCallDecision, got {result!r}")
+            )
+            continue
+        if result.blocked:
+            return ToolCallDecision.block(result.reason or f"blocked by plugin {impl.plugin_name}")
+        if result.arguments is not None:
+            arguments, rewritten = dict(result.arguments), True
+    return ToolCallDecision(arguments=arguments if rewritten else None)
+
+
+async def message_sending(manager: PluginManager, event: OutboundEvent) -> OutboundMessage | None:
+    """Run ``clawbot_message_sending``; ``None`` means a plugin cancelled the message."""
+    from clawbot.types import OutboundMessage
+
+    message = event.message
+    for impl in manager.impls("clawbot_message_sending"):
+        ok, result = await manager.call_impl("clawbot_message_sending", impl, event=attrs.evolve(event, message=message))
+        if not ok or result is None or result is True:
+            continue
+        if result is False:
+            return None
+        if isinstance(result, OutboundMessage):
+            message = result
+        else:
+            manager.record_failure(
+                impl.plugin_name, "clawbot_message_sending", TypeError(f"expected OutboundMessage, got {result!r}")
+            )
+    return message

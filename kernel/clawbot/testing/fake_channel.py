@@ -1,0 +1,73 @@
+"""A channel for tests: inject inbound messages, inspect what the gateway sent back."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+from clawbot import hookimpl
+from clawbot.types import Channel, InboundMessage, InboundSink, OutboundMessage
+
+
+class FakeChannel(Channel):
+    """Behaves like a connected chat surface until :meth:`stop` or :meth:`disconnect`."""
+
+    def __init__(self, name: str = "fake") -> None:
+        self.name = name
+        self.sent: list[OutboundMessage] = []
+        self._sink: InboundSink | None = None
+        self._stopped = asyncio.Event()
+        self._started = asyncio.Event()
+        self._failure: BaseException | None = None
+        self._ids = itertools.count(1)
+        self.starts = 0
+
+    async def start(self, sink: InboundSink) -> None:
+        self._sink = sink
+        self.starts += 1
+        self._stopped.clear()
+        self._started.set()
+        await self._stopped.wait()
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
+
+    async def send(self, message: OutboundMessage) -> None:
+        self.sent.append(message)
+
+    async def stop(self) -> None:
+        self._stopped.set()
+
+    async def wait_started(self, timeout: float = 5.0) -> None:
+        await asyncio.wait_for(self._started.wait(), timeout)
+
+    async def disconnect(self, error: BaseException | None = None) -> None:
+        """Simulate a dropped connection: ``start`` returns (or raises ``error``)."""
+        self._failure = error or ConnectionError(f"{self.name} disconnected")
+        self._started.clear()
+        self._stopped.set()
+
+    async def inject(self, text: str, *, peer_id: str = "user-1", **fields: Any) -> InboundMessage:
+        """Deliver an inbound message as if a user had typed it; waits for the handler."""
+        await self.wait_started()
+        assert self._sink is not None
+        message = InboundMessage(
+            channel=self.name, peer_id=peer_id, text=text, message_id=str(next(self._ids)), **fields
+        )
+        await self._sink(message)
+        return message
+
+    def texts(self) -> list[str]:
+        return [m.text for m in self.sent]
+
+    def as_plugin(self) -> object:
+        """A plugin object offering this channel through ``clawbot_channels``."""
+        channel = self
+
+        class _Plugin:
+            @hookimpl
+            def clawbot_channels(self, ctx: Any) -> list[Channel]:
+                return [channel]
+
+        return _Plugin()

@@ -1,0 +1,43 @@
+"""Building fresh kernels for tests: exactly the plugins named, a private state dir."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from clawbot import hookimpl
+from clawbot.boot import load
+from clawbot.kernel import Kernel, bootstrap
+
+
+def plugin_from_hooks(**hooks: Callable[..., Any]) -> object:
+    """A plugin object from plain functions: ``plugin_from_hooks(clawbot_tools=lambda ctx: [...])``.
+
+    Each function must use the hook's parameter names (pluggy matches by name).
+    """
+    return SimpleNamespace(**{name: hookimpl(function) for name, function in hooks.items()})
+
+
+async def build_kernel(
+    home: Path,
+    *,
+    plugins: Mapping[str, object] | None = None,
+    config: str | None = None,
+    load_entrypoints: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> Kernel:
+    """A kernel whose state dir is ``home`` and whose config is ``config`` (TOML text).
+
+    By default only ``plugins`` are registered (no entry points), so a test sees exactly
+    the behaviour of the plugins it names.
+    """
+    home.mkdir(parents=True, exist_ok=True)
+    environment = {"CLAWBOT_HOME": str(home), "HOME": str(home), **(env or {})}
+    config_path = None
+    if config is not None:
+        config_path = home / "clawbot.toml"
+        config_path.write_text(config, encoding="utf-8")
+    loaded = load(config_path, env=environment, cwd=home, plugins=plugins or {}, load_entrypoints=load_entrypoints)
+    return await bootstrap(loaded)

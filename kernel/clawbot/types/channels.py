@@ -1,0 +1,88 @@
+"""Chat channels and the messages that cross them."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Literal
+
+import attrs
+
+ChatType = Literal["direct", "group", "channel", "thread"]
+
+
+@attrs.frozen
+class InboundMessage:
+    """A message a channel received, normalised.
+
+    ``peer_id`` is who the conversation is with (the sender in a DM, the group in a group);
+    ``sender_*`` and ``text`` come from outside and are treated as untrusted by the prompt.
+    """
+
+    channel: str
+    peer_id: str
+    text: str
+    chat_type: ChatType = "direct"
+    account_id: str = "default"
+    sender_id: str | None = None
+    sender_name: str | None = None
+    message_id: str | None = None
+    thread_id: str | None = None
+    reply_to_id: str | None = None
+    timestamp: datetime | None = None
+    mentioned: bool = False
+
+
+@attrs.frozen
+class OutboundMessage:
+    """A reply or notice a channel should deliver to ``peer_id``."""
+
+    channel: str
+    peer_id: str
+    text: str
+    account_id: str = "default"
+    reply_to_id: str | None = None
+    thread_id: str | None = None
+    media: tuple[str, ...] = ()
+
+
+InboundSink = Callable[[InboundMessage], Awaitable[None]]
+
+
+class Channel(abc.ABC):
+    """A connection to one chat surface.
+
+    ``start`` runs until the channel stops (it may return early on its own, e.g. when the
+    terminal reaches end of input); inbound messages go to ``sink``. The gateway restarts a
+    channel that raises, with backoff, and never lets one channel take the others down.
+    """
+
+    name: str
+
+    @abc.abstractmethod
+    async def start(self, sink: InboundSink) -> None: ...
+
+    @abc.abstractmethod
+    async def send(self, message: OutboundMessage) -> None: ...
+
+    async def stop(self) -> None:  # noqa: B027 - optional
+        """Ask ``start`` to return; default: nothing to release."""
+
+
+@attrs.frozen
+class InboundEvent:
+    """Passed to ``clawbot_message_received``."""
+
+    message: InboundMessage
+    agent_id: str
+    session_key: str
+
+
+@attrs.frozen
+class OutboundEvent:
+    """Passed to ``clawbot_message_sending``."""
+
+    message: OutboundMessage
+    agent_id: str | None = None
+    session_key: str | None = None

@@ -1,0 +1,39 @@
+"""What registration hooks receive, and how plugins claim configuration tables."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class ConfigSection:
+    """A configuration table a plugin validates with an attrs class, e.g. ``channels.telegram``."""
+
+    path: str
+    cls: type
+
+
+@attrs.frozen
+class PluginContext:
+    """Handed to each plugin's registration hooks.
+
+    ``settings`` is this plugin's validated ``[plugins.<name>]`` object (``None`` when the
+    plugin declares no schema); ``section(path)`` returns any other table it claimed.
+    """
+
+    plugin_name: str
+    config: Any
+    state_dir: Path
+    settings: Any = None
+    sections: Mapping[str, Any] = attrs.field(factory=dict)
+    env: Mapping[str, str] = attrs.field(factory=dict, repr=False)
+
+    def section(self, path: str) -> Any:
+        try:
+            return self.sections[path]
+        except KeyError:
+            raise KeyError(f"plugin {self.plugin_name!r} did not claim the table [{path}]") from None

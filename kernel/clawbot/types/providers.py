@@ -1,0 +1,183 @@
+"""Interfaces of the swappable engines: LLM providers, memory backends, compaction."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal
+
+import attrs
+
+from clawbot.types.messages import Message
+
+
+@attrs.frozen
+class ModelInfo:
+    """What the kernel needs to know about one model."""
+
+    id: str
+    context_window: int = 200_000
+    max_output_tokens: int = 8_192
+    native_tools: bool = True
+    reasoning: bool = False
+
+
+@attrs.frozen
+class SystemPrompt:
+    """The system prompt split at the provider cache boundary."""
+
+    stable: str
+    volatile: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"{self.stable}\n\n{self.volatile}" if self.volatile else self.stable
+
+
+@attrs.frozen
+class ToolSpec:
+    """A tool as the model sees it."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@attrs.frozen
+class ModelRequest:
+    model: str
+    system: SystemPrompt
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    thinking: str = "off"
+    max_output_tokens: int | None = None
+
+
+TextSink = Callable[[str], Awaitable[None]]
+
+
+class LLMProvider(abc.ABC):
+    """A model vendor or compatible server. Must not import its SDK before first use."""
+
+    name: str
+
+    @abc.abstractmethod
+    async def complete(self, request: ModelRequest, on_text: TextSink | None = None) -> Message:
+        """Run one model call and return the assistant message (with usage and stop reason).
+
+        ``on_text`` receives text deltas as they stream in.
+        """
+
+    def model_info(self, model_id: str) -> ModelInfo:
+        return ModelInfo(id=model_id)
+
+    #: Order in which first-run detection asks providers (lower first).
+    detect_priority: int = 100
+
+    async def detect_default_model(self) -> str | None:
+        """The model to use when none is configured, if this provider's credentials are
+        present (an API key in the environment, a local server answering); else ``None``."""
+        return None
+
+
+@attrs.frozen
+class MemoryHit:
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    snippet: str
+
+
+class MemoryProvider(abc.ABC):
+    """A long-term memory index over the workspace's Markdown."""
+
+    name: str
+
+    @abc.abstractmethod
+    async def search(self, query: str, *, agent_id: str, max_results: int = 6) -> list[MemoryHit]: ...
+
+    @abc.abstractmethod
+    async def sync(self, *, agent_id: str) -> None:
+        """Bring the index up to date with the workspace files."""
+
+
+@attrs.frozen
+class CompactionRequest:
+    messages: tuple[Message, ...]
+    model: str
+    instructions: str | None = None
+    keep_recent_tokens: int = 20_000
+
+
+@attrs.frozen
+class CompactionResult:
+    summary: str
+    first_kept_index: int
+    tokens_before: int
+    tokens_after: int
+
+
+class CompactionStrategy(abc.ABC):
+    """Shrinks a session history that no longer fits the context window."""
+
+    name: str
+
+    @abc.abstractmethod
+    async def compact(self, request: CompactionRequest) -> CompactionResult: ...
+
+
+ProviderErrorKind = Literal[
+    "rate_limit",
+    "auth",
+    "billing",
+    "overloaded",
+    "server",
+    "timeout",
+    "connection",
+    "context_overflow",
+    "thinking_unsupported",
+    "invalid_request",
+]
+
+_USER_MESSAGES: dict[str, str] = {
+    "rate_limit": "The model provider is rate-limiting requests. Wait a moment and try again.",
+    "auth": "The model provider rejected the API key. Check the key (clawbot doctor) and try again.",
+    "billing": "The model provider refused the request for billing reasons. Check your plan or credits.",
+    "overloaded": "The model provider is overloaded right now. Try again in a little while.",
+    "server": "The model provider had an internal error. Try again.",
+    "timeout": "The model took too long to answer. Try again.",
+    "connection": "Could not reach the model provider. Check the network or the base_url.",
+    "context_overflow": "This conversation is too long for the model's context window. "
+    "Use /compact to shrink it or /new to start over.",
+    "thinking_unsupported": "The model does not support this thinking level. Lower it with /think.",
+    "invalid_request": "The model provider rejected the request.",
+}
+
+
+class ProviderError(Exception):
+    """A failed model call, classified so the kernel can retry, rotate keys or fall back.
+
+    ``user_message`` is the short, actionable text shown in chat; ``str(error)`` keeps the
+    provider's own detail for logs.
+    """
+
+    def __init__(
+        self,
+        kind: ProviderErrorKind,
+        detail: str = "",
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        provider: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.detail = detail
+        self.status = status
+        self.retry_after = retry_after
+        self.provider = provider
+        super().__init__(f"{provider or 'provider'} {kind}" + (f" ({status})" if status else "") + (f": {detail}" if detail else ""))
+
+    @property
+    def user_message(self) -> str:
+        return _USER_MESSAGES[self.kind]

@@ -1,0 +1,102 @@
+"""Tools: what a plugin offers the model, and what a call carries."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from clawbot.types.messages import ContentBlock, TextBlock
+
+
+@attrs.frozen
+class ToolResult:
+    """What a tool hands back.
+
+    ``content`` goes to the model (trimmed to the context budget by the loop); ``details``
+    is structured data for programs (UIs, audit hooks) and never reaches the model.
+    """
+
+    content: tuple[ContentBlock, ...]
+    details: Mapping[str, Any] = attrs.field(factory=dict)
+    is_error: bool = False
+
+    @classmethod
+    def text(cls, text: str, **details: Any) -> ToolResult:
+        return cls((TextBlock(text),), details)
+
+    @classmethod
+    def error(cls, text: str, **details: Any) -> ToolResult:
+        return cls((TextBlock(text),), details, is_error=True)
+
+
+@attrs.frozen
+class ToolCall:
+    """One invocation of a tool: the arguments plus everything that differs per run."""
+
+    call_id: str
+    tool_name: str
+    arguments: Mapping[str, Any]
+    agent_id: str
+    session_key: str
+    workspace: Path
+
+
+ToolHandler = Callable[[ToolCall], "Awaitable[ToolResult] | ToolResult"]
+
+
+@attrs.frozen
+class Tool:
+    """A tool as plugins declare it.
+
+    ``parameters`` is a JSON schema (an object schema); ``summary`` is the one line shown in
+    the system prompt's Tooling section; ``group`` places it in a policy group such as
+    ``fs`` or ``runtime`` (``group:fs`` in ``tools.allow``).
+    """
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    handler: ToolHandler = attrs.field(repr=False)
+    summary: str = ""
+    group: str | None = None
+    timeout_s: float | None = None
+
+
+@attrs.frozen
+class ToolCallEvent:
+    """Passed to ``clawbot_before_tool_call``."""
+
+    call_id: str
+    tool_name: str
+    arguments: Mapping[str, Any]
+    agent_id: str
+    session_key: str
+
+
+@attrs.frozen
+class ToolCallDecision:
+    """The answer of a ``before_tool_call`` hook: block the call or rewrite its arguments."""
+
+    blocked: bool = False
+    reason: str = ""
+    arguments: Mapping[str, Any] | None = None
+
+    @classmethod
+    def block(cls, reason: str) -> ToolCallDecision:
+        return cls(blocked=True, reason=reason)
+
+    @classmethod
+    def rewrite(cls, arguments: Mapping[str, Any]) -> ToolCallDecision:
+        return cls(arguments=dict(arguments))
+
+
+@attrs.frozen
+class ToolResultEvent:
+    """Passed to ``clawbot_after_tool_call``."""
+
+    call: ToolCallEvent
+    result: ToolResult
+    duration_ms: float

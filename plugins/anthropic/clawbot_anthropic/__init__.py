@@ -1,0 +1,1 @@
+"""clawbot-anthropic: Anthropic models through the official anthropic SDK."""

@@ -1,0 +1,1 @@
+"""clawbot-openai: OpenAI and OpenAI-compatible servers through the official openai SDK."""

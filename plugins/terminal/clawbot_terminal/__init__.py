@@ -1,0 +1,1 @@
+"""clawbot-terminal: a chat channel on standard input and output."""

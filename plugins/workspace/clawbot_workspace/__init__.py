@@ -1,0 +1,1 @@
+"""clawbot-workspace: the agent's Markdown workspace as prompt material."""
