@@ -102,6 +102,12 @@ def cli(ctx: click.Context, config_path: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from clawbot.plugins.tracing import tracing_enabled
+
+    if tracing_enabled():  # before anything calls a hook, plugin command discovery included
+        from clawbot.cli.logs import configure_logging
+
+        configure_logging("warning", os.environ)
     cli.main(args=argv, prog_name="clawbot")
 
 
