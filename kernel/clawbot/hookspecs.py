@@ -180,8 +180,8 @@ def clawbot_prompt_sections(ctx: PromptContext) -> list[PromptSection] | None:
     the provider's cache boundary) or *volatile* (after it). The kernel filters by
     ``ctx.mode``, sorts by ``(stable first, order, key)`` and joins; it never edits text.
 
-    Result rule: collect-all; two sections with the same key are a startup error naming
-    both plugins.
+    Result rule: collect-all; when two plugins offer the same key, the first (in pluggy's
+    calling order) is kept and the other is dropped and recorded as a failure naming both.
     """
 
 
@@ -218,7 +218,8 @@ def clawbot_before_tool_call(event: ToolCallEvent) -> ToolCallDecision | None:
     model receives the reason as an error result) or ``ToolCallDecision.rewrite(args)``.
 
     Result rule: chained; later implementations see rewritten arguments in
-    ``event.arguments``; the first block wins and stops the chain.
+    ``event.arguments``; the first block wins and stops the chain. An implementation that
+    raises blocks the call (fail closed) and is recorded.
     """
 
 

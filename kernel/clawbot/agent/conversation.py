@@ -12,9 +12,10 @@ from collections import defaultdict
 import attrs
 
 from clawbot.agent.models import ModelChoice
+from clawbot.agent.prompt import collect_sections
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
-from clawbot.types import Message, ModelRequest, PromptContext, PromptSection, SystemPrompt, TextSink, Usage
+from clawbot.types import Message, ModelRequest, PromptContext, SystemPrompt, TextSink, Usage
 
 log = logging.getLogger(__name__)
 IDENTITY_LINE = "You are a personal assistant running inside clawbot."
@@ -44,12 +45,7 @@ class Conversation:
             model=self.model.ref,
             config=self.kernel.config,
         )
-        sections = [
-            c.value
-            for c in await self.kernel.plugins.collect("clawbot_prompt_sections", ctx=ctx)
-            if isinstance(c.value, PromptSection) and "full" in c.value.modes
-        ]
-        sections.sort(key=lambda s: (not s.stable, s.order, s.key))
+        sections = await collect_sections(self.kernel, ctx)
         stable = "\n\n".join([IDENTITY_LINE, *(s.text for s in sections if s.stable)])
         volatile = "\n\n".join(s.text for s in sections if not s.stable)
         return SystemPrompt(stable, volatile)

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from clawbot.cli.state import CliState, run_async, user_errors
+from clawbot.cli.state import CliState, config_option, run_async, user_errors
 
 
 @click.command()
@@ -15,6 +15,7 @@ from clawbot.cli.state import CliState, run_async, user_errors
 @click.option("--agent", "agent_id", default=None, help="Agent id (default: the default agent).")
 @click.option("--session", "session_key", default=None, help="Session key (default: agent:<agent>:main).")
 @click.option("--json", "as_json", is_flag=True, help="Print the reply, model and usage as JSON.")
+@config_option
 @click.pass_obj
 def agent(state: CliState, message: str, agent_id: str | None, session_key: str | None, as_json: bool) -> None:
     """Send MESSAGE to the agent, print its reply."""

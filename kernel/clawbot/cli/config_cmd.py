@@ -8,7 +8,7 @@ from pathlib import Path
 import attrs
 import click
 
-from clawbot.cli.state import CliState, user_errors
+from clawbot.cli.state import CliState, config_option, user_errors
 
 
 @click.group()
@@ -17,6 +17,7 @@ def config() -> None:
 
 
 @config.command("path")
+@config_option
 @click.pass_obj
 def config_path(state: CliState) -> None:
     """Print the configuration file in use (or say that the defaults are used)."""
@@ -28,6 +29,7 @@ def config_path(state: CliState) -> None:
 
 
 @config.command("validate")
+@config_option
 @click.pass_obj
 def config_validate(state: CliState) -> None:
     """Check the configuration; print every problem with its key path (exit code 2)."""
@@ -59,6 +61,7 @@ def _mask(value: object, key: str = "") -> object:
 
 @config.command("show")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of TOML.")
+@config_option
 @click.pass_obj
 def config_show(state: CliState, as_json: bool) -> None:
     """Print the effective configuration, defaults filled in, secrets masked."""

@@ -6,12 +6,13 @@ import sys
 
 import click
 
-from clawbot.cli.state import CliState
+from clawbot.cli.state import CliState, config_option
 
 _MARKS = {"ok": "[green]ok  [/]", "info": "[blue]info[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
 
 
 @click.command()
+@config_option
 @click.pass_obj
 def doctor(state: CliState) -> None:
     """Check Python, SQLite, the state directory, the configuration and the plugins.

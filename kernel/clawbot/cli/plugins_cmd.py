@@ -8,7 +8,7 @@ import sys
 import attrs
 import click
 
-from clawbot.cli.state import CliState
+from clawbot.cli.state import CliState, config_option
 
 
 @click.group()
@@ -31,6 +31,7 @@ def _manager(state: CliState):  # noqa: ANN202 - PluginManager, imported lazily
 
 @plugins.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@config_option
 @click.pass_obj
 def list_plugins(state: CliState, as_json: bool) -> None:
     """Show every plugin found: distribution, version, hooks and status (with load errors)."""

@@ -6,11 +6,12 @@ import sys
 
 import click
 
-from clawbot.cli.state import CliState, run_async, user_errors
+from clawbot.cli.state import CliState, config_option, run_async, user_errors
 
 
 @click.command()
 @click.option("--agent", "agent_id", default=None, help="Agent that answers (default: the default agent).")
+@config_option
 @click.pass_obj
 def run(state: CliState, agent_id: str | None) -> None:
     """Start the gateway: every enabled channel, answered by your agent. Ctrl-C stops it."""

@@ -39,6 +39,24 @@ class CliState:
         return await bootstrap(self.load())
 
 
+def config_option(command: Any) -> Any:
+    """``--config FILE`` after the subcommand too (``clawbot run --config FILE``)."""
+
+    def remember(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.find_object(CliState).config_path = value
+
+    return click.option(
+        "--config",
+        type=click.Path(dir_okay=False),
+        default=None,
+        expose_value=False,
+        is_eager=True,
+        callback=remember,
+        help="Configuration file (same as `clawbot --config FILE`).",
+    )(command)
+
+
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
     """Turn configuration and plugin-conflict errors into one message and exit code 2."""

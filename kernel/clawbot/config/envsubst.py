@@ -33,7 +33,7 @@ def substitute(value: Any, env: Mapping[str, str], path: str, problems: list[Con
             return found
         if fallback is not None:
             return fallback
-        problems.append(ConfigProblem(path, f"environment variable {name} is not set"))
+        problems.append(ConfigProblem(path, f"environment variable {name} is not set (or empty)"))
         return ""
 
     return _PATTERN.sub(replace, value)

@@ -183,7 +183,8 @@ def finish(
 ) -> ClawbotConfig:
     """The validated configuration, or one :class:`ConfigError` with every problem found."""
     if raw.problems:
-        raise ConfigError(raw.source, sorted(set(raw.problems), key=lambda p: p.path))
+        # dict.fromkeys: drop duplicates but keep file order within a key (a set would not).
+        raise ConfigError(raw.source, sorted(dict.fromkeys(raw.problems), key=lambda p: p.path))
     source = None if raw.source == "<defaults>" else raw.source
     return ClawbotConfig(core=core, sections=sections, owners=dict(owners), source=source)
 

@@ -15,16 +15,20 @@ async def before_tool_call(manager: PluginManager, event: ToolCallEvent) -> Tool
     """Run ``clawbot_before_tool_call`` implementations in order.
 
     Returns the final decision: blocked (with the first blocker's reason, naming the plugin)
-    or allowed with the possibly rewritten arguments.
+    or allowed with the possibly rewritten arguments. A plugin that raises blocks the call
+    (fail closed): a crashed guard must not let a dangerous call through.
     """
     from clawbot.types import ToolCallDecision
 
     arguments = dict(event.arguments)
     rewritten = False
     for impl in manager.impls("clawbot_before_tool_call"):
-        current = attrs.evolve(event, arguments=arguments)
+        # A copy each: a plugin editing the dict in place must not change what others see.
+        current = attrs.evolve(event, arguments=dict(arguments))
         ok, result = await manager.call_impl("clawbot_before_tool_call", impl, event=current)
-        if not ok or result is None:
+        if not ok:  # fail closed: a guard that crashed has not approved the call
+            return ToolCallDecision.block(f"blocked: plugin {impl.plugin_name} failed while checking this call")
+        if result is None:
             continue
         if not isinstance(result, ToolCallDecision):
             manager.record_failure(

@@ -77,6 +77,10 @@ class PluginManager:
         """Register ``plugin`` (a module or object with hook implementations) as ``name``."""
         module = getattr(plugin, "__name__", None) or type(plugin).__module__
         record = PluginRecord(name, "loaded", distribution, version, module)
+        if self._pm.get_plugin(name) is not None:  # keep the first plugin's record intact
+            record.status, record.error = "failed", f"plugin name {name!r} is already used by another plugin"
+            self.records[f"{name} (duplicate)"] = record
+            return record
         self.records[name] = record
         try:
             self._pm.register(plugin, name=name)
@@ -242,22 +246,28 @@ class PluginManager:
         """Call a hook through pluggy (so ``wrapper=True`` overrides apply).
 
         A failing implementation is found from the traceback, recorded, and left out of a
-        second attempt, so one broken override cannot take the default result away.
+        second attempt, so one broken override cannot take the default result away. Async
+        implementations are refused up front: a wrapper chain cannot await.
         """
-        excluded: list[object] = []
+        caller = getattr(self._pm.hook, hook)
+        firstresult = bool(caller.spec and caller.spec.opts.get("firstresult"))
+        excluded: set[str] = set()
+        for impl in caller.get_hookimpls():
+            if inspect.iscoroutinefunction(impl.function) or inspect.isasyncgenfunction(impl.function):
+                self.record_failure(impl.plugin_name, hook, TypeError(f"{hook} must be synchronous"))
+                excluded.add(impl.plugin_name)
         while True:
-            caller = (
-                self._pm.subset_hook_caller(hook, remove_plugins=excluded) if excluded else getattr(self._pm.hook, hook)
-            )
+            impls = [i for i in caller.get_hookimpls() if i.plugin_name not in excluded]
             try:
-                return caller(**kwargs)
+                # pluggy's own executor over a subset by *name*: subset_hook_caller needs
+                # hashable plugin objects, which plain namespaces and attrs instances are not.
+                return self._pm._hookexec(hook, impls, kwargs, firstresult)
             except Exception as exc:
                 culprit = self._culprit(hook, exc)
-                if culprit is None or self._pm.get_plugin(culprit) in excluded:
-                    self.record_failure(culprit or "<unknown>", hook, exc)
+                self.record_failure(culprit or "<unknown>", hook, exc)
+                if culprit is None or culprit in excluded:
                     return None
-                self.record_failure(culprit, hook, exc)
-                excluded.append(self._pm.get_plugin(culprit))
+                excluded.add(culprit)
 
     def _culprit(self, hook: str, exc: BaseException) -> str | None:
         codes = {impl.function.__code__: impl.plugin_name for impl in getattr(self._pm.hook, hook).get_hookimpls()}

@@ -1,0 +1,121 @@
+"""Small, real implementations of the kernel's interfaces and plugin builders for hook tests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from clawbot import hookimpl
+from clawbot.types import (
+    Channel,
+    ChatCommand,
+    CompactionRequest,
+    CompactionResult,
+    CompactionStrategy,
+    LLMProvider,
+    MemoryHit,
+    MemoryProvider,
+    Message,
+    ModelRequest,
+    OutboundMessage,
+    SkillSource,
+    TextSink,
+    Tool,
+    ToolResult,
+)
+
+
+class NamedChannel(Channel):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.sent: list[OutboundMessage] = []
+
+    async def start(self, sink: Any) -> None:
+        return None
+
+    async def send(self, message: OutboundMessage) -> None:
+        self.sent.append(message)
+
+
+class EchoProvider(LLMProvider):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def complete(self, request: ModelRequest, on_text: TextSink | None = None) -> Message:
+        return Message.assistant(request.messages[-1].text if request.messages else "")
+
+
+class ListMemory(MemoryProvider):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def search(self, query: str, *, agent_id: str, max_results: int = 6) -> list[MemoryHit]:
+        return []
+
+    async def sync(self, *, agent_id: str) -> None:
+        return None
+
+
+class DropAllCompaction(CompactionStrategy):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def compact(self, request: CompactionRequest) -> CompactionResult:
+        return CompactionResult("nothing", len(request.messages), 0, 0)
+
+
+def make_tool(name: str) -> Tool:
+    return Tool(name=name, description=f"{name} tool", parameters={"type": "object"}, handler=lambda call: ToolResult.text("ok"))
+
+
+def make_chat_command(name: str) -> ChatCommand:
+    return ChatCommand(name=name, description=f"/{name}", handler=lambda ctx: f"{name}:{ctx.args}")
+
+
+def make_skill_source(name: str) -> SkillSource:
+    return SkillSource(name=name, path=Path("/nonexistent") / name, precedence=1)
+
+
+# hook -> (kernel registry attribute, factory making one contribution by name)
+REGISTRATION: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "clawbot_channels": ("channels", NamedChannel),
+    "clawbot_llm_providers": ("llm_providers", EchoProvider),
+    "clawbot_memory_providers": ("memory_providers", ListMemory),
+    "clawbot_compaction_strategies": ("compaction_strategies", DropAllCompaction),
+    "clawbot_skill_sources": ("skill_sources", make_skill_source),
+    "clawbot_tools": ("tools", make_tool),
+    "clawbot_chat_commands": ("chat_commands", make_chat_command),
+}
+
+
+def plugin(**hooks: Callable[..., Any]) -> object:
+    """A plugin object; plain functions get ``@hookimpl``, already marked ones keep their options."""
+    return SimpleNamespace(
+        **{name: fn if hasattr(fn, "clawbot_impl") else hookimpl(fn) for name, fn in hooks.items()}
+    )
+
+
+def recorder(seen: list, label: str, *, is_async: bool = False) -> Callable[..., Any]:
+    """A notification implementation that appends ``(label, event)`` to ``seen``."""
+    if is_async:
+
+        async def record_async(event: Any) -> None:
+            await asyncio.sleep(0)
+            seen.append((label, event))
+
+        return record_async
+
+    def record(event: Any) -> None:
+        seen.append((label, event))
+
+    return record
+
+
+def raiser(message: str) -> Callable[..., Any]:
+    def fail(event: Any) -> None:
+        raise RuntimeError(message)
+
+    return fail
