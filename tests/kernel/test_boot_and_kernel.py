@@ -89,3 +89,15 @@ async def test_claiming_a_channel_table(make_kernel) -> None:
     with pytest.raises(ConfigError) as info:
         await make_kernel(plugins={"chat": plugin}, config="[channels.chat]\nenabled = false\n")
     assert str(info.value.problems[0]) == "channels.chat.token: required key is missing"
+
+
+async def test_an_agent_uses_its_own_workspace_else_the_default(make_kernel) -> None:
+    config = (
+        '[agents.defaults]\nworkspace = "~/shared"\n\n'
+        '[[agents.list]]\nid = "main"\ndefault = true\n\n'
+        '[[agents.list]]\nid = "coder"\nworkspace = "~/code"\n'
+    )
+    kernel = await make_kernel(config=config)
+    assert kernel.config.agent_workspace("coder") == "~/code"
+    assert kernel.config.agent_workspace("main") == "~/shared"
+    assert kernel.config.default_agent_id() == "main"

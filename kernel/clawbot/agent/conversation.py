@@ -40,7 +40,7 @@ class Conversation:
             agent_id=self.agent_id,
             mode="full",
             session_key=session_key,
-            workspace=expand_user_path(self.kernel.config.agents.defaults.workspace, self.kernel.env),
+            workspace=expand_user_path(self.kernel.config.agent_workspace(self.agent_id), self.kernel.env),
             channel=channel,
             model=self.model.ref,
             config=self.kernel.config,

@@ -44,7 +44,7 @@ def parse_ref(ref: str) -> tuple[str, str]:
 
 async def choose_model(kernel: Kernel, agent_id: str) -> ModelChoice:
     """The configured primary model of ``agent_id``, else the first detected one."""
-    agent = next((a for a in kernel.config.agents.list if a.id == agent_id), None)
+    agent = kernel.config.agent(agent_id)
     model_cfg = agent.model if agent is not None and agent.model is not None else kernel.config.agents.defaults.model
     if model_cfg.primary:
         provider_name, model = parse_ref(model_cfg.primary)

@@ -105,6 +105,14 @@ class ClawbotConfig:
     def agent_ids(self) -> list[str]:
         return [a.id for a in self.agents.list]
 
+    def agent(self, agent_id: str) -> AgentConfig | None:
+        return next((a for a in self.agents.list if a.id == agent_id), None)
+
+    def agent_workspace(self, agent_id: str) -> str:
+        """The agent's own workspace, else ``agents.defaults.workspace``."""
+        agent = self.agent(agent_id)
+        return agent.workspace if agent is not None and agent.workspace else self.agents.defaults.workspace
+
     def default_agent_id(self) -> str:
         for agent in self.agents.list:
             if agent.default:
