@@ -16,6 +16,7 @@ from clawbot.config import ClawbotConfig
 from clawbot.paths import StatePaths
 from clawbot.plugins import PluginManager
 from clawbot.registry import Registry
+from clawbot.sessions.store import SessionStore
 from clawbot.types import (
     Channel,
     ChatCommand,
@@ -70,6 +71,9 @@ class Kernel:
     skill_sources: Registry[SkillSource] = _registry("skill source")
     tools: Registry[Tool] = _registry("tool")
     chat_commands: Registry[ChatCommand] = _registry("chat command")
+    sessions: SessionStore = attrs.field(
+        default=attrs.Factory(lambda self: SessionStore(self.paths.sessions), takes_self=True)
+    )
 
     def plugin_context(self, plugin: str) -> PluginContext:
         owned = {path: self.config.sections.get(path) for path, owner in self.config.owners.items() if owner == plugin}

@@ -1,0 +1,87 @@
+"""``clawbot sessions list|show KEY|path KEY``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from clawbot.cli.state import CliState, config_option, user_errors
+
+
+def _store(state: CliState):  # noqa: ANN202 - SessionStore, imported lazily
+    from clawbot.paths import StatePaths
+    from clawbot.sessions.store import SessionStore
+
+    with user_errors():
+        state.load()
+    return SessionStore(StatePaths.resolve(state.env).sessions)
+
+
+@click.group()
+def sessions() -> None:
+    """List sessions, show a transcript, or print its file."""
+
+
+@sessions.command("list")
+@click.option("--agent", "agent_id", default=None, help="Only this agent's sessions.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@config_option
+@click.pass_obj
+def list_sessions(state: CliState, agent_id: str | None, as_json: bool) -> None:
+    """Every session, most recently updated first, with turns and token totals."""
+    store = _store(state)
+    infos = store.list(agent_id)
+    if as_json:
+        click.echo(json.dumps([store.converter.unstructure(i) for i in infos], indent=2))
+        return
+    if not infos:
+        click.echo("no sessions yet")
+        return
+    for i in infos:
+        u = i.usage
+        click.echo(f"{i.key}  {i.updated_at}  turns={i.turns}  in={u.prompt_tokens} out={u.output_tokens} "
+                   f"cache={u.cache_hit_share:.0%}  model={i.model or '-'}")
+
+
+def _session_path(state: CliState, key: str):  # noqa: ANN202
+    from clawbot.sessions.store import agent_of
+
+    store = _store(state)
+    info = store.get(key)
+    if info is None:
+        click.echo(f"no session with key {key!r} (see `clawbot sessions list`)", err=True)
+        sys.exit(1)
+    return store, store.path_of(info, agent_of(key))
+
+
+@sessions.command("path")
+@click.argument("key")
+@config_option
+@click.pass_obj
+def session_path(state: CliState, key: str) -> None:
+    """Print the transcript file of session KEY."""
+    click.echo(str(_session_path(state, key)[1]))
+
+
+@sessions.command("show")
+@click.argument("key")
+@click.option("--json", "as_json", is_flag=True, help="Print the messages as JSON.")
+@config_option
+@click.pass_obj
+def session_show(state: CliState, key: str, as_json: bool) -> None:
+    """Print the conversation of session KEY (since its last compaction)."""
+    from clawbot.sessions.transcript import load_transcript
+
+    store, path = _session_path(state, key)
+    loaded = load_transcript(path, store.converter)
+    for warning in loaded.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    messages = loaded.messages()
+    if as_json:
+        click.echo(json.dumps([store.converter.unstructure(m) for m in messages], indent=2, ensure_ascii=False))
+        return
+    for m in messages:
+        calls = "".join(f"\n  -> {c.name}({json.dumps(c.arguments)})" for c in m.tool_calls)
+        click.echo(f"[{m.role.value}] {m.text}{calls}")

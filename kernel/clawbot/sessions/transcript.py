@@ -1,0 +1,168 @@
+"""One session's append-only JSONL transcript.
+
+Line 1 is a ``session`` header; every later line is an entry with ``id``, ``parent_id``,
+``timestamp`` and ``type`` (``message``, ``compaction`` or ``custom``). Entries are written
+and flushed as they happen, so a killed process loses at most the line it was writing. On
+load, a torn or corrupt line is skipped with a warning (never fatal), and tool calls left
+without results by a crash are answered with an error result, so the next request is valid
+for every provider.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import attrs
+import cattrs
+
+from clawbot.types import Message, Role, TextBlock
+
+log = logging.getLogger(__name__)
+FORMAT_VERSION = 1
+INTERRUPTED = "The tool call was interrupted before it finished (the process stopped). Run it again if it is still needed."
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@attrs.frozen
+class Entry:
+    id: str
+    type: str
+    timestamp: str
+    parent_id: str | None = None
+    message: Message | None = None
+    data: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.define
+class LoadedTranscript:
+    header: dict[str, Any]
+    entries: list[Entry]
+    warnings: list[str]
+
+    def messages(self) -> list[Message]:
+        """The conversation since the last compaction, repaired for dangling tool calls."""
+        start = 0
+        summary: str | None = None
+        for index, entry in enumerate(self.entries):
+            if entry.type == "compaction":
+                start, summary = index + 1, entry.data.get("summary")
+        messages = [e.message for e in self.entries[start:] if e.type == "message" and e.message is not None]
+        if summary:
+            messages.insert(0, Message.user(f"[Summary of the earlier conversation]\n{summary}"))
+        return repair_tool_calls(messages)
+
+
+def repair_tool_calls(messages: Iterable[Message]) -> list[Message]:
+    """Give every tool call a result: an error result right after its assistant message."""
+    out: list[Message] = []
+    pending: dict[str, str] = {}
+
+    def flush() -> None:
+        for call_id, name in pending.items():
+            out.append(Message(Role.TOOL_RESULT, (TextBlock(INTERRUPTED),), tool_call_id=call_id, tool_name=name, is_error=True))
+        pending.clear()
+
+    for message in messages:
+        if message.role == Role.TOOL_RESULT:
+            if message.tool_call_id in pending:
+                pending.pop(message.tool_call_id)
+                out.append(message)
+            else:
+                log.warning("dropping a tool result without its call (%s)", message.tool_call_id)
+            continue
+        flush()
+        out.append(message)
+        if message.role == Role.ASSISTANT:
+            pending = {call.id: call.name for call in message.tool_calls}
+    flush()
+    return out
+
+
+class Transcript:
+    """Appends entries to one JSONL file; create with :meth:`create` or :meth:`open`."""
+
+    def __init__(self, path: Path, converter: cattrs.Converter, last_id: str | None = None) -> None:
+        self.path = path
+        self._conv = converter
+        self.last_id = last_id
+
+    @classmethod
+    def create(cls, path: Path, converter: cattrs.Converter, *, session_id: str, key: str, agent_id: str) -> Transcript:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        header = {"type": "session", "version": FORMAT_VERSION, "id": session_id, "key": key,
+                  "agent": agent_id, "timestamp": now_iso()}
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(header) + "\n")
+        return cls(path, converter)
+
+    def append(self, entry_type: str, *, message: Message | None = None, **data: Any) -> Entry:
+        entry = Entry(uuid.uuid4().hex[:12], entry_type, now_iso(), self.last_id, message, data)
+        record: dict[str, Any] = {"type": entry.type, "id": entry.id, "parent_id": entry.parent_id, "timestamp": entry.timestamp}
+        if message is not None:
+            record["message"] = self._conv.unstructure(message)
+        record.update(data)
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        with self.path.open("a", encoding="utf-8") as handle:
+            # A torn previous line (crash mid-write) must not swallow this entry.
+            if handle.tell() > 0 and not self._ends_with_newline():
+                handle.write("\n")
+            handle.write(line)
+            handle.flush()
+        self.last_id = entry.id
+        return entry
+
+    def append_message(self, message: Message) -> Entry:
+        return self.append("message", message=message)
+
+    def _ends_with_newline(self) -> bool:
+        with self.path.open("rb") as handle:
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) == b"\n"
+
+    def load(self) -> LoadedTranscript:
+        return load_transcript(self.path, self._conv)
+
+
+def load_transcript(path: Path, converter: cattrs.Converter) -> LoadedTranscript:
+    header: dict[str, Any] = {}
+    entries: list[Entry] = []
+    warnings: list[str] = []
+    raw = path.read_bytes()
+    lines = raw.split(b"\n")
+    torn_tail = not raw.endswith(b"\n")
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        is_last = number == len(lines)
+        try:
+            record = json.loads(line)
+            if number == 1 and record.get("type") == "session":
+                header = record
+                continue
+            message = record.pop("message", None)
+            entries.append(
+                Entry(
+                    id=record.pop("id"),
+                    type=record.pop("type"),
+                    timestamp=record.pop("timestamp", ""),
+                    parent_id=record.pop("parent_id", None),
+                    message=converter.structure(message, Message) if message is not None else None,
+                    data=record,
+                )
+            )
+        except Exception as exc:
+            kind = "torn last line (the process stopped while writing)" if is_last and torn_tail else f"corrupt line ({type(exc).__name__})"
+            warnings.append(f"{path.name}:{number}: skipped {kind}")
+            log.warning("%s:%d: skipped %s", path, number, kind)
+    return LoadedTranscript(header, entries, warnings)
