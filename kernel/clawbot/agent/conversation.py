@@ -1,21 +1,40 @@
-"""A plain model conversation: the stand-in for the agent loop until stage 2 lands.
+"""One agent turn: the model thinks and calls tools until it is done.
 
-Each turn runs in the session's lane: the history is loaded from the session's JSONL
-transcript, the user message and the reply are appended as they happen, and the session
-index gets the turn's usage. No tools yet: stage 2 replaces this with the agent loop.
+Each turn runs in the session's lane. The history comes from the session's JSONL
+transcript; the user message, every model reply and every tool result are appended as they
+happen, so a killed process loses at most the step it was in (and loading repairs that).
+The loop: call the model; run the reply's tool calls (concurrently, results in call order);
+append them; repeat until a reply without tool calls or the iteration limit.
+
+Still to come in stage 2: failover across auth profiles and fallback models, and
+compaction on context overflow.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import attrs
 
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.prompt import collect_sections
+from clawbot.agent.toolrun import ToolRunContext, run_tool_call
+from clawbot.agent.truncation import fit_tool_results
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
-from clawbot.types import Message, ModelRequest, PromptContext, SessionEvent, SystemPrompt, TextSink, Usage
+from clawbot.sessions.store import Session
+from clawbot.types import (
+    Message,
+    ModelRequest,
+    PromptContext,
+    SessionEvent,
+    SystemPrompt,
+    TextSink,
+    Tool,
+    ToolSpec,
+    Usage,
+)
 
 log = logging.getLogger(__name__)
 IDENTITY_LINE = "You are a personal assistant running inside clawbot."
@@ -26,6 +45,9 @@ class TurnResult:
     text: str
     model: str
     usage: Usage
+    iterations: int = 1
+    tool_calls: int = 0
+    stopped: str | None = None  # "iteration_limit" or "aborted"
 
 
 @attrs.define
@@ -33,13 +55,23 @@ class Conversation:
     kernel: Kernel
     model: ModelChoice
     agent_id: str
+    tools: dict[str, Tool] | None = None  # None: every registered tool (policy lands in stage 3)
+
+    def __attrs_post_init__(self) -> None:
+        if self.tools is None:
+            self.tools = {t.name: t for t in self.kernel.tools}
+
+    @property
+    def workspace(self):  # noqa: ANN201 - Path
+        return expand_user_path(self.kernel.config.agent_workspace(self.agent_id), self.kernel.env)
 
     async def system_prompt(self, session_key: str, channel: str | None) -> SystemPrompt:
         ctx = PromptContext(
             agent_id=self.agent_id,
             mode="full",
             session_key=session_key,
-            workspace=expand_user_path(self.kernel.config.agent_workspace(self.agent_id), self.kernel.env),
+            workspace=self.workspace,
+            tools=tuple(self.tools.values()),
             channel=channel,
             model=self.model.ref,
             config=self.kernel.config,
@@ -49,7 +81,9 @@ class Conversation:
         volatile = "\n\n".join(s.text for s in sections if not s.stable)
         return SystemPrompt(stable, volatile)
 
-    async def send(self, session_key: str, text: str, *, channel: str | None = None, on_text: TextSink | None = None) -> TurnResult:
+    async def send(
+        self, session_key: str, text: str, *, channel: str | None = None, on_text: TextSink | None = None
+    ) -> TurnResult:
         store = self.kernel.sessions
         async with store.lane(session_key):
             session = store.open(session_key)
@@ -58,17 +92,49 @@ class Conversation:
                     "clawbot_session_start",
                     event=SessionEvent(self.agent_id, session_key, session.info.session_id, reason="first message"),
                 )
-            loaded = session.transcript.load()
-            user = Message.user(text)
-            session.transcript.append_message(user)
+            try:
+                result = await self._loop(session, session_key, text, channel, on_text)
+            except asyncio.CancelledError:
+                session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
+                raise
+            store.record_turn(session_key, usage=result.usage, model=self.model.ref)
+        return result
+
+    async def _loop(
+        self, session: Session, session_key: str, text: str, channel: str | None, on_text: TextSink | None
+    ) -> TurnResult:
+        messages = session.transcript.load().messages()
+        user = Message.user(text)
+        session.transcript.append_message(user)
+        messages.append(user)
+        system = await self.system_prompt(session_key, channel)
+        specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in self.tools.values())
+        window = self.model.provider.model_info(self.model.model).context_window
+        run_ctx = ToolRunContext(self.kernel, self.tools, self.agent_id, session_key, self.workspace)
+        usage, calls = Usage(), 0
+        limit = max(1, self.kernel.config.agents.defaults.max_iterations)
+        for iteration in range(1, limit + 1):
             request = ModelRequest(
                 model=self.model.model,
-                system=await self.system_prompt(session_key, channel),
-                messages=(*loaded.messages(), user),
+                system=system,
+                messages=fit_tool_results(messages, window),
+                tools=specs,
                 thinking=self.kernel.config.agents.defaults.thinking,
             )
             reply = await self.model.provider.complete(request, on_text)
             session.transcript.append_message(reply)
-            usage = reply.usage or Usage()
-            store.record_turn(session_key, usage=usage, model=self.model.ref)
-        return TurnResult(reply.text, self.model.ref, usage)
+            messages.append(reply)
+            usage = usage + (reply.usage or Usage())
+            if not reply.tool_calls:
+                return TurnResult(reply.text, self.model.ref, usage, iteration, calls)
+            outcomes = await asyncio.gather(*(run_tool_call(run_ctx, call) for call in reply.tool_calls))
+            for result_message, _ in outcomes:
+                session.transcript.append_message(result_message)
+                messages.append(result_message)
+            calls += len(outcomes)
+        notice = (
+            f"I stopped after {limit} steps without finishing (agents.defaults.max_iterations). "
+            "Say 'continue' to let me go on, or narrow the task."
+        )
+        session.transcript.append("custom", kind="iteration_limit", limit=limit)
+        return TurnResult(notice, self.model.ref, usage, limit, calls, stopped="iteration_limit")

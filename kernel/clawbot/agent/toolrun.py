@@ -1,0 +1,115 @@
+"""Running one tool call the model made, always ending in a result the model can act on.
+
+Unknown tool, arguments that are not JSON or fail the tool's schema, a plugin guard's
+block, a handler that raises or times out: each becomes an ``is_error`` tool result that
+says what to change, never an exception out of the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from clawbot.kernel import Kernel
+from clawbot.types import (
+    Message,
+    Role,
+    TextBlock,
+    Tool,
+    ToolCall,
+    ToolCallBlock,
+    ToolCallEvent,
+    ToolResult,
+    ToolResultEvent,
+)
+
+DEFAULT_TOOL_TIMEOUT_S = 120.0
+
+
+@attrs.frozen
+class ToolRunContext:
+    """Everything a tool call needs from its run."""
+
+    kernel: Kernel
+    tools: Mapping[str, Tool]
+    agent_id: str
+    session_key: str
+    workspace: Path
+    default_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S
+
+
+def schema_errors(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:
+    import jsonschema
+
+    validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    validator = validator_cls(schema)
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(arguments)'}: {e.message}" for e in errors]
+
+
+def _as_message(call: ToolCallBlock, result: ToolResult) -> Message:
+    return Message(Role.TOOL_RESULT, result.content, tool_call_id=call.id, tool_name=call.name, is_error=result.is_error)
+
+
+async def run_tool_call(ctx: ToolRunContext, call: ToolCallBlock) -> tuple[Message, ToolResult]:
+    """Execute ``call``; returns the tool_result message and the full result (with details)."""
+    result = await _execute(ctx, call)
+    return _as_message(call, result), result
+
+
+async def _execute(ctx: ToolRunContext, call: ToolCallBlock) -> ToolResult:
+    tool = ctx.tools.get(call.name)
+    if tool is None:
+        available = ", ".join(sorted(ctx.tools)) or "none"
+        return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {available}.")
+    if call.raw_arguments is not None:
+        try:
+            json.loads(call.raw_arguments)
+        except ValueError as exc:
+            return ToolResult.error(
+                f"The arguments for {call.name} were not valid JSON ({exc}). Send one JSON object matching the tool's schema."
+            )
+    problems = schema_errors(tool.parameters, call.arguments)
+    if problems:
+        return ToolResult.error(f"Invalid arguments for {call.name}:\n" + "\n".join(f"- {p}" for p in problems))
+    event = ToolCallEvent(call.id, call.name, dict(call.arguments), ctx.agent_id, ctx.session_key)
+    decision = await ctx.kernel.plugins.before_tool_call(event)
+    if decision.blocked:
+        return ToolResult.error(f"The call to {call.name} was blocked: {decision.reason}")
+    arguments = decision.arguments if decision.arguments is not None else call.arguments
+    started = time.perf_counter()
+    result = await _invoke(ctx, tool, ToolCall(call.id, call.name, arguments, ctx.agent_id, ctx.session_key, ctx.workspace))
+    duration_ms = (time.perf_counter() - started) * 1000
+    await ctx.kernel.plugins.notify(
+        "clawbot_after_tool_call",
+        event=ToolResultEvent(attrs.evolve(event, arguments=dict(arguments)), result, duration_ms),
+    )
+    return result
+
+
+async def _invoke(ctx: ToolRunContext, tool: Tool, call: ToolCall) -> ToolResult:
+    timeout = tool.timeout_s or ctx.default_timeout_s
+    try:
+        async with asyncio.timeout(timeout):
+            outcome = tool.handler(call)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+    except TimeoutError:
+        return ToolResult.error(f"{tool.name} timed out after {timeout:g} s. Try a smaller request or a longer timeout.")
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        return ToolResult.error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
+    if isinstance(outcome, str):
+        return ToolResult.text(outcome)
+    if not isinstance(outcome, ToolResult):
+        return ToolResult.error(f"{tool.name} returned {type(outcome).__name__}, not a ToolResult (a bug in its plugin).")
+    return outcome
+
