@@ -1,0 +1,28 @@
+"""The ``[plugins.example_tool]`` configuration table.
+
+clawbot validates the table with this attrs class (strictly: wrong types and unknown keys
+are errors that name their key path) and hands the instance to the hooks as ``ctx.settings``.
+Every setting needs a default, so the plugin works without any table at all::
+
+    [plugins.example_tool]
+    top_words = 3
+    case_sensitive = false
+"""
+
+import attrs
+
+
+def _not_negative(instance: object, attribute: attrs.Attribute, value: int) -> None:
+    if value < 0:
+        # Validator messages are reported against the table, so name the key in them.
+        raise ValueError(f"{attribute.name} must be 0 or more, got {value}")
+
+
+@attrs.frozen(kw_only=True)
+class ExampleToolConfig:
+    top_words: int = attrs.field(default=5, validator=_not_negative)
+    """How many of the most frequent words ``example_tool_text_stats`` lists by default
+    (a call may ask for another number with its ``top`` argument); 0 lists none."""
+
+    case_sensitive: bool = False
+    """Whether ``Word`` and ``word`` count as different words."""

@@ -1,0 +1,25 @@
+"""Entry point of the example_tool plugin (``[project.entry-points.clawbot]``).
+
+clawbot imports this module while it discovers plugins, before it knows whether any hook
+will be called. So only ``hookimpl`` is imported at module level; the config class, the
+tool and the value types (``Tool``, ``ToolResult`` ...) load inside the hooks that need them.
+"""
+
+from clawbot import hookimpl
+
+
+@hookimpl
+def clawbot_config_schema():
+    """Validate the ``[plugins.example_tool]`` table with :class:`ExampleToolConfig`."""
+    from clawbot_example_tool.config import ExampleToolConfig
+
+    return ExampleToolConfig
+
+
+@hookimpl
+def clawbot_tools(ctx):
+    """Offer the tools of this plugin; ``ctx.settings`` is the validated config table."""
+    from clawbot_example_tool.config import ExampleToolConfig
+    from clawbot_example_tool.tools import text_stats_tool
+
+    return [text_stats_tool(ctx.settings or ExampleToolConfig())]
