@@ -1,0 +1,162 @@
+"""The starlette app: routes, request recording, fault dispatch and reply rendering."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from clawbot.testing.fake_llm import anthropic_wire, openai_chat_wire, openai_responses_wire
+from clawbot.testing.fake_llm.errors import ErrorResponse, error_response, script_exhausted
+from clawbot.testing.fake_llm.script import Api, Fault, RecordedRequest, Reply, new_id
+
+if TYPE_CHECKING:
+    from clawbot.testing.fake_llm.fake import FakeLLM
+
+
+class DroppedConnection(Exception):
+    """Raised inside the app after a partial response, so the server drops the connection."""
+
+
+_RENDER_JSON: dict[str, Callable[[Reply, RecordedRequest], dict[str, Any]]] = {
+    "anthropic": anthropic_wire.render_message,
+    "openai-chat": openai_chat_wire.render_completion,
+    "openai-responses": openai_responses_wire.render_response,
+}
+_RENDER_STREAM: dict[str, Callable[[Reply, RecordedRequest], list[bytes]]] = {
+    "anthropic": anthropic_wire.render_stream,
+    "openai-chat": openai_chat_wire.render_stream,
+    "openai-responses": openai_responses_wire.render_stream,
+}
+
+
+def _id_header(api: Api) -> dict[str, str]:
+    return {"request-id": new_id("req_011")} if api == "anthropic" else {"x-request-id": new_id("req_", 32)}
+
+
+def _error(response: ErrorResponse) -> JSONResponse:
+    return JSONResponse(response.body, status_code=response.status, headers=response.headers)
+
+
+def _json_bytes(data: Any) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+class _TruncatedBody(Response):
+    """A JSON response that promises the whole body but sends half, then drops the connection."""
+
+    def __init__(self, content: bytes, headers: dict[str, str]) -> None:
+        super().__init__(content, status_code=200, headers=headers, media_type="application/json")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        await send({"type": "http.response.body", "body": self.body[: len(self.body) // 2], "more_body": True})
+        raise DroppedConnection("fake LLM dropped the connection mid-body (dropped_stream fault)")
+
+
+def _event_stream(frames: list[bytes], headers: dict[str, str], drop_after: int | None = None) -> StreamingResponse:
+    async def body() -> AsyncIterator[bytes]:
+        for index, frame in enumerate(frames):
+            if drop_after is not None and index >= drop_after:
+                raise DroppedConnection(f"fake LLM dropped the stream after {drop_after} events (dropped_stream fault)")
+            yield frame
+            await anyio.sleep(0)
+
+    return StreamingResponse(body(), media_type="text/event-stream", headers={"cache-control": "no-cache", **headers})
+
+
+def _invalid(api: Api, message: str) -> JSONResponse:
+    if api == "anthropic":
+        body: dict[str, Any] = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    else:
+        body = {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
+    return JSONResponse(body, status_code=400)
+
+
+async def _record(fake: FakeLLM, request: Request, api: Api) -> RecordedRequest:
+    raw = await request.body()
+    try:
+        body = json.loads(raw) if raw else None
+    except ValueError:
+        body = raw.decode("utf-8", "replace")
+    model = body.get("model") if isinstance(body, dict) else None
+    stream = bool(body.get("stream")) if isinstance(body, dict) else False
+    recorded = RecordedRequest(
+        api=api,
+        method=request.method,
+        path=request.url.path,
+        headers=dict(request.headers),
+        body=body,
+        model=model,
+        stream=stream,
+    )
+    fake._record(recorded)
+    return recorded
+
+
+async def _generate(fake: FakeLLM, request: Request, api: Api) -> Response:
+    recorded = await _record(fake, request, api)
+    if not isinstance(recorded.body, dict):
+        return _invalid(api, "the request body must be a JSON object")
+    if not recorded.model:
+        return _invalid(api, "model: Field required")
+    fault: Fault | None = fake._take_fault(recorded.model)
+    if fault is not None and fault.kind == "slow":
+        await anyio.sleep(fault.delay)
+        fault = None
+    if fault is not None and fault.kind != "dropped_stream":
+        return _error(error_response(api, fault, recorded.model))
+
+    dropped = fault is not None
+    reply = fake._peek_reply(recorded) if dropped else fake._next_reply(recorded)
+    if reply is None:
+        return _error(script_exhausted(api, len(fake.requests)))
+    headers = _id_header(api)
+    if recorded.stream:
+        frames = _RENDER_STREAM[api](reply, recorded)
+        return _event_stream(frames, headers, drop_after=fault.after_events if fault else None)
+    content = _json_bytes(_RENDER_JSON[api](reply, recorded))
+    if dropped:
+        return _TruncatedBody(content, headers)
+    return Response(content, media_type="application/json", headers=headers)
+
+
+def build_app(fake: FakeLLM) -> Starlette:
+    """The ASGI app serving ``fake``."""
+
+    async def messages(request: Request) -> Response:
+        return await _generate(fake, request, "anthropic")
+
+    async def chat_completions(request: Request) -> Response:
+        return await _generate(fake, request, "openai-chat")
+
+    async def responses(request: Request) -> Response:
+        return await _generate(fake, request, "openai-responses")
+
+    async def count_tokens(request: Request) -> Response:
+        recorded = await _record(fake, request, "anthropic")
+        return JSONResponse(anthropic_wire.count_tokens(recorded.body), headers=_id_header("anthropic"))
+
+    async def models(request: Request) -> Response:
+        anthropic = "anthropic-version" in request.headers or "x-api-key" in request.headers
+        api: Api = "anthropic" if anthropic else "openai-chat"
+        await _record(fake, request, api)
+        if anthropic:
+            return JSONResponse(anthropic_wire.models_list(fake.model_names(anthropic_wire.DEFAULT_MODEL)))
+        return JSONResponse(openai_chat_wire.models_list(fake.model_names(openai_chat_wire.DEFAULT_MODEL)))
+
+    routes = [
+        Route("/v1/messages", messages, methods=["POST"]),
+        Route("/v1/messages/count_tokens", count_tokens, methods=["POST"]),
+        Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+        Route("/v1/responses", responses, methods=["POST"]),
+        Route("/v1/models", models, methods=["GET"]),
+    ]
+    return Starlette(routes=routes)
