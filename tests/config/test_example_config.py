@@ -112,6 +112,7 @@ def _keys_of(value: Any, prefix: str) -> Iterator[str]:
 
 _HEADER = re.compile(r"^\[\[?\s*([A-Za-z0-9_.\-]+)\s*\]\]?\s*(#.*)?$")
 _COMMENTED_KEY = re.compile(r"^#\s?([A-Za-z_][A-Za-z0-9_]*\s*=.*)$")
+_COMMENTED_HEADER = re.compile(r"^#\s?(\[\[?\s*[A-Za-z0-9_.\-]+\s*\]\]?)\s*(#.*)?$")
 
 
 def example_keys(text: str) -> tuple[set[str], set[str]]:
@@ -123,6 +124,8 @@ def example_keys(text: str) -> tuple[set[str], set[str]]:
         line = line.strip()
         if header := _HEADER.match(line):
             table = header.group(1)
+        elif commented_header := _COMMENTED_HEADER.match(line):  # e.g. "# [[auth.profiles]]"
+            table = _HEADER.match(commented_header.group(1)).group(1)
         elif match := _COMMENTED_KEY.match(line):
             try:
                 parsed = tomllib.loads(match.group(1))
@@ -144,8 +147,15 @@ def test_only_optional_tables_are_left_as_comments(plugin_classes: dict[str, typ
     paths = schema_paths(plugin_classes, index="")
     commented_only = {p for p in paths if p not in real}
     allowed = {p for p, (field, kind) in paths.items() if kind == "optional table" and field.default is None}
+    # The keys inside a list of tables that is empty by default can only be shown commented.
+    allowed |= {p for p, (field, kind) in paths.items() if kind == "list" and p in real and _empty_default(field)}
     allowed |= {p for p in paths if any(p.startswith(o + ".") for o in allowed)}
     assert commented_only <= allowed, sorted(commented_only - allowed)
+
+
+def _empty_default(field: attrs.Attribute) -> bool:
+    default = field.default
+    return isinstance(default, attrs.Factory) and not default.takes_self and default.factory() == []
 
 
 def test_the_example_config_has_no_key_the_code_does_not_know(plugin_classes: dict[str, type]) -> None:

@@ -60,6 +60,18 @@ class AgentsConfig:
 
 
 @attrs.frozen(kw_only=True)
+class AuthProfileConfig:
+    provider: str
+    id: str
+    api_key: str
+
+
+@attrs.frozen(kw_only=True)
+class AuthConfig:
+    profiles: List[AuthProfileConfig] = attrs.field(factory=list)  # noqa: UP006
+
+
+@attrs.frozen(kw_only=True)
 class LoggingConfig:
     level: LogLevel = "warning"
 
@@ -70,6 +82,7 @@ class CoreConfig:
 
     plugins: PluginsConfig = attrs.field(factory=PluginsConfig)
     agents: AgentsConfig = attrs.field(factory=AgentsConfig)
+    auth: AuthConfig = attrs.field(factory=AuthConfig)
     logging: LoggingConfig = attrs.field(factory=LoggingConfig)
 
 
@@ -94,6 +107,10 @@ class ClawbotConfig:
     @property
     def agents(self) -> AgentsConfig:
         return self.core.agents
+
+    @property
+    def auth(self) -> AuthConfig:
+        return self.core.auth
 
     @property
     def logging(self) -> LoggingConfig:

@@ -51,6 +51,9 @@ class ModelRequest:
     tools: tuple[ToolSpec, ...] = ()
     thinking: str = "off"
     max_output_tokens: int | None = None
+    #: The key of the auth profile the kernel chose; ``None``: the provider's own
+    #: configured or environment key. Never logged.
+    api_key: str | None = attrs.field(default=None, repr=False)
 
 
 TextSink = Callable[[str], Awaitable[None]]
