@@ -16,6 +16,7 @@ from clawbot.config import ClawbotConfig
 from clawbot.paths import StatePaths
 from clawbot.plugins import PluginManager
 from clawbot.registry import Registry
+from clawbot.agent.profiles import AuthProfiles
 from clawbot.sessions.store import SessionStore
 from clawbot.types import (
     Channel,
@@ -73,6 +74,11 @@ class Kernel:
     chat_commands: Registry[ChatCommand] = _registry("chat command")
     sessions: SessionStore = attrs.field(
         default=attrs.Factory(lambda self: SessionStore(self.paths.sessions), takes_self=True)
+    )
+    auth: AuthProfiles = attrs.field(
+        default=attrs.Factory(
+            lambda self: AuthProfiles(list(self.config.auth.profiles), self.paths.root / "auth-state.json"), takes_self=True
+        )
     )
 
     def plugin_context(self, plugin: str) -> PluginContext:

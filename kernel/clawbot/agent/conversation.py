@@ -6,17 +6,21 @@ happen, so a killed process loses at most the step it was in (and loading repair
 The loop: call the model; run the reply's tool calls (concurrently, results in call order);
 append them; repeat until a reply without tool calls or the iteration limit.
 
-Still to come in stage 2: failover across auth profiles and fallback models, and
-compaction on context overflow.
+Model calls go through :class:`~clawbot.agent.failover.ModelCaller` (auth profile rotation,
+retries, thinking downgrade, fallback models for this call only). When the model says the
+context overflows, the registered compaction strategy shrinks the history once and the call
+is retried; with no strategy installed the user gets the short overflow message.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 import attrs
 
+from clawbot.agent.failover import ModelCaller
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.prompt import collect_sections
 from clawbot.agent.toolrun import ToolRunContext, run_tool_call
@@ -25,9 +29,12 @@ from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.store import Session
 from clawbot.types import (
+    CompactionEvent,
+    CompactionRequest,
     Message,
     ModelRequest,
     PromptContext,
+    ProviderError,
     SessionEvent,
     SystemPrompt,
     TextSink,
@@ -48,6 +55,7 @@ class TurnResult:
     iterations: int = 1
     tool_calls: int = 0
     stopped: str | None = None  # "iteration_limit" or "aborted"
+    auth_profile: str | None = None
 
 
 @attrs.define
@@ -56,6 +64,9 @@ class Conversation:
     model: ModelChoice
     agent_id: str
     tools: dict[str, Tool] | None = None  # None: every registered tool (policy lands in stage 3)
+    fallbacks: list[ModelChoice] = attrs.Factory(list)
+    explicit_model: bool = False  # an explicit /model choice never falls back
+    caller_sleep: Any = None  # tests make failover back-off instant
 
     def __attrs_post_init__(self) -> None:
         if self.tools is None:
@@ -97,7 +108,7 @@ class Conversation:
             except asyncio.CancelledError:
                 session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                 raise
-            store.record_turn(session_key, usage=result.usage, model=self.model.ref)
+            store.record_turn(session_key, usage=result.usage, model=result.model, auth_profile=result.auth_profile)
         return result
 
     async def _loop(
@@ -113,6 +124,12 @@ class Conversation:
         run_ctx = ToolRunContext(self.kernel, self.tools, self.agent_id, session_key, self.workspace)
         usage, calls = Usage(), 0
         limit = max(1, self.kernel.config.agents.defaults.max_iterations)
+        caller = ModelCaller([self.model] if self.explicit_model else [self.model, *self.fallbacks], self.kernel.auth)
+        if self.caller_sleep is not None:
+            caller.sleep = self.caller_sleep
+        pinned = session.info.auth_profile
+        compacted = False
+        used = self.model.ref
         for iteration in range(1, limit + 1):
             request = ModelRequest(
                 model=self.model.model,
@@ -121,12 +138,20 @@ class Conversation:
                 tools=specs,
                 thinking=self.kernel.config.agents.defaults.thinking,
             )
-            reply = await self.model.provider.complete(request, on_text)
+            try:
+                outcome = await caller.complete(request, on_text, pinned)
+            except ProviderError as error:
+                if error.kind != "context_overflow" or compacted:
+                    raise
+                messages = await self._compact(session, session_key, messages, error)
+                compacted = True
+                continue
+            reply, pinned, used = outcome.message, outcome.profile.id, outcome.choice.ref
             session.transcript.append_message(reply)
             messages.append(reply)
             usage = usage + (reply.usage or Usage())
             if not reply.tool_calls:
-                return TurnResult(reply.text, self.model.ref, usage, iteration, calls)
+                return TurnResult(reply.text, used, usage, iteration, calls, auth_profile=pinned)
             outcomes = await asyncio.gather(*(run_tool_call(run_ctx, call) for call in reply.tool_calls))
             for result_message, _ in outcomes:
                 session.transcript.append_message(result_message)
@@ -137,4 +162,27 @@ class Conversation:
             "Say 'continue' to let me go on, or narrow the task."
         )
         session.transcript.append("custom", kind="iteration_limit", limit=limit)
-        return TurnResult(notice, self.model.ref, usage, limit, calls, stopped="iteration_limit")
+        return TurnResult(notice, used, usage, limit, calls, stopped="iteration_limit", auth_profile=pinned)
+
+    async def _compact(self, session: Session, session_key: str, messages: list[Message], error: ProviderError) -> list[Message]:
+        """Shrink the history with the installed strategy; re-raise ``error`` without one."""
+        strategies = list(self.kernel.compaction_strategies)
+        if not strategies:
+            raise error
+        strategy = strategies[0]  # stage 6 adds agents.defaults.compaction.strategy
+        before = sum(len(m.text) for m in messages) // 4
+        event = CompactionEvent(self.agent_id, session_key, session.info.session_id, tokens_before=before)
+        await self.kernel.plugins.notify("clawbot_before_compaction", event=event)
+        result = await strategy.compact(CompactionRequest(tuple(messages), self.model.model))
+        kept = messages[result.first_kept_index:]
+        # The compaction entry starts a new stretch of the transcript: the kept messages are
+        # written again after it, so loading needs only "everything after the last compaction".
+        session.transcript.append("compaction", summary=result.summary, tokens_before=result.tokens_before,
+                                  tokens_after=result.tokens_after, strategy=strategy.name)
+        for message in kept:
+            session.transcript.append_message(message)
+        await self.kernel.plugins.notify(
+            "clawbot_after_compaction",
+            event=attrs.evolve(event, tokens_after=result.tokens_after, summary=result.summary),
+        )
+        return [Message.user(f"[Summary of the earlier conversation]\n{result.summary}"), *kept]

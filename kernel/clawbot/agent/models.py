@@ -61,3 +61,18 @@ async def choose_model(kernel: Kernel, agent_id: str) -> ModelChoice:
         if model:
             return ModelChoice(provider, model, detected=True)
     raise ModelError(NO_MODEL_MESSAGE)
+
+
+async def choose_chain(kernel: Kernel, agent_id: str) -> list[ModelChoice]:
+    """The primary model, then the configured fallbacks (each must name an installed provider)."""
+    primary = await choose_model(kernel, agent_id)
+    agent = kernel.config.agent(agent_id)
+    model_cfg = agent.model if agent is not None and agent.model is not None else kernel.config.agents.defaults.model
+    chain = [primary]
+    for ref in model_cfg.fallbacks:
+        provider_name, model = parse_ref(ref)
+        provider = kernel.llm_providers.get(provider_name)
+        if provider is None:
+            raise ModelError(f"fallback model {ref!r}: no provider named {provider_name!r}")
+        chain.append(ModelChoice(provider, model))
+    return chain

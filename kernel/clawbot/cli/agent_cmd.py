@@ -31,7 +31,7 @@ async def _turn(state: CliState, text: str, agent_id: str | None, session_key: s
     import attrs
 
     from clawbot.agent.conversation import Conversation
-    from clawbot.agent.models import ModelError, choose_model
+    from clawbot.agent.models import ModelError, choose_chain
     from clawbot.sessions.keys import main_key
 
     with user_errors():
@@ -41,11 +41,12 @@ async def _turn(state: CliState, text: str, agent_id: str | None, session_key: s
         click.echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)
         return 2
     try:
-        model = await choose_model(kernel, agent_id)
+        chain = await choose_chain(kernel, agent_id)
+        model = chain[0]
     except ModelError as exc:
         click.echo(str(exc), err=True)
         return 1
-    conversation = Conversation(kernel, model, agent_id)
+    conversation = Conversation(kernel, model, agent_id, fallbacks=chain[1:])
     try:
         result = await conversation.send(session_key or main_key(agent_id), text, channel="cli")
     except Exception as exc:  # the provider's short message, never a stack trace

@@ -25,14 +25,15 @@ def run(state: CliState, agent_id: str | None) -> None:
 
 async def _run(state: CliState, agent_id: str | None) -> int:
     from clawbot.agent.conversation import Conversation
-    from clawbot.agent.models import ModelError, choose_model
+    from clawbot.agent.models import ModelError, choose_chain
     from clawbot.gateway.runner import Gateway, enabled_channels
 
     with user_errors():
         kernel = await state.kernel()
     agent_id = agent_id or kernel.config.default_agent_id()
     try:
-        model = await choose_model(kernel, agent_id)
+        chain = await choose_chain(kernel, agent_id)
+        model = chain[0]
     except ModelError as exc:
         click.echo(str(exc), err=True)
         return 1
@@ -43,7 +44,7 @@ async def _run(state: CliState, agent_id: str | None) -> int:
     names = ", ".join(c.name for c in channels)
     note = " (detected from the environment)" if model.detected else ""
     click.echo(f"clawbot: agent {agent_id} on {model.ref}{note}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
-    conversation = Conversation(kernel, model, agent_id)
+    conversation = Conversation(kernel, model, agent_id, fallbacks=chain[1:])
 
     async def respond(message, session_key):  # noqa: ANN001, ANN202 - Responder
         return (await conversation.send(session_key, message.text, channel=message.channel)).text

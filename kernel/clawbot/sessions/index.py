@@ -30,6 +30,7 @@ class SessionInfo:
     turns: int = 0
     usage: Usage = attrs.field(factory=Usage)
     cost_usd: float | None = None
+    auth_profile: str | None = None  # the profile that last worked: the session sticks to it
 
 
 class SessionIndex:

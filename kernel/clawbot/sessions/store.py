@@ -72,7 +72,9 @@ class SessionStore:
         index.write(sessions)
         return Session(info, transcript, created=True)
 
-    def record_turn(self, key: str, *, usage: Usage, model: str | None, cost_usd: float | None = None) -> SessionInfo:
+    def record_turn(
+        self, key: str, *, usage: Usage, model: str | None, cost_usd: float | None = None, auth_profile: str | None = None
+    ) -> SessionInfo:
         index = self._index(agent_of(key))
         sessions = index.read()
         info = sessions[key]
@@ -80,6 +82,7 @@ class SessionStore:
         info.usage = info.usage + usage
         info.updated_at = now_iso()
         info.model = model or info.model
+        info.auth_profile = auth_profile or info.auth_profile
         if cost_usd is not None:
             info.cost_usd = (info.cost_usd or 0.0) + cost_usd
         index.write(sessions)

@@ -1,0 +1,113 @@
+"""Calling the model with failover.
+
+For each model of the chain (the primary, then ``model.fallbacks`` unless the user chose
+the model explicitly): try its provider's usable auth profiles; rotate to the next profile
+on a rate limit or a rejected key (cooling the failed one down) or a billing error
+(disabling it for hours); retry overloaded answers up to 10 times (2.5 s doubling to 30 s)
+and server errors 3 times; lower the thinking level when the model rejects it. When a model
+is used up, the next one is tried, for this call only. Context overflow and invalid requests
+are not the model's fault and go straight back to the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+import attrs
+
+from clawbot.agent.models import ModelChoice
+from clawbot.agent.profiles import AuthProfiles, Profile
+from clawbot.types import Message, ModelRequest, ProviderError, TextSink
+
+log = logging.getLogger(__name__)
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+OVERLOADED_RETRIES = 10
+SERVER_RETRIES = 3
+
+
+def overloaded_delay(attempt: int) -> float:
+    return min(30.0, 2.5 * 2 ** attempt)
+
+
+def server_delay(attempt: int) -> float:
+    return min(10.0, 1.0 * 2 ** attempt)
+
+
+def lower_thinking(level: str) -> str | None:
+    index = THINKING_LEVELS.index(level) if level in THINKING_LEVELS else 0
+    return THINKING_LEVELS[index - 1] if index > 0 else None
+
+
+@attrs.frozen
+class CallOutcome:
+    message: Message
+    choice: ModelChoice
+    profile: Profile
+    thinking: str
+    attempts: int
+
+
+class _NextModel(Exception):
+    """This model cannot serve the call now; try the next one."""
+
+
+@attrs.define
+class ModelCaller:
+    chain: list[ModelChoice]
+    profiles: AuthProfiles
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+
+    async def complete(self, request: ModelRequest, on_text: TextSink | None = None, pinned: str | None = None) -> CallOutcome:
+        errors: list[ProviderError] = []
+        for choice in self.chain:
+            try:
+                return await self._with_model(choice, request, on_text, pinned, errors)
+            except _NextModel:
+                log.warning("model %s unavailable; trying the next one", choice.ref)
+                continue
+        raise errors[-1] if errors else ProviderError("auth", "no usable auth profile", provider=self.chain[0].provider.name)
+
+    async def _with_model(
+        self, choice: ModelChoice, request: ModelRequest, on_text: TextSink | None, pinned: str | None, errors: list[ProviderError]
+    ) -> CallOutcome:
+        thinking = request.thinking
+        attempts = 0
+        candidates = self.profiles.candidates(choice.provider.name, pinned)
+        if not candidates:
+            errors.append(ProviderError("rate_limit", "every auth profile is cooling down", provider=choice.provider.name))
+            raise _NextModel
+        for profile in candidates:
+            overloaded = server = 0
+            while True:
+                attempts += 1
+                call = attrs.evolve(request, model=choice.model, api_key=profile.api_key, thinking=thinking)
+                try:
+                    message = await choice.provider.complete(call, on_text)
+                except ProviderError as error:
+                    errors.append(error)
+                    if error.kind in ("rate_limit", "auth"):
+                        self.profiles.cool_down(profile)
+                        break  # next profile
+                    if error.kind == "billing":
+                        self.profiles.disable_for_billing(profile)
+                        break
+                    if error.kind == "overloaded" and overloaded < OVERLOADED_RETRIES:
+                        await self.sleep(error.retry_after or overloaded_delay(overloaded))
+                        overloaded += 1
+                        continue
+                    if error.kind in ("server", "timeout", "connection") and server < SERVER_RETRIES:
+                        await self.sleep(error.retry_after or server_delay(server))
+                        server += 1
+                        continue
+                    if error.kind == "thinking_unsupported" and (lower := lower_thinking(thinking)) is not None:
+                        log.warning("%s rejected thinking=%s; retrying with %s", choice.ref, thinking, lower)
+                        thinking = lower
+                        continue
+                    if error.kind in ("context_overflow", "invalid_request", "thinking_unsupported"):
+                        raise
+                    raise _NextModel from error  # overloaded or failing beyond retries
+                self.profiles.succeeded(profile)
+                return CallOutcome(message, choice, profile, thinking, attempts)
+        raise _NextModel
