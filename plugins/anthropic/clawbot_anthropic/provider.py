@@ -1,14 +1,113 @@
-"""Placeholder until the provider lands (being written)."""
+"""The Anthropic provider: the Messages API, streamed, through the official SDK.
 
-from clawbot import LLMProvider
+The SDK is imported on the first model call (``LLMProvider`` contract), the client is made
+then and reused. The SDK's own retries are off (``max_retries=0``): the kernel retries,
+rotates keys and falls back, based on the :class:`~clawbot.types.ProviderError` kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from clawbot.types import LLMProvider, Message, ModelInfo, ModelRequest, ProviderError, TextSink
+
+from clawbot_anthropic.config import AnthropicConfig
+
+DEFAULT_MODEL = "claude-opus-4-5"
+
+# (model id prefix, context window, max output tokens); first match wins.
+_FAMILIES: tuple[tuple[str, int, int], ...] = (
+    ("claude-opus-4-5", 200_000, 64_000),
+    ("claude-opus-4", 200_000, 32_000),
+    ("claude-sonnet-4", 200_000, 64_000),
+    ("claude-haiku-4", 200_000, 64_000),
+    ("claude-3-7-sonnet", 200_000, 64_000),
+    ("claude-3-5", 200_000, 8_192),
+    ("claude-3", 200_000, 4_096),
+    ("claude-", 200_000, 8_192),
+)
 
 
 class AnthropicProvider(LLMProvider):
     name = "anthropic"
+    detect_priority = 10
 
-    def __init__(self, config, env=None):
-        self.config = config
+    def __init__(
+        self,
+        config: AnthropicConfig | None = None,
+        env: Mapping[str, str] | None = None,
+        *,
+        http_client: Any = None,
+    ) -> None:
+        self.config = config or AnthropicConfig()
         self.env = dict(env or {})
+        self._http_client = http_client
+        self._clients: dict[str, Any] = {}  # API key -> SDK client
 
-    async def complete(self, request, on_text=None):
-        raise NotImplementedError
+    # ------------------------------------------------------------------ setup
+
+    def api_key(self) -> str:
+        return self.config.api_key or self.env.get("ANTHROPIC_API_KEY", "")
+
+    def client(self, api_key: str | None = None) -> Any:
+        """The SDK client for ``api_key`` (default: the configured or environment key), made on first use."""
+        key = api_key or self.api_key()
+        client = self._clients.get(key)
+        if client is None:
+            if not key:
+                raise ProviderError(
+                    "auth", "no API key: set ANTHROPIC_API_KEY or [providers.anthropic] api_key", provider=self.name
+                )
+            import anthropic
+
+            kwargs: dict[str, Any] = {"api_key": key, "max_retries": 0, "timeout": self.config.timeout_s}
+            base_url = self.config.base_url or self.env.get("ANTHROPIC_BASE_URL", "")
+            if base_url:
+                kwargs["base_url"] = base_url
+            if self._http_client is not None:
+                kwargs["http_client"] = self._http_client
+            client = self._clients[key] = anthropic.AsyncAnthropic(**kwargs)
+        return client
+
+    async def aclose(self) -> None:
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.close()
+
+    # ------------------------------------------------------------------ LLMProvider
+
+    def model_info(self, model_id: str) -> ModelInfo:
+        for prefix, context, output in _FAMILIES:
+            if model_id.startswith(prefix):
+                reasoning = not model_id.startswith(("claude-3-5", "claude-3-opus", "claude-3-sonnet", "claude-3-haiku"))
+                return ModelInfo(id=model_id, context_window=context, max_output_tokens=output, reasoning=reasoning)
+        return ModelInfo(id=model_id, context_window=200_000, max_output_tokens=8_192)
+
+    async def detect_default_model(self) -> str | None:
+        return DEFAULT_MODEL if self.api_key() else None
+
+    async def complete(self, request: ModelRequest, on_text: TextSink | None = None) -> Message:
+        from clawbot_anthropic import errors, wire
+
+        max_tokens = request.max_output_tokens or self.model_info(request.model).max_output_tokens
+        params = wire.request_params(request, max_tokens=max_tokens)
+        acc = wire.StreamAccumulator()
+        try:
+            client = self.client(getattr(request, "api_key", None))
+            stream = await client.messages.create(**params, stream=True)
+            async with stream:
+                async for event in stream:
+                    delta = acc.feed(event)
+                    if delta and on_text is not None:
+                        await on_text(delta)
+        except Exception as exc:
+            mapped = errors.to_provider_error(exc, self.name)
+            if mapped is None or mapped is exc:
+                raise
+            raise mapped from exc
+        if not acc.complete:
+            # the connection closed cleanly but early: never hand back half an answer
+            where = "before any event" if not acc.started else "before message_stop"
+            raise ProviderError("connection", f"stream ended {where}", provider=self.name)
+        return acc.message(provider=self.name, model=request.model)

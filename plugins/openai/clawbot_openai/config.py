@@ -1,4 +1,4 @@
-"""The ``[providers.openai]`` table."""
+"""The ``[providers.openai]`` and ``[providers.ollama]`` tables."""
 
 from typing import Literal
 
@@ -11,3 +11,12 @@ class OpenAIConfig:
     base_url: str = ""  # e.g. http://127.0.0.1:11434/v1 for Ollama; empty: the SDK default
     api: Literal["chat", "responses"] = "chat"
     timeout_s: float = 600.0
+
+
+@attrs.frozen(kw_only=True)
+class OllamaConfig:
+    api_key: str = ""  # empty: OLLAMA_API_KEY from the environment, else "ollama" (Ollama ignores it)
+    base_url: str = "http://127.0.0.1:11434/v1"  # the OpenAI-compatible endpoint; /api/tags is found beside it
+    api: Literal["chat", "responses"] = "chat"
+    timeout_s: float = 600.0
+    native_tools: bool = True  # false: the model gets no tool definitions (models without tool support)
