@@ -202,3 +202,34 @@ def _request(thinking: str = "off"):
     from clawbot import ModelRequest, SystemPrompt
 
     return ModelRequest("m", SystemPrompt("sys"), (Message.user("hi"),), thinking=thinking)
+
+
+class SizedProvider(FlakyProvider):
+    def __init__(self, name: str, window: int) -> None:
+        super().__init__(name)
+        self.window = window
+
+    def model_info(self, model_id: str):
+        from clawbot import ModelInfo
+
+        return ModelInfo(model_id, context_window=window_of(self))
+
+
+def window_of(provider: "SizedProvider") -> int:
+    return provider.window
+
+
+async def test_context_guard_skips_models_too_small_for_the_prompt(tmp_path) -> None:
+    from clawbot import ModelRequest, SystemPrompt
+
+    tiny, small, big = SizedProvider("tiny", 8_000), SizedProvider("small", 20_000), SizedProvider("big", 200_000)
+    caller, _ = _caller(tmp_path, ModelChoice(tiny, "t"), ModelChoice(small, "s"), ModelChoice(big, "b"))
+    long_prompt = ModelRequest("m", SystemPrompt("sys"), (Message.user("word " * 20_000),))  # ~25k tokens
+    outcome = await caller.complete(long_prompt)
+    assert outcome.choice.ref == "big/b"
+    assert tiny.calls == [] and small.calls == []  # refused before paying for a call
+
+    caller, _ = _caller(tmp_path, ModelChoice(tiny, "t"))
+    with pytest.raises(ProviderError) as info:
+        await caller.complete(_request())
+    assert info.value.kind == "context_overflow" and "at least 16,000" in str(info.value)

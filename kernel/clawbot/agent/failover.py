@@ -6,7 +6,9 @@ on a rate limit or a rejected key (cooling the failed one down) or a billing err
 (disabling it for hours); retry overloaded answers up to 10 times (2.5 s doubling to 30 s)
 and server errors 3 times; lower the thinking level when the model rejects it. When a model
 is used up, the next one is tried, for this call only. Context overflow and invalid requests
-are not the model's fault and go straight back to the caller.
+are not the model's fault and go straight back to the caller. Before any call, the context
+guard skips a model whose window cannot hold the prompt; models without native tool support
+get their tools through the prompt (:mod:`clawbot.agent.prompt_tools`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Awaitable, Callable
 
 import attrs
 
+from clawbot.agent import context_guard, prompt_tools
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.profiles import AuthProfiles, Profile
 from clawbot.types import Message, ModelRequest, ProviderError, TextSink
@@ -74,6 +77,13 @@ class ModelCaller:
     ) -> CallOutcome:
         thinking = request.thinking
         attempts = 0
+        info = choice.provider.model_info(choice.model)
+        refused = context_guard.check(choice.ref, info.context_window, request)
+        if refused is not None:
+            errors.append(refused)
+            raise _NextModel
+        if not info.native_tools and request.tools:
+            request = prompt_tools.encode(request)
         candidates = self.profiles.candidates(choice.provider.name, pinned)
         if not candidates:
             errors.append(ProviderError("rate_limit", "every auth profile is cooling down", provider=choice.provider.name))
@@ -109,5 +119,7 @@ class ModelCaller:
                         raise
                     raise _NextModel from error  # overloaded or failing beyond retries
                 self.profiles.succeeded(profile)
+                if not info.native_tools:
+                    message = prompt_tools.decode(message)
                 return CallOutcome(message, choice, profile, thinking, attempts)
         raise _NextModel

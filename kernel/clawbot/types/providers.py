@@ -140,6 +140,7 @@ ProviderErrorKind = Literal[
     "connection",
     "context_overflow",
     "thinking_unsupported",
+    "role_ordering",
     "invalid_request",
 ]
 
@@ -151,8 +152,10 @@ _USER_MESSAGES: dict[str, str] = {
     "server": "The model provider had an internal error. Try again.",
     "timeout": "The model took too long to answer. Try again.",
     "connection": "Could not reach the model provider. Check the network or the base_url.",
-    "context_overflow": "This conversation is too long for the model's context window. "
-    "Use /compact to shrink it or /new to start over.",
+    "context_overflow": "Context overflow: this conversation is too long for the model's context window. "
+    "Try again with less input, use /compact to shrink it, /new to start over, or pick a larger-context model.",
+    "role_ordering": "The messages were out of order for the model. Please try again; "
+    "if it keeps happening, start a fresh session with /new.",
     "thinking_unsupported": "The model does not support this thinking level. Lower it with /think.",
     "invalid_request": "The model provider rejected the request.",
 }

@@ -66,6 +66,14 @@ def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+# Messages out of order (e.g. a tool result without its call, two user turns where the API
+# wants alternation): "role ordering" for the user, not a generic bad request.
+_ROLE_ORDER = re.compile(
+    r"(roles must alternate|must be a response to a preceding message|tool_use_id|tool_call_id|"
+    r"unexpected role|messages: .*(first|final) message|ids were found without|without `?tool_result`? blocks?)",
+    re.IGNORECASE,
+)
+
 def classify(status: int | None, error_type: str | None, message: str) -> ProviderErrorKind:
     """The error kind from an HTTP status, the API's ``error.type`` and its message text."""
     status = status if status and status >= 400 else None  # 200: an error event inside a stream
@@ -84,7 +92,9 @@ def classify(status: int | None, error_type: str | None, message: str) -> Provid
     if status is not None and status >= 500:
         return "server"
     if status in (400, 422) or error_type == "invalid_request_error":
-        return "thinking_unsupported" if _THINKING.search(message) else "invalid_request"
+        if _THINKING.search(message):
+            return "thinking_unsupported"
+        return "role_ordering" if _ROLE_ORDER.search(message) else "invalid_request"
     if error_type in _TYPES:
         return _TYPES[error_type]
     # an unknown error inside an accepted stream: the server failed mid-answer

@@ -371,3 +371,12 @@ def test_a_stream_without_message_stop_is_incomplete() -> None:
     assert not acc.complete
     acc.feed({"type": "message_stop"})
     assert acc.complete
+
+
+def test_out_of_order_messages_are_a_role_ordering_error() -> None:
+    from clawbot import ProviderError
+    from clawbot_anthropic.errors import classify
+
+    text = "messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01"
+    assert classify(400, "invalid_request_error", text) == "role_ordering"
+    assert "/new" in ProviderError("role_ordering").user_message

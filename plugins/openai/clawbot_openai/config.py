@@ -19,4 +19,4 @@ class OllamaConfig:
     base_url: str = "http://127.0.0.1:11434/v1"  # the OpenAI-compatible endpoint; /api/tags is found beside it
     api: Literal["chat", "responses"] = "chat"
     timeout_s: float = 600.0
-    native_tools: bool = True  # false: the model gets no tool definitions (models without tool support)
+    native_tools: bool = True  # false: tools go into the system prompt, calls are parsed from <tool_call> blocks

@@ -53,6 +53,14 @@ def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
     return None if when is None else max(0.0, when.timestamp() - time.time())
 
 
+# Messages out of order (e.g. a tool result without its call, two user turns where the API
+# wants alternation): "role ordering" for the user, not a generic bad request.
+_ROLE_ORDER = re.compile(
+    r"(roles must alternate|must be a response to a preceding message|tool_use_id|tool_call_id|"
+    r"unexpected role|messages: .*(first|final) message|ids were found without|without `?tool_result`? blocks?)",
+    re.IGNORECASE,
+)
+
 def classify(status: int | None, code: str | None, message: str) -> ProviderErrorKind:
     """The error kind from an HTTP status (``None`` inside a stream), error code/type and text."""
     status = status if status and status >= 400 else None
@@ -74,6 +82,8 @@ def classify(status: int | None, code: str | None, message: str) -> ProviderErro
     if status in (400, 404, 422):
         if status == 400 and _REASONING.search(message):
             return "thinking_unsupported"
+        if status == 400 and _ROLE_ORDER.search(message):
+            return "role_ordering"
         return "invalid_request"
     if status is None:
         if _RATE.search(text):

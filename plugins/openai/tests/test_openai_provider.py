@@ -361,3 +361,11 @@ async def test_a_per_request_api_key_overrides_the_configured_one(fake_llm: Fake
     assert fake_llm.last_request.headers["authorization"] == "Bearer sk-profile-2"
     await provider.complete(make_request())
     assert fake_llm.last_request.headers["authorization"] == "Bearer sk-openai-secret"
+
+
+def test_out_of_order_messages_are_a_role_ordering_error() -> None:
+    from clawbot_openai.errors import classify
+
+    text = "Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'."
+    assert classify(400, "invalid_request_error", text) == "role_ordering"
+    assert classify(400, None, "Unsupported value: 'temperature'") == "invalid_request"
