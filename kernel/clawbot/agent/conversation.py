@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.prompt import collect_sections
@@ -56,6 +57,11 @@ class TurnResult:
     tool_calls: int = 0
     stopped: str | None = None  # "iteration_limit" or "aborted"
     auth_profile: str | None = None
+    cost_usd: float | None = None  # None: no price configured for a model this turn used
+
+
+def _total(costs: list[float | None]) -> float | None:
+    return None if not costs or any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
 
 @attrs.define
@@ -108,7 +114,9 @@ class Conversation:
             except asyncio.CancelledError:
                 session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                 raise
-            store.record_turn(session_key, usage=result.usage, model=result.model, auth_profile=result.auth_profile)
+            store.record_turn(
+                session_key, usage=result.usage, model=result.model, auth_profile=result.auth_profile, cost_usd=result.cost_usd
+            )
         return result
 
     async def _loop(
@@ -123,6 +131,7 @@ class Conversation:
         window = self.model.provider.model_info(self.model.model).context_window
         run_ctx = ToolRunContext(self.kernel, self.tools, self.agent_id, session_key, self.workspace)
         usage, calls = Usage(), 0
+        costs: list[float | None] = []
         limit = max(1, self.kernel.config.agents.defaults.max_iterations)
         caller = ModelCaller([self.model] if self.explicit_model else [self.model, *self.fallbacks], self.kernel.auth)
         if self.caller_sleep is not None:
@@ -150,8 +159,9 @@ class Conversation:
             session.transcript.append_message(reply)
             messages.append(reply)
             usage = usage + (reply.usage or Usage())
+            costs.append(cost_usd(self.kernel.config.price_of(used), reply.usage or Usage()))
             if not reply.tool_calls:
-                return TurnResult(reply.text, used, usage, iteration, calls, auth_profile=pinned)
+                return TurnResult(reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=_total(costs))
             outcomes = await asyncio.gather(*(run_tool_call(run_ctx, call) for call in reply.tool_calls))
             for result_message, _ in outcomes:
                 session.transcript.append_message(result_message)
@@ -162,7 +172,9 @@ class Conversation:
             "Say 'continue' to let me go on, or narrow the task."
         )
         session.transcript.append("custom", kind="iteration_limit", limit=limit)
-        return TurnResult(notice, used, usage, limit, calls, stopped="iteration_limit", auth_profile=pinned)
+        return TurnResult(
+            notice, used, usage, limit, calls, stopped="iteration_limit", auth_profile=pinned, cost_usd=_total(costs)
+        )
 
     async def _compact(self, session: Session, session_key: str, messages: list[Message], error: ProviderError) -> list[Message]:
         """Shrink the history with the installed strategy; re-raise ``error`` without one."""

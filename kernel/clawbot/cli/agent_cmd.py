@@ -53,7 +53,23 @@ async def _turn(state: CliState, text: str, agent_id: str | None, session_key: s
         click.echo(f"error: {getattr(exc, 'user_message', None) or exc}", err=True)
         return 1
     if as_json:
-        payload = {"reply": result.text, "model": result.model, "agent": agent_id, "usage": attrs.asdict(result.usage)}
+        key = session_key or main_key(agent_id)
+        info = kernel.sessions.get(key)
+        payload = {
+            "reply": result.text,
+            "model": result.model,
+            "agent": agent_id,
+            "session": key,
+            "iterations": result.iterations,
+            "tool_calls": result.tool_calls,
+            "usage": {**attrs.asdict(result.usage), "cache_hit_share": round(result.usage.cache_hit_share, 4)},
+            "cost_usd": result.cost_usd,
+            "session_totals": {
+                "turns": info.turns,
+                "usage": attrs.asdict(info.usage),
+                "cost_usd": info.cost_usd,
+            } if info else None,
+        }
         click.echo(json.dumps(payload, indent=2))
     else:
         click.echo(result.text)

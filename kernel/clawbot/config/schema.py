@@ -72,6 +72,22 @@ class AuthConfig:
 
 
 @attrs.frozen(kw_only=True)
+class ModelPrice:
+    """US dollars per million tokens of one model."""
+
+    model: str
+    input: float
+    output: float
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
+@attrs.frozen(kw_only=True)
+class UsageConfig:
+    prices: List[ModelPrice] = attrs.field(factory=list)  # noqa: UP006
+
+
+@attrs.frozen(kw_only=True)
 class LoggingConfig:
     level: LogLevel = "warning"
 
@@ -83,6 +99,7 @@ class CoreConfig:
     plugins: PluginsConfig = attrs.field(factory=PluginsConfig)
     agents: AgentsConfig = attrs.field(factory=AgentsConfig)
     auth: AuthConfig = attrs.field(factory=AuthConfig)
+    usage: UsageConfig = attrs.field(factory=UsageConfig)
     logging: LoggingConfig = attrs.field(factory=LoggingConfig)
 
 
@@ -111,6 +128,13 @@ class ClawbotConfig:
     @property
     def auth(self) -> AuthConfig:
         return self.core.auth
+
+    @property
+    def usage(self) -> UsageConfig:
+        return self.core.usage
+
+    def price_of(self, model_ref: str) -> ModelPrice | None:
+        return next((p for p in self.usage.prices if p.model == model_ref), None)
 
     @property
     def logging(self) -> LoggingConfig:
