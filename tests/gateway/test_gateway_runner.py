@@ -147,3 +147,33 @@ async def test_disabled_channel_does_not_run(make_kernel) -> None:
     assert enabled_channels(kernel) == []
     kernel = await make_kernel(plugins={"fakes": plugin}, config="[channels.fake]\nenabled = true\n")
     assert [c.name for c in enabled_channels(kernel)] == ["fake"]
+
+
+async def test_stop_cancels_the_running_turn_records_it_and_the_session_goes_on(make_kernel, fake_channel) -> None:
+    from clawbot.agent.conversation import Conversation
+    from clawbot.agent.models import ModelChoice
+
+    from ..agent.scripted import ScriptedProvider
+
+    kernel = await make_kernel()
+    provider = ScriptedProvider("slow answer", delay=0.5)
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main")
+
+    async def respond(message, session_key):
+        return (await conversation.send(session_key, message.text)).text
+
+    gateway = Gateway(kernel, respond, "main")
+    task = await _running(gateway, fake_channel)
+    await fake_channel.inject("think hard", wait=False)
+    while not provider.requests:
+        await asyncio.sleep(0.01)
+    await fake_channel.inject("/stop")
+    provider.delay, provider.replies = 0, ["second answer"]  # the cancelled call never got its reply
+    await fake_channel.inject("hello again")
+    await fake_channel.inject("/stop")
+    gateway.stop()
+    await task
+    assert fake_channel.texts() == ["Stopped.", "second answer", "Nothing is running."]
+    loaded = kernel.sessions.open("agent:main:main").transcript.load()
+    assert any(e.type == "custom" and e.data.get("kind") == "aborted" for e in loaded.entries)
+    assert [m.text for m in loaded.messages()] == ["think hard", "hello again", "second answer"]

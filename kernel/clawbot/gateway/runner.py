@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 Responder = Callable[[InboundMessage, str], Awaitable[str | None]]
 """(message, session key) -> reply text, or None for no reply."""
 
+STOP_COMMAND = "/stop"
 FAILURE_REPLY = "Sorry, something went wrong while answering. Please try again."
 
 
@@ -47,6 +48,7 @@ class Gateway:
     agent_id: str
     restart_delays: tuple[float, ...] = (1.0, 2.0, 5.0, 15.0, 30.0)
     _stop: asyncio.Event = attrs.field(factory=asyncio.Event)
+    _running: dict[str, set[asyncio.Task[None]]] = attrs.field(factory=dict)
 
     async def run(self, channels: list[Channel] | None = None) -> None:
         """Run until every channel has finished or :meth:`stop` is called."""
@@ -67,9 +69,10 @@ class Gateway:
                     await channel.stop()
                 except Exception:
                     log.exception("channel %s failed to stop", channel.name)
-            for task in [*tasks, stopper]:
+            answers = [t for running in self._running.values() for t in running]
+            for task in [*tasks, stopper, *answers]:
                 task.cancel()
-            await asyncio.gather(*tasks, stopper, return_exceptions=True)
+            await asyncio.gather(*tasks, stopper, *answers, return_exceptions=True)
 
     def stop(self) -> None:
         self._stop.set()
@@ -78,7 +81,7 @@ class Gateway:
         failures = 0
         while not self._stop.is_set():
             try:
-                await channel.start(lambda message: self.handle(channel, message))
+                await channel.start(lambda message: self.accept(channel, message))
                 return
             except asyncio.CancelledError:
                 raise
@@ -91,6 +94,22 @@ class Gateway:
                 except TimeoutError:
                     pass
 
+    async def accept(self, channel: Channel, message: InboundMessage) -> asyncio.Task[None]:
+        """Start answering ``message`` in its own task; ``/stop`` cancels the session's runs."""
+        session_key = session_key_for(self.agent_id, message)
+        if message.text.strip().lower() == STOP_COMMAND:
+            running = [t for t in self._running.get(session_key, ()) if not t.done()]
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+            notice = "Stopped." if running else "Nothing is running."
+            return asyncio.create_task(self._send(channel, message, session_key, notice))
+        task = asyncio.create_task(self.handle(channel, message), name=f"answer:{session_key}")
+        running = self._running.setdefault(session_key, set())
+        running.add(task)
+        task.add_done_callback(running.discard)
+        return task
+
     async def handle(self, channel: Channel, message: InboundMessage) -> None:
         """Answer one inbound message; errors become a short reply, never a crash."""
         session_key = session_key_for(self.agent_id, message)
@@ -102,8 +121,10 @@ class Gateway:
         except Exception as exc:
             log.exception("answering a message on %s failed", channel.name)
             text = getattr(exc, "user_message", None) or FAILURE_REPLY
-        if not text:
-            return
+        if text:
+            await self._send(channel, message, session_key, text)
+
+    async def _send(self, channel: Channel, message: InboundMessage, session_key: str, text: str) -> None:
         outbound = OutboundMessage(
             channel=channel.name,
             peer_id=message.peer_id,

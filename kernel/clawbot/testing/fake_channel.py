@@ -48,14 +48,20 @@ class FakeChannel(Channel):
         self._started.clear()
         self._stopped.set()
 
-    async def inject(self, text: str, *, peer_id: str = "user-1", **fields: Any) -> InboundMessage:
-        """Deliver an inbound message as if a user had typed it; waits for the handler."""
+    async def inject(self, text: str, *, peer_id: str = "user-1", wait: bool = True, **fields: Any) -> InboundMessage:
+        """Deliver an inbound message as if a user had typed it.
+
+        With ``wait`` (the default) this returns once the gateway has answered it (or the
+        answer was cancelled); ``wait=False`` returns as soon as it was accepted.
+        """
         await self.wait_started()
         assert self._sink is not None
         message = InboundMessage(
             channel=self.name, peer_id=peer_id, text=text, message_id=str(next(self._ids)), **fields
         )
-        await self._sink(message)
+        answered = await self._sink(message)
+        if wait and answered is not None:
+            await asyncio.wait([answered])
         return message
 
     def texts(self) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Literal
@@ -47,7 +48,10 @@ class OutboundMessage:
     media: tuple[str, ...] = ()
 
 
-InboundSink = Callable[[InboundMessage], Awaitable[None]]
+InboundSink = Callable[[InboundMessage], Awaitable["asyncio.Future[None]"]]
+"""Hands a message to the gateway. Returns as soon as the message is accepted, with a future
+that completes once it has been answered: a channel that wants strict turn-taking (the
+terminal) awaits it; others keep receiving, so ``/stop`` can reach a running turn."""
 
 
 class Channel(abc.ABC):

@@ -41,7 +41,7 @@ class TerminalChannel(Channel):
             if not text.strip():
                 continue
             self._counter += 1
-            await sink(
+            answered = await sink(
                 InboundMessage(
                     channel=self.name,
                     peer_id=self.config.peer_id,
@@ -52,6 +52,7 @@ class TerminalChannel(Channel):
                     message_id=str(self._counter),
                 )
             )
+            await asyncio.wait([answered])  # turn-taking: the next prompt after the reply
 
     async def send(self, message: OutboundMessage) -> None:
         self._write(message.text.rstrip("\n") + "\n")
