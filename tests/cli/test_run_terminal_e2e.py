@@ -1,0 +1,25 @@
+"""`clawbot run` end to end: the terminal channel, the real OpenAI SDK, the fake server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .clihelpers import run_cli
+
+
+def test_run_answers_terminal_lines_and_remembers_the_conversation(tmp_path: Path, fake_llm_thread) -> None:
+    fake_llm_thread.reply("Hello! How can I help?")
+    fake_llm_thread.reply("You said hello first.")
+    (tmp_path / "clawbot.toml").write_text(
+        '[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
+        f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-secret-test"\n'
+    )
+    result = run_cli("run", home=tmp_path, stdin="hello\nwhat did I say first?\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["Hello! How can I help?", "You said hello first."]
+    assert "openai/gpt-test" in result.stderr and "terminal" in result.stderr
+    second = fake_llm_thread.requests[1].body["messages"]
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert "sk-secret-test" not in result.stdout + result.stderr
+    shown = run_cli("sessions", "show", "agent:main:main", home=tmp_path)
+    assert "[assistant] You said hello first." in shown.stdout
