@@ -7,12 +7,11 @@ with the stream's HTTP status (200): they are classified by the error ``type`` i
 
 from __future__ import annotations
 
-import email.utils
 import re
-import time
 from collections.abc import Mapping
 from typing import Any
 
+from clawbot.providerkit import parse_retry_after
 from clawbot.types import ProviderError, ProviderErrorKind
 
 PROVIDER = "anthropic"
@@ -38,32 +37,6 @@ _TYPES: dict[str, ProviderErrorKind] = {
     "timeout_error": "timeout",
     "request_too_large": "context_overflow",
 }
-
-
-def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date)."""
-    if not headers:
-        return None
-    value = headers.get("retry-after-ms")
-    if value:
-        try:
-            return max(0.0, float(value) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 # Messages out of order (e.g. a tool result without its call, two user turns where the API

@@ -7,12 +7,11 @@ or ``response.failed`` event) has no HTTP status: it is classified by code and t
 
 from __future__ import annotations
 
-import email.utils
 import re
-import time
 from collections.abc import Mapping
 from typing import Any
 
+from clawbot.providerkit import parse_retry_after
 from clawbot.types import ProviderError, ProviderErrorKind
 
 _CONTEXT = re.compile(
@@ -27,30 +26,6 @@ _BILLING = re.compile(
 _REASONING = re.compile(r"reasoning|thinking", re.IGNORECASE)
 _RATE = re.compile(r"rate.?limit", re.IGNORECASE)
 _OVERLOADED = re.compile(r"overloaded|server_is_overloaded|capacity|slow_down", re.IGNORECASE)
-
-
-def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date)."""
-    if not headers:
-        return None
-    value = headers.get("retry-after-ms")
-    if value:
-        try:
-            return max(0.0, float(value) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return None if when is None else max(0.0, when.timestamp() - time.time())
 
 
 # Messages out of order (e.g. a tool result without its call, two user turns where the API

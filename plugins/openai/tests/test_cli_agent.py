@@ -39,7 +39,7 @@ def test_agent_with_a_configured_openai_model(tmp_path: Path, fake_llm_thread: F
     payload = json.loads(result.stdout)
     assert payload["reply"] == "Hi! I am the fake model."
     assert payload["model"] == "openai/gpt-test"
-    assert payload["usage"] == {"input_tokens": 40, "output_tokens": 8, "cache_read_tokens": 100, "cache_write_tokens": 0}
+    assert payload["usage"] == {"input_tokens": 40, "output_tokens": 8, "cache_read_tokens": 100, "cache_write_tokens": 0, "cache_hit_share": 0.7143}
     assert "sk-test" not in result.stdout + result.stderr
 
     (request,) = fake_llm_thread.requests
@@ -59,7 +59,7 @@ def test_agent_detects_anthropic_from_the_environment(tmp_path: Path, fake_llm_t
     payload = json.loads(result.stdout)
     assert payload["reply"] == "Hello from Claude."
     assert payload["model"] == "anthropic/claude-opus-4-5"
-    assert payload["usage"] == {"input_tokens": 30, "output_tokens": 5, "cache_read_tokens": 0, "cache_write_tokens": 20}
+    assert payload["usage"] == {"input_tokens": 30, "output_tokens": 5, "cache_read_tokens": 0, "cache_write_tokens": 20, "cache_hit_share": 0.0}
     assert "sk-ant-env-secret" not in result.stdout + result.stderr
 
     (request,) = fake_llm_thread.requests
