@@ -15,6 +15,8 @@ import attrs
 
 from clawbot.config import ClawbotConfig, ConfigError, ConfigProblem
 from clawbot.config.loader import finish, load_raw, make_converter, normalise_claims, structure_core, structure_sections
+from clawbot.credentials import credential_env
+from clawbot.paths import StatePaths
 from clawbot.plugins import BlockRules, PluginManager, create_plugin_manager
 from clawbot.types.context import ConfigSection
 
@@ -42,6 +44,10 @@ def load(
     ``load_entrypoints=False``, instead of) the installed entry points.
     """
     env = dict(os.environ if env is None else env)
+    # stored credentials (`clawbot onboard`) under the real environment: a real variable wins
+    for name, value in credential_env(StatePaths.resolve(env)).items():
+        if not env.get(name):
+            env[name] = value
     raw = load_raw(config_path, env, cwd or Path.cwd())
     converter = make_converter()
     core = structure_core(raw, converter)

@@ -80,8 +80,11 @@ def check_plugins_and_config(config_path: str | None, env: Mapping[str, str]) ->
     try:
         loaded = load(config_path, env=env)
     except ConfigError as exc:
-        findings = [Finding("fail", "config", str(problem), "edit the file, then run `clawbot config validate`")
-                    for problem in exc.problems]
+        from clawbot.credentials import CredentialsError
+
+        fix = "" if isinstance(exc, CredentialsError) else "edit the file, then run `clawbot config validate`"
+        area = "secrets" if isinstance(exc, CredentialsError) else "config"
+        findings = [Finding("fail", area, f"{exc.source}: {problem}" if fix == "" else str(problem), fix) for problem in exc.problems]
         from clawbot.plugins import create_plugin_manager
 
         return findings + _plugin_findings(create_plugin_manager(env=env))

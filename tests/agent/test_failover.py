@@ -233,3 +233,31 @@ async def test_context_guard_skips_models_too_small_for_the_prompt(tmp_path) -> 
     with pytest.raises(ProviderError) as info:
         await caller.complete(_request())
     assert info.value.kind == "context_overflow" and "at least 16,000" in str(info.value)
+
+
+async def test_a_lowered_thinking_level_is_kept_for_the_rest_of_the_turn(tmp_path) -> None:
+    provider = FlakyProvider(errors={"m": [err("thinking_unsupported")]})
+    caller, _ = _caller(tmp_path, ModelChoice(provider, "m"))
+    await caller.complete(_request(thinking="high"))
+    await caller.complete(_request(thinking="high"))  # the next step of the same turn
+    assert [t for _, _, t in provider.calls] == ["high", "medium", "medium"]
+
+
+async def test_text_streamed_before_a_retry_is_not_repeated(tmp_path) -> None:
+    class DropsOnce(FlakyProvider):
+        async def complete(self, request, on_text=None):
+            self.calls.append((request.model, request.api_key, request.thinking))
+            await on_text("Hello ")
+            if len(self.calls) == 1:
+                raise err("connection")
+            await on_text("world")
+            return Message.assistant("Hello world")
+
+    shown: list[str] = []
+
+    async def sink(text: str) -> None:
+        shown.append(text)
+
+    caller, _ = _caller(tmp_path, ModelChoice(DropsOnce(), "m"))
+    await caller.complete(_request(), on_text=sink)
+    assert "".join(shown) == "Hello world"

@@ -36,6 +36,7 @@ from clawbot.types import (
     ModelRequest,
     PromptContext,
     ProviderError,
+    Role,
     SessionEvent,
     SystemPrompt,
     TextSink,
@@ -186,7 +187,10 @@ class Conversation:
         event = CompactionEvent(self.agent_id, session_key, session.info.session_id, tokens_before=before)
         await self.kernel.plugins.notify("clawbot_before_compaction", event=event)
         result = await strategy.compact(CompactionRequest(tuple(messages), self.model.model))
-        kept = messages[result.first_kept_index:]
+        start = result.first_kept_index
+        while 0 < start < len(messages) and messages[start].role == Role.TOOL_RESULT:
+            start -= 1  # never keep a tool result without the call it answers
+        kept = messages[start:]
         # The compaction entry starts a new stretch of the transcript: the kept messages are
         # written again after it, so loading needs only "everything after the last compaction".
         session.transcript.append("compaction", summary=result.summary, tokens_before=result.tokens_before,

@@ -56,26 +56,51 @@ class _NextModel(Exception):
     """This model cannot serve the call now; try the next one."""
 
 
+class _StreamOnce:
+    """Forwards streamed text once. A retried attempt streams its reply again from the start;
+    the part already shown is skipped. (A retry that says something different is not taken
+    back: channels cannot unsend.)"""
+
+    def __init__(self, sink: TextSink) -> None:
+        self._sink = sink
+        self._shown = 0
+        self._attempt = ""
+
+    def new_attempt(self) -> None:
+        self._attempt = ""
+
+    async def __call__(self, text: str) -> None:
+        self._attempt += text
+        if len(self._attempt) > self._shown:
+            fresh = self._attempt[self._shown:]
+            self._shown = len(self._attempt)
+            await self._sink(fresh)
+
+
 @attrs.define
 class ModelCaller:
+    """One per turn: it remembers a thinking level a model rejected for the rest of the turn."""
+
     chain: list[ModelChoice]
     profiles: AuthProfiles
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    _accepted_thinking: dict[str, str] = attrs.Factory(dict)
 
     async def complete(self, request: ModelRequest, on_text: TextSink | None = None, pinned: str | None = None) -> CallOutcome:
         errors: list[ProviderError] = []
+        stream = _StreamOnce(on_text) if on_text is not None else None
         for choice in self.chain:
             try:
-                return await self._with_model(choice, request, on_text, pinned, errors)
+                return await self._with_model(choice, request, stream, pinned, errors)
             except _NextModel:
                 log.warning("model %s unavailable; trying the next one", choice.ref)
                 continue
         raise errors[-1] if errors else ProviderError("auth", "no usable auth profile", provider=self.chain[0].provider.name)
 
     async def _with_model(
-        self, choice: ModelChoice, request: ModelRequest, on_text: TextSink | None, pinned: str | None, errors: list[ProviderError]
+        self, choice: ModelChoice, request: ModelRequest, stream: _StreamOnce | None, pinned: str | None, errors: list[ProviderError]
     ) -> CallOutcome:
-        thinking = request.thinking
+        thinking = self._accepted_thinking.get(choice.ref, request.thinking)
         attempts = 0
         info = choice.provider.model_info(choice.model)
         refused = context_guard.check(choice.ref, info.context_window, request)
@@ -93,8 +118,10 @@ class ModelCaller:
             while True:
                 attempts += 1
                 call = attrs.evolve(request, model=choice.model, api_key=profile.api_key, thinking=thinking)
+                if stream is not None:
+                    stream.new_attempt()
                 try:
-                    message = await choice.provider.complete(call, on_text)
+                    message = await choice.provider.complete(call, stream)
                 except ProviderError as error:
                     errors.append(error)
                     if error.kind in ("rate_limit", "auth"):
@@ -119,6 +146,7 @@ class ModelCaller:
                         raise
                     raise _NextModel from error  # overloaded or failing beyond retries
                 self.profiles.succeeded(profile)
+                self._accepted_thinking[choice.ref] = thinking
                 if not info.native_tools:
                     message = prompt_tools.decode(message)
                 return CallOutcome(message, choice, profile, thinking, attempts)

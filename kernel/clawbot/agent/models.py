@@ -14,6 +14,7 @@ from clawbot.types import LLMProvider
 NO_MODEL_MESSAGE = """\
 No model is configured and none was found in the environment.
 Pick one:
+  - clawbot onboard                 (asks for a provider, key and model, and checks them)
   - export ANTHROPIC_API_KEY=...   (Anthropic)
   - export OPENAI_API_KEY=...      (OpenAI)
   - start Ollama on 127.0.0.1:11434 (local models)

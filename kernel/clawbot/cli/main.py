@@ -25,6 +25,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "plugins": ("clawbot.cli.plugins_cmd:plugins", "List installed plugins or create a new one."),
     "config": ("clawbot.cli.config_cmd:config", "Show, validate or locate the configuration."),
     "sessions": ("clawbot.cli.sessions_cmd:sessions", "List sessions, show a transcript, or print its file."),
+    "onboard": ("clawbot.cli.onboard_cmd:onboard", "Set up a model provider: key, base URL, default model."),
     "doctor": ("clawbot.cli.doctor_cmd:doctor", "Check the installation and say how to fix problems."),
     "dev": ("clawbot.cli.dev:dev", "Tools for developing clawbot and its plugins."),
 }

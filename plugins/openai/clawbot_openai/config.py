@@ -16,7 +16,7 @@ class OpenAIConfig:
 @attrs.frozen(kw_only=True)
 class OllamaConfig:
     api_key: str = ""  # empty: OLLAMA_API_KEY from the environment, else "ollama" (Ollama ignores it)
-    base_url: str = "http://127.0.0.1:11434/v1"  # the OpenAI-compatible endpoint; /api/tags is found beside it
+    base_url: str = ""  # empty: OLLAMA_BASE_URL, else http://127.0.0.1:11434/v1; /api/tags is found beside it
     api: Literal["chat", "responses"] = "chat"
     timeout_s: float = 600.0
     native_tools: bool = True  # false: tools go into the system prompt, calls are parsed from <tool_call> blocks

@@ -133,6 +133,9 @@ class OpenAIProvider(LLMProvider):
         return acc.message(provider=self.name, model=request.model)
 
 
+LOCAL_OLLAMA_URL = "http://127.0.0.1:11434/v1"
+
+
 class OllamaProvider(OpenAIProvider):
     """A local Ollama server through its OpenAI-compatible API."""
 
@@ -155,7 +158,7 @@ class OllamaProvider(OpenAIProvider):
         return self.config.api_key or self.env.get(self.env_key, "") or "ollama"
 
     def base_url(self) -> str:
-        return self.config.base_url or OllamaConfig().base_url
+        return self.config.base_url or self.env.get("OLLAMA_BASE_URL") or LOCAL_OLLAMA_URL
 
     def tags_url(self) -> str:
         """``/api/tags`` beside the OpenAI-compatible ``/v1`` endpoint of the configured base_url."""

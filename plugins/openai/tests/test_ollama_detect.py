@@ -99,8 +99,10 @@ async def test_no_models_or_a_broken_answer_is_none(payload: Any, status: int) -
 def test_defaults_and_priority() -> None:
     provider = OllamaProvider()
     assert provider.name == "ollama" and provider.detect_priority == 30
-    assert provider.config.base_url == "http://127.0.0.1:11434/v1"
+    assert provider.base_url() == "http://127.0.0.1:11434/v1"
     assert provider.tags_url() == "http://127.0.0.1:11434/api/tags"
+    remote = OllamaProvider(env={"OLLAMA_BASE_URL": "http://10.0.0.5:11434/v1"})  # e.g. stored by onboard
+    assert remote.tags_url() == "http://10.0.0.5:11434/api/tags"
     assert provider.model_info("llama3.2:latest").context_window == 128_000
 
 

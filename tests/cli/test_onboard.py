@@ -1,0 +1,121 @@
+"""`clawbot onboard` end to end: the real CLI, the real OpenAI SDK, the fake server over loopback."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+from clawbot.credentials import credential_env, save_credential
+from clawbot.paths import StatePaths
+
+from .clihelpers import run_cli
+
+KEY = "sk-onboard-secret-123"
+# empty values never win over stored credentials, and keep the developer's own settings out
+CLEAN = {"OPENAI_BASE_URL": "", "OLLAMA_API_KEY": "", "ANTHROPIC_BASE_URL": ""}
+
+
+def cli(*args: str, home: Path, env: dict[str, str] | None = None, stdin: str | None = None):
+    return run_cli(*args, home=home, env={**CLEAN, **(env or {})}, stdin=stdin)
+
+
+def onboard(home: Path, url: str, *extra: str, key: str = KEY):
+    return cli("onboard", "--provider", "openai", "--api-key", key, "--base-url", f"{url}/v1", "--model", "gpt-test",
+               *extra, home=home)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_non_interactive_onboarding_stores_the_key_privately_and_the_agent_uses_it(
+    tmp_path: Path, fake_llm_thread
+) -> None:
+    fake_llm_thread.reply("OK").reply("Hello from the stored key.")
+    result = onboard(tmp_path, fake_llm_thread.base_url)
+    assert result.returncode == 0, result.stderr
+    assert "openai/gpt-test answered" in result.stdout
+    assert KEY not in result.stdout + result.stderr
+
+    stored = tmp_path / "credentials" / "openai.json"
+    assert mode(stored.parent) == 0o700 and mode(stored) == 0o600
+    assert json.loads(stored.read_text()) == {"api_key": KEY, "base_url": f"{fake_llm_thread.base_url}/v1"}
+    assert [p.name for p in stored.parent.iterdir()] == ["openai.json"]  # no temp file left behind
+    assert (tmp_path / "clawbot.toml").read_text() == '[agents.defaults.model]\nprimary = "openai/gpt-test"\n'
+    assert all(KEY not in p.read_text() for p in tmp_path.rglob("*.toml"))
+
+    check = fake_llm_thread.requests[0]
+    assert check.headers["authorization"] == f"Bearer {KEY}"
+    assert check.model == "gpt-test"
+
+    turn = cli("agent", "-m", "hi", "--json", home=tmp_path)  # no key in the environment at all
+    assert turn.returncode == 0, turn.stderr
+    payload = json.loads(turn.stdout)
+    assert payload["model"] == "openai/gpt-test" and payload["reply"] == "Hello from the stored key."
+    assert fake_llm_thread.requests[1].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_interactive_onboarding_reads_the_answers_from_stdin(tmp_path: Path, fake_llm_thread) -> None:
+    answers = f"openai\n{KEY}\n{fake_llm_thread.base_url}/v1\ngpt-test\n"
+    result = cli("onboard", home=tmp_path, stdin=answers)
+    assert result.returncode == 0, result.stderr
+    for prompt in ("Model provider", "API key", "Base URL", "Default model [gpt-5]"):
+        assert prompt in result.stdout
+    assert KEY not in result.stdout + result.stderr
+    assert json.loads((tmp_path / "credentials" / "openai.json").read_text())["api_key"] == KEY
+    assert 'primary = "openai/gpt-test"' in (tmp_path / "clawbot.toml").read_text()
+    assert fake_llm_thread.requests[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_a_config_in_use_is_not_rewritten_the_line_to_add_is_printed(tmp_path: Path, fake_llm_thread) -> None:
+    config = tmp_path / "clawbot.toml"
+    config.write_text('[agents.defaults.model]\nprimary = "anthropic/claude-opus-4-5"\n')
+    before = config.read_text()
+    result = onboard(tmp_path, fake_llm_thread.base_url, "--no-check")
+    assert result.returncode == 0, result.stderr
+    assert config.read_text() == before
+    assert 'primary = "openai/gpt-test"' in result.stdout and str(config) in result.stdout
+    assert fake_llm_thread.requests == []  # --no-check
+
+
+def test_a_failing_check_exits_1_with_the_short_message_and_keeps_the_key(tmp_path: Path, fake_llm_thread) -> None:
+    fake_llm_thread.fail("auth")
+    result = onboard(tmp_path, fake_llm_thread.base_url)
+    assert result.returncode == 1
+    assert "The model provider rejected the API key" in result.stderr
+    assert "clawbot onboard --provider openai --api-key" in result.stderr
+    assert "Traceback" not in result.stderr and KEY not in result.stdout + result.stderr
+    assert (tmp_path / "credentials" / "openai.json").is_file()
+
+
+def test_a_credential_file_readable_by_others_is_refused(tmp_path: Path) -> None:
+    stored = save_credential(StatePaths(tmp_path), "openai", KEY)
+    stored.chmod(0o644)
+    for args in (("agent", "-m", "hi"), ("onboard", "--provider", "openai", "--api-key", "x", "--model", "m")):
+        result = cli(*args, home=tmp_path)
+        assert result.returncode == 2, args
+        assert str(stored) in result.stderr and f"chmod 600 {stored}" in result.stderr
+        assert "0644" in result.stderr and "Traceback" not in result.stderr
+        assert KEY not in result.stderr
+
+
+def test_a_real_environment_key_wins_over_the_stored_one(tmp_path: Path, fake_llm_thread) -> None:
+    assert onboard(tmp_path, fake_llm_thread.base_url, "--no-check").returncode == 0
+    turn = cli("agent", "-m", "hi", "--json", home=tmp_path, env={"OPENAI_API_KEY": "sk-from-env"})
+    assert turn.returncode == 0, turn.stderr
+    # the key from the environment, the base URL still from the store
+    assert fake_llm_thread.requests[0].headers["authorization"] == "Bearer sk-from-env"
+
+
+def test_credential_env_maps_stored_files_to_the_provider_variables(tmp_path: Path) -> None:
+    paths = StatePaths(tmp_path)
+    assert credential_env(paths) == {}
+    save_credential(paths, "anthropic", "sk-ant", "https://proxy.example/anthropic")
+    save_credential(paths, "ollama", "", "http://gpu-box:11434/v1")
+    save_credential(paths, "someone-else", "secret")  # no known variables: left out
+    assert credential_env(paths) == {
+        "ANTHROPIC_API_KEY": "sk-ant",
+        "ANTHROPIC_BASE_URL": "https://proxy.example/anthropic",
+        "OLLAMA_BASE_URL": "http://gpu-box:11434/v1",
+    }
