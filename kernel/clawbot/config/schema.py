@@ -88,6 +88,11 @@ class UsageConfig:
 
 
 @attrs.frozen(kw_only=True)
+class SessionConfig:
+    dm_scope: Literal["main", "per-peer", "per-channel-peer", "per-account-channel-peer"] = "main"
+
+
+@attrs.frozen(kw_only=True)
 class LoggingConfig:
     level: LogLevel = "warning"
 
@@ -100,6 +105,7 @@ class CoreConfig:
     agents: AgentsConfig = attrs.field(factory=AgentsConfig)
     auth: AuthConfig = attrs.field(factory=AuthConfig)
     usage: UsageConfig = attrs.field(factory=UsageConfig)
+    session: SessionConfig = attrs.field(factory=SessionConfig)
     logging: LoggingConfig = attrs.field(factory=LoggingConfig)
 
 
@@ -135,6 +141,10 @@ class ClawbotConfig:
 
     def price_of(self, model_ref: str) -> ModelPrice | None:
         return next((p for p in self.usage.prices if p.model == model_ref), None)
+
+    @property
+    def session(self) -> SessionConfig:
+        return self.core.session
 
     @property
     def logging(self) -> LoggingConfig:

@@ -96,7 +96,7 @@ class Gateway:
 
     async def accept(self, channel: Channel, message: InboundMessage) -> asyncio.Task[None]:
         """Start answering ``message`` in its own task; ``/stop`` cancels the session's runs."""
-        session_key = session_key_for(self.agent_id, message)
+        session_key = session_key_for(self.agent_id, message, self.kernel.config.session.dm_scope)
         if message.text.strip().lower() == STOP_COMMAND:
             running = [t for t in self._running.get(session_key, ()) if not t.done()]
             for task in running:
@@ -112,7 +112,7 @@ class Gateway:
 
     async def handle(self, channel: Channel, message: InboundMessage) -> None:
         """Answer one inbound message; errors become a short reply, never a crash."""
-        session_key = session_key_for(self.agent_id, message)
+        session_key = session_key_for(self.agent_id, message, self.kernel.config.session.dm_scope)
         await self.kernel.plugins.notify(
             "clawbot_message_received", event=InboundEvent(message, self.agent_id, session_key)
         )

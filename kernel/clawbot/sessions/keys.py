@@ -1,18 +1,33 @@
-"""Session keys, e.g. ``agent:main:main`` or ``agent:main:telegram:dm:123``."""
+"""Session keys: which conversation a message belongs to.
+
+``dm_scope`` decides how direct messages are split: ``main`` (every DM shares the agent's
+main session, the default), ``per-peer`` (one session per person), ``per-channel-peer``
+(per person and channel) or ``per-account-channel-peer`` (also per bot account). Groups
+always get a session per group (and per thread).
+"""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from clawbot.types import InboundMessage
+
+DmScope = Literal["main", "per-peer", "per-channel-peer", "per-account-channel-peer"]
 
 
 def main_key(agent_id: str) -> str:
     return f"agent:{agent_id}:main"
 
 
-def session_key_for(agent_id: str, message: InboundMessage) -> str:
-    """Direct messages share the agent's main session (dm_scope "main", the default);
-    groups get their own session per group."""
+def session_key_for(agent_id: str, message: InboundMessage, dm_scope: DmScope = "main") -> str:
     if message.chat_type == "direct":
+        peer = message.peer_id
+        if dm_scope == "per-peer":
+            return f"agent:{agent_id}:dm:{peer}"
+        if dm_scope == "per-channel-peer":
+            return f"agent:{agent_id}:{message.channel}:dm:{peer}"
+        if dm_scope == "per-account-channel-peer":
+            return f"agent:{agent_id}:{message.channel}:{message.account_id}:dm:{peer}"
         return main_key(agent_id)
     key = f"agent:{agent_id}:{message.channel}:group:{message.peer_id}"
     return f"{key}:thread:{message.thread_id}" if message.thread_id else key
