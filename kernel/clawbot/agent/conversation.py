@@ -123,7 +123,7 @@ class Conversation:
     async def _loop(
         self, session: Session, session_key: str, text: str, channel: str | None, on_text: TextSink | None
     ) -> TurnResult:
-        messages = session.transcript.load().messages()
+        messages = (session.loaded or session.transcript.load()).messages()
         user = Message.user(text)
         session.transcript.append_message(user)
         messages.append(user)

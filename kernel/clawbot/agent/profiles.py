@@ -66,8 +66,12 @@ class AuthProfiles:
 
     def succeeded(self, profile: Profile) -> None:
         health = self._get(profile)
+        recovered = health.failures > 0 or health.unusable_until > 0
         health.failures, health.unusable_until, health.last_used = 0, 0.0, self._clock()
-        self._write()
+        # last_used only orders several profiles; with one, a success changes nothing worth a
+        # disk write on every model call.
+        if recovered or len(self.profiles(profile.provider)) > 1:
+            self._write()
 
     def cool_down(self, profile: Profile) -> float:
         health = self._get(profile)

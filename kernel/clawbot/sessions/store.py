@@ -15,7 +15,7 @@ import attrs
 
 from clawbot.sessions.codec import make_data_converter
 from clawbot.sessions.index import SessionIndex, SessionInfo
-from clawbot.sessions.transcript import Transcript, load_transcript, now_iso
+from clawbot.sessions.transcript import LoadedTranscript, Transcript, load_transcript, now_iso
 from clawbot.types import Usage
 
 
@@ -29,6 +29,7 @@ class Session:
     info: SessionInfo
     transcript: Transcript
     created: bool = False
+    loaded: LoadedTranscript | None = None  # what open() read, so a turn need not read it again
 
 
 class SessionStore:
@@ -64,7 +65,7 @@ class SessionStore:
         if info is not None and not new and self.path_of(info, agent_id).exists():
             loaded = load_transcript(self.path_of(info, agent_id), self.converter)
             last = loaded.entries[-1].id if loaded.entries else None
-            return Session(info, Transcript(self.path_of(info, agent_id), self.converter, last))
+            return Session(info, Transcript(self.path_of(info, agent_id), self.converter, last), loaded=loaded)
         stamp = now_iso()
         info = SessionInfo(key, uuid.uuid4().hex, stamp, stamp)
         transcript = Transcript.create(self.path_of(info, agent_id), self.converter, session_id=info.session_id, key=key, agent_id=agent_id)

@@ -95,6 +95,7 @@ class Transcript:
         self.path = path
         self._conv = converter
         self.last_id = last_id
+        self._clean_end = False
 
     @classmethod
     def create(cls, path: Path, converter: cattrs.Converter, *, session_id: str, key: str, agent_id: str) -> Transcript:
@@ -114,11 +115,13 @@ class Transcript:
         record.update(data)
         line = json.dumps(record, ensure_ascii=False) + "\n"
         with self.path.open("a", encoding="utf-8") as handle:
-            # A torn previous line (crash mid-write) must not swallow this entry.
-            if handle.tell() > 0 and not self._ends_with_newline():
+            # A torn previous line (crash mid-write) must not swallow this entry. Once this
+            # object has written a whole line itself, the file is known to end cleanly.
+            if not self._clean_end and handle.tell() > 0 and not self._ends_with_newline():
                 handle.write("\n")
             handle.write(line)
             handle.flush()
+        self._clean_end = True
         self.last_id = entry.id
         return entry
 
