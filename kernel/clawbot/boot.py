@@ -27,7 +27,7 @@ class Loaded:
 
     config: ClawbotConfig
     plugins: PluginManager
-    env: Mapping[str, str]
+    env: Mapping[str, str] = attrs.field(repr=False)  # holds API keys
 
 
 def load(

@@ -6,6 +6,7 @@ tests and embedders can build as many independent kernels as they like.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +29,8 @@ from clawbot.types import (
     SkillSource,
     Tool,
 )
+
+log = logging.getLogger(__name__)
 
 # hook -> (registry attribute, what a contribution must be, label in messages)
 REGISTRATION_HOOKS: dict[str, tuple[str, type, str]] = {
@@ -81,6 +84,14 @@ class Kernel:
         )
     )
 
+    async def aclose(self) -> None:
+        """Close what plugins opened (SDK clients, connections); errors are only logged."""
+        for provider in self.llm_providers:
+            try:
+                await provider.aclose()
+            except Exception:
+                log.warning("closing provider %s failed", provider.name, exc_info=True)
+
     def plugin_context(self, plugin: str) -> PluginContext:
         owned = {path: self.config.sections.get(path) for path, owner in self.config.owners.items() if owner == plugin}
         return PluginContext(
@@ -91,6 +102,17 @@ class Kernel:
             sections=owned,
             env=self.env,
         )
+
+
+def _tool_problem(tool: Tool) -> str | None:
+    """Refuse at boot, by name, a tool whose parameters cannot be a JSON object schema.
+
+    (The full schema check needs jsonschema, ~80 ms to import; it runs at the first call of
+    the tool, where a broken schema becomes an error result, never a failed turn.)
+    """
+    if not isinstance(tool.parameters, Mapping) or tool.parameters.get("type", "object") != "object":
+        return f"tool {tool.name!r}: parameters must be a JSON schema of type object"
+    return None
 
 
 async def bootstrap(loaded: Loaded) -> Kernel:
@@ -109,6 +131,9 @@ async def bootstrap(loaded: Loaded) -> Kernel:
                 kernel.plugins.record_failure(
                     contribution.plugin, hook, TypeError(f"expected a {expected.__name__}, got {item!r}")
                 )
+                continue
+            if isinstance(item, Tool) and (problem := _tool_problem(item)):
+                kernel.plugins.record_failure(contribution.plugin, hook, ValueError(problem))
                 continue
             registry.add(contribution.plugin, item.name, item)
         conflicts.extend(registry.conflicts)

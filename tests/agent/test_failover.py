@@ -187,7 +187,7 @@ async def test_context_overflow_compacts_once_and_retries(make_kernel) -> None:
     provider.errors["m"] = [err("context_overflow", status=400)] * 2
     with pytest.raises(ProviderError) as info:
         await conv.send("agent:main:main", "again")  # compacted once, still too long: give up
-    assert "/compact" in info.value.user_message
+    assert info.value.user_message.startswith("Context overflow")
 
 
 async def test_context_overflow_without_a_strategy_is_a_clear_error(make_kernel) -> None:
@@ -261,3 +261,33 @@ async def test_text_streamed_before_a_retry_is_not_repeated(tmp_path) -> None:
     caller, _ = _caller(tmp_path, ModelChoice(DropsOnce(), "m"))
     await caller.complete(_request(), on_text=sink)
     assert "".join(shown) == "Hello world"
+
+
+async def test_a_model_known_not_to_think_gets_thinking_off_without_a_rejected_request(tmp_path) -> None:
+    from clawbot import ModelInfo
+
+    class PlainModel(FlakyProvider):
+        def model_info(self, model_id):
+            return ModelInfo(model_id, reasoning=False)
+
+    provider = PlainModel()
+    caller, _ = _caller(tmp_path, ModelChoice(provider, "m"))
+    await caller.complete(_request(thinking="high"))
+    assert [t for _, _, t in provider.calls] == ["off"]
+
+
+async def test_a_long_retry_after_moves_to_the_next_model_instead_of_waiting(tmp_path) -> None:
+    primary = FlakyProvider(errors={"big": [err("overloaded", retry_after=3600)]})
+    backup = FlakyProvider("backup")
+    caller, _ = _caller(tmp_path, ModelChoice(primary, "big"), ModelChoice(backup, "small"))
+    outcome = await caller.complete(_request())
+    assert outcome.choice.ref == "backup/small" and SLEPT == []
+
+
+async def test_the_accepted_thinking_level_carries_over_to_the_next_turn(make_kernel) -> None:
+    provider = FlakyProvider(errors={"m": [err("thinking_unsupported")]})
+    kernel = await make_kernel(config='[agents.defaults]\nthinking = "high"\n')
+    conv = Conversation(kernel, ModelChoice(provider, "m"), "main", caller_sleep=_no_sleep)
+    await conv.send("agent:main:main", "one")
+    await conv.send("agent:main:main", "two")
+    assert [t for _, _, t in provider.calls] == ["high", "medium", "medium"]

@@ -156,3 +156,26 @@ async def test_cancelling_a_turn_is_recorded_and_the_session_stays_usable(make_k
     assert json.dumps([m.role.value for m in provider.requests[-1].messages]) == json.dumps(
         ["user", "assistant", "tool_result", "user"]
     )
+
+
+async def test_a_tool_with_a_broken_schema_gives_an_error_result_not_a_failed_turn(make_kernel) -> None:
+    broken = plugin_from_hooks(clawbot_tools=lambda ctx: [
+        Tool("typo", "Bad schema.", {"type": "object", "properties": {"x": {"type": "objekt"}}}, lambda c: ToolResult.text("never")),
+        Tool("dangling", "Bad ref.", {"type": "object", "properties": {"x": {"$ref": "#/nowhere"}}}, lambda c: ToolResult.text("never")),
+    ])
+    provider = ScriptedProvider([call("typo", "c1", x=1), call("dangling", "c2", x=1), call("echo", "c3", text="ok")], "survived")
+    kernel = await make_kernel(plugins={"tools": tools_plugin(), "broken": broken})
+    result = await Conversation(kernel, ModelChoice(provider, "m"), "main").send("agent:main:main", "go")
+    assert result.text == "survived"
+    typo, dangling, fine = provider.requests[1].messages[2:5]
+    assert typo.is_error and "its JSON schema is invalid" in typo.text
+    assert dangling.is_error and "dangling" in dangling.text
+    assert not fine.is_error and fine.text == "echo:ok"
+
+
+async def test_a_tool_whose_parameters_are_not_an_object_schema_is_refused_at_boot(make_kernel) -> None:
+    odd = plugin_from_hooks(clawbot_tools=lambda ctx: [Tool("odd", "Array params.", {"type": "array"}, lambda c: ToolResult.text("x"))])
+    kernel = await make_kernel(plugins={"odd": odd})
+    assert "odd" not in kernel.tools
+    (failure,) = kernel.plugins.failures
+    assert failure.plugin == "odd" and "must be a JSON schema of type object" in failure.error

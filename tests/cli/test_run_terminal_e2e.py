@@ -23,3 +23,14 @@ def test_run_answers_terminal_lines_and_remembers_the_conversation(tmp_path: Pat
     assert "sk-secret-test" not in result.stdout + result.stderr
     shown = run_cli("sessions", "show", "agent:main:main", home=tmp_path)
     assert "[assistant] You said hello first." in shown.stdout
+
+
+def test_agent_closes_its_sdk_clients(tmp_path: Path, fake_llm_thread) -> None:
+    fake_llm_thread.reply("bye")
+    (tmp_path / "clawbot.toml").write_text(
+        '[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
+        f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n'
+    )
+    result = run_cli("agent", "-m", "hi", home=tmp_path, env={"PYTHONWARNINGS": "always::ResourceWarning"})
+    assert result.returncode == 0 and result.stdout.strip() == "bye"
+    assert "ResourceWarning" not in result.stderr, result.stderr

@@ -74,6 +74,8 @@ class Conversation:
     fallbacks: list[ModelChoice] = attrs.Factory(list)
     explicit_model: bool = False  # an explicit /model choice never falls back
     caller_sleep: Any = None  # tests make failover back-off instant
+    #: model ref -> thinking level it accepted after rejecting a higher one (kept across turns)
+    accepted_thinking: dict[str, str] = attrs.Factory(dict)
 
     def __attrs_post_init__(self) -> None:
         if self.tools is None:
@@ -134,7 +136,11 @@ class Conversation:
         usage, calls = Usage(), 0
         costs: list[float | None] = []
         limit = max(1, self.kernel.config.agents.defaults.max_iterations)
-        caller = ModelCaller([self.model] if self.explicit_model else [self.model, *self.fallbacks], self.kernel.auth)
+        caller = ModelCaller(
+            [self.model] if self.explicit_model else [self.model, *self.fallbacks],
+            self.kernel.auth,
+            accepted_thinking=self.accepted_thinking,
+        )
         if self.caller_sleep is not None:
             caller.sleep = self.caller_sleep
         pinned = session.info.auth_profile

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 OVERLOADED_RETRIES = 10
 SERVER_RETRIES = 3
+MAX_WAIT_S = 30.0  # a server asking for a longer wait is treated as down: try the next model
 
 
 def overloaded_delay(attempt: int) -> float:
@@ -79,12 +80,20 @@ class _StreamOnce:
 
 @attrs.define
 class ModelCaller:
-    """One per turn: it remembers a thinking level a model rejected for the rest of the turn."""
+    """Calls the chain's models with failover (one caller per turn)."""
 
     chain: list[ModelChoice]
     profiles: AuthProfiles
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
-    _accepted_thinking: dict[str, str] = attrs.Factory(dict)
+    #: model ref -> a thinking level the model accepted after rejecting a higher one. The
+    #: conversation passes the same dict to every turn, so the downgrade is paid once.
+    accepted_thinking: dict[str, str] = attrs.Factory(dict)
+
+    async def _wait(self, error: ProviderError, default: float) -> None:
+        wait = error.retry_after if error.retry_after is not None else default
+        if wait > MAX_WAIT_S:
+            raise _NextModel from error
+        await self.sleep(wait)
 
     async def complete(self, request: ModelRequest, on_text: TextSink | None = None, pinned: str | None = None) -> CallOutcome:
         errors: list[ProviderError] = []
@@ -100,9 +109,12 @@ class ModelCaller:
     async def _with_model(
         self, choice: ModelChoice, request: ModelRequest, stream: _StreamOnce | None, pinned: str | None, errors: list[ProviderError]
     ) -> CallOutcome:
-        thinking = self._accepted_thinking.get(choice.ref, request.thinking)
         attempts = 0
         info = choice.provider.model_info(choice.model)
+        if info.reasoning:
+            thinking = self.accepted_thinking.get(choice.ref, request.thinking)
+        else:
+            thinking = "off"  # known not to think: do not pay for a rejected request first
         refused = context_guard.check(choice.ref, info.context_window, request)
         if refused is not None:
             errors.append(refused)
@@ -131,11 +143,11 @@ class ModelCaller:
                         self.profiles.disable_for_billing(profile)
                         break
                     if error.kind == "overloaded" and overloaded < OVERLOADED_RETRIES:
-                        await self.sleep(error.retry_after or overloaded_delay(overloaded))
+                        await self._wait(error, overloaded_delay(overloaded))
                         overloaded += 1
                         continue
                     if error.kind in ("server", "timeout", "connection") and server < SERVER_RETRIES:
-                        await self.sleep(error.retry_after or server_delay(server))
+                        await self._wait(error, server_delay(server))
                         server += 1
                         continue
                     if error.kind == "thinking_unsupported" and (lower := lower_thinking(thinking)) is not None:
@@ -146,7 +158,7 @@ class ModelCaller:
                         raise
                     raise _NextModel from error  # overloaded or failing beyond retries
                 self.profiles.succeeded(profile)
-                self._accepted_thinking[choice.ref] = thinking
+                self.accepted_thinking[choice.ref] = thinking
                 if not info.native_tools:
                     message = prompt_tools.decode(message)
                 return CallOutcome(message, choice, profile, thinking, attempts)

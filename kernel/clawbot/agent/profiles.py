@@ -4,13 +4,16 @@ Every provider has the profile ``default`` (its own configured or environment ke
 as ``api_key=None``) plus the ``[[auth.profiles]]`` configured for it. A profile that is
 rate-limited or rejected cools down for min(1 h, 1 min x 5^(n-1)); a billing error disables
 it for 5 h, growing to 24 h. Candidates come pinned-first, then least recently used.
+
+Health is shared with other clawbot processes through ``auth-state.json``: a change is
+written under the file's lock, merged into what is on disk (the other profiles' health
+comes from disk, so a cooldown seen by another process is honoured here too).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +21,7 @@ from pathlib import Path
 import attrs
 
 from clawbot.config.schema import AuthProfileConfig
+from clawbot.statefile import atomic_write_json, locked, make_private_dir
 
 log = logging.getLogger(__name__)
 DEFAULT_PROFILE = "default"
@@ -71,7 +75,7 @@ class AuthProfiles:
         # last_used only orders several profiles; with one, a success changes nothing worth a
         # disk write on every model call.
         if recovered or len(self.profiles(profile.provider)) > 1:
-            self._write()
+            self._write(profile)
 
     def cool_down(self, profile: Profile) -> float:
         health = self._get(profile)
@@ -79,7 +83,7 @@ class AuthProfiles:
         seconds = min(COOLDOWN_MAX_S, COOLDOWN_BASE_S * 5 ** (health.failures - 1))
         health.unusable_until, health.last_used = self._clock() + seconds, self._clock()
         log.warning("auth profile %s/%s cooling down for %.0f s", profile.provider, profile.id, seconds)
-        self._write()
+        self._write(profile)
         return seconds
 
     def disable_for_billing(self, profile: Profile) -> float:
@@ -88,11 +92,11 @@ class AuthProfiles:
         seconds = min(BILLING_MAX_S, BILLING_BASE_S * 2 ** (health.billing_failures - 1))
         health.unusable_until, health.last_used = self._clock() + seconds, self._clock()
         log.warning("auth profile %s/%s disabled for %.1f h (billing)", profile.provider, profile.id, seconds / 3600)
-        self._write()
+        self._write(profile)
         return seconds
 
     def _get(self, profile: Profile) -> Health:
-        return self._health.setdefault(f"{profile.provider}/{profile.id}", Health())
+        return self._health.setdefault(_key(profile), Health())
 
     def _read(self) -> dict[str, Health]:
         try:
@@ -104,8 +108,18 @@ class AuthProfiles:
             log.warning("ignoring unreadable %s: %s", self._file, exc)
             return {}
 
-    def _write(self) -> None:
-        self._file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self._file.with_suffix(".tmp")
-        tmp.write_text(json.dumps({k: attrs.asdict(v) for k, v in self._health.items()}, indent=1), encoding="utf-8")
-        os.replace(tmp, self._file)
+    def _write(self, changed: Profile) -> None:
+        """Store the health of ``changed``, keeping what other processes wrote for the others."""
+        make_private_dir(self._file.parent)
+        key = _key(changed)
+        with locked(self._file):
+            merged = self._read()
+            for other, health in self._health.items():  # profiles only this process has seen
+                merged.setdefault(other, health)
+            merged[key] = self._health[key]
+            self._health = merged
+            atomic_write_json(self._file, {k: attrs.asdict(v) for k, v in merged.items()})
+
+
+def _key(profile: Profile) -> str:
+    return f"{profile.provider}/{profile.id}"

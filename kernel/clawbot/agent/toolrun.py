@@ -8,6 +8,7 @@ says what to change, never an exception out of the loop.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import time
@@ -45,6 +46,23 @@ class ToolRunContext:
     default_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S
 
 
+def schema_problem(schema: Mapping[str, Any]) -> str | None:
+    """Why ``schema`` is not a usable JSON schema, or ``None``."""
+    return _schema_problem(json.dumps(schema, sort_keys=True, default=str))
+
+
+@functools.lru_cache(maxsize=1024)  # tool schemas are static: check each one once
+def _schema_problem(schema_json: str) -> str | None:
+    import jsonschema
+
+    schema = json.loads(schema_json)
+    try:
+        jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return exc.message
+    return None
+
+
 def schema_errors(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:
     import jsonschema
 
@@ -65,6 +83,15 @@ async def run_tool_call(ctx: ToolRunContext, call: ToolCallBlock) -> tuple[Messa
 
 
 async def _execute(ctx: ToolRunContext, call: ToolCallBlock) -> ToolResult:
+    try:
+        return await _checked_execute(ctx, call)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a bug in a plugin or a hook must not end the turn
+        return ToolResult.error(f"{call.name} could not run: {type(exc).__name__}: {exc}")
+
+
+async def _checked_execute(ctx: ToolRunContext, call: ToolCallBlock) -> ToolResult:
     tool = ctx.tools.get(call.name)
     if tool is None:
         available = ", ".join(sorted(ctx.tools)) or "none"
@@ -76,6 +103,8 @@ async def _execute(ctx: ToolRunContext, call: ToolCallBlock) -> ToolResult:
             return ToolResult.error(
                 f"The arguments for {call.name} were not valid JSON ({exc}). Send one JSON object matching the tool's schema."
             )
+    if (broken := schema_problem(tool.parameters)) is not None:
+        return ToolResult.error(f"{call.name} cannot be used: its JSON schema is invalid ({broken}). This is a bug in its plugin.")
     problems = schema_errors(tool.parameters, call.arguments)
     if problems:
         return ToolResult.error(f"Invalid arguments for {call.name}:\n" + "\n".join(f"- {p}" for p in problems))

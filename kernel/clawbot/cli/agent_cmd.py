@@ -28,14 +28,21 @@ def agent(state: CliState, message: str, agent_id: str | None, session_key: str 
 
 
 async def _turn(state: CliState, text: str, agent_id: str | None, session_key: str | None, as_json: bool) -> int:
+    with user_errors():
+        kernel = await state.kernel()
+    try:
+        return await _run_turn(kernel, text, agent_id, session_key, as_json)
+    finally:
+        await kernel.aclose()
+
+
+async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | None, as_json: bool) -> int:  # noqa: ANN001
     import attrs
 
     from clawbot.agent.conversation import Conversation
     from clawbot.agent.models import ModelError, choose_chain
     from clawbot.sessions.keys import main_key
 
-    with user_errors():
-        kernel = await state.kernel()
     agent_id = agent_id or kernel.config.default_agent_id()
     if agent_id not in kernel.config.agent_ids():
         click.echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)

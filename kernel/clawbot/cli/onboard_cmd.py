@@ -71,6 +71,7 @@ async def _onboard(
 
     with user_errors():
         kernel = await bootstrap(state.load())
+    await kernel.aclose()  # only its registry is needed here
     installed = sorted(kernel.llm_providers, key=lambda p: (getattr(p, "detect_priority", 100), p.name))
     choices = [p.name for p in installed if p.name in ENV_NAMES]
     if not choices:
@@ -147,12 +148,7 @@ async def _onboard(
             return 0
         return await _check(provider, model, stored)
     finally:
-        closer = getattr(provider, "aclose", None)
-        if closer is not None:
-            try:
-                await closer()
-            except Exception:
-                pass
+        await kernel.aclose()
 
 
 def _set_default_model(config: Any, ref: str, in_use: Path | None, target: Path) -> None:

@@ -24,12 +24,19 @@ def run(state: CliState, agent_id: str | None) -> None:
 
 
 async def _run(state: CliState, agent_id: str | None) -> int:
+    with user_errors():
+        kernel = await state.kernel()
+    try:
+        return await _serve(kernel, agent_id)
+    finally:
+        await kernel.aclose()
+
+
+async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel, imported lazily
     from clawbot.agent.conversation import Conversation
     from clawbot.agent.models import ModelError, choose_chain
     from clawbot.gateway.runner import Gateway, enabled_channels
 
-    with user_errors():
-        kernel = await state.kernel()
     agent_id = agent_id or kernel.config.default_agent_id()
     try:
         chain = await choose_chain(kernel, agent_id)

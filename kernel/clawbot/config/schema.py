@@ -63,7 +63,7 @@ class AgentsConfig:
 class AuthProfileConfig:
     provider: str
     id: str
-    api_key: str
+    api_key: str = attrs.field(repr=False)
 
 
 @attrs.frozen(kw_only=True)

@@ -26,7 +26,7 @@ class PluginContext:
     """
 
     plugin_name: str
-    config: Any
+    config: Any = attrs.field(repr=False)
     state_dir: Path
     settings: Any = None
     sections: Mapping[str, Any] = attrs.field(factory=dict)

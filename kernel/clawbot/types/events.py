@@ -31,7 +31,7 @@ class CompactionEvent:
 @attrs.frozen
 class GatewayEvent:
     channels: tuple[str, ...]
-    config: Any = None
+    config: Any = attrs.field(default=None, repr=False)
 
 
 @attrs.frozen

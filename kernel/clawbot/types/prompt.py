@@ -41,7 +41,7 @@ class PromptContext:
     tools: tuple[Tool, ...] = ()
     channel: str | None = None
     model: str | None = None
-    config: Any = None
+    config: Any = attrs.field(default=None, repr=False)
 
 
 @attrs.frozen
@@ -64,7 +64,7 @@ class BootstrapContext:
     agent_id: str
     workspace: Path
     session_kind: SessionKind = "main"
-    config: Any = None
+    config: Any = attrs.field(default=None, repr=False)
     settings: Mapping[str, Any] = attrs.field(factory=dict)
 
 

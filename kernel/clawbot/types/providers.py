@@ -19,7 +19,9 @@ class ModelInfo:
     context_window: int = 200_000
     max_output_tokens: int = 8_192
     native_tools: bool = True
-    reasoning: bool = False
+    #: False when the model is known to take no thinking level: the kernel then sends "off"
+    #: instead of paying for a rejected request. Unknown models are assumed to try.
+    reasoning: bool = True
 
 
 @attrs.frozen
@@ -76,6 +78,9 @@ class LLMProvider(abc.ABC):
 
     #: Order in which first-run detection asks providers (lower first).
     detect_priority: int = 100
+
+    async def aclose(self) -> None:  # noqa: B027 - optional
+        """Release clients and connections; the kernel calls it when it shuts down."""
 
     async def detect_default_model(self) -> str | None:
         """The model to use when none is configured, if this provider's credentials are
@@ -153,10 +158,11 @@ _USER_MESSAGES: dict[str, str] = {
     "timeout": "The model took too long to answer. Try again.",
     "connection": "Could not reach the model provider. Check the network or the base_url.",
     "context_overflow": "Context overflow: this conversation is too long for the model's context window. "
-    "Try again with less input, use /compact to shrink it, /new to start over, or pick a larger-context model.",
+    "Try again with less input, start a new session, or pick a model with a larger context window.",
     "role_ordering": "The messages were out of order for the model. Please try again; "
-    "if it keeps happening, start a fresh session with /new.",
-    "thinking_unsupported": "The model does not support this thinking level. Lower it with /think.",
+    "if it keeps happening, start a new session.",
+    "thinking_unsupported": "The model does not support this thinking level. "
+    "Lower agents.defaults.thinking in clawbot.toml.",
     "invalid_request": "The model provider rejected the request.",
 }
 

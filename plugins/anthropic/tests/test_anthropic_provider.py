@@ -379,4 +379,4 @@ def test_out_of_order_messages_are_a_role_ordering_error() -> None:
 
     text = "messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01"
     assert classify(400, "invalid_request_error", text) == "role_ordering"
-    assert "/new" in ProviderError("role_ordering").user_message
+    assert "start a new session" in ProviderError("role_ordering").user_message

@@ -7,7 +7,7 @@ import attrs
 
 @attrs.frozen(kw_only=True)
 class OpenAIConfig:
-    api_key: str = ""  # empty: OPENAI_API_KEY from the environment
+    api_key: str = attrs.field(default="", repr=False)  # empty: OPENAI_API_KEY from the environment
     base_url: str = ""  # e.g. http://127.0.0.1:11434/v1 for Ollama; empty: the SDK default
     api: Literal["chat", "responses"] = "chat"
     timeout_s: float = 600.0
@@ -15,7 +15,7 @@ class OpenAIConfig:
 
 @attrs.frozen(kw_only=True)
 class OllamaConfig:
-    api_key: str = ""  # empty: OLLAMA_API_KEY from the environment, else "ollama" (Ollama ignores it)
+    api_key: str = attrs.field(default="", repr=False)  # empty: OLLAMA_API_KEY from the environment, else "ollama" (Ollama ignores it)
     base_url: str = ""  # empty: OLLAMA_BASE_URL, else http://127.0.0.1:11434/v1; /api/tags is found beside it
     api: Literal["chat", "responses"] = "chat"
     timeout_s: float = 600.0
