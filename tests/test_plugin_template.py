@@ -242,16 +242,14 @@ def test_default_directory_is_clawbot_name_in_the_current_directory(tmp_path: Pa
     assert (tmp_path / "clawbot-notes" / "clawbot_notes" / "plugin.py").is_file()
 
 
-def test_caches_and_virtualenvs_are_not_copied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_caches_and_virtualenvs_are_not_copied(tmp_path: Path) -> None:
     fake = tmp_path / "template"
     shutil.copytree(template_dir(), fake)
     for junk in ("__pycache__/plugin.cpython-311.pyc", ".venv/bin/python", ".pytest_cache/v/x", "tests/stale.pyc"):
         (fake / junk).parent.mkdir(parents=True, exist_ok=True)
         (fake / junk).write_text("junk", encoding="utf-8")
     (fake / "clawbot_example_tool" / "ExampleTool.txt").write_text("ExampleTool example-tool", encoding="utf-8")
-    monkeypatch.setattr("clawbot.scaffold.template_dir", lambda: fake)
-
-    target = render_plugin("my-tool", tmp_path / "out")
+    target = render_plugin("my-tool", tmp_path / "out", template=fake)
     files = {p.as_posix() for p in rendered_files(target)}
     assert not any(part in f for f in files for part in ("__pycache__", ".venv", ".pytest_cache", ".pyc"))
     assert (target / "clawbot_my_tool" / "MyTool.txt").read_text("utf-8") == "MyTool my-tool"

@@ -115,8 +115,10 @@ def _template_files(root: Path) -> Iterator[Path]:
             yield relative
 
 
-def render_plugin(name: str, directory: Path | None = None) -> Path:
+def render_plugin(name: str, directory: Path | None = None, *, template: Path | None = None) -> Path:
     """Create the distribution of plugin ``name`` in ``directory`` (default ``./clawbot-<name>``).
+
+    ``template`` is the folder to render (default: the template shipped with clawbot).
 
     Returns the directory. Raises :class:`TemplateError` for an invalid name or when the
     directory exists and is not empty (nothing is overwritten).
@@ -128,7 +130,7 @@ def render_plugin(name: str, directory: Path | None = None) -> Path:
             raise TemplateError(f"{target} exists and is not a directory")
         if any(target.iterdir()):
             raise TemplateError(f"{target} exists and is not empty; choose another directory with -d")
-    source = template_dir()
+    source = template if template is not None else template_dir()
     files = list(_template_files(source))
     if not files:
         raise TemplateError(f"the plugin template at {source} is empty; reinstall clawbot-kernel")

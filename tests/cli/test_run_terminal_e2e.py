@@ -34,3 +34,19 @@ def test_agent_closes_its_sdk_clients(tmp_path: Path, fake_llm_thread) -> None:
     result = run_cli("agent", "-m", "hi", home=tmp_path, env={"PYTHONWARNINGS": "always::ResourceWarning"})
     assert result.returncode == 0 and result.stdout.strip() == "bye"
     assert "ResourceWarning" not in result.stderr, result.stderr
+
+
+def test_a_named_session_belongs_to_the_chosen_agent(tmp_path: Path, fake_llm_thread) -> None:
+    import json
+
+    fake_llm_thread.reply("noted")
+    (tmp_path / "clawbot.toml").write_text(
+        '[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
+        f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n\n'
+        '[[agents.list]]\nid = "main"\ndefault = true\n\n[[agents.list]]\nid = "work"\n'
+    )
+    result = run_cli("agent", "-m", "remember this", "--agent", "work", "--session", "notes", "--json", home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["session"] == "agent:work:notes"
+    path = Path(run_cli("sessions", "path", "agent:work:notes", home=tmp_path).stdout.strip())
+    assert path.parent.name == "work" and path.is_file()

@@ -47,6 +47,11 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
     if agent_id not in kernel.config.agent_ids():
         click.echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)
         return 2
+    # A bare --session name belongs to the chosen agent: agent:<agent>:<name>.
+    if session_key is None:
+        session_key = main_key(agent_id)
+    elif not session_key.startswith("agent:"):
+        session_key = f"agent:{agent_id}:{session_key}"
     try:
         chain = await choose_chain(kernel, agent_id)
         model = chain[0]
@@ -55,12 +60,12 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
         return 1
     conversation = Conversation(kernel, model, agent_id, fallbacks=chain[1:])
     try:
-        result = await conversation.send(session_key or main_key(agent_id), text, channel="cli")
+        result = await conversation.send(session_key, text, channel="cli")
     except Exception as exc:  # the provider's short message, never a stack trace
         click.echo(f"error: {getattr(exc, 'user_message', None) or exc}", err=True)
         return 1
     if as_json:
-        key = session_key or main_key(agent_id)
+        key = session_key
         info = kernel.sessions.get(key)
         payload = {
             "reply": result.text,
