@@ -141,9 +141,11 @@ async def test_cancelling_a_turn_is_recorded_and_the_session_stays_usable(make_k
     provider = ScriptedProvider([call("slow", "c1", seconds=5)], "later")
     kernel, conv = await _conversation(make_kernel, provider)
     task = asyncio.create_task(conv.send("agent:main:main", "go"))
-    while len(provider.requests) < 1:
+    transcript = None
+    while transcript is None or len(transcript.load().entries) < 2:  # user + the tool call: the tool is running
         await asyncio.sleep(0.01)
-    await asyncio.sleep(0.05)
+        info = kernel.sessions.get("agent:main:main")
+        transcript = kernel.sessions.open("agent:main:main").transcript if info else None
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
