@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
 
 from clawbot.paths import StatePaths
+
+if TYPE_CHECKING:
+    from clawbot.boot import Loaded
 
 Level = Literal["ok", "info", "warn", "fail"]
 
@@ -73,6 +77,49 @@ def check_state_dir(env: Mapping[str, str]) -> list[Finding]:
     return findings
 
 
+@attrs.frozen
+class BootOutcome:
+    """What booting the kernel once found, beyond ``manager.failures`` (which it fills)."""
+
+    conflicts: list[str] = attrs.field(factory=list)
+    error: str | None = None  # the boot itself failed unexpectedly
+
+
+def boot_kernel(loaded: Loaded) -> BootOutcome:
+    """Run every registration hook once, as ``clawbot run`` does, then close the kernel.
+
+    Hooks that raise or return the wrong kind of object end up in ``loaded.plugins.failures``;
+    names offered by two plugins are returned as conflicts. Nothing is started.
+    """
+    import asyncio
+
+    from clawbot.kernel import PluginConflictError, bootstrap
+
+    async def boot() -> BootOutcome:
+        try:
+            kernel = await bootstrap(loaded)
+        except PluginConflictError as exc:
+            return BootOutcome(conflicts=list(exc.conflicts))
+        close = getattr(kernel, "aclose", None)
+        if close is not None:
+            await close()
+        return BootOutcome()
+
+    try:
+        return asyncio.run(boot())
+    except Exception as exc:  # a doctor must report, not crash
+        return BootOutcome(error=f"{type(exc).__name__}: {exc}")
+
+
+_CONFLICT_PLUGINS = re.compile(r"plugin '([^']+)' and plugin '([^']+)'")
+
+
+def conflict_fix(conflict: str) -> str:
+    names = _CONFLICT_PLUGINS.search(conflict)
+    example = f" (e.g. CLAWBOT_DISABLE_PLUGINS={names[2]} or ={names[1]})" if names else ""
+    return f"block one with plugins.deny or CLAWBOT_DISABLE_PLUGINS=<name>{example}"
+
+
 def check_plugins_and_config(config_path: str | None, env: Mapping[str, str]) -> list[Finding]:
     from clawbot.boot import load
     from clawbot.config import ConfigError
@@ -89,12 +136,20 @@ def check_plugins_and_config(config_path: str | None, env: Mapping[str, str]) ->
 
         return findings + _plugin_findings(create_plugin_manager(env=env))
     source = loaded.config.source or "no file: built-in defaults"
-    return [Finding("ok", "config", f"configuration valid ({source})"), *_plugin_findings(loaded.plugins)]
+    outcome = boot_kernel(loaded)
+    findings = [Finding("ok", "config", f"configuration valid ({source})"), *_plugin_findings(loaded.plugins)]
+    for conflict in outcome.conflicts:
+        findings.append(Finding("fail", "plugins", f"conflict: {conflict}", conflict_fix(conflict)))
+    if outcome.error:
+        findings.append(Finding("fail", "plugins", f"the kernel failed to start: {outcome.error}",
+                                "run `clawbot plugins list` to find the plugin, then disable it: CLAWBOT_DISABLE_PLUGINS=<name>"))
+    return findings
 
 
 def _plugin_findings(manager: object) -> list[Finding]:
+    records = manager.records  # type: ignore[attr-defined]
     findings = []
-    for record in sorted(manager.records.values(), key=lambda r: r.name):  # type: ignore[attr-defined]
+    for record in sorted(records.values(), key=lambda r: r.name):
         if record.status == "loaded":
             findings.append(Finding("ok", "plugins", f"{record.name} ({record.distribution or 'local'} {record.version or ''})".rstrip()))
         elif record.status == "blocked":
@@ -105,6 +160,13 @@ def _plugin_findings(manager: object) -> list[Finding]:
                                     f"reinstall or upgrade {dist}, or disable it: CLAWBOT_DISABLE_PLUGINS={record.name}"))
         for warning in record.warnings:
             findings.append(Finding("warn", "plugins", f"{record.name}: {warning}", f"tell the author of {record.name}"))
+    for failure in manager.failures:  # type: ignore[attr-defined]
+        record = records.get(failure.plugin)
+        dist = (record.distribution if record else None) or failure.plugin
+        findings.append(Finding(
+            "fail", "plugins", f"{failure.plugin} failed in {failure.hook}: {failure.error}",
+            f"upgrade {dist} or tell its author; meanwhile disable it: CLAWBOT_DISABLE_PLUGINS={failure.plugin}",
+        ))
     return findings
 
 

@@ -1,9 +1,14 @@
 """Every hook clawbot calls, in one documented leaf module.
 
 Plugins implement these with ``@clawbot.hookimpl``. All hook names start with ``clawbot_``
-so they are greppable and a misspelled one is caught by ``check_pending()``.
+so they are greppable. A misspelled one is refused at load time:
+:meth:`clawbot.plugins.manager.PluginManager.register` leaves a plugin that implements an
+unknown hook unregistered and records it as failed ("unknown hook clawbot_tool (did you mean
+clawbot_tools?)"). ``PluginManager.check_pending()`` raises for the same mistake, for plugin
+authors' own tests.
 
-Calling rules (the kernel's facade in :mod:`clawbot.plugins.host` enforces them):
+Calling rules (the kernel's facade, :class:`clawbot.plugins.manager.PluginManager`, enforces
+them):
 
 * **Collect-all** hooks return a list (or ``None``). The kernel calls every implementation
   on its own, so a failing plugin is recorded by name and the others still contribute, and
@@ -189,9 +194,10 @@ def clawbot_prompt_sections(ctx: PromptContext) -> list[PromptSection] | None:
 def clawbot_bootstrap_files(ctx: BootstrapContext) -> list[BootstrapFile] | None:
     """Return the workspace files injected into the system prompt (AGENTS.md, SOUL.md ...).
 
-    Called once per agent run, synchronously. The default implementation (the workspace
-    plugin) loads the standard files from the agent's workspace. Other plugins override it
-    with a wrapper that edits the list::
+    Not called by the kernel yet: prompt assembly (stage 4) will call it once per agent run,
+    synchronously, through ``PluginManager.bootstrap_files(ctx)``. The default
+    implementation (the workspace plugin) loads the standard files from the agent's
+    workspace. Other plugins override it with a wrapper that edits the list::
 
         @hookimpl(wrapper=True)
         def clawbot_bootstrap_files(ctx):

@@ -16,17 +16,26 @@ def plugins() -> None:
     """List installed plugins or create a new one."""
 
 
-def _manager(state: CliState):  # noqa: ANN202 - PluginManager, imported lazily
-    """The plugin manager of the configuration, or (config broken) of the environment only."""
+def _manager(state: CliState):  # noqa: ANN202 - PluginManager and BootOutcome, imported lazily
+    """The plugin manager after one kernel boot (registration failures and conflicts found).
+
+    A broken configuration leaves only the environment's plugins (no boot); a boot that fails
+    still leaves every plugin listed.
+    """
     from clawbot.config import ConfigError
+    from clawbot.doctor import BootOutcome, boot_kernel
 
     try:
-        return state.load().plugins
+        loaded = state.load()
     except ConfigError as exc:
         click.echo(f"warning: configuration ignored for this listing:\n{exc}", err=True)
         from clawbot.plugins import create_plugin_manager
 
-        return create_plugin_manager(env=state.env)
+        return create_plugin_manager(env=state.env), BootOutcome()
+    outcome = boot_kernel(loaded)
+    if outcome.error:
+        click.echo(f"warning: the kernel failed to start: {outcome.error}", err=True)
+    return loaded.plugins, outcome
 
 
 @plugins.command("list")
@@ -34,32 +43,52 @@ def _manager(state: CliState):  # noqa: ANN202 - PluginManager, imported lazily
 @config_option
 @click.pass_obj
 def list_plugins(state: CliState, as_json: bool) -> None:
-    """Show every plugin found: distribution, version, hooks and status (with load errors)."""
-    manager = _manager(state)
+    """Show every plugin found: distribution, version, hooks and status (with load errors).
+
+    Also runs the registration hooks once, as `clawbot run` does, and lists the hooks that
+    failed and the names two plugins both offer.
+    """
+    from clawbot.doctor import conflict_fix
+
+    manager, outcome = _manager(state)
     records = sorted(manager.records.values(), key=lambda r: r.name)
     failures = [attrs.asdict(f) for f in manager.failures]
     if as_json:
-        payload = {"plugins": [attrs.asdict(r) for r in records], "hook_failures": failures}
+        payload = {
+            "plugins": [attrs.asdict(r) for r in records],
+            "hook_failures": failures,
+            "conflicts": outcome.conflicts,
+        }
+        if outcome.error:
+            payload["boot_error"] = outcome.error
         click.echo(json.dumps(payload, indent=2))
         return
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="clawbot plugins", title_justify="left")
     for column in ("name", "distribution", "version", "hooks", "status"):
         table.add_column(column, overflow="fold")
+    failed_plugins = {f.plugin for f in manager.failures}
     for r in records:
         status = r.status if not r.error else f"{r.status}: {r.error}"
         style = {"loaded": "green", "blocked": "yellow", "failed": "red"}[r.status]
+        if r.status == "loaded" and r.name in failed_plugins:
+            status, style = "loaded, hook failed (see below)", "red"
         hooks = ", ".join(h.removeprefix("clawbot_") for h in r.hooks)
-        table.add_row(r.name, r.distribution or "-", r.version or "-", hooks or "-", f"[{style}]{status}[/]")
-    console = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+        table.add_row(
+            escape(r.name), escape(r.distribution or "-"), escape(r.version or "-"), hooks or "-", f"[{style}]{escape(status)}[/]"
+        )
+    console = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 160, highlight=False)
     console.print(table)
     for r in records:
         for warning in r.warnings:
-            console.print(f"[yellow]warning[/]: plugin {r.name}: {warning}")
+            console.print(f"[yellow]warning[/]: plugin {escape(r.name)}: {escape(warning)}")
     for f in manager.failures:
-        console.print(f"[red]error[/]: plugin {f.plugin} failed in {f.hook}: {f.error}")
+        console.print(f"[red]error[/]: plugin {escape(f.plugin)} failed in {f.hook}: {escape(f.error)}")
+    for conflict in outcome.conflicts:
+        console.print(f"[red]conflict[/]: {escape(conflict)}\n  fix: {escape(conflict_fix(conflict))}")
 
 
 @plugins.command("new")

@@ -1,9 +1,12 @@
 """The gateway: runs the enabled channels and answers what they receive.
 
 Each channel runs in its own task under a supervisor: a channel that raises is restarted
-with exponential backoff, one that returns (e.g. end of terminal input) is done. One failing
-message or channel never stops the others. The answering itself is a ``Responder`` so the
-stage-2 agent loop can replace the stage-1 conversation without touching this file.
+with exponential backoff (reset after a run longer than ``healthy_run`` seconds), one that
+returns (e.g. end of terminal input) is done. One failing message or channel never stops the
+others. The answering itself is a ``Responder``: ``clawbot run`` passes one that runs the
+agent loop (:class:`clawbot.agent.conversation.Conversation`) for the message's session, and
+tests pass plain functions. Each answer runs in its own task, tracked per session key so
+``/stop`` can cancel it.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ class Gateway:
     respond: Responder
     agent_id: str
     restart_delays: tuple[float, ...] = (1.0, 2.0, 5.0, 15.0, 30.0)
+    healthy_run: float = 60.0
+    """A start that ran at least this long (seconds) before failing resets the backoff."""
     _stop: asyncio.Event = attrs.field(factory=asyncio.Event)
     _running: dict[str, set[asyncio.Task[None]]] = attrs.field(factory=dict)
 
@@ -78,14 +83,18 @@ class Gateway:
         self._stop.set()
 
     async def _supervise(self, channel: Channel) -> None:
+        loop = asyncio.get_running_loop()
         failures = 0
         while not self._stop.is_set():
+            started = loop.time()
             try:
                 await channel.start(lambda message: self.accept(channel, message))
                 return
             except asyncio.CancelledError:
                 raise
             except Exception:
+                if loop.time() - started >= self.healthy_run:
+                    failures = 0  # it ran fine for a while: this is a fresh failure, not a crash loop
                 delay = self.restart_delays[min(failures, len(self.restart_delays) - 1)]
                 failures += 1
                 log.exception("channel %s failed; restarting in %.1f s", channel.name, delay)
@@ -107,8 +116,14 @@ class Gateway:
         task = asyncio.create_task(self.handle(channel, message), name=f"answer:{session_key}")
         running = self._running.setdefault(session_key, set())
         running.add(task)
-        task.add_done_callback(running.discard)
+        task.add_done_callback(lambda done: self._finished(session_key, running, done))
         return task
+
+    def _finished(self, session_key: str, running: set[asyncio.Task[None]], task: asyncio.Task[None]) -> None:
+        """Forget a finished answer, and the session's entry once nothing runs for it."""
+        running.discard(task)
+        if not running and self._running.get(session_key) is running:
+            del self._running[session_key]
 
     async def handle(self, channel: Channel, message: InboundMessage) -> None:
         """Answer one inbound message; errors become a short reply, never a crash."""

@@ -178,9 +178,10 @@ class PluginManager:
     def record_failure(self, plugin: str, hook: str, exc: BaseException) -> None:
         failure = HookFailure(plugin, hook, _describe(exc))
         self.failures.append(failure)
-        trace_log.getChild("errors").warning(
-            "plugin %s failed in %s: %s\n%s", plugin, hook, failure.error, "".join(traceback.format_exception(exc))
-        )
+        errors = trace_log.getChild("errors")
+        # One line for users; the traceback is for plugin authors (logging.level = "debug").
+        errors.warning("plugin %s failed in %s: %s", plugin, hook, failure.error)
+        errors.debug("traceback of that failure:\n%s", "".join(traceback.format_exception(exc)))
 
     def call_each_sync(self, hook: str, kwargs_for: KwargsFor | None = None, **kwargs: Any) -> list[Contribution]:
         """Call every implementation of a synchronous hook; results keep their plugin name."""

@@ -57,9 +57,12 @@ terminal) awaits it; others keep receiving, so ``/stop`` can reach a running tur
 class Channel(abc.ABC):
     """A connection to one chat surface.
 
-    ``start`` runs until the channel stops (it may return early on its own, e.g. when the
-    terminal reaches end of input); inbound messages go to ``sink``. The gateway restarts a
-    channel that raises, with backoff, and never lets one channel take the others down.
+    ``start`` runs until the channel stops; inbound messages go to ``sink``. The gateway
+    restarts a channel whose ``start`` *raises*, with backoff, and never lets one channel
+    take the others down. A channel whose ``start`` *returns* is considered finished and is
+    not restarted (right for the terminal at end of input). So a network channel must
+    raise when its connection drops (a ``ConnectionError``, say), never return, or it stays
+    down until the gateway restarts.
     """
 
     name: str
