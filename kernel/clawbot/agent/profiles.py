@@ -71,28 +71,40 @@ class AuthProfiles:
     def succeeded(self, profile: Profile) -> None:
         health = self._get(profile)
         recovered = health.failures > 0 or health.unusable_until > 0
-        health.failures, health.unusable_until, health.last_used = 0, 0.0, self._clock()
+        now = self._clock()
+
+        def reset(health: Health) -> None:
+            health.failures, health.unusable_until, health.last_used = 0, 0.0, now
+
         # last_used only orders several profiles; with one, a success changes nothing worth a
         # disk write on every model call.
         if recovered or len(self.profiles(profile.provider)) > 1:
-            self._write(profile)
+            self._update(profile, reset)
+        else:
+            reset(health)
 
     def cool_down(self, profile: Profile) -> float:
-        health = self._get(profile)
-        health.failures += 1
-        seconds = min(COOLDOWN_MAX_S, COOLDOWN_BASE_S * 5 ** (health.failures - 1))
-        health.unusable_until, health.last_used = self._clock() + seconds, self._clock()
+        now = self._clock()
+
+        def change(health: Health) -> None:
+            health.failures += 1
+            seconds = min(COOLDOWN_MAX_S, COOLDOWN_BASE_S * 5 ** (health.failures - 1))
+            health.unusable_until, health.last_used = now + seconds, now
+
+        seconds = self._update(profile, change).unusable_until - now
         log.warning("auth profile %s/%s cooling down for %.0f s", profile.provider, profile.id, seconds)
-        self._write(profile)
         return seconds
 
     def disable_for_billing(self, profile: Profile) -> float:
-        health = self._get(profile)
-        health.billing_failures += 1
-        seconds = min(BILLING_MAX_S, BILLING_BASE_S * 2 ** (health.billing_failures - 1))
-        health.unusable_until, health.last_used = self._clock() + seconds, self._clock()
+        now = self._clock()
+
+        def change(health: Health) -> None:
+            health.billing_failures += 1
+            seconds = min(BILLING_MAX_S, BILLING_BASE_S * 2 ** (health.billing_failures - 1))
+            health.unusable_until, health.last_used = now + seconds, now
+
+        seconds = self._update(profile, change).unusable_until - now
         log.warning("auth profile %s/%s disabled for %.1f h (billing)", profile.provider, profile.id, seconds / 3600)
-        self._write(profile)
         return seconds
 
     def _get(self, profile: Profile) -> Health:
@@ -108,17 +120,23 @@ class AuthProfiles:
             log.warning("ignoring unreadable %s: %s", self._file, exc)
             return {}
 
-    def _write(self, changed: Profile) -> None:
-        """Store the health of ``changed``, keeping what other processes wrote for the others."""
+    def _update(self, profile: Profile, change: Callable[[Health], None]) -> Health:
+        """Apply ``change`` to the health of ``profile`` and store it, under the file's lock.
+
+        The change applies to what is on disk (another process may have counted a failure
+        too), and the other profiles' health is refreshed from disk.
+        """
         make_private_dir(self._file.parent)
-        key = _key(changed)
+        key = _key(profile)
         with locked(self._file):
             merged = self._read()
-            for other, health in self._health.items():  # profiles only this process has seen
+            for other, health in self._health.items():  # profiles only this process knows
                 merged.setdefault(other, health)
-            merged[key] = self._health[key]
+            health = merged.setdefault(key, Health())
+            change(health)
             self._health = merged
             atomic_write_json(self._file, {k: attrs.asdict(v) for k, v in merged.items()})
+        return health
 
 
 def _key(profile: Profile) -> str:

@@ -1,14 +1,17 @@
 """Sessions on disk: ``<state>/sessions/<agent>/<session id>.jsonl`` plus ``sessions.json``.
 
-Writes to one session are serialised by its lane (an asyncio lock per session key);
-different sessions proceed concurrently.
+Writes to one session are serialised by its lane (an asyncio lock per session key, kept
+only while someone holds or waits for it); different sessions proceed concurrently. Other
+processes (``clawbot run`` next to ``clawbot agent``) may share the directory: every
+read-modify-write of ``sessions.json`` holds its file lock.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
-from collections import defaultdict
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import attrs
@@ -32,15 +35,38 @@ class Session:
     loaded: LoadedTranscript | None = None  # what open() read, so a turn need not read it again
 
 
+class _Lane:
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0  # holding or waiting
+
+
 class SessionStore:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.converter = make_data_converter()
-        self._lanes: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._lanes: dict[str, _Lane] = {}
 
-    def lane(self, key: str) -> asyncio.Lock:
-        """Hold this while running a turn of ``key``: one writer per session."""
-        return self._lanes[key]
+    @contextlib.asynccontextmanager
+    async def lane(self, key: str) -> AsyncIterator[None]:
+        """``async with store.lane(key):`` around a turn of ``key``: one writer per session.
+
+        The lane is forgotten when nobody holds or waits for it, so a long-running gateway
+        does not keep a lock for every chat it ever saw.
+        """
+        lane = self._lanes.get(key)
+        if lane is None:
+            lane = self._lanes[key] = _Lane()
+        lane.users += 1
+        try:
+            async with lane.lock:
+                yield
+        finally:
+            lane.users -= 1
+            if lane.users == 0 and self._lanes.get(key) is lane:
+                del self._lanes[key]
 
     def _index(self, agent_id: str) -> SessionIndex:
         return SessionIndex(self.root / agent_id, self.converter)
@@ -60,31 +86,73 @@ class SessionStore:
         """The current session of ``key``; a new one when there is none or ``new`` is set."""
         agent_id = agent_of(key)
         index = self._index(agent_id)
-        sessions = index.read()
-        info = sessions.get(key)
-        if info is not None and not new and self.path_of(info, agent_id).exists():
-            loaded = load_transcript(self.path_of(info, agent_id), self.converter)
-            last = loaded.entries[-1].id if loaded.entries else None
-            return Session(info, Transcript(self.path_of(info, agent_id), self.converter, last), loaded=loaded)
-        stamp = now_iso()
-        info = SessionInfo(key, uuid.uuid4().hex, stamp, stamp)
-        transcript = Transcript.create(self.path_of(info, agent_id), self.converter, session_id=info.session_id, key=key, agent_id=agent_id)
-        sessions[key] = info
-        index.write(sessions)
+        if not new:
+            existing = self._existing(index.read().get(key), agent_id)
+            if existing is not None:
+                return existing
+        with index.locked():  # read again under the lock: another process may have created it
+            sessions = index.read()
+            if not new:
+                existing = self._existing(sessions.get(key), agent_id)
+                if existing is not None:
+                    return existing
+            stamp = now_iso()
+            info = SessionInfo(key, uuid.uuid4().hex, stamp, stamp)
+            transcript = Transcript.create(
+                self.path_of(info, agent_id), self.converter, session_id=info.session_id, key=key, agent_id=agent_id
+            )
+            sessions[key] = info
+            index.write(sessions)
         return Session(info, transcript, created=True)
 
+    def _existing(self, info: SessionInfo | None, agent_id: str) -> Session | None:
+        if info is None:
+            return None
+        path = self.path_of(info, agent_id)
+        try:
+            loaded = load_transcript(path, self.converter)
+        except FileNotFoundError:
+            return None
+        last = loaded.entries[-1].id if loaded.entries else None
+        return Session(info, Transcript(path, self.converter, last), loaded=loaded)
+
     def record_turn(
-        self, key: str, *, usage: Usage, model: str | None, cost_usd: float | None = None, auth_profile: str | None = None
+        self,
+        key: str,
+        *,
+        usage: Usage,
+        model: str | None,
+        cost_usd: float | None = None,
+        auth_profile: str | None = None,
+        session_id: str | None = None,
     ) -> SessionInfo:
-        index = self._index(agent_of(key))
-        sessions = index.read()
-        info = sessions[key]
-        info.turns += 1
-        info.usage = info.usage + usage
-        info.updated_at = now_iso()
-        info.model = model or info.model
-        info.auth_profile = auth_profile or info.auth_profile
-        if cost_usd is not None:
-            info.cost_usd = (info.cost_usd or 0.0) + cost_usd
-        index.write(sessions)
+        """Add one turn to the totals of ``key``.
+
+        Never fails because the entry is gone (another process reset it, or the index was
+        rebuilt without it): the entry is recreated, for ``session_id`` when given, else for
+        the newest transcript of ``key``.
+        """
+        agent_id = agent_of(key)
+        index = self._index(agent_id)
+        with index.locked():
+            sessions = index.read()
+            info = sessions.get(key)
+            if info is None:
+                info = self._recreate(index, key, session_id)
+                sessions[key] = info
+            info.turns += 1
+            info.usage = info.usage + usage
+            info.updated_at = now_iso()
+            info.model = model or info.model
+            info.auth_profile = auth_profile or info.auth_profile
+            if cost_usd is not None:
+                info.cost_usd = (info.cost_usd or 0.0) + cost_usd
+            index.write(sessions)
         return info
+
+    def _recreate(self, index: SessionIndex, key: str, session_id: str | None) -> SessionInfo:
+        found = None if session_id else index.rebuild().get(key)
+        if found is not None:
+            return found
+        stamp = now_iso()
+        return SessionInfo(key, session_id or uuid.uuid4().hex, stamp, stamp)

@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 import cattrs
 
+from clawbot.statefile import make_private_dir
 from clawbot.types import Message, Role, TextBlock
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,7 @@ class Transcript:
 
     @classmethod
     def create(cls, path: Path, converter: cattrs.Converter, *, session_id: str, key: str, agent_id: str) -> Transcript:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(path.parent)  # 0700: transcripts and the index name peers
         header = {"type": "session", "version": FORMAT_VERSION, "id": session_id, "key": key,
                   "agent": agent_id, "timestamp": now_iso()}
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

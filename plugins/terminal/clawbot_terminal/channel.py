@@ -1,18 +1,62 @@
 """The terminal channel: each line typed is a direct message; replies are printed.
 
-It runs on the gateway's event loop; the blocking ``readline`` happens in a worker thread
-so replies can be printed while the user types. End of input ends the channel.
+It runs on the gateway's event loop. The blocking ``readline`` happens in a *daemon*
+thread that hands each line to the loop (``call_soon_threadsafe`` into an asyncio queue),
+so replies can be printed while the user types, and Ctrl-C ends the process at once: a
+thread of asyncio's default executor would be joined at exit, i.e. wait for Enter. It
+works for any file object (a terminal, a pipe, a StringIO in tests). End of input ends the
+channel.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 from typing import TextIO
 
 from clawbot import Channel, InboundMessage, InboundSink, OutboundMessage
 
 from clawbot_terminal.config import TerminalConfig
+
+_Item = str | BaseException  # a line ("" at end of input) or what reading raised
+
+
+class _LineReader:
+    """Reads ``stream`` line by line in a daemon thread, into a queue on ``loop``.
+
+    The thread reads ahead of the channel only as a terminal would buffer typed lines
+    anyway; it stops after end of input, a read error, or when the loop is closed.
+    """
+
+    def __init__(self, stream: TextIO, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.lines: asyncio.Queue[_Item] = asyncio.Queue()
+        self._stream = stream
+        self.thread = threading.Thread(target=self._pump, name="terminal-stdin", daemon=True)
+        self.thread.start()
+
+    def _pump(self) -> None:
+        while True:
+            try:
+                item: _Item = self._stream.readline()
+            except BaseException as exc:  # noqa: BLE001 - handed to the channel to raise
+                item = exc
+            try:
+                self.loop.call_soon_threadsafe(self.lines.put_nowait, item)
+            except RuntimeError:  # the loop is closed: nobody is listening any more
+                return
+            if not isinstance(item, str) or not item:
+                return
+
+    def usable(self, loop: asyncio.AbstractEventLoop) -> bool:
+        return self.loop is loop and (self.thread.is_alive() or not self.lines.empty())
+
+    async def readline(self) -> str:
+        item = await self.lines.get()
+        if isinstance(item, BaseException):
+            raise item
+        return item
 
 
 class TerminalChannel(Channel):
@@ -24,17 +68,25 @@ class TerminalChannel(Channel):
         self._stdout = stdout or sys.stdout
         self._stopping = False
         self._counter = 0
+        self._reader: _LineReader | None = None
 
     def _write(self, text: str) -> None:
         self._stdout.write(text)
         self._stdout.flush()
 
+    def _lines(self) -> _LineReader:
+        loop = asyncio.get_running_loop()
+        if self._reader is None or not self._reader.usable(loop):
+            self._reader = _LineReader(self._stdin, loop)
+        return self._reader
+
     async def start(self, sink: InboundSink) -> None:
         interactive = self._stdin.isatty()
+        reader = self._lines()
         while not self._stopping:
             if interactive:
                 self._write(self.config.prompt)
-            line = await asyncio.to_thread(self._stdin.readline)
+            line = await reader.readline()
             if not line:  # end of input
                 return
             text = line.rstrip("\n")

@@ -41,3 +41,92 @@ async def test_terminal_can_be_disabled_in_config(make_kernel) -> None:
     kernel = await make_kernel(plugins={"terminal": plugin}, config='[channels.terminal]\nenabled = false\nprompt = "> "\n')
     assert enabled_channels(kernel) == []
     assert kernel.config.section("channels.terminal").prompt == "> "
+
+
+class _TTYInput(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+async def test_interactive_input_gets_a_prompt_before_each_line(make_kernel) -> None:
+    stdout = io.StringIO()
+    channel = TerminalChannel(TerminalConfig(prompt="> "), stdin=_TTYInput("hi\n\nbye\n"), stdout=stdout)
+    kernel = await make_kernel()
+
+    async def respond(message, session_key):
+        return f"re: {message.text}"
+
+    await Gateway(kernel, respond, "main").run([channel])
+    assert stdout.getvalue() == "> re: hi\n> > re: bye\n> "
+
+
+async def test_the_next_line_waits_for_the_reply(make_kernel) -> None:
+    import asyncio
+
+    channel = TerminalChannel(TerminalConfig(), stdin=io.StringIO("one\ntwo\n"), stdout=io.StringIO())
+    received: list[str] = []
+    replies: list[asyncio.Future[None]] = []
+
+    async def sink(message):
+        received.append(message.text)
+        reply = asyncio.get_running_loop().create_future()
+        replies.append(reply)
+        return reply
+
+    task = asyncio.create_task(channel.start(sink))
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+    assert received == ["one"]  # "two" is readable, but the first turn is not answered yet
+    replies[0].set_result(None)
+    for _ in range(100):
+        if len(received) == 2:
+            break
+        await asyncio.sleep(0.01)
+    assert received == ["one", "two"]
+    replies[1].set_result(None)
+    await asyncio.wait_for(task, 5)  # then end of input ends the channel
+
+
+async def test_stdin_is_read_in_a_daemon_thread_so_exit_never_waits_for_enter() -> None:
+    """A blocked read must not keep the process alive (asyncio.to_thread's threads are joined at exit)."""
+    import asyncio
+    import os
+    import threading
+
+    read_fd, write_fd = os.pipe()
+    stdin = os.fdopen(read_fd, "r")
+    try:
+        channel = TerminalChannel(TerminalConfig(), stdin=stdin, stdout=io.StringIO())
+
+        async def sink(message):  # pragma: no cover - nothing is typed
+            raise AssertionError(message)
+
+        task = asyncio.create_task(channel.start(sink))
+        await asyncio.sleep(0.1)
+        readers = [t for t in threading.enumerate() if t.name == "terminal-stdin" and t.is_alive()]
+        assert readers and all(t.daemon for t in readers)
+        task.cancel()
+        await asyncio.wait_for(asyncio.gather(task, return_exceptions=True), 1)  # cancels while the read blocks
+        loop = asyncio.get_running_loop()
+        assert not getattr(loop, "_default_executor", None), "stdin must not be read in the default executor"
+    finally:
+        os.close(write_fd)  # end of input: the reader thread finishes
+        for thread in [t for t in threading.enumerate() if t.name == "terminal-stdin"]:
+            thread.join(2)
+        stdin.close()
+
+
+async def test_a_read_error_is_raised_from_start() -> None:
+    import pytest
+
+    class Broken(io.StringIO):
+        def readline(self, *args):
+            raise OSError("terminal gone")
+
+    channel = TerminalChannel(TerminalConfig(), stdin=Broken(), stdout=io.StringIO())
+
+    async def sink(message):  # pragma: no cover
+        raise AssertionError(message)
+
+    with pytest.raises(OSError, match="terminal gone"):
+        await channel.start(sink)
