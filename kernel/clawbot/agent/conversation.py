@@ -118,7 +118,12 @@ class Conversation:
                 session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                 raise
             store.record_turn(
-                session_key, usage=result.usage, model=result.model, auth_profile=result.auth_profile, cost_usd=result.cost_usd
+                session_key,
+                usage=result.usage,
+                model=result.model,
+                auth_profile=result.auth_profile,
+                cost_usd=result.cost_usd,
+                session_id=session.info.session_id,
             )
         return result
 
