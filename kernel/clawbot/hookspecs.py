@@ -30,7 +30,7 @@ type checkers, so loading the specs stays cheap.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clawbot import LLMProvider, Message, ProviderError, Usage
+from clawbot import LLMProvider, Message, ProviderError
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.failover import ModelCaller, overloaded_delay
 from clawbot.agent.models import ModelChoice

@@ -22,7 +22,6 @@ from clawbot.kernel import Kernel
 from clawbot.types import (
     Message,
     Role,
-    TextBlock,
     Tool,
     ToolCall,
     ToolCallBlock,

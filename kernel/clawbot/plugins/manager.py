@@ -45,8 +45,9 @@ class PluginManager:
 
     # ---------------------------------------------------------------- registration
 
-    def load_entrypoints(self, rules: BlockRules = BlockRules()) -> None:
+    def load_entrypoints(self, rules: BlockRules | None = None) -> None:
         """Import and register every ``clawbot`` entry point that ``rules`` does not block."""
+        rules = rules if rules is not None else BlockRules()
         for ep in discover_entry_points():
             dist = getattr(ep, "dist", None)
             dist_name = dist.name if dist is not None else None

@@ -12,10 +12,12 @@ without it, so the cached prefix (tools + stable system text) survives volatile 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
+from clawbot.providerkit import field as _get
+from clawbot.providerkit import json_plain as _plain
+from clawbot.providerkit import parse_tool_arguments as parse_arguments
 from clawbot.types import (
     ImageBlock,
     Message,
@@ -165,37 +167,13 @@ def request_params(request: ModelRequest, *, max_tokens: int) -> dict[str, Any]:
     return params
 
 
-def _plain(value: Any) -> Any:
-    """Mappings (possibly frozen) -> dicts, recursively, so the SDK can serialise them."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 # ------------------------------------------------------------------ wire -> neutral
 
 
-def _get(obj: Any, key: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, Mapping):
-        return obj.get(key, default)
-    return getattr(obj, key, default)
 
 
-def parse_arguments(raw: str) -> tuple[dict, str | None]:
-    """(arguments, raw_arguments): raw is kept only when it is not a JSON object."""
-    if not raw.strip():
-        return {}, None
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return {}, raw
-    if not isinstance(value, dict):
-        return {}, raw
-    return value, None
 
 
 class _Part:

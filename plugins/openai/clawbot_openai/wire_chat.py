@@ -8,9 +8,12 @@ part first is all the cache boundary needs.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
+from clawbot.providerkit import field as get
+from clawbot.providerkit import json_plain as plain
+from clawbot.providerkit import parse_tool_arguments as parse_arguments
 from clawbot.types import (
     ImageBlock,
     Message,
@@ -46,38 +49,10 @@ def reasoning_effort(level: str) -> str | None:
     return REASONING_EFFORT.get((level or "off").lower())
 
 
-def get(obj: Any, key: str, default: Any = None) -> Any:
-    """``obj[key]`` or ``obj.key`` (SDK models), also reading pydantic extras."""
-    if obj is None:
-        return default
-    if isinstance(obj, Mapping):
-        return obj.get(key, default)
-    value = getattr(obj, key, None)
-    if value is None:
-        extra = getattr(obj, "model_extra", None) or {}
-        value = extra.get(key)
-    return default if value is None else value
 
 
-def plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
 
 
-def parse_arguments(raw: str) -> tuple[dict, str | None]:
-    """(arguments, raw_arguments): the raw text is kept only when it is not a JSON object."""
-    if not raw or not raw.strip():
-        return {}, None
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return {}, raw
-    if not isinstance(value, dict):
-        return {}, raw
-    return value, None
 
 
 def arguments_text(block: ToolCallBlock) -> str:
