@@ -9,7 +9,7 @@ from clawbot.testing import install_distribution
 
 from .clihelpers import run_cli
 
-DEFAULT_PLUGINS = {"anthropic", "openai", "terminal", "workspace"}
+DEFAULT_PLUGINS = {"anthropic", "openai", "terminal", "tools", "workspace"}
 
 
 def _plugins(result) -> dict[str, dict]:

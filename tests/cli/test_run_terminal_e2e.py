@@ -50,3 +50,28 @@ def test_a_named_session_belongs_to_the_chosen_agent(tmp_path: Path, fake_llm_th
     assert json.loads(result.stdout)["session"] == "agent:work:notes"
     path = Path(run_cli("sessions", "path", "agent:work:notes", home=tmp_path).stdout.strip())
     assert path.parent.name == "work" and path.is_file()
+
+
+def test_the_default_tools_work_in_a_real_turn_and_stay_in_the_workspace(tmp_path: Path, fake_llm_thread) -> None:
+    from clawbot.testing.fake_llm import Reply, ToolCallSpec
+
+    workspace = tmp_path / "ws"
+    fake_llm_thread.queue(
+        Reply(tool_calls=[ToolCallSpec("write", {"path": "hello.py", "content": "print('hi')\n"}, id="w1"),
+                          ToolCallSpec("write", {"path": "../escape.txt", "content": "x"}, id="w2")]),
+        Reply(tool_calls=[ToolCallSpec("read", {"path": "hello.py"}, id="r1")]),
+        "Done: hello.py is written.",
+    )
+    (tmp_path / "clawbot.toml").write_text(
+        f'[agents.defaults]\nworkspace = "{workspace}"\n\n[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
+        f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n\n'
+        '[tools]\nallow = ["group:fs"]\n'
+    )
+    result = run_cli("agent", "-m", "write hello.py", home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Done: hello.py is written."
+    assert (workspace / "hello.py").read_text() == "print('hi')\n"
+    assert not (tmp_path / "escape.txt").exists()
+    second = fake_llm_thread.requests[1].tool_results
+    assert "Wrote hello.py" in str(second[0]["content"]) and "outside the workspace" in str(second[1]["content"])
+    assert sorted(fake_llm_thread.requests[0].tools) == ["edit", "find", "grep", "ls", "read", "write"]

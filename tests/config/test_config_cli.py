@@ -24,8 +24,11 @@ def test_show_fills_in_every_default(tmp_path: Path) -> None:
     result = run_cli("config", "show", "--json", home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     tree = json.loads(result.stdout)
+    plugin_tables = {k: v for k, v in tree["plugins"].items() if k not in ("allow", "deny")}
+    tree["plugins"] = {k: v for k, v in tree["plugins"].items() if k in ("allow", "deny")}
     for key, value in _defaults_tree().items():
         assert tree[key] == value
+    assert set(plugin_tables) <= {"tools"}  # [plugins.<name>] tables of the installed default plugins
     assert tree["channels"]["terminal"] == {"enabled": True, "prompt": "you> ", "peer_id": "local", "user_name": "you"}
     assert tree["providers"]["openai"] == {"api_key": "", "base_url": "", "api": "chat", "timeout_s": 600.0}
     assert tree["providers"]["anthropic"] == {"api_key": "", "base_url": "", "timeout_s": 600.0}

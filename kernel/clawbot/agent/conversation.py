@@ -23,6 +23,7 @@ import attrs
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.models import ModelChoice
+from clawbot.agent.policy import allowed_tools
 from clawbot.agent.prompt import collect_sections
 from clawbot.agent.toolrun import ToolRunContext, run_tool_call
 from clawbot.agent.truncation import fit_tool_results
@@ -70,7 +71,7 @@ class Conversation:
     kernel: Kernel
     model: ModelChoice
     agent_id: str
-    tools: dict[str, Tool] | None = None  # None: every registered tool (policy lands in stage 3)
+    tools: dict[str, Tool] | None = None  # None: the registered tools the agent's policy allows
     fallbacks: list[ModelChoice] = attrs.Factory(list)
     explicit_model: bool = False  # an explicit /model choice never falls back
     caller_sleep: Any = None  # tests make failover back-off instant
@@ -79,7 +80,7 @@ class Conversation:
 
     def __attrs_post_init__(self) -> None:
         if self.tools is None:
-            self.tools = {t.name: t for t in self.kernel.tools}
+            self.tools = allowed_tools(self.kernel.tools, self.kernel.config, self.agent_id)
 
     @property
     def workspace(self):  # noqa: ANN201 - Path

@@ -39,6 +39,16 @@ class AgentDefaults:
     max_iterations: int = 40
 
 
+ToolProfile = Literal["minimal", "coding", "messaging", "full"]
+
+
+@attrs.frozen(kw_only=True)
+class ToolPolicyConfig:
+    profile: ToolProfile = "full"
+    allow: List[str] = attrs.field(factory=list)  # noqa: UP006
+    deny: List[str] = attrs.field(factory=list)  # noqa: UP006
+
+
 @attrs.frozen(kw_only=True)
 class AgentConfig:
     id: str
@@ -46,6 +56,7 @@ class AgentConfig:
     default: bool = False
     workspace: str = ""
     model: ModelConfig | None = None
+    tools: ToolPolicyConfig | None = None
 
 
 def _default_agents() -> "list[AgentConfig]":
@@ -103,6 +114,7 @@ class CoreConfig:
 
     plugins: PluginsConfig = attrs.field(factory=PluginsConfig)
     agents: AgentsConfig = attrs.field(factory=AgentsConfig)
+    tools: ToolPolicyConfig = attrs.field(factory=ToolPolicyConfig)
     auth: AuthConfig = attrs.field(factory=AuthConfig)
     usage: UsageConfig = attrs.field(factory=UsageConfig)
     session: SessionConfig = attrs.field(factory=SessionConfig)
@@ -130,6 +142,10 @@ class ClawbotConfig:
     @property
     def agents(self) -> AgentsConfig:
         return self.core.agents
+
+    @property
+    def tools(self) -> ToolPolicyConfig:
+        return self.core.tools
 
     @property
     def auth(self) -> AuthConfig:

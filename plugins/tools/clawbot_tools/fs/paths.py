@@ -1,0 +1,111 @@
+"""Turning a path the model sent into a real path, confined to the workspace.
+
+With ``confine_to_workspace`` on, a path is refused unless its fully resolved real path
+(every symlink followed, dangling ones too) lies inside the workspace's real path. Nothing
+is decoded: ``%2e%2e`` and backslashes are ordinary file-name characters on POSIX.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from clawbot import ToolCall
+
+from clawbot_tools.config import ToolsSettings
+
+MAX_PATH_BYTES = 4096
+MAX_COMPONENT_BYTES = 255
+
+
+class PathRefused(Exception):
+    """A path the tool will not touch; ``str(exc)`` is the message for the model."""
+
+
+def workspace_root(call: ToolCall) -> str:
+    return os.path.realpath(os.fspath(call.workspace))
+
+
+def _inside(root: str, candidate: str) -> bool:
+    try:
+        return os.path.commonpath([root, candidate]) == root
+    except ValueError:
+        return False
+
+
+def _check_shape(raw: object) -> str:
+    if not isinstance(raw, str):
+        raise PathRefused(f"path must be a string, not {type(raw).__name__}")
+    if raw == "":
+        raise PathRefused("path is empty")
+    if "\x00" in raw:
+        raise PathRefused(f"path {raw!r} contains a NUL byte")
+    encoded = raw.encode("utf-8", "surrogateescape")
+    if len(encoded) > MAX_PATH_BYTES:
+        raise PathRefused(f"path is too long ({len(encoded)} bytes; the limit is {MAX_PATH_BYTES})")
+    for part in encoded.split(b"/"):
+        if len(part) > MAX_COMPONENT_BYTES:
+            shown = part[:40].decode("utf-8", "replace")
+            raise PathRefused(f"path component {shown!r}... is too long ({len(part)} bytes; the limit is {MAX_COMPONENT_BYTES})")
+    return raw
+
+
+def _outside(raw: str) -> PathRefused:
+    return PathRefused(f"path {raw!r} is outside the workspace; use a path inside it (relative paths are resolved against the workspace)")
+
+
+def resolve(call: ToolCall, raw: object, settings: ToolsSettings, *, for_write: bool = False) -> Path:
+    """The real path ``raw`` names, or :class:`PathRefused` saying why not.
+
+    ``for_write`` also refuses files with more than one hard link (another link may live
+    outside the workspace) and an existing directory cannot be written over by callers.
+    """
+    text = _check_shape(raw)
+    root = workspace_root(call)
+    if not settings.confine_to_workspace:
+        expanded = os.path.expanduser(text)
+        real = os.path.realpath(os.path.join(root, expanded))
+    else:
+        if text.startswith("~"):
+            raise PathRefused(f"path {text!r} uses '~', which is outside the workspace; use a path relative to the workspace")
+        joined = os.path.join(root, text)  # an absolute ``text`` replaces ``root``
+        try:
+            real = os.path.realpath(joined)
+        except (OSError, ValueError) as exc:
+            raise PathRefused(f"path {text!r} cannot be resolved: {exc}") from None
+        if not _inside(root, real):
+            raise _outside(text)
+    if for_write:
+        _refuse_hard_links(text, real)
+    return Path(real)
+
+
+def _refuse_hard_links(text: str, real: str) -> None:
+    try:
+        info = os.lstat(real)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise PathRefused(f"cannot inspect {text!r}: {exc.strerror}") from None
+    if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+        raise PathRefused(
+            f"path {text!r} is a file with {info.st_nlink} hard links; another link may be outside the workspace, so it will not be changed"
+        )
+
+
+def display(call: ToolCall, path: Path) -> str:
+    """``path`` as the model should see it: relative to the workspace when inside it."""
+    root = workspace_root(call)
+    real = os.fspath(path)
+    if _inside(root, real):
+        rel = os.path.relpath(real, root)
+        return "." if rel == "." else Path(rel).as_posix()
+    return real
+
+
+def is_inside_workspace(call: ToolCall, path: str | Path, settings: ToolsSettings) -> bool:
+    """Whether a path found while walking may be opened (always, with confinement off)."""
+    if not settings.confine_to_workspace:
+        return True
+    return _inside(workspace_root(call), os.path.realpath(os.fspath(path)))

@@ -1,0 +1,63 @@
+"""``write``: create or replace a file in the workspace, atomically."""
+
+from __future__ import annotations
+
+import os
+
+from clawbot import Tool, ToolCall, ToolResult
+
+from clawbot_tools.config import ToolsSettings
+from clawbot_tools.fs.atomic import atomic_write
+from clawbot_tools.fs.common import GROUP, os_error, refused, schema
+from clawbot_tools.fs.paths import PathRefused, display, is_inside_workspace, resolve
+
+PARAMETERS = schema(
+    {
+        "path": {"type": "string", "description": "File to write, relative to the workspace. Missing parent directories are created."},
+        "content": {"type": "string", "description": "The complete new content of the file (UTF-8)."},
+    },
+    ["path", "content"],
+)
+
+
+def make_tool(settings: ToolsSettings) -> Tool:
+    def handler(call: ToolCall) -> ToolResult:
+        return write(call, settings)
+
+    return Tool(
+        name="write",
+        description=(
+            "Create a file or replace its whole content. Parent directories are created as needed. "
+            "To change part of an existing file, prefer edit."
+        ),
+        parameters=PARAMETERS,
+        handler=handler,
+        summary="Create or overwrite a file in the workspace (creates parent directories)",
+        group=GROUP,
+    )
+
+
+def write(call: ToolCall, settings: ToolsSettings) -> ToolResult:
+    raw = call.arguments.get("path")
+    content = call.arguments.get("content")
+    if not isinstance(content, str):
+        return ToolResult.error("write: content must be a string")
+    try:
+        path = resolve(call, raw, settings, for_write=True)
+    except PathRefused as exc:
+        return refused("write", exc, raw)
+    shown = display(call, path)
+    if path.is_dir():
+        return ToolResult.error(f"write: {shown} is a directory; give a file path", path=shown)
+    data = content.encode("utf-8", "surrogatepass")
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # the parent chain was checked before mkdir; re-check the created directory
+        if not is_inside_workspace(call, path.parent, settings):
+            return ToolResult.error(f"write: path {raw!r} is outside the workspace", path=raw, refused=True)
+        atomic_write(path, data)
+    except OSError as exc:
+        return os_error("write", shown, exc)
+    verb = "Overwrote" if existed else "Wrote"
+    return ToolResult.text(f"{verb} {shown} ({len(data)} bytes)", path=shown, bytes=len(data), created=not existed, mode=oct(os.stat(path).st_mode & 0o777))

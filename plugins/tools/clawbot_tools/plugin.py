@@ -1,0 +1,18 @@
+"""Entry point of the tools plugin. Only ``hookimpl`` at module level: discovery stays cheap."""
+
+from clawbot import hookimpl
+
+
+@hookimpl
+def clawbot_config_schema():
+    from clawbot_tools.config import ToolsSettings
+
+    return ToolsSettings
+
+
+@hookimpl
+def clawbot_tools(ctx):
+    from clawbot_tools.config import ToolsSettings
+    from clawbot_tools.registry import all_tools
+
+    return all_tools(ctx.settings or ToolsSettings())

@@ -1,0 +1,225 @@
+"""Every file tool stays inside the workspace: escapes are refused and nothing outside changes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clawbot import TextBlock, ToolCall, ToolResult
+from clawbot_tools.config import ToolsSettings
+from clawbot_tools.fs import tools
+
+SECRET = "SECRET sentinel\n"
+OUTSIDE = "outside the workspace"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> dict[str, Path]:
+    """tmp/outside (sentinel, dir) beside tmp/ws, with symlinks and a hard link leading out."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    sentinel = outside / "sentinel.txt"
+    sentinel.write_text(SECRET)
+    (outside / "sub").mkdir()
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "inside.txt").write_text("inside\n")
+    (ws / "a").mkdir()
+    (ws / "link_etc").symlink_to("/etc")
+    (ws / "link_out_file").symlink_to(sentinel)
+    (ws / "chain2").symlink_to("../outside/sentinel.txt")
+    (ws / "chain1").symlink_to("chain2")
+    (ws / "dangling_out").symlink_to(outside / "created_by_escape.txt")
+    (ws / "linkdir").symlink_to(outside)
+    (ws / "a" / "up").symlink_to("../..")
+    os.link(sentinel, ws / "hard.txt")
+    return {"ws": ws, "outside": outside, "sentinel": sentinel, "root": tmp_path}
+
+
+def snapshot(root: Path, skip: Path) -> dict[str, Any]:
+    """Every path under ``root`` but outside ``skip``: file bytes, link targets, dirs."""
+    state: dict[str, Any] = {}
+    for directory, dirnames, filenames in os.walk(root):
+        if Path(directory) == skip or skip in Path(directory).parents:
+            dirnames[:] = []
+            continue
+        for name in dirnames + filenames:
+            full = Path(directory, name)
+            if full == skip:
+                continue
+            if full.is_symlink():
+                state[str(full)] = ("link", os.readlink(full))
+            elif full.is_dir():
+                state[str(full)] = "dir"
+            else:
+                state[str(full)] = full.read_bytes()
+    return state
+
+
+def run(ws: Path, name: str, settings: ToolsSettings | None = None, **arguments: Any) -> ToolResult:
+    by_name = {tool.name: tool for tool in tools(settings or ToolsSettings())}
+    result = by_name[name].handler(ToolCall("c1", name, arguments, "main", "agent:main:t", ws))
+    assert isinstance(result, ToolResult)
+    return result
+
+
+def text_of(result: ToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, TextBlock))
+
+
+LONG = "a/" * 2500 + "x"  # 5001 chars
+LONG_COMPONENT = "b" * 300
+
+# (id, tool, arguments; "{ws}", "{outside}" and "{sentinel}" are filled in, expected words in the error)
+ESCAPES: list[tuple[str, str, dict[str, Any], str]] = [
+    ("read-dotdot", "read", {"path": "../x"}, OUTSIDE),
+    ("read-dotdot-etc-passwd", "read", {"path": "../../etc/passwd"}, OUTSIDE),
+    ("read-dotdot-sentinel", "read", {"path": "../outside/sentinel.txt"}, OUTSIDE),
+    ("read-abs-etc-passwd", "read", {"path": "/etc/passwd"}, OUTSIDE),
+    ("read-abs-sentinel", "read", {"path": "{sentinel}"}, OUTSIDE),
+    ("read-tilde", "read", {"path": "~"}, OUTSIDE),
+    ("read-tilde-root", "read", {"path": "~root/.bashrc"}, OUTSIDE),
+    ("read-inner-dotdot", "read", {"path": "a/../../x"}, OUTSIDE),
+    ("read-dot-dotdot", "read", {"path": "./../x"}, OUTSIDE),
+    ("read-ws-dot-dotdot-abs", "read", {"path": "{ws}/./../outside/sentinel.txt"}, OUTSIDE),
+    ("read-symlink-etc", "read", {"path": "link_etc/passwd"}, OUTSIDE),
+    ("read-symlink-file", "read", {"path": "link_out_file"}, OUTSIDE),
+    ("read-symlink-chain", "read", {"path": "chain1"}, OUTSIDE),
+    ("read-symlinked-parent", "read", {"path": "linkdir/sentinel.txt"}, OUTSIDE),
+    ("read-symlink-up-inside-dir", "read", {"path": "a/up/outside/sentinel.txt"}, OUTSIDE),
+    ("read-nul", "read", {"path": "inside.txt\x00.png"}, "NUL"),
+    ("read-5000-chars", "read", {"path": LONG}, "too long"),
+    ("read-ws-parent", "read", {"path": "{ws}/.."}, OUTSIDE),
+    ("write-dotdot", "write", {"path": "../outside/sentinel.txt", "content": "pwned"}, OUTSIDE),
+    ("write-dotdot-new", "write", {"path": "../escaped.txt", "content": "pwned"}, OUTSIDE),
+    ("write-abs-outside", "write", {"path": "{sentinel}", "content": "pwned"}, OUTSIDE),
+    ("write-abs-new-outside", "write", {"path": "{outside}/new.txt", "content": "pwned"}, OUTSIDE),
+    ("write-symlink-file", "write", {"path": "link_out_file", "content": "pwned"}, OUTSIDE),
+    ("write-symlink-chain", "write", {"path": "chain1", "content": "pwned"}, OUTSIDE),
+    ("write-dangling-symlink", "write", {"path": "dangling_out", "content": "pwned"}, OUTSIDE),
+    ("write-symlinked-parent", "write", {"path": "linkdir/new.txt", "content": "pwned"}, OUTSIDE),
+    ("write-symlinked-parent-new-dirs", "write", {"path": "linkdir/sub/deeper/new.txt", "content": "pwned"}, OUTSIDE),
+    ("write-symlink-then-dotdot", "write", {"path": "linkdir/../outside/new.txt", "content": "pwned"}, OUTSIDE),
+    ("write-hard-link", "write", {"path": "hard.txt", "content": "pwned"}, "hard links"),
+    ("write-tilde", "write", {"path": "~/escaped.txt", "content": "pwned"}, OUTSIDE),
+    ("write-nul", "write", {"path": "x\x00y", "content": "pwned"}, "NUL"),
+    ("write-300-component", "write", {"path": "a/" + LONG_COMPONENT, "content": "pwned"}, "too long"),
+    ("write-ws-parent-trailing", "write", {"path": "{ws}/../", "content": "pwned"}, OUTSIDE),
+    ("edit-hard-link", "edit", {"path": "hard.txt", "old_text": "SECRET", "new_text": "pwned"}, "hard links"),
+    ("edit-symlink-file", "edit", {"path": "link_out_file", "old_text": "SECRET", "new_text": "pwned"}, OUTSIDE),
+    ("edit-dotdot", "edit", {"path": "../outside/sentinel.txt", "old_text": "SECRET", "new_text": "pwned"}, OUTSIDE),
+    ("edit-abs", "edit", {"path": "{sentinel}", "old_text": "SECRET", "new_text": "pwned"}, OUTSIDE),
+    ("edit-symlink-etc", "edit", {"path": "link_etc/hostname", "old_text": "zz-no-such-text", "new_text": "x"}, OUTSIDE),
+    ("ls-dotdot", "ls", {"path": ".."}, OUTSIDE),
+    ("ls-root", "ls", {"path": "/"}, OUTSIDE),
+    ("ls-tilde", "ls", {"path": "~/"}, OUTSIDE),
+    ("ls-symlink-etc", "ls", {"path": "link_etc"}, OUTSIDE),
+    ("ls-symlinked-dir-slash", "ls", {"path": "linkdir/"}, OUTSIDE),
+    ("ls-ws-dotdot", "ls", {"path": "{ws}/.."}, OUTSIDE),
+    ("ls-dot-segments", "ls", {"path": "./a/./.././.."}, OUTSIDE),
+    ("find-pattern-dotdot", "find", {"pattern": "../*"}, OUTSIDE),
+    ("find-pattern-inner-dotdot", "find", {"pattern": "a/../../*"}, OUTSIDE),
+    ("find-pattern-abs", "find", {"pattern": "/etc/*"}, OUTSIDE),
+    ("find-path-dotdot", "find", {"pattern": "*", "path": ".."}, OUTSIDE),
+    ("find-path-symlinked-dir", "find", {"pattern": "**/*", "path": "linkdir"}, OUTSIDE),
+    ("grep-path-root", "grep", {"pattern": "SECRET", "path": "/"}, OUTSIDE),
+    ("grep-path-dotdot", "grep", {"pattern": "SECRET", "path": "../outside"}, OUTSIDE),
+    ("grep-symlinked-dir", "grep", {"pattern": "SECRET", "path": "linkdir"}, OUTSIDE),
+    ("grep-symlink-file", "grep", {"pattern": "SECRET", "path": "link_out_file"}, OUTSIDE),
+    ("grep-tilde-root", "grep", {"pattern": "x", "path": "~root"}, OUTSIDE),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "expected"), [c[1:] for c in ESCAPES], ids=[c[0] for c in ESCAPES])
+def test_escape_attempts_are_refused(tree: dict[str, Path], tool: str, arguments: dict[str, Any], expected: str) -> None:
+    ws = tree["ws"]
+    fill = {"ws": str(ws), "outside": str(tree["outside"]), "sentinel": str(tree["sentinel"])}
+    arguments = {k: v.format(**fill) if k == "path" and "{" in v else v for k, v in arguments.items()}
+    before = snapshot(tree["root"], ws)
+    result = run(ws, tool, **arguments)
+    text = text_of(result)
+    assert result.is_error, text
+    assert expected in text
+    if expected == OUTSIDE and "path" in arguments:
+        assert repr(arguments["path"]) in text  # the error names the path
+    assert "SECRET" not in text
+    assert snapshot(tree["root"], ws) == before
+    assert tree["sentinel"].read_text() == SECRET
+    assert not (tree["outside"] / "created_by_escape.txt").exists()
+
+
+def test_there_are_at_least_thirty_escapes() -> None:
+    assert len(ESCAPES) >= 30
+    assert {c[1] for c in ESCAPES} == {"read", "write", "edit", "ls", "find", "grep"}
+
+
+def test_percent_encoding_is_not_decoded(tree: dict[str, Path]) -> None:
+    ws = tree["ws"]
+    result = run(ws, "read", path="%2e%2e/outside/sentinel.txt")
+    assert result.is_error and "not found" in text_of(result) and OUTSIDE not in text_of(result)
+    result = run(ws, "write", path="%2e%2e/x", content="literal")
+    assert not result.is_error
+    assert (ws / "%2e%2e" / "x").read_text() == "literal"
+
+
+def test_backslashes_are_literal(tree: dict[str, Path]) -> None:
+    ws = tree["ws"]
+    before = snapshot(tree["root"], ws)
+    result = run(ws, "write", path="..\\..\\x", content="literal")
+    assert not result.is_error
+    assert (ws / "..\\..\\x").read_text() == "literal"
+    assert snapshot(tree["root"], ws) == before
+
+
+def test_inside_symlinks_and_absolute_inside_paths_work(tree: dict[str, Path]) -> None:
+    ws = tree["ws"]
+    (ws / "alias").symlink_to("inside.txt")
+    assert text_of(run(ws, "read", path="alias")) == "inside\n"
+    assert text_of(run(ws, "read", path=str(ws / "inside.txt"))) == "inside\n"
+    assert text_of(run(ws, "read", path="a/../inside.txt")) == "inside\n"
+    assert not run(ws, "ls", path=str(ws) + "/").is_error
+
+
+def test_walks_do_not_leave_the_workspace(tree: dict[str, Path]) -> None:
+    ws = tree["ws"]
+    (ws / "hard.txt").unlink()  # a hard link is a file of the workspace: reading it is allowed
+    grep = run(ws, "grep", pattern="SECRET")
+    assert SECRET.strip() not in text_of(grep) and grep.details["matches"] == 0 and grep.details["files_searched"] == 1
+    found = text_of(run(ws, "find", pattern="**/*")).splitlines()
+    assert "inside.txt" in found and not any("sentinel" in line for line in found)
+    listing = text_of(run(ws, "ls"))
+    assert "linkdir -> " in listing and "SECRET" not in listing
+
+
+def test_symlink_loop_is_an_error_not_a_crash(tree: dict[str, Path]) -> None:
+    ws = tree["ws"]
+    (ws / "loop1").symlink_to("loop2")
+    (ws / "loop2").symlink_to("loop1")
+    result = run(ws, "read", path="loop1")
+    assert result.is_error
+
+
+def test_workspace_reached_through_a_symlink(tree: dict[str, Path]) -> None:
+    alias = tree["root"] / "ws_alias"
+    alias.symlink_to(tree["ws"])
+    assert text_of(run(alias, "read", path="inside.txt")) == "inside\n"
+    assert run(alias, "read", path="../outside/sentinel.txt").is_error
+    assert not run(alias, "write", path="new.txt", content="n").is_error
+    assert (tree["ws"] / "new.txt").read_text() == "n"
+
+
+def test_confinement_off_allows_absolute_and_home(tree: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = tree["ws"]
+    free = ToolsSettings(confine_to_workspace=False)
+    result = run(ws, "read", free, path=str(tree["sentinel"]))
+    assert not result.is_error and text_of(result) == SECRET
+    assert text_of(run(ws, "read", free, path="../outside/sentinel.txt")) == SECRET
+    monkeypatch.setenv("HOME", str(tree["outside"]))
+    assert text_of(run(ws, "read", free, path="~/sentinel.txt")) == SECRET
+    result = run(ws, "write", free, path=str(tree["outside"] / "allowed.txt"), content="ok")
+    assert not result.is_error and (tree["outside"] / "allowed.txt").read_text() == "ok"
+    # shape checks still apply
+    assert "NUL" in text_of(run(ws, "read", free, path="a\x00b"))

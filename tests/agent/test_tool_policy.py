@@ -1,0 +1,73 @@
+"""Tool policy: profiles, allow, deny, groups, per-agent overrides; the model sees only allowed tools."""
+
+from __future__ import annotations
+
+from clawbot import Tool, ToolResult
+from clawbot.agent.conversation import Conversation
+from clawbot.agent.models import ModelChoice
+from clawbot.agent.policy import allowed_tools
+from clawbot.testing import plugin_from_hooks
+
+from .scripted import ScriptedProvider, call
+
+
+def _tool(name: str, group: str | None) -> Tool:
+    return Tool(name, f"{name} tool", {"type": "object"}, lambda c: ToolResult.text(f"ran {c.tool_name}"), group=group)
+
+
+TOOLS = [
+    _tool("read", "fs"), _tool("write", "fs"), _tool("exec", "runtime"), _tool("web_fetch", "web"),
+    _tool("message", "messaging"), _tool("session_status", "sessions"), _tool("sessions_send", "sessions"),
+    _tool("weather", None),
+]
+PLUGIN = plugin_from_hooks(clawbot_tools=lambda ctx: TOOLS)
+
+
+async def _names(make_kernel, config: str, agent: str = "main") -> list[str]:
+    kernel = await make_kernel(plugins={"t": PLUGIN}, config=config)
+    return sorted(allowed_tools(kernel.tools, kernel.config, agent))
+
+
+async def test_profiles(make_kernel) -> None:
+    assert await _names(make_kernel, '[tools]\nprofile = "minimal"\n') == ["session_status"]
+    assert await _names(make_kernel, '[tools]\nprofile = "coding"\n') == ["exec", "read", "session_status", "sessions_send", "write"]
+    assert await _names(make_kernel, '[tools]\nprofile = "messaging"\n') == ["message", "session_status", "sessions_send"]
+    assert len(await _names(make_kernel, "")) == len(TOOLS)  # full by default
+
+
+async def test_allow_narrows_and_deny_always_wins(make_kernel) -> None:
+    config = '[tools]\nallow = ["group:fs", "exec", "weather"]\ndeny = ["write"]\n'
+    assert await _names(make_kernel, config) == ["exec", "read", "weather"]
+    assert await _names(make_kernel, '[tools]\ndeny = ["*"]\n') == []
+    assert await _names(make_kernel, '[tools]\nprofile = "coding"\nallow = ["web_fetch"]\n') == []  # not in the profile
+
+
+async def test_an_agent_policy_replaces_profile_and_allow_but_not_the_global_deny(make_kernel) -> None:
+    config = (
+        '[tools]\nprofile = "minimal"\ndeny = ["exec"]\n\n'
+        '[[agents.list]]\nid = "main"\ndefault = true\n\n'
+        '[[agents.list]]\nid = "coder"\ntools = { allow = ["read", "write", "exec", "message"], deny = ["message"] }\n'
+    )
+    assert await _names(make_kernel, config, "main") == ["session_status"]
+    assert await _names(make_kernel, config, "coder") == ["read", "write"]
+
+
+async def test_a_denied_tool_is_absent_from_the_request_and_cannot_be_called(make_kernel) -> None:
+    provider = ScriptedProvider([call("exec", "c1")], "ok")
+    kernel = await make_kernel(plugins={"t": PLUGIN}, config='[tools]\nallow = ["read", "write", "exec"]\ndeny = ["exec"]\n')
+    await Conversation(kernel, ModelChoice(provider, "m"), "main").send("agent:main:main", "run ls")
+    assert sorted(t.name for t in provider.requests[0].tools) == ["read", "write"]
+    refused = provider.requests[1].messages[2]
+    assert refused.is_error and "Unknown tool 'exec'" in refused.text and "read, write" in refused.text
+
+
+async def test_the_real_sdk_request_carries_only_the_allowed_tools(make_kernel, fake_llm) -> None:
+    from clawbot_openai.config import OpenAIConfig
+    from clawbot_openai.provider import OpenAIProvider
+
+    fake_llm.reply("nothing to do")
+    kernel = await make_kernel(plugins={"t": PLUGIN}, config='[tools]\nprofile = "coding"\ndeny = ["group:runtime"]\n')
+    provider = OpenAIProvider(OpenAIConfig(api_key="sk-test", base_url="http://fake-llm.test/v1"), env={}, http_client=fake_llm.http_client())
+    await Conversation(kernel, ModelChoice(provider, "gpt-test"), "main").send("agent:main:main", "hi")
+    assert sorted(fake_llm.requests[0].tools) == ["read", "session_status", "sessions_send", "write"]
+    await provider.aclose()
