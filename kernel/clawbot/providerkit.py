@@ -5,7 +5,7 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -70,3 +70,21 @@ def parse_tool_arguments(raw: str | None) -> tuple[dict, str | None]:
     if not isinstance(value, dict):
         return {}, raw
     return value, None
+
+
+class ClientsByKey:
+    """One SDK client per API key (the kernel rotates auth profiles), made on first use."""
+
+    def __init__(self) -> None:
+        self._clients: dict[str, Any] = {}
+
+    def get(self, key: str, make: Callable[[], Any]) -> Any:
+        client = self._clients.get(key)
+        if client is None:
+            client = self._clients[key] = make()
+        return client
+
+    async def aclose(self) -> None:
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.close()

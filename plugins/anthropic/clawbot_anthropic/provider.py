@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from clawbot.providerkit import ClientsByKey
 from clawbot.types import LLMProvider, Message, ModelInfo, ModelRequest, ProviderError, TextSink
 
 from clawbot_anthropic.config import AnthropicConfig
@@ -43,7 +44,7 @@ class AnthropicProvider(LLMProvider):
         self.config = config or AnthropicConfig()
         self.env = dict(env or {})
         self._http_client = http_client
-        self._clients: dict[str, Any] = {}  # API key -> SDK client
+        self._clients = ClientsByKey()
 
     # ------------------------------------------------------------------ setup
 
@@ -53,27 +54,22 @@ class AnthropicProvider(LLMProvider):
     def client(self, api_key: str | None = None) -> Any:
         """The SDK client for ``api_key`` (default: the configured or environment key), made on first use."""
         key = api_key or self.api_key()
-        client = self._clients.get(key)
-        if client is None:
-            if not key:
-                raise ProviderError(
-                    "auth", "no API key: set ANTHROPIC_API_KEY or [providers.anthropic] api_key", provider=self.name
-                )
-            import anthropic
+        if not key:
+            raise ProviderError(
+                "auth", "no API key: set ANTHROPIC_API_KEY or [providers.anthropic] api_key", provider=self.name
+            )
+        import anthropic
 
-            kwargs: dict[str, Any] = {"api_key": key, "max_retries": 0, "timeout": self.config.timeout_s}
-            base_url = self.config.base_url or self.env.get("ANTHROPIC_BASE_URL", "")
-            if base_url:
-                kwargs["base_url"] = base_url
-            if self._http_client is not None:
-                kwargs["http_client"] = self._http_client
-            client = self._clients[key] = anthropic.AsyncAnthropic(**kwargs)
-        return client
+        kwargs: dict[str, Any] = {"api_key": key, "max_retries": 0, "timeout": self.config.timeout_s}
+        base_url = self.config.base_url or self.env.get("ANTHROPIC_BASE_URL", "")
+        if base_url:
+            kwargs["base_url"] = base_url
+        if self._http_client is not None:
+            kwargs["http_client"] = self._http_client
+        return self._clients.get(key, lambda: anthropic.AsyncAnthropic(**kwargs))
 
     async def aclose(self) -> None:
-        clients, self._clients = list(self._clients.values()), {}
-        for client in clients:
-            await client.close()
+        await self._clients.aclose()
 
     # ------------------------------------------------------------------ LLMProvider
 

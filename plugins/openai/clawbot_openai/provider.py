@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from clawbot.providerkit import ClientsByKey
 from clawbot.types import LLMProvider, Message, ModelInfo, ModelRequest, ProviderError, TextSink
 
 from clawbot_openai.config import OllamaConfig, OpenAIConfig
@@ -46,7 +47,7 @@ class OpenAIProvider(LLMProvider):
         self.config = config if config is not None else OpenAIConfig()
         self.env = dict(env or {})
         self._http_client = http_client
-        self._clients: dict[str, Any] = {}  # API key -> SDK client
+        self._clients = ClientsByKey()
 
     # ------------------------------------------------------------------ setup
 
@@ -63,26 +64,21 @@ class OpenAIProvider(LLMProvider):
     def client(self, api_key: str | None = None) -> Any:
         """The SDK client for ``api_key`` (default: the configured or environment key), made on first use."""
         key = api_key or self.api_key()
-        client = self._clients.get(key)
-        if client is None:
-            if not key:
-                raise ProviderError(
-                    "auth", f"no API key: set {self.env_key} or [providers.{self.name}] api_key", provider=self.name
-                )
-            import openai
+        if not key:
+            raise ProviderError(
+                "auth", f"no API key: set {self.env_key} or [providers.{self.name}] api_key", provider=self.name
+            )
+        import openai
 
-            kwargs: dict[str, Any] = {"api_key": key, "max_retries": 0, "timeout": self.config.timeout_s}
-            if self.base_url():
-                kwargs["base_url"] = self.base_url()
-            if self._http_client is not None:
-                kwargs["http_client"] = self._http_client
-            client = self._clients[key] = openai.AsyncOpenAI(**kwargs)
-        return client
+        kwargs: dict[str, Any] = {"api_key": key, "max_retries": 0, "timeout": self.config.timeout_s}
+        if self.base_url():
+            kwargs["base_url"] = self.base_url()
+        if self._http_client is not None:
+            kwargs["http_client"] = self._http_client
+        return self._clients.get(key, lambda: openai.AsyncOpenAI(**kwargs))
 
     async def aclose(self) -> None:
-        clients, self._clients = list(self._clients.values()), {}
-        for client in clients:
-            await client.close()
+        await self._clients.aclose()
 
     # ------------------------------------------------------------------ LLMProvider
 
