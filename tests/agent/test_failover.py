@@ -291,3 +291,11 @@ async def test_the_accepted_thinking_level_carries_over_to_the_next_turn(make_ke
     await conv.send("agent:main:main", "one")
     await conv.send("agent:main:main", "two")
     assert [t for _, _, t in provider.calls] == ["high", "medium", "medium"]
+
+
+async def test_the_session_index_records_the_thinking_level_and_profile_in_use(make_kernel) -> None:
+    provider = FlakyProvider(errors={"m": [err("thinking_unsupported")]})
+    kernel = await make_kernel(config='[agents.defaults]\nthinking = "high"\n')
+    await Conversation(kernel, ModelChoice(provider, "m"), "main", caller_sleep=_no_sleep).send("agent:main:main", "hi")
+    info = kernel.sessions.get("agent:main:main")
+    assert info.thinking == "medium" and info.auth_profile == "default"

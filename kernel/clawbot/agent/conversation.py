@@ -60,6 +60,7 @@ class TurnResult:
     stopped: str | None = None  # "iteration_limit" or "aborted"
     auth_profile: str | None = None
     cost_usd: float | None = None  # None: no price configured for a model this turn used
+    thinking: str | None = None  # the thinking level the last model call ran with
 
 
 def _total(costs: list[float | None]) -> float | None:
@@ -125,6 +126,7 @@ class Conversation:
                 auth_profile=result.auth_profile,
                 cost_usd=result.cost_usd,
                 session_id=session.info.session_id,
+                thinking=result.thinking,
             )
         return result
 
@@ -150,6 +152,7 @@ class Conversation:
         if self.caller_sleep is not None:
             caller.sleep = self.caller_sleep
         pinned = session.info.auth_profile
+        thinking: str | None = None
         compacted = False
         used = self.model.ref
         for iteration in range(1, limit + 1):
@@ -168,13 +171,15 @@ class Conversation:
                 messages = await self._compact(session, session_key, messages, error)
                 compacted = True
                 continue
-            reply, pinned, used = outcome.message, outcome.profile.id, outcome.choice.ref
+            reply, pinned, used, thinking = outcome.message, outcome.profile.id, outcome.choice.ref, outcome.thinking
             session.transcript.append_message(reply)
             messages.append(reply)
             usage = usage + (reply.usage or Usage())
             costs.append(cost_usd(self.kernel.config.price_of(used), reply.usage or Usage()))
             if not reply.tool_calls:
-                return TurnResult(reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=_total(costs))
+                return TurnResult(
+                    reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=_total(costs), thinking=thinking
+                )
             outcomes = await asyncio.gather(*(run_tool_call(run_ctx, call) for call in reply.tool_calls))
             for result_message, _ in outcomes:
                 session.transcript.append_message(result_message)
@@ -186,7 +191,8 @@ class Conversation:
         )
         session.transcript.append("custom", kind="iteration_limit", limit=limit)
         return TurnResult(
-            notice, used, usage, limit, calls, stopped="iteration_limit", auth_profile=pinned, cost_usd=_total(costs)
+            notice, used, usage, limit, calls, stopped="iteration_limit", auth_profile=pinned, cost_usd=_total(costs),
+            thinking=thinking,
         )
 
     async def _compact(self, session: Session, session_key: str, messages: list[Message], error: ProviderError) -> list[Message]:

@@ -125,6 +125,7 @@ class SessionStore:
         cost_usd: float | None = None,
         auth_profile: str | None = None,
         session_id: str | None = None,
+        thinking: str | None = None,
     ) -> SessionInfo:
         """Add one turn to the totals of ``key``.
 
@@ -145,6 +146,7 @@ class SessionStore:
             info.updated_at = now_iso()
             info.model = model or info.model
             info.auth_profile = auth_profile or info.auth_profile
+            info.thinking = thinking or info.thinking
             if cost_usd is not None:
                 info.cost_usd = (info.cost_usd or 0.0) + cost_usd
             index.write(sessions)
