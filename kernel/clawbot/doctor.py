@@ -83,6 +83,7 @@ class BootOutcome:
 
     conflicts: list[str] = attrs.field(factory=list)
     error: str | None = None  # the boot itself failed unexpectedly
+    policy: list[str] = attrs.field(factory=list)  # tool policy entries that match no installed tool
 
 
 def boot_kernel(loaded: Loaded) -> BootOutcome:
@@ -100,10 +101,11 @@ def boot_kernel(loaded: Loaded) -> BootOutcome:
             kernel = await bootstrap(loaded)
         except PluginConflictError as exc:
             return BootOutcome(conflicts=list(exc.conflicts))
-        close = getattr(kernel, "aclose", None)
-        if close is not None:
-            await close()
-        return BootOutcome()
+        from clawbot.agent.policy import unknown_patterns
+
+        policy = unknown_patterns(kernel.tools, kernel.config)
+        await kernel.aclose()
+        return BootOutcome(policy=policy)
 
     try:
         return asyncio.run(boot())
@@ -138,6 +140,8 @@ def check_plugins_and_config(config_path: str | None, env: Mapping[str, str]) ->
     source = loaded.config.source or "no file: built-in defaults"
     outcome = boot_kernel(loaded)
     findings = [Finding("ok", "config", f"configuration valid ({source})"), *_plugin_findings(loaded.plugins)]
+    for problem in outcome.policy:
+        findings.append(Finding("warn", "tools", problem, "fix the spelling, or install the plugin that offers it"))
     for conflict in outcome.conflicts:
         findings.append(Finding("fail", "plugins", f"conflict: {conflict}", conflict_fix(conflict)))
     if outcome.error:

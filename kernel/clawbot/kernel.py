@@ -6,8 +6,9 @@ tests and embedders can build as many independent kernels as they like.
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import attrs
@@ -84,8 +85,22 @@ class Kernel:
         )
     )
 
+    _closers: list[tuple[str, Callable[[], Awaitable[None] | None]]] = attrs.field(factory=list, repr=False)
+
     async def aclose(self) -> None:
-        """Close what plugins opened (SDK clients, connections); errors are only logged."""
+        """Close what plugins opened (SDK clients, connections, child processes).
+
+        Cleanup registered with ``PluginContext.on_close`` runs last-registered first; errors
+        are only logged, so one plugin's failure never keeps the others from closing.
+        """
+        for plugin, closer in reversed(self._closers):
+            try:
+                outcome = closer()
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception:
+                log.warning("cleanup of plugin %s failed", plugin, exc_info=True)
+        self._closers.clear()
         for provider in self.llm_providers:
             try:
                 await provider.aclose()
@@ -101,6 +116,7 @@ class Kernel:
             settings=owned.get(f"plugins.{plugin}"),
             sections=owned,
             env=self.env,
+            on_close=lambda callback: self._closers.append((plugin, callback)),
         )
 
 

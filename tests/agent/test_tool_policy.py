@@ -42,14 +42,43 @@ async def test_allow_narrows_and_deny_always_wins(make_kernel) -> None:
     assert await _names(make_kernel, '[tools]\nprofile = "coding"\nallow = ["web_fetch"]\n') == []  # not in the profile
 
 
-async def test_an_agent_policy_replaces_profile_and_allow_but_not_the_global_deny(make_kernel) -> None:
+async def test_an_agent_policy_overrides_what_it_sets_and_never_the_global_deny(make_kernel) -> None:
     config = (
         '[tools]\nprofile = "minimal"\ndeny = ["exec"]\n\n'
         '[[agents.list]]\nid = "main"\ndefault = true\n\n'
-        '[[agents.list]]\nid = "coder"\ntools = { allow = ["read", "write", "exec", "message"], deny = ["message"] }\n'
+        '[[agents.list]]\nid = "coder"\n'
+        'tools = { profile = "full", allow = ["read", "write", "exec", "message"], deny = ["message"] }\n'
     )
     assert await _names(make_kernel, config, "main") == ["session_status"]
     assert await _names(make_kernel, config, "coder") == ["read", "write"]
+
+
+async def test_an_agent_table_inherits_the_profile_and_allow_list_it_does_not_set(make_kernel) -> None:
+    """A per-agent table must never widen access by leaving a key out."""
+    minimal = '[tools]\nprofile = "minimal"\n\n[[agents.list]]\nid = "main"\ntools = { deny = ["weather"] }\n'
+    assert await _names(make_kernel, minimal) == ["session_status"]
+    allow = '[tools]\nallow = ["read"]\n\n[[agents.list]]\nid = "main"\ntools = { deny = ["write"] }\n'
+    assert await _names(make_kernel, allow) == ["read"]
+    narrowed = '[tools]\nprofile = "coding"\n\n[[agents.list]]\nid = "main"\ntools = { allow = ["read", "web_fetch"] }\n'
+    assert await _names(make_kernel, narrowed) == ["read"]  # web_fetch is outside the inherited coding profile
+
+
+async def test_patterns_ignore_case_and_take_wildcards(make_kernel) -> None:
+    assert await _names(make_kernel, '[tools]\ndeny = ["Exec", "SESSION*", "group:FS"]\n') == ["message", "weather", "web_fetch"]
+
+
+async def test_patterns_matching_no_tool_are_reported(make_kernel) -> None:
+    from clawbot.agent.policy import unknown_patterns
+
+    kernel = await make_kernel(
+        plugins={"t": PLUGIN},
+        config='[tools]\ndeny = ["exce", "group:web", "group:nosuch"]\n\n[[agents.list]]\nid = "main"\ntools = { allow = ["read", "raed"] }\n',
+    )
+    assert unknown_patterns(kernel.tools, kernel.config) == [
+        "tools.deny[0]: 'exce' matches no installed tool",
+        "tools.deny[2]: 'group:nosuch' matches no installed tool",
+        "agents.list[0].tools.allow[1]: 'raed' matches no installed tool",
+    ]
 
 
 async def test_a_denied_tool_is_absent_from_the_request_and_cannot_be_called(make_kernel) -> None:

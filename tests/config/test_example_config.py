@@ -209,6 +209,9 @@ def doc_rows() -> dict[str, tuple[str, str, str]]:
 
 
 def _type_words(t: Any, kind: str) -> str:
+    optional = [a for a in typing.get_args(t) if a is not type(None)] if typing.get_origin(t) in (typing.Union, types.UnionType) else None
+    if optional is not None and len(optional) == 1:  # "X or unset": documented as X, default *(inherited)*
+        t = optional[0]
     if kind in ("table", "optional table"):
         return "table"
     if kind == "list":

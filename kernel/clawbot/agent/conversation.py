@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -38,6 +38,7 @@ from clawbot.types import (
     PromptContext,
     ProviderError,
     Role,
+    InboundMessage,
     SessionEvent,
     SystemPrompt,
     TextSink,
@@ -46,7 +47,11 @@ from clawbot.types import (
     Usage,
 )
 
+if TYPE_CHECKING:
+    from clawbot.agent.runtime import AgentRuntime
+
 log = logging.getLogger(__name__)
+SYSTEM_EVENT_LABEL = "[System event from clawbot, not written by the user]"
 IDENTITY_LINE = "You are a personal assistant running inside clawbot."
 
 
@@ -78,6 +83,8 @@ class Conversation:
     caller_sleep: Any = None  # tests make failover back-off instant
     #: model ref -> thinking level it accepted after rejecting a higher one (kept across turns)
     accepted_thinking: dict[str, str] = attrs.Factory(dict)
+    #: sessions, channels and approvals for tools; None: tools get no services (bare embedding)
+    runtime: AgentRuntime | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.tools is None:
@@ -104,8 +111,16 @@ class Conversation:
         return SystemPrompt(stable, volatile)
 
     async def send(
-        self, session_key: str, text: str, *, channel: str | None = None, on_text: TextSink | None = None
+        self,
+        session_key: str,
+        text: str,
+        *,
+        channel: str | None = None,
+        on_text: TextSink | None = None,
+        origin: InboundMessage | None = None,
     ) -> TurnResult:
+        """Run one turn; ``origin`` is the channel message that asked (``None`` for CLI and
+        agent-to-agent turns) and is where approvals and system events report back."""
         store = self.kernel.sessions
         async with store.lane(session_key):
             session = store.open(session_key)
@@ -115,7 +130,7 @@ class Conversation:
                     event=SessionEvent(self.agent_id, session_key, session.info.session_id, reason="first message"),
                 )
             try:
-                result = await self._loop(session, session_key, text, channel, on_text)
+                result = await self._loop(session, session_key, text, channel or (origin and origin.channel), on_text, origin)
             except asyncio.CancelledError:
                 session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                 raise
@@ -131,16 +146,29 @@ class Conversation:
         return result
 
     async def _loop(
-        self, session: Session, session_key: str, text: str, channel: str | None, on_text: TextSink | None
+        self,
+        session: Session,
+        session_key: str,
+        text: str,
+        channel: str | None,
+        on_text: TextSink | None,
+        origin: InboundMessage | None,
     ) -> TurnResult:
         messages = (session.loaded or session.transcript.load()).messages()
+        if origin is not None and origin.system_event:
+            text = f"{SYSTEM_EVENT_LABEL}\n{text}"
         user = Message.user(text)
         session.transcript.append_message(user)
         messages.append(user)
         system = await self.system_prompt(session_key, channel)
         specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in self.tools.values())
         window = self.model.provider.model_info(self.model.model).context_window
-        run_ctx = ToolRunContext(self.kernel, self.tools, self.agent_id, session_key, self.workspace)
+        services = None
+        if self.runtime is not None:
+            from clawbot.agent.services import KernelServices
+
+            services = KernelServices(self.runtime, self.agent_id, session_key, origin, self.model.ref)
+        run_ctx = ToolRunContext(self.kernel, self.tools, self.agent_id, session_key, self.workspace, services=services)
         usage, calls = Usage(), 0
         costs: list[float | None] = []
         limit = max(1, self.kernel.config.agents.defaults.max_iterations)

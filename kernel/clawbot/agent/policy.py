@@ -1,15 +1,21 @@
 """Tool policy: which registered tools an agent's model may see and call.
 
 A profile gives the base set (``minimal``, ``coding``, ``messaging``, ``full``); a
-non-empty ``allow`` narrows it to the names listed; ``deny`` removes names and always wins.
-Patterns are a tool name, ``*``, or ``group:<group>`` (a tool's ``group``). An agent with its
-own ``tools`` table replaces the profile and allow list; the global deny list still applies.
-The model is only ever sent the allowed tools, and a call to any other is "unknown".
+non-empty ``allow`` narrows it to the patterns listed; ``deny`` removes and always wins.
+A pattern is a tool name, a name with ``*`` wildcards (``sessions_*``, ``*``) or
+``group:<group>`` (a tool's ``group``); matching ignores case, so ``deny = ["Exec"]`` still
+denies ``exec``. An agent's own ``tools`` table overrides only what it sets: a table with
+just ``allow`` keeps the global profile, one with just ``deny`` keeps the global profile and
+allow list, and the global deny list always applies. The model is only ever sent the
+allowed tools, and a call to any other is "unknown".
 """
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Iterable
+
+import attrs
 
 from clawbot.config.schema import ClawbotConfig
 from clawbot.types import Tool
@@ -20,32 +26,69 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "messaging": ("group:messaging", "sessions_list", "sessions_history", "sessions_send", "session_status"),
     "full": ("*",),
 }
+GROUPS = ("fs", "runtime", "web", "sessions", "messaging", "memory", "automation", "ui", "media")
+
+
+@attrs.frozen
+class EffectivePolicy:
+    profile: str
+    allow: tuple[str, ...]
+    deny: tuple[str, ...]
 
 
 def matches(tool: Tool, pattern: str) -> bool:
-    if pattern == "*":
-        return True
+    pattern = pattern.strip().lower()
     if pattern.startswith("group:"):
-        return tool.group == pattern.removeprefix("group:")
-    return tool.name == pattern
+        return (tool.group or "").lower() == pattern.removeprefix("group:")
+    return fnmatch.fnmatchcase(tool.name.lower(), pattern)
 
 
 def _any(tool: Tool, patterns: Iterable[str]) -> bool:
     return any(matches(tool, p) for p in patterns)
 
 
+def effective_policy(config: ClawbotConfig, agent_id: str) -> EffectivePolicy:
+    base = config.tools
+    agent = config.agent(agent_id)
+    own = agent.tools if agent is not None else None
+    if own is None:
+        return EffectivePolicy(base.profile, tuple(base.allow), tuple(base.deny))
+    return EffectivePolicy(
+        own.profile if own.profile is not None else base.profile,
+        tuple(own.allow if own.allow is not None else base.allow),
+        (*base.deny, *own.deny),
+    )
+
+
 def allowed_tools(tools: Iterable[Tool], config: ClawbotConfig, agent_id: str) -> dict[str, Tool]:
     """The tools ``agent_id`` may use, by name, in registry order."""
-    agent = config.agent(agent_id)
-    policy = agent.tools if agent is not None and agent.tools is not None else config.tools
-    deny = [*config.tools.deny, *(policy.deny if policy is not config.tools else ())]
+    policy = effective_policy(config, agent_id)
     chosen = {}
     for tool in tools:
         if not _any(tool, PROFILES[policy.profile]):
             continue
         if policy.allow and not _any(tool, policy.allow):
             continue
-        if _any(tool, deny):
+        if _any(tool, policy.deny):
             continue
         chosen[tool.name] = tool
     return chosen
+
+
+def unknown_patterns(tools: Iterable[Tool], config: ClawbotConfig) -> list[str]:
+    """Policy entries that match no registered tool: usually a typo (``exce``) or a plugin
+    that is not installed. Reported by ``clawbot doctor`` and logged at start; never fatal,
+    because a deny entry for an absent tool is harmless and an allow entry denies nothing."""
+    tools = list(tools)
+    found = []
+    tables = [("tools", config.tools)]
+    tables += [(f"agents.list[{i}].tools", a.tools) for i, a in enumerate(config.agents.list) if a.tools is not None]
+    for path, table in tables:
+        for key in ("allow", "deny"):
+            for index, pattern in enumerate(getattr(table, key) or ()):
+                lowered = pattern.strip().lower()
+                if lowered.startswith("group:") and lowered.removeprefix("group:") in GROUPS:
+                    continue
+                if not any(matches(t, pattern) for t in tools):
+                    found.append(f"{path}.{key}[{index}]: {pattern!r} matches no installed tool")
+    return found

@@ -20,6 +20,7 @@ import attrs
 
 from clawbot.kernel import Kernel
 from clawbot.types import (
+    ToolServices,
     Message,
     Role,
     Tool,
@@ -43,6 +44,7 @@ class ToolRunContext:
     session_key: str
     workspace: Path
     default_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S
+    services: ToolServices | None = None
 
 
 def schema_problem(schema: Mapping[str, Any]) -> str | None:
@@ -113,7 +115,9 @@ async def _checked_execute(ctx: ToolRunContext, call: ToolCallBlock) -> ToolResu
         return ToolResult.error(f"The call to {call.name} was blocked: {decision.reason}")
     arguments = decision.arguments if decision.arguments is not None else call.arguments
     started = time.perf_counter()
-    result = await _invoke(ctx, tool, ToolCall(call.id, call.name, arguments, ctx.agent_id, ctx.session_key, ctx.workspace))
+    result = await _invoke(ctx, tool, ToolCall(
+        call.id, call.name, arguments, ctx.agent_id, ctx.session_key, ctx.workspace, ctx.services
+    ))
     duration_ms = (time.perf_counter() - started) * 1000
     await ctx.kernel.plugins.notify(
         "clawbot_after_tool_call",
@@ -126,7 +130,12 @@ async def _invoke(ctx: ToolRunContext, tool: Tool, call: ToolCall) -> ToolResult
     timeout = tool.timeout_s or ctx.default_timeout_s
     try:
         async with asyncio.timeout(timeout):
-            outcome = tool.handler(call)
+            if inspect.iscoroutinefunction(tool.handler):
+                outcome = tool.handler(call)
+            else:
+                # A blocking handler (file I/O, a slow regex) must not freeze the gateway, and the
+                # timeout can only fire while the loop runs: give it a worker thread.
+                outcome = await asyncio.to_thread(tool.handler, call)
             if inspect.isawaitable(outcome):
                 outcome = await outcome
     except TimeoutError:

@@ -41,6 +41,7 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
 
     from clawbot.agent.conversation import Conversation
     from clawbot.agent.models import ModelError, choose_chain
+    from clawbot.agent.runtime import AgentRuntime
     from clawbot.sessions.keys import main_key
 
     agent_id = agent_id or kernel.config.default_agent_id()
@@ -58,12 +59,15 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
     except ModelError as exc:
         click.echo(str(exc), err=True)
         return 1
-    conversation = Conversation(kernel, model, agent_id, fallbacks=chain[1:])
+    runtime = AgentRuntime(kernel)
+    conversation = runtime.adopt(Conversation(kernel, model, agent_id, fallbacks=chain[1:]))
     try:
         result = await conversation.send(session_key, text, channel="cli")
     except Exception as exc:  # the provider's short message, never a stack trace
         click.echo(f"error: {getattr(exc, 'user_message', None) or exc}", err=True)
         return 1
+    finally:
+        await runtime.aclose()
     if as_json:
         key = session_key
         info = kernel.sessions.get(key)

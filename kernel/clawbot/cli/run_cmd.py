@@ -35,6 +35,7 @@ async def _run(state: CliState, agent_id: str | None) -> int:
 async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel, imported lazily
     from clawbot.agent.conversation import Conversation
     from clawbot.agent.models import ModelError, choose_chain
+    from clawbot.agent.runtime import AgentRuntime
     from clawbot.gateway.runner import Gateway, enabled_channels
 
     agent_id = agent_id or kernel.config.default_agent_id()
@@ -51,10 +52,10 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
     names = ", ".join(c.name for c in channels)
     note = " (detected from the environment)" if model.detected else ""
     click.echo(f"clawbot: agent {agent_id} on {model.ref}{note}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
-    conversation = Conversation(kernel, model, agent_id, fallbacks=chain[1:])
-
-    async def respond(message, session_key):  # noqa: ANN001, ANN202 - Responder
-        return (await conversation.send(session_key, message.text, channel=message.channel)).text
-
-    await Gateway(kernel, respond, agent_id).run(channels)
+    runtime = AgentRuntime(kernel)
+    runtime.adopt(Conversation(kernel, model, agent_id, fallbacks=chain[1:]))
+    try:
+        await Gateway(kernel, runtime.respond, agent_id, runtime=runtime).run(channels)
+    finally:
+        await runtime.aclose()
     return 0

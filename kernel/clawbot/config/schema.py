@@ -50,13 +50,22 @@ class ToolPolicyConfig:
 
 
 @attrs.frozen(kw_only=True)
+class AgentToolPolicyConfig:
+    """An agent's own policy: what it sets overrides ``[tools]``, what it leaves out inherits."""
+
+    profile: ToolProfile | None = None
+    allow: List[str] | None = None  # noqa: UP006
+    deny: List[str] = attrs.field(factory=list)  # noqa: UP006
+
+
+@attrs.frozen(kw_only=True)
 class AgentConfig:
     id: str
     name: str = ""
     default: bool = False
     workspace: str = ""
     model: ModelConfig | None = None
-    tools: ToolPolicyConfig | None = None
+    tools: AgentToolPolicyConfig | None = None
 
 
 def _default_agents() -> "list[AgentConfig]":

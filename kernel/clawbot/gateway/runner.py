@@ -6,7 +6,13 @@ returns (e.g. end of terminal input) is done. One failing message or channel nev
 others. The answering itself is a ``Responder``: ``clawbot run`` passes one that runs the
 agent loop (:class:`clawbot.agent.conversation.Conversation`) for the message's session, and
 tests pass plain functions. Each answer runs in its own task, tracked per session key so
-``/stop`` can cancel it.
+``/stop`` can cancel it. Slash commands are answered here, outside the session's lane (see
+:mod:`clawbot.gateway.commands`), so ``/stop`` and ``/approve`` work while a turn runs.
+
+With an :class:`~clawbot.agent.runtime.AgentRuntime` the gateway is also the runtime's
+:class:`~clawbot.agent.runtime.GatewayPort` while it runs: tools send messages through its
+channels and queue system events (an approved command finished) that it answers like
+messages, in the session that asked.
 """
 
 from __future__ import annotations
@@ -14,19 +20,31 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import attrs
 
+from clawbot.gateway.commands import parse_approval, parse_command, plugin_command, run_plugin_command, shadowing
 from clawbot.kernel import Kernel
 from clawbot.sessions.keys import session_key_for
-from clawbot.types import Channel, GatewayEvent, InboundEvent, InboundMessage, OutboundEvent, OutboundMessage
+from clawbot.types import (
+    Channel,
+    ChatCommandContext,
+    GatewayEvent,
+    InboundEvent,
+    InboundMessage,
+    OutboundEvent,
+    OutboundMessage,
+)
+
+if TYPE_CHECKING:
+    from clawbot.agent.runtime import AgentRuntime
 
 log = logging.getLogger(__name__)
 
 Responder = Callable[[InboundMessage, str], Awaitable[str | None]]
 """(message, session key) -> reply text, or None for no reply."""
 
-STOP_COMMAND = "/stop"
 FAILURE_REPLY = "Sorry, something went wrong while answering. Please try again."
 
 
@@ -52,13 +70,21 @@ class Gateway:
     restart_delays: tuple[float, ...] = (1.0, 2.0, 5.0, 15.0, 30.0)
     healthy_run: float = 60.0
     """A start that ran at least this long (seconds) before failing resets the backoff."""
+    runtime: AgentRuntime | None = None
     _stop: asyncio.Event = attrs.field(factory=asyncio.Event)
     _running: dict[str, set[asyncio.Task[None]]] = attrs.field(factory=dict)
+    _channels: dict[str, Channel] = attrs.field(factory=dict)
 
     async def run(self, channels: list[Channel] | None = None) -> None:
         """Run until every channel has finished or :meth:`stop` is called."""
         channels = enabled_channels(self.kernel) if channels is None else channels
         names = tuple(c.name for c in channels)
+        self._channels = {c.name: c for c in channels}
+        for name in shadowing(self.kernel.chat_commands):
+            log.warning("plugin %s offers /%s, a built-in command; it is ignored",
+                        self.kernel.chat_commands.plugin_of(name), name)
+        if self.runtime is not None:
+            self.runtime.port = self
         tasks = [asyncio.create_task(self._supervise(c), name=f"channel:{c.name}") for c in channels]
         await self.kernel.plugins.notify("clawbot_gateway_start", event=GatewayEvent(names, self.kernel.config))
         stopper = asyncio.create_task(self._stop.wait())
@@ -68,6 +94,8 @@ class Gateway:
                 done, pending = await asyncio.wait(pending | {stopper}, return_when=asyncio.FIRST_COMPLETED)
                 pending.discard(stopper)
         finally:
+            if self.runtime is not None and self.runtime.port is self:
+                self.runtime.port = None
             await self.kernel.plugins.notify("clawbot_gateway_stop", event=GatewayEvent(names, self.kernel.config))
             for channel in channels:
                 try:
@@ -104,20 +132,50 @@ class Gateway:
                     pass
 
     async def accept(self, channel: Channel, message: InboundMessage) -> asyncio.Task[None]:
-        """Start answering ``message`` in its own task; ``/stop`` cancels the session's runs."""
+        """Start answering ``message`` in its own task; slash commands are answered at once."""
         session_key = session_key_for(self.agent_id, message, self.kernel.config.session.dm_scope)
-        if message.text.strip().lower() == STOP_COMMAND:
-            running = [t for t in self._running.get(session_key, ()) if not t.done()]
-            for task in running:
-                task.cancel()
-            await asyncio.gather(*running, return_exceptions=True)
-            notice = "Stopped." if running else "Nothing is running."
+        command = parse_command(message.text)
+        if command is not None and command.name == "stop":
+            notice = await self._stop_session(session_key)
             return asyncio.create_task(self._send(channel, message, session_key, notice))
-        task = asyncio.create_task(self.handle(channel, message), name=f"answer:{session_key}")
+        if command is not None and command.name in ("approve", "deny"):
+            notice = self._answer_approval(session_key, command.args, deny=command.name == "deny")
+            return asyncio.create_task(self._send(channel, message, session_key, notice))
+        if command is not None and (found := plugin_command(self.kernel.chat_commands, command.name)):
+            ctx = ChatCommandContext(command.args, message, self.agent_id, session_key, self.kernel)
+            return asyncio.create_task(self._reply_with(channel, message, session_key, run_plugin_command(found, ctx)))
+        return self._start_answer(channel, message, session_key)
+
+    def _start_answer(self, channel: Channel, message: InboundMessage, session_key: str) -> asyncio.Task[None]:
+        task = asyncio.create_task(self.handle(channel, message, session_key), name=f"answer:{session_key}")
         running = self._running.setdefault(session_key, set())
         running.add(task)
         task.add_done_callback(lambda done: self._finished(session_key, running, done))
         return task
+
+    async def _stop_session(self, session_key: str) -> str:
+        running = [t for t in self._running.get(session_key, ()) if not t.done()]
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+        return "Stopped." if running else "Nothing is running."
+
+    def _answer_approval(self, session_key: str, args: str, *, deny: bool) -> str:
+        if self.runtime is None:
+            return "Nothing here asks for approvals."
+        parsed = parse_approval(args, deny=deny)
+        if isinstance(parsed, str):
+            pending = self.runtime.approvals.pending_for(session_key)
+            waiting = "".join(f"\n- {t.reply_with}" for t in pending)
+            return parsed + (f"\nWaiting for your answer:{waiting}" if pending else "")
+        return self.runtime.approvals.answer(session_key, *parsed)
+
+    async def _reply_with(
+        self, channel: Channel, message: InboundMessage, session_key: str, reply: Awaitable[str | None]
+    ) -> None:
+        text = await reply
+        if text:
+            await self._send(channel, message, session_key, text)
 
     def _finished(self, session_key: str, running: set[asyncio.Task[None]], task: asyncio.Task[None]) -> None:
         """Forget a finished answer, and the session's entry once nothing runs for it."""
@@ -125,12 +183,14 @@ class Gateway:
         if not running and self._running.get(session_key) is running:
             del self._running[session_key]
 
-    async def handle(self, channel: Channel, message: InboundMessage) -> None:
+    async def handle(self, channel: Channel, message: InboundMessage, session_key: str | None = None) -> None:
         """Answer one inbound message; errors become a short reply, never a crash."""
-        session_key = session_key_for(self.agent_id, message, self.kernel.config.session.dm_scope)
-        await self.kernel.plugins.notify(
-            "clawbot_message_received", event=InboundEvent(message, self.agent_id, session_key)
-        )
+        if session_key is None:
+            session_key = session_key_for(self.agent_id, message, self.kernel.config.session.dm_scope)
+        if not message.system_event:
+            await self.kernel.plugins.notify(
+                "clawbot_message_received", event=InboundEvent(message, self.agent_id, session_key)
+            )
         try:
             text = await self.respond(message, session_key)
         except Exception as exc:
@@ -138,6 +198,32 @@ class Gateway:
             text = getattr(exc, "user_message", None) or FAILURE_REPLY
         if text:
             await self._send(channel, message, session_key, text)
+
+    # -- GatewayPort: what the agents' tools may use while the gateway runs ------------------
+
+    def channel_names(self) -> list[str]:
+        return sorted(self._channels)
+
+    async def deliver(self, message: OutboundMessage, session_key: str | None) -> None:
+        """Send ``message`` on its channel (``message_sending`` hooks apply); raise when the
+        channel is not running, so the tool can tell the model."""
+        from clawbot.types import ServiceUnavailable
+
+        channel = self._channels.get(message.channel)
+        if channel is None:
+            running = ", ".join(self.channel_names()) or "none"
+            raise ServiceUnavailable(f"channel {message.channel!r} is not running (running: {running})")
+        final = await self.kernel.plugins.message_sending(OutboundEvent(message, self.agent_id, session_key))
+        if final is not None:
+            await channel.send(final)
+
+    def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
+        channel = self._channels.get(origin.channel)
+        if channel is None or self._stop.is_set():
+            log.warning("system event for %s dropped: channel %s is not running", session_key, origin.channel)
+            return
+        event = attrs.evolve(origin, text=text, system_event=True, message_id=None, reply_to_id=None)
+        self._start_answer(channel, event, session_key)
 
     async def _send(self, channel: Channel, message: InboundMessage, session_key: str, text: str) -> None:
         outbound = OutboundMessage(

@@ -53,6 +53,17 @@ from clawbot.types.providers import (
     TextSink,
     ToolSpec,
 )
+from clawbot.types.services import (
+    AgentSummary,
+    ApprovalCallback,
+    ApprovalDecision,
+    ApprovalRequest,
+    ApprovalTicket,
+    ServiceUnavailable,
+    SessionStatus,
+    SessionSummary,
+    ToolServices,
+)
 from clawbot.types.tools import (
     Tool,
     ToolCall,

@@ -19,6 +19,8 @@ class InboundMessage:
 
     ``peer_id`` is who the conversation is with (the sender in a DM, the group in a group);
     ``sender_*`` and ``text`` come from outside and are treated as untrusted by the prompt.
+    ``system_event`` marks a message clawbot itself queued (an approved command finished, a
+    background process ended): it is answered like a message but never shown as the user's.
     """
 
     channel: str
@@ -33,6 +35,7 @@ class InboundMessage:
     reply_to_id: str | None = None
     timestamp: datetime | None = None
     mentioned: bool = False
+    system_event: bool = False
 
 
 @attrs.frozen

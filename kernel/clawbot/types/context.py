@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,8 @@ class PluginContext:
 
     ``settings`` is this plugin's validated ``[plugins.<name>]`` object (``None`` when the
     plugin declares no schema); ``section(path)`` returns any other table it claimed.
+    ``on_close(callback)`` registers cleanup (kill child processes, close connections) that
+    runs when the kernel shuts down; errors in it are logged, never raised.
     """
 
     plugin_name: str
@@ -31,6 +33,9 @@ class PluginContext:
     settings: Any = None
     sections: Mapping[str, Any] = attrs.field(factory=dict)
     env: Mapping[str, str] = attrs.field(factory=dict, repr=False)
+    on_close: Callable[[Callable[[], Awaitable[None] | None]], None] = attrs.field(
+        default=lambda callback: None, repr=False, eq=False
+    )
 
     def section(self, path: str) -> Any:
         try:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from clawbot.types.messages import ContentBlock, TextBlock
+
+if TYPE_CHECKING:
+    from clawbot.types.services import ToolServices
 
 
 @attrs.frozen
@@ -34,7 +37,11 @@ class ToolResult:
 
 @attrs.frozen
 class ToolCall:
-    """One invocation of a tool: the arguments plus everything that differs per run."""
+    """One invocation of a tool: the arguments plus everything that differs per run.
+
+    ``services`` reaches sessions, channels, approvals and the clock (see
+    :class:`~clawbot.types.services.ToolServices`); ``None`` outside an agent turn.
+    """
 
     call_id: str
     tool_name: str
@@ -42,6 +49,7 @@ class ToolCall:
     agent_id: str
     session_key: str
     workspace: Path
+    services: ToolServices | None = attrs.field(default=None, repr=False, eq=False)
 
 
 ToolHandler = Callable[[ToolCall], "Awaitable[ToolResult] | ToolResult"]

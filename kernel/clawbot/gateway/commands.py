@@ -1,0 +1,81 @@
+"""Slash commands typed in a chat, answered before (and instead of) the agent.
+
+The gateway's own commands (``/stop``, ``/approve``, ``/deny``) act on its running turns and
+the approval broker; every other name is looked up among the plugins' chat commands
+(``clawbot_chat_commands``). A slash word nobody knows (``/etc/hosts is broken``) is an
+ordinary message for the agent. A plugin command named like a built-in one is ignored with a
+warning: the built-ins are how a user regains control, so no plugin may shadow them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import re
+
+import attrs
+
+from clawbot.agent.approvals import DECISION_WORDS
+from clawbot.types import ApprovalDecision, ChatCommand, ChatCommandContext
+
+log = logging.getLogger(__name__)
+
+BUILTIN_COMMANDS = ("stop", "approve", "deny")
+_NAME = re.compile(r"[a-z][a-z0-9_-]*")
+
+
+@attrs.frozen
+class ParsedCommand:
+    name: str
+    args: str
+
+
+def parse_command(text: str) -> ParsedCommand | None:
+    """``/name args`` (also Telegram's ``/name@botname``), or ``None`` for plain text."""
+    stripped = text.strip()
+    if not stripped.startswith("/"):
+        return None
+    parts = stripped[1:].split(maxsplit=1)
+    head, rest = (parts[0], parts[1] if len(parts) > 1 else "") if parts else ("", "")
+    name = head.split("@", 1)[0].lower()
+    if not _NAME.fullmatch(name):
+        return None
+    return ParsedCommand(name, rest.strip())
+
+
+def parse_approval(args: str, *, deny: bool) -> tuple[str, ApprovalDecision] | str:
+    """``<id> [allow-once|allow-always|deny]`` -> (id, decision), or the usage text."""
+    words = args.split()
+    usage = "Usage: /deny <id>" if deny else "Usage: /approve <id> [allow-once|allow-always|deny]"
+    if not words or len(words) > 2:
+        return usage
+    if deny:
+        return (words[0], ApprovalDecision.DENY) if len(words) == 1 else usage
+    decision = DECISION_WORDS.get(words[1].lower() if len(words) == 2 else "")
+    return usage if decision is None else (words[0], decision)
+
+
+def plugin_command(commands: object, name: str) -> ChatCommand | None:
+    if name in BUILTIN_COMMANDS:
+        return None
+    found = commands.get(name)  # type: ignore[attr-defined]
+    return found if isinstance(found, ChatCommand) else None
+
+
+def shadowing(commands: object) -> list[str]:
+    """Plugin commands that try to take a built-in name (reported once at gateway start)."""
+    return [name for name in BUILTIN_COMMANDS if name in commands]  # type: ignore[operator]
+
+
+async def run_plugin_command(command: ChatCommand, ctx: ChatCommandContext) -> str | None:
+    """Run a plugin's command; its failure becomes a short reply, never a crash."""
+    if ctx.args and not command.accepts_args:
+        return f"/{command.name} takes no arguments."
+    try:
+        outcome = command.handler(ctx)
+        if inspect.isawaitable(outcome):
+            outcome = await outcome
+    except Exception as exc:
+        log.exception("chat command /%s failed", command.name)
+        return f"/{command.name} failed: {type(exc).__name__}: {exc}"
+    return outcome if isinstance(outcome, str) else None

@@ -1,0 +1,145 @@
+"""What a tool may ask of the running clawbot: a narrow facade, never the kernel itself.
+
+A :class:`ToolCall` carries ``services`` (``None`` only when a tool runs outside an agent
+turn, e.g. in a unit test). Each instance is bound to the turn's agent, session and the
+message that started it, so a tool cannot act for another session by accident. What a run
+cannot do (no gateway is running to deliver a message or receive ``/approve``) raises
+:class:`ServiceUnavailable` with a sentence the tool can hand to the model.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+import attrs
+
+from clawbot.types.channels import InboundMessage, OutboundMessage
+from clawbot.types.messages import Message, Usage
+
+
+class ServiceUnavailable(Exception):
+    """This run cannot do what was asked; ``str(exc)`` says why, for the model."""
+
+
+class ApprovalDecision(enum.Enum):
+    ALLOW_ONCE = "allow-once"
+    ALLOW_ALWAYS = "allow-always"
+    DENY = "deny"
+    EXPIRED = "expired"
+
+
+ApprovalCallback = Callable[[ApprovalDecision], Awaitable[None]]
+
+
+@attrs.frozen
+class ApprovalRequest:
+    """A tool asks the user to allow one action.
+
+    ``command`` is shown verbatim (the user approves exactly what will run). Once the user
+    decides (``/approve <id> ...`` or ``/deny <id>`` in the same chat) or the request
+    expires, ``on_decision`` runs in the background; an approved action reports back with
+    :meth:`ToolServices.post_system_event`. ``allow_always`` offers the remembered choice,
+    which the tool itself stores (it knows what "always" covers).
+    """
+
+    tool_name: str
+    command: str
+    reason: str
+    on_decision: ApprovalCallback = attrs.field(repr=False)
+    allow_always: bool = True
+    expires_in_s: float = 1800.0
+
+
+@attrs.frozen
+class ApprovalTicket:
+    """A pending approval: ``reply_with`` is the exact command the user must send."""
+
+    id: str
+    expires_at: datetime
+    reply_with: str
+
+
+@attrs.frozen
+class AgentSummary:
+    id: str
+    name: str
+    default: bool
+    workspace: str
+    model: str | None
+
+
+@attrs.frozen
+class SessionSummary:
+    key: str
+    agent_id: str
+    session_id: str
+    updated_at: str
+    model: str | None
+    turns: int
+    usage: Usage
+    cost_usd: float | None
+
+
+@attrs.frozen
+class SessionStatus:
+    """How the model learns the date and time (in the user's zone), its model and usage."""
+
+    agent_id: str
+    session_key: str
+    session_id: str | None
+    model: str
+    now: datetime
+    timezone: str
+    turns: int
+    usage: Usage
+    cost_usd: float | None
+    channel: str | None
+    thinking: str | None = None
+
+
+class ToolServices(abc.ABC):
+    """Implemented by the kernel; tools only call it."""
+
+    agent_id: str
+    session_key: str
+    origin: InboundMessage | None
+    """The message that started this turn (``None`` for CLI runs and system events)."""
+
+    @abc.abstractmethod
+    def status(self) -> SessionStatus: ...
+
+    @abc.abstractmethod
+    def agents(self) -> list[AgentSummary]: ...
+
+    @abc.abstractmethod
+    def sessions(self, *, limit: int = 20, agent_id: str | None = None) -> list[SessionSummary]:
+        """Most recently active first."""
+
+    @abc.abstractmethod
+    def history(self, session_key: str, *, limit: int = 20, include_tools: bool = False) -> list[Message]:
+        """The last ``limit`` messages of a session; raises ``KeyError`` for an unknown key."""
+
+    @abc.abstractmethod
+    async def send_to_session(self, session_key: str, text: str, *, timeout_s: float) -> str | None:
+        """Run a turn in another session; its reply, or ``None`` when ``timeout_s`` is 0
+        (fire and forget). Raises ``TimeoutError`` when the reply takes longer."""
+
+    @abc.abstractmethod
+    def channels(self) -> list[str]:
+        """Names of the channels a message can be sent on right now."""
+
+    @abc.abstractmethod
+    async def send_message(self, message: OutboundMessage) -> None:
+        """Deliver through a running channel (``message_sending`` hooks apply)."""
+
+    @abc.abstractmethod
+    def request_approval(self, request: ApprovalRequest) -> ApprovalTicket:
+        """Register a pending approval in this chat; returns at once."""
+
+    @abc.abstractmethod
+    async def post_system_event(self, text: str) -> None:
+        """Queue an event for this session (e.g. "exec ab12 finished"): it runs a turn in
+        which the model tells the user; the reply goes where the turn's message came from."""
