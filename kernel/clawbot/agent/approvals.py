@@ -59,22 +59,33 @@ class ApprovalBroker:
     def pending_for(self, session_key: str) -> list[ApprovalTicket]:
         return [p.ticket for p in self._pending.values() if p.session_key == session_key]
 
-    def answer(self, session_key: str, approval_id: str, decision: ApprovalDecision) -> str:
-        """Apply the user's decision; returns the confirmation to show them."""
+    def answer(self, session_key: str, approval_id: str, decision: ApprovalDecision) -> tuple[str, bool]:
+        """Check the user's decision: (what to tell them, whether it was accepted).
+
+        Accepting does not act yet: the caller shows the confirmation first, then calls
+        :meth:`decide`, so the user reads "Approved" before the action's own report.
+        """
         pending = self._pending.get(approval_id)
         if pending is None or pending.session_key != session_key:
-            return f"No pending approval {approval_id!r} here (it may have expired or been answered already)."
+            return f"No pending approval {approval_id!r} here (it may have expired or been answered already).", False
         if decision is ApprovalDecision.ALLOW_ALWAYS and not pending.request.allow_always:
             return (
                 f"{pending.request.tool_name} cannot be allowed always for this command "
                 f"({pending.request.reason}). Send /approve {approval_id} allow-once to run it this one time."
-            )
-        self._decide(approval_id, decision)
+            ), False
+        return self._confirmation(pending, decision), True
+
+    @staticmethod
+    def _confirmation(pending: _Pending, decision: ApprovalDecision) -> str:
         command = pending.request.command
         if decision is ApprovalDecision.DENY:
             return f"Denied; {pending.request.tool_name} will not run:\n{command}"
         scope = "always" if decision is ApprovalDecision.ALLOW_ALWAYS else "once"
         return f"Approved ({scope}); {pending.request.tool_name} is running:\n{command}"
+
+    def decide(self, approval_id: str, decision: ApprovalDecision) -> None:
+        """Act on ``decision`` in the background (nothing happens if it expired meanwhile)."""
+        self._decide(approval_id, decision)
 
     def _decide(self, approval_id: str, decision: ApprovalDecision) -> None:
         pending = self._pending.pop(approval_id, None)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from clawbot.agent.replies import is_silent
 from clawbot.gateway.commands import parse_approval, parse_command, plugin_command, run_plugin_command, shadowing
 from clawbot.kernel import Kernel
 from clawbot.sessions.keys import session_key_for
@@ -139,8 +140,7 @@ class Gateway:
             notice = await self._stop_session(session_key)
             return asyncio.create_task(self._send(channel, message, session_key, notice))
         if command is not None and command.name in ("approve", "deny"):
-            notice = self._answer_approval(session_key, command.args, deny=command.name == "deny")
-            return asyncio.create_task(self._send(channel, message, session_key, notice))
+            return asyncio.create_task(self._approval(channel, message, session_key, command.args, command.name == "deny"))
         if command is not None and (found := plugin_command(self.kernel.chat_commands, command.name)):
             ctx = ChatCommandContext(command.args, message, self.agent_id, session_key, self.kernel)
             return asyncio.create_task(self._reply_with(channel, message, session_key, run_plugin_command(found, ctx)))
@@ -160,15 +160,21 @@ class Gateway:
         await asyncio.gather(*running, return_exceptions=True)
         return "Stopped." if running else "Nothing is running."
 
-    def _answer_approval(self, session_key: str, args: str, *, deny: bool) -> str:
+    async def _approval(self, channel: Channel, message: InboundMessage, session_key: str, args: str, deny: bool) -> None:
+        """Confirm the user's answer first, then act: they read "Approved" before the result."""
         if self.runtime is None:
-            return "Nothing here asks for approvals."
+            await self._send(channel, message, session_key, "Nothing here asks for approvals.")
+            return
+        broker = self.runtime.approvals
         parsed = parse_approval(args, deny=deny)
         if isinstance(parsed, str):
-            pending = self.runtime.approvals.pending_for(session_key)
-            waiting = "".join(f"\n- {t.reply_with}" for t in pending)
-            return parsed + (f"\nWaiting for your answer:{waiting}" if pending else "")
-        return self.runtime.approvals.answer(session_key, *parsed)
+            waiting = "".join(f"\n- {t.reply_with}" for t in broker.pending_for(session_key))
+            await self._send(channel, message, session_key, parsed + (f"\nWaiting for your answer:{waiting}" if waiting else ""))
+            return
+        notice, accepted = broker.answer(session_key, *parsed)
+        await self._send(channel, message, session_key, notice)
+        if accepted:
+            broker.decide(*parsed)
 
     async def _reply_with(
         self, channel: Channel, message: InboundMessage, session_key: str, reply: Awaitable[str | None]
@@ -196,7 +202,7 @@ class Gateway:
         except Exception as exc:
             log.exception("answering a message on %s failed", channel.name)
             text = getattr(exc, "user_message", None) or FAILURE_REPLY
-        if text:
+        if text and not is_silent(text):
             await self._send(channel, message, session_key, text)
 
     # -- GatewayPort: what the agents' tools may use while the gateway runs ------------------

@@ -8,7 +8,7 @@ from clawbot import Tool
 
 from clawbot_tools.config import ToolsSettings
 
-GROUP_MODULES = ("clawbot_tools.fs", "clawbot_tools.web")
+GROUP_MODULES = ("clawbot_tools.fs", "clawbot_tools.web", "clawbot_tools.sessions", "clawbot_tools.messaging")
 
 
 def all_tools(settings: ToolsSettings) -> list[Tool]:

@@ -1,0 +1,239 @@
+"""Tools reach sessions, channels, approvals and the clock through ``call.services``.
+
+Real kernel, real session files, the real gateway with the fake channel; only the model is
+scripted. The session tools and ``message`` are the ones clawbot-tools ships.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import clawbot_tools.plugin
+from clawbot import ApprovalDecision, ApprovalRequest, ServiceUnavailable, Tool, ToolCall, ToolResult
+from clawbot.agent.conversation import Conversation
+from clawbot.agent.models import ModelChoice
+from clawbot.agent.runtime import AgentRuntime
+from clawbot.gateway.runner import Gateway
+from clawbot.testing import plugin_from_hooks
+
+from .scripted import ScriptedProvider, call
+
+TWO_AGENTS = (
+    '[agents.defaults]\ntimezone = "Asia/Tokyo"\n\n'
+    '[[agents.list]]\nid = "main"\ndefault = true\n\n[[agents.list]]\nid = "helper"\nname = "Helper"\n'
+)
+
+
+async def _runtime(make_kernel, provider, *, config: str = TWO_AGENTS, extra: dict | None = None):
+    kernel = await make_kernel(plugins={"tools": clawbot_tools.plugin, **(extra or {})}, config=config)
+    runtime = AgentRuntime(kernel)
+    conversation = runtime.adopt(Conversation(kernel, ModelChoice(provider, "m"), "main"))
+    return kernel, runtime, conversation
+
+
+def _last_tool_result(provider: ScriptedProvider, request: int = -1) -> str:
+    return provider.requests[request].messages[-1].text
+
+
+async def _eventually(predicate, timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.01)
+
+
+# --- session tools ---------------------------------------------------------------------
+
+
+async def test_session_status_tells_the_time_in_the_users_zone_and_the_usage(make_kernel) -> None:
+    provider = ScriptedProvider("hello", [call("session_status", "c1")], "ok")
+    _, _, conversation = await _runtime(make_kernel, provider)
+    await conversation.send("agent:main:main", "hi")
+    await conversation.send("agent:main:main", "what time is it?")
+    status = _last_tool_result(provider)
+    now = datetime.now(ZoneInfo("Asia/Tokyo"))
+    assert f"{now:%Y-%m-%d}" in status and "Asia/Tokyo, UTC+09:00" in status
+    assert "Model: scripted/m" in status and "1 turns" in status and "10 in / 2 out tokens" in status
+
+
+async def test_agents_and_sessions_are_listed_and_another_sessions_history_is_readable(make_kernel) -> None:
+    provider = ScriptedProvider(
+        "noted",
+        [call("agents_list", "c1"), call("sessions_list", "c2"), call("sessions_history", "c3", session_key="agent:main:work")],
+        "done",
+        [call("sessions_history", "c4", session_key="agent:main:nope")],
+        "ok",
+    )
+    _, _, conversation = await _runtime(make_kernel, provider)
+    await conversation.send("agent:main:work", "remember the blue folder")
+    await conversation.send("agent:main:main", "look around")
+    agents, sessions, history = (m.text for m in provider.requests[2].messages[-3:])
+    assert "- main [default]: model auto <- you" in agents and "- helper (Helper): model auto" in agents
+    assert "agent:main:work: 1 turns" in sessions
+    assert "[user] remember the blue folder" in history and "[assistant] noted" in history
+    await conversation.send("agent:main:main", "and this?")
+    missing = provider.requests[-1].messages[-1]
+    assert missing.is_error and "no session 'agent:main:nope'" in missing.text
+
+
+async def test_sessions_send_asks_another_agent_and_returns_its_reply(make_kernel) -> None:
+    main = ScriptedProvider([call("sessions_send", "c1", session_key="agent:helper:main", message="2+2?")], "helper says 4")
+    helper = ScriptedProvider("4")
+    kernel, runtime, conversation = await _runtime(make_kernel, main)
+    runtime.adopt(Conversation(kernel, ModelChoice(helper, "h"), "helper"))
+    result = await conversation.send("agent:main:main", "ask the helper")
+    assert result.text == "helper says 4"
+    assert helper.requests[0].messages[-1].text == "2+2?"
+    assert _last_tool_result(main) == "Reply from agent:helper:main:\n4"
+    assert kernel.sessions.get("agent:helper:main").turns == 1
+
+
+async def test_a_send_back_to_a_waiting_session_is_refused_instead_of_deadlocking(make_kernel) -> None:
+    main = ScriptedProvider([call("sessions_send", "c1", session_key="agent:helper:main", message="ping")], "done")
+    helper = ScriptedProvider([call("sessions_send", "c2", session_key="agent:main:main", message="pong")], "gave up")
+    kernel, runtime, conversation = await _runtime(make_kernel, main)
+    runtime.adopt(Conversation(kernel, ModelChoice(helper, "h"), "helper"))
+    async with asyncio.timeout(5):
+        await conversation.send("agent:main:main", "go")
+    refused = helper.requests[1].messages[-1]
+    assert refused.is_error and "would deadlock" in refused.text
+
+
+async def test_tools_outside_a_gateway_say_what_they_cannot_do(make_kernel) -> None:
+    provider = ScriptedProvider([call("message", "c1", message="hi", channel="telegram", target="42")], "ok")
+    _, _, conversation = await _runtime(make_kernel, provider)
+    await conversation.send("agent:main:main", "tell bob")
+    refused = provider.requests[1].messages[-1]
+    assert refused.is_error and "no gateway is running" in refused.text
+
+
+# --- through the gateway -----------------------------------------------------------------
+
+
+async def _gateway(make_kernel, fake_channel, provider, extra: dict | None = None):
+    kernel, runtime, _ = await _runtime(make_kernel, provider, extra={"fake": fake_channel.as_plugin(), **(extra or {})})
+    gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
+    task = asyncio.create_task(gateway.run([fake_channel]))
+    await fake_channel.wait_started()
+    return runtime, gateway, task
+
+
+async def test_message_sends_to_another_chat_and_a_silent_reply_is_not_sent(make_kernel, fake_channel) -> None:
+    provider = ScriptedProvider(
+        [call("message", "c1", message="Dinner at 8", target="bob"), call("message", "c2", message="x", channel="nope", target="1")],
+        "[[silent]]",
+    )
+    _, gateway, task = await _gateway(make_kernel, fake_channel, provider)
+    await fake_channel.inject("tell bob about dinner", peer_id="alice")
+    gateway.stop()
+    await task
+    assert [(m.peer_id, m.text) for m in fake_channel.sent] == [("bob", "Dinner at 8")]
+    sent, refused = provider.requests[1].messages[-2:]
+    assert "Sent to fake:bob" in sent.text
+    assert refused.is_error and "channel 'nope' is not running (running: fake)" in refused.text
+
+
+def _guarded_tool(decisions: list[ApprovalDecision]) -> Tool:
+    """A tool that needs approval, then reports back through a system event."""
+
+    async def handler(call: ToolCall) -> ToolResult:
+        services = call.services
+        assert services is not None
+
+        async def on_decision(decision: ApprovalDecision) -> None:
+            decisions.append(decision)
+            if decision is ApprovalDecision.ALLOW_ONCE:
+                await services.post_system_event("guarded finished: launched the rocket")
+
+        try:
+            ticket = services.request_approval(
+                ApprovalRequest("guarded", "launch --rocket", "launching is irreversible", on_decision, allow_always=False)
+            )
+        except ServiceUnavailable as exc:
+            return ToolResult.error(str(exc))
+        return ToolResult.text(f"Approval required. Reply with: {ticket.reply_with}", approval_id=ticket.id)
+
+    return Tool("guarded", "needs approval", {"type": "object"}, handler)
+
+
+async def test_an_approval_round_trip_runs_the_action_once_and_reports_back(make_kernel, fake_channel) -> None:
+    decisions: list[ApprovalDecision] = []
+    tool_plugin = plugin_from_hooks(clawbot_tools=lambda ctx: [_guarded_tool(decisions)])
+    provider = ScriptedProvider([call("guarded", "c1")], "Please approve it.", "The rocket is launched.")
+    runtime, gateway, task = await _gateway(make_kernel, fake_channel, provider, {"guarded": tool_plugin})
+    await fake_channel.inject("launch please", peer_id="alice")
+    approval_id = re.search(r"/approve (\w+) allow-once", _last_tool_result(provider)).group(1)
+    assert fake_channel.texts() == ["Please approve it."]
+
+    await fake_channel.inject(f"/approve {approval_id} always", peer_id="alice")
+    assert "cannot be allowed always" in fake_channel.texts()[-1] and decisions == []
+    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")
+    await _eventually(lambda: fake_channel.texts()[-1] == "The rocket is launched.")
+    # the user reads the confirmation, with the exact command, before the action's report
+    assert fake_channel.texts()[-2] == "Approved (once); guarded is running:\nlaunch --rocket"
+    assert decisions == [ApprovalDecision.ALLOW_ONCE]
+    event = provider.requests[-1].messages[-1].text
+    assert event.startswith("[System event from clawbot, not written by the user]") and "launched the rocket" in event
+
+    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")
+    assert "No pending approval" in fake_channel.texts()[-1] and decisions == [ApprovalDecision.ALLOW_ONCE]
+    gateway.stop()
+    await task
+    await runtime.aclose()
+
+
+async def test_only_the_chat_that_was_asked_can_approve_and_deny_runs_nothing(make_kernel, fake_channel) -> None:
+    decisions: list[ApprovalDecision] = []
+    tool_plugin = plugin_from_hooks(clawbot_tools=lambda ctx: [_guarded_tool(decisions)])
+    provider = ScriptedProvider([call("guarded", "c1")], "Approve?")
+    runtime, gateway, task = await _gateway(make_kernel, fake_channel, provider, {"guarded": tool_plugin})
+    await fake_channel.inject("launch", peer_id="team", chat_type="group")
+    approval_id = re.search(r"/approve (\w+)", _last_tool_result(provider)).group(1)
+    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")  # another session
+    assert "No pending approval" in fake_channel.texts()[-1]
+    await fake_channel.inject("/approve", peer_id="team", chat_type="group")
+    assert f"/approve {approval_id} allow-once" in fake_channel.texts()[-1]  # usage lists what waits
+    await fake_channel.inject(f"/deny {approval_id}", peer_id="team", chat_type="group")
+    assert fake_channel.texts()[-1] == "Denied; guarded will not run:\nlaunch --rocket"
+    await runtime.approvals.drain()
+    assert decisions == [ApprovalDecision.DENY]
+    gateway.stop()
+    await task
+
+
+async def test_an_unanswered_approval_expires(make_kernel) -> None:
+    kernel = await make_kernel()
+    runtime = AgentRuntime(kernel)
+    decided: list[ApprovalDecision] = []
+
+    async def on_decision(decision: ApprovalDecision) -> None:
+        decided.append(decision)
+
+    ticket = runtime.approvals.register("agent:main:main", ApprovalRequest("t", "cmd", "why", on_decision, expires_in_s=0.05))
+    await _eventually(lambda: decided == [ApprovalDecision.EXPIRED])
+    notice, accepted = runtime.approvals.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE)
+    assert "No pending approval" in notice and not accepted
+
+
+async def test_plugin_chat_commands_answer_without_the_agent(make_kernel, fake_channel) -> None:
+    from clawbot import ChatCommand
+
+    commands = plugin_from_hooks(clawbot_chat_commands=lambda ctx: [
+        ChatCommand("ping", "answers pong", lambda c: f"pong {c.args}".strip()),
+        ChatCommand("stop", "tries to shadow /stop", lambda c: "hijacked"),
+        ChatCommand("boom", "fails", lambda c: 1 / 0),
+    ])
+    provider = ScriptedProvider("agent answer")
+    _, gateway, task = await _gateway(make_kernel, fake_channel, provider, {"cmds": commands})
+    await fake_channel.inject("/ping@clawbot_bot hello")
+    await fake_channel.inject("/stop")
+    await fake_channel.inject("/boom")
+    await fake_channel.inject("/etc/hosts looks wrong")
+    gateway.stop()
+    await task
+    assert fake_channel.texts() == [
+        "pong hello", "Nothing is running.", "/boom failed: ZeroDivisionError: division by zero", "agent answer",
+    ]
+    assert provider.requests[0].messages[-1].text == "/etc/hosts looks wrong"
