@@ -103,9 +103,10 @@ def boot_kernel(loaded: Loaded) -> BootOutcome:
             return BootOutcome(conflicts=list(exc.conflicts))
         from clawbot.agent.policy import unknown_patterns
 
-        policy = unknown_patterns(kernel.tools, kernel.config)
-        await kernel.aclose()
-        return BootOutcome(policy=policy)
+        try:
+            return BootOutcome(policy=unknown_patterns(kernel.tools, kernel.config))
+        finally:
+            await kernel.aclose()
 
     try:
         return asyncio.run(boot())

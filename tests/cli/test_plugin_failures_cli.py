@@ -112,20 +112,21 @@ def test_healthy_installation_has_no_failures_or_conflicts(tmp_path: Path) -> No
     assert doctor.returncode == 0, doctor.stdout
 
 
-def test_the_boot_closes_the_kernel_it_opened(monkeypatch) -> None:
-    import clawbot.kernel
+def test_the_boot_closes_the_kernel_it_opened(tmp_path) -> None:
+    """Cleanup plugins registered while booting (child processes, connections) runs."""
+    from clawbot.boot import load
     from clawbot.doctor import boot_kernel
+    from clawbot.testing import plugin_from_hooks
 
     closed = []
 
-    class _Kernel:
-        async def aclose(self) -> None:
-            closed.append(True)
+    def register(ctx):
+        ctx.on_close(lambda: closed.append(ctx.plugin_name))
+        return []
 
-    async def fake_bootstrap(loaded):
-        return _Kernel()
-
-    monkeypatch.setattr(clawbot.kernel, "bootstrap", fake_bootstrap)
-    outcome = boot_kernel(object())  # type: ignore[arg-type]
+    env = {"CLAWBOT_HOME": str(tmp_path), "HOME": str(tmp_path)}
+    loaded = load(None, env=env, cwd=tmp_path, plugins={"closer": plugin_from_hooks(clawbot_tools=register)},
+                  load_entrypoints=False)
+    outcome = boot_kernel(loaded)
     assert outcome.conflicts == [] and outcome.error is None
-    assert closed == [True]
+    assert closed == ["closer"]

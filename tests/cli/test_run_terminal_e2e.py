@@ -74,4 +74,4 @@ def test_the_default_tools_work_in_a_real_turn_and_stay_in_the_workspace(tmp_pat
     assert not (tmp_path / "escape.txt").exists()
     second = fake_llm_thread.requests[1].tool_results
     assert "Wrote hello.py" in str(second[0]["content"]) and "outside the workspace" in str(second[1]["content"])
-    assert sorted(fake_llm_thread.requests[0].tools) == ["edit", "find", "grep", "ls", "read", "write"]
+    assert sorted(fake_llm_thread.requests[0].tools) == ["apply_patch", "edit", "find", "grep", "ls", "read", "write"]

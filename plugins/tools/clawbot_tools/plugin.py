@@ -15,4 +15,4 @@ def clawbot_tools(ctx):
     from clawbot_tools.config import ToolsSettings
     from clawbot_tools.registry import all_tools
 
-    return all_tools(ctx.settings or ToolsSettings())
+    return all_tools(ctx.settings or ToolsSettings(), ctx)

@@ -223,3 +223,99 @@ def test_confinement_off_allows_absolute_and_home(tree: dict[str, Path], monkeyp
     assert not result.is_error and (tree["outside"] / "allowed.txt").read_text() == "ok"
     # shape checks still apply
     assert "NUL" in text_of(run(ws, "read", free, path="a\x00b"))
+
+
+def test_ls_hides_where_outside_links_point(tree: dict[str, Path]) -> None:
+    ws = tree["ws"]
+    (ws / "alias").symlink_to("inside.txt")
+    lines = text_of(run(ws, "ls")).splitlines()
+    for name in ("link_etc", "link_out_file", "chain1", "chain2", "dangling_out", "linkdir"):
+        assert f"{name} -> (outside workspace)" in lines
+    assert "alias -> inside.txt" in lines
+    assert "/etc" not in "\n".join(lines) and str(tree["outside"]) not in "\n".join(lines)
+    free = text_of(run(ws, "ls", ToolsSettings(confine_to_workspace=False))).splitlines()
+    assert "link_etc -> /etc" in free  # with confinement off there is nothing to hide
+
+
+def test_reading_a_hard_link_is_allowed(tree: dict[str, Path]) -> None:
+    # a documented choice (paths.py): uv's .venv and pnpm's node_modules are hard links into
+    # caches outside the workspace, and the agent must be able to read those libraries
+    ws, cache = tree["ws"], tree["root"] / "cache"
+    cache.mkdir()
+    (cache / "lib.py").write_text("def api(): ...\n")
+    (ws / ".venv").mkdir()
+    os.link(cache / "lib.py", ws / ".venv" / "lib.py")
+    assert text_of(run(ws, "read", path=".venv/lib.py")) == "def api(): ...\n"
+    result = run(ws, "write", path=".venv/lib.py", content="changed")
+    assert result.is_error and "hard links" in text_of(result)
+    assert (cache / "lib.py").read_text() == "def api(): ...\n"
+
+
+# --- a directory swapped for a symlink between the check and the open ----------------------
+
+
+@pytest.fixture
+def swap_after_resolve(tree: dict[str, Path], monkeypatch: pytest.MonkeyPatch):
+    """Patch a tool module's ``resolve`` so that ws/d becomes a link to outside right after it."""
+    ws, outside = tree["ws"], tree["outside"]
+    (ws / "d").mkdir()
+    (ws / "d" / "sentinel.txt").write_text("harmless\n")
+
+    def install(module: Any) -> None:
+        real_resolve = module.resolve
+
+        def resolve_then_swap(*args: Any, **kwargs: Any) -> Path:
+            resolved = real_resolve(*args, **kwargs)
+            if not (ws / "d").is_symlink():
+                os.rename(ws / "d", ws / "d_before")
+                (ws / "d").symlink_to(outside)
+            return resolved
+
+        monkeypatch.setattr(module, "resolve", resolve_then_swap)
+
+    return install
+
+
+@pytest.mark.parametrize("has_proc", [True, False], ids=["proc", "no-proc"])
+def test_read_checks_the_file_it_opened(tree: dict[str, Path], swap_after_resolve: Any, monkeypatch: pytest.MonkeyPatch, has_proc: bool) -> None:
+    from clawbot_tools.fs import fd as fd_module
+    from clawbot_tools.fs import read as read_module
+
+    if not has_proc:  # the device-and-inode comparison used where /proc is missing
+        monkeypatch.setattr(fd_module, "_opened_path", lambda fd: None)
+    swap_after_resolve(read_module)
+    result = run(tree["ws"], "read", path="d/sentinel.txt")
+    assert result.is_error and OUTSIDE in text_of(result)
+    assert "SECRET" not in text_of(result)
+
+
+def test_write_creates_nothing_through_a_swapped_directory(tree: dict[str, Path], swap_after_resolve: Any) -> None:
+    from clawbot_tools.fs import write as write_module
+
+    ws = tree["ws"]
+    before = snapshot(tree["root"], ws)
+    swap_after_resolve(write_module)
+    result = run(ws, "write", path="d/deeper/new.txt", content="pwned")
+    assert result.is_error
+    assert snapshot(tree["root"], ws) == before
+    assert not (tree["outside"] / "deeper").exists()
+
+
+def test_grep_checks_each_file_it_opened(tree: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    from clawbot_tools.fs import grep as grep_module
+
+    ws = tree["ws"]
+    (ws / "hard.txt").unlink()
+    (ws / "d").mkdir()
+    (ws / "d" / "sentinel.txt").write_text("harmless SECRET-free text\n")
+
+    def walk_then_swap(top: str):
+        yield str(ws / "inside.txt")
+        os.rename(ws / "d", ws / "d_before")
+        (ws / "d").symlink_to(tree["outside"])
+        yield str(ws / "d" / "sentinel.txt")
+
+    monkeypatch.setattr(grep_module, "walk_files", walk_then_swap)
+    result = run(ws, "grep", pattern="SECRET")
+    assert "SECRET sentinel" not in text_of(result) and result.details["matches"] == 0
+    assert result.details["files_skipped"] == 1

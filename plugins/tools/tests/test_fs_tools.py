@@ -1,4 +1,4 @@
-"""The file tools (read, write, edit, ls, find, grep) on real files under tmp_path."""
+"""The file tools (read, write, edit, ls, find, grep) on real files under tmp_path; apply_patch has its own file."""
 
 from __future__ import annotations
 
@@ -44,9 +44,9 @@ def text_of(result: ToolResult) -> str:
 # --- the tool declarations ---------------------------------------------------------------
 
 
-def test_six_tools_with_strict_valid_schemas() -> None:
+def test_seven_tools_with_strict_valid_schemas() -> None:
     found = tools(ToolsSettings())
-    assert [t.name for t in found] == ["read", "write", "edit", "ls", "find", "grep"]
+    assert [t.name for t in found] == ["read", "write", "edit", "apply_patch", "ls", "find", "grep"]
     for tool in found:
         assert tool.group == "fs"
         assert tool.summary and "\n" not in tool.summary
@@ -59,6 +59,7 @@ def test_six_tools_with_strict_valid_schemas() -> None:
         "read": ["path"],
         "write": ["path", "content"],
         "edit": ["path", "old_text", "new_text"],
+        "apply_patch": ["input"],
         "ls": [],
         "find": ["pattern"],
         "grep": ["pattern"],
@@ -209,7 +210,7 @@ def test_failed_write_leaves_original_and_no_temp(ws: Path, monkeypatch: pytest.
     target = ws / "keep.txt"
     target.write_text("original")
 
-    def broken_replace(src: Any, dst: Any) -> None:
+    def broken_replace(src: Any, dst: Any, **dir_fds: Any) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken_replace)

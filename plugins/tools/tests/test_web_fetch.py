@@ -415,7 +415,8 @@ async def test_tools_group_and_handlers(server, port):
     assert refused.is_error and "refused" in text_of(refused)
 
 
-async def test_web_search_errors_clearly():
+async def test_web_search_errors_clearly(monkeypatch):
+    monkeypatch.delenv("BRAVE_API_KEY", raising=False)  # a developer's real key must not reach Brave
     search = {t.name: t for t in tools(ToolsSettings())}["web_search"]
     result = await search.handler(_call("web_search", query="clawbot", count=3))
     assert result.is_error

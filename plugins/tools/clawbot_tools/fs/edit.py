@@ -7,7 +7,10 @@ from clawbot import Tool, ToolCall, ToolResult
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs.atomic import atomic_write
 from clawbot_tools.fs.common import GROUP, os_error, refused, schema
-from clawbot_tools.fs.paths import PathRefused, display, resolve
+from clawbot_tools.fs.fd import TooLarge, read_limited
+from clawbot_tools.fs.paths import PathRefused, confinement_root, display, resolve
+
+MAX_EDIT_BYTES = 16 * 1024 * 1024  # the file is held in memory a few times over
 
 PARAMETERS = schema(
     {
@@ -55,8 +58,13 @@ def edit(call: ToolCall, settings: ToolsSettings) -> ToolResult:
         return ToolResult.error(f"edit: {shown} is a directory", path=shown)
     if not path.is_file():
         return ToolResult.error(f"edit: {shown} is not a regular file", path=shown)
+    root = confinement_root(call, settings)
     try:
-        data = path.read_bytes()
+        data = read_limited(str(path), root, MAX_EDIT_BYTES)
+    except TooLarge as exc:
+        return ToolResult.error(f"edit: {shown} is too large to edit ({exc.args[0]} bytes; the limit is {MAX_EDIT_BYTES})", path=shown)
+    except PathRefused as exc:
+        return refused("edit", exc, raw)
     except OSError as exc:
         return os_error("edit", shown, exc)
     try:
@@ -77,7 +85,9 @@ def edit(call: ToolCall, settings: ToolsSettings) -> ToolResult:
     updated = text.replace(old_text, new_text, 1)
     encoded = updated.encode("utf-8")
     try:
-        atomic_write(path, encoded)
+        atomic_write(path, encoded, root=root)
+    except PathRefused as exc:
+        return refused("edit", exc, raw)
     except OSError as exc:
         return os_error("edit", shown, exc)
     line = text[: text.index(old_text)].count("\n") + 1

@@ -9,8 +9,9 @@ from clawbot import Tool, ToolCall, ToolResult
 
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs.common import GROUP, int_arg, os_error, refused, schema
+from clawbot_tools.fs.globmatch import GlobError, compile_glob
 from clawbot_tools.fs.paths import PathRefused, display, resolve
-from clawbot_tools.fs.walk import glob_regex, walk_entries
+from clawbot_tools.fs.walk import walk_entries
 
 DEFAULT_MAX = 200
 MAX_RESULTS = 2000
@@ -60,6 +61,10 @@ def find(call: ToolCall, settings: ToolsSettings) -> ToolResult:
             refused=True,
         )
     try:
+        matches = compile_glob(pattern)
+    except GlobError as exc:
+        return ToolResult.error(f"find: {exc}", pattern=pattern)
+    try:
         top = resolve(call, raw, settings)
         limit = int_arg(call.arguments, "max_results", DEFAULT_MAX, minimum=1, maximum=MAX_RESULTS)
     except PathRefused as exc:
@@ -69,7 +74,6 @@ def find(call: ToolCall, settings: ToolsSettings) -> ToolResult:
     shown = display(call, top)
     if not top.is_dir():
         return ToolResult.error(f"find: {shown} is not a directory", path=shown)
-    regex = glob_regex(pattern)
     found: list[str] = []
     scanned = 0
     top_str = os.fspath(top)
@@ -79,7 +83,7 @@ def find(call: ToolCall, settings: ToolsSettings) -> ToolResult:
             if scanned > SCAN_LIMIT:
                 break
             rel = os.path.relpath(full, top_str).replace(os.sep, "/")
-            if regex.match(rel):
+            if matches(rel):
                 out = display(call, Path(full))
                 found.append(out + ("/" if is_dir else ""))
     except OSError as exc:

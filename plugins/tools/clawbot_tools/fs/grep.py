@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import os
-import re
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from clawbot import Tool, ToolCall, ToolResult
 
 from clawbot_tools.config import ToolsSettings
-from clawbot_tools.fs.common import GROUP, SNIFF_BYTES, int_arg, looks_binary, os_error, refused, schema
-from clawbot_tools.fs.paths import PathRefused, display, is_inside_workspace, resolve
-from clawbot_tools.fs.walk import glob_regex, walk_files
+from clawbot_tools.fs.common import GROUP, int_arg, os_error, refused, schema
+from clawbot_tools.fs.globmatch import GlobError, compile_glob
+from clawbot_tools.fs.paths import PathRefused, confinement_root, display, is_inside_workspace, resolve
+from clawbot_tools.fs.pattern import PatternError, compile_pattern
+from clawbot_tools.fs.search import MAX_SEARCH_CHARS, FileSearch, PatternTooSlow
+from clawbot_tools.fs.walk import walk_files
 
 DEFAULT_MAX = 100
 MAX_RESULTS = 1000
-MAX_LINE_CHARS = 300
-MAX_FILE_BYTES = 5 * 1024 * 1024
-MAX_FILES = 20_000
+MAX_FILES = 20_000  # files searched
+MAX_SCANNED = 100_000  # files walked past, matching the glob or not
+# the whole call stops here with what it found (the kernel's tool timeout is longer, and a
+# worker thread cannot be killed when that fires)
+TIME_BUDGET_S = 30.0
 
 PARAMETERS = schema(
     {
@@ -42,7 +48,8 @@ def make_tool(settings: ToolsSettings) -> Tool:
         name="grep",
         description=(
             "Search files for a regular expression. Each match is 'path:line: text' with the path relative to the "
-            "workspace. Binary files, files over 5 MB and .git are skipped; long lines are shortened."
+            "workspace. Binary files, files over 5 MB and .git are skipped; long lines are shortened. A pattern that "
+            "backtracks too long on one line stops the search with an error."
         ),
         parameters=PARAMETERS,
         handler=handler,
@@ -51,13 +58,13 @@ def make_tool(settings: ToolsSettings) -> Tool:
     )
 
 
-def _file_filter(glob: str | None):
+def _file_filter(glob: str | None) -> Callable[[str], bool]:
     if not glob:
         return lambda rel: True
-    regex = glob_regex(glob)
+    matches = compile_glob(glob)
     if "/" in glob:
-        return lambda rel: bool(regex.match(rel))
-    return lambda rel: bool(regex.match(rel.rsplit("/", 1)[-1]))
+        return matches
+    return lambda rel: matches(rel.rsplit("/", 1)[-1])
 
 
 def grep(call: ToolCall, settings: ToolsSettings) -> ToolResult:
@@ -68,11 +75,13 @@ def grep(call: ToolCall, settings: ToolsSettings) -> ToolResult:
         return ToolResult.error("grep: pattern must be a non-empty regular expression")
     if glob is not None and not isinstance(glob, str):
         return ToolResult.error("grep: glob must be a string")
-    flags = re.IGNORECASE if call.arguments.get("ignore_case") else 0
     try:
-        regex = re.compile(pattern, flags)
-    except re.error as exc:
-        return ToolResult.error(f"grep: invalid regular expression {pattern!r}: {exc}", pattern=pattern)
+        regex = compile_pattern(pattern, ignore_case=bool(call.arguments.get("ignore_case")))
+        wanted = _file_filter(glob)
+    except PatternError as exc:
+        return ToolResult.error(f"grep: {exc}", pattern=pattern)
+    except GlobError as exc:
+        return ToolResult.error(f"grep: {exc}", pattern=pattern, glob=glob)
     try:
         top = resolve(call, raw, settings)
         limit = int_arg(call.arguments, "max_results", DEFAULT_MAX, minimum=1, maximum=MAX_RESULTS)
@@ -83,14 +92,19 @@ def grep(call: ToolCall, settings: ToolsSettings) -> ToolResult:
     shown = display(call, top)
     if not top.exists():
         return ToolResult.error(f"grep: {shown} not found", path=shown)
-    wanted = _file_filter(glob)
     top_str = os.fspath(top)
     base = top_str if top.is_dir() else os.path.dirname(top_str)
-    results: list[str] = []
-    matches = files_searched = files_skipped = 0
+    search = FileSearch(regex, confinement_root(call, settings), time.monotonic() + TIME_BUDGET_S)
+    scanned = files_searched = files_skipped = 0
+    stopped = ""
     try:
         for full in walk_files(top_str):
-            if files_searched >= MAX_FILES:
+            scanned += 1
+            if files_searched >= MAX_FILES or scanned > MAX_SCANNED:
+                stopped = f"stopped after {files_searched} files searched ({scanned - 1} looked at); give a smaller path or a glob"
+                break
+            if search.out_of_time():
+                stopped = f"stopped after {TIME_BUDGET_S:g} s; give a smaller path or a glob"
                 break
             rel = os.path.relpath(full, base).replace(os.sep, "/")
             if not wanted(rel):
@@ -98,45 +112,40 @@ def grep(call: ToolCall, settings: ToolsSettings) -> ToolResult:
             if os.path.islink(full) and not is_inside_workspace(call, full, settings):
                 files_skipped += 1
                 continue
-            outcome = _search_file(full, regex, display(call, Path(full)), results, limit - matches)
-            if outcome is None:
+            if search.file(full, display(call, Path(full)), limit) is None:
                 files_skipped += 1
                 continue
             files_searched += 1
-            matches += outcome
-            if matches >= limit:
+            if len(search.results) >= limit:
+                stopped = f"stopped at {limit} matches; narrow the pattern, path or glob, or raise max_results"
                 break
+    except PatternTooSlow as exc:
+        return _too_slow(pattern, shown, exc, search.results, files_searched)
     except OSError as exc:
         return os_error("grep", shown, exc)
+    if search.timed_out and not stopped:
+        stopped = f"stopped after {TIME_BUDGET_S:g} s; give a smaller path or a glob"
+    matches = len(search.results)
     details = {"pattern": pattern, "path": shown, "matches": matches, "files_searched": files_searched, "files_skipped": files_skipped}
-    if not results:
-        return ToolResult.text(f"No matches for {pattern!r} in {shown} ({files_searched} files searched)", **details)
-    text = "\n".join(results)
-    truncated = matches >= limit
-    if truncated:
-        text += f"\n[... stopped at {limit} matches; narrow the pattern, path or glob, or raise max_results]"
-    return ToolResult.text(text, truncated=truncated, **details)
+    notes = [stopped] if stopped else []
+    if search.long_lines:
+        notes.append(f"{search.long_lines} lines longer than {MAX_SEARCH_CHARS} characters were searched only that far")
+    if not search.results:
+        text = f"No matches for {pattern!r} in {shown} ({files_searched} files searched)"
+    else:
+        text = "\n".join(search.results)
+    if notes:
+        text += f"\n[... {'; '.join(notes)}]"
+    return ToolResult.text(text, truncated=bool(stopped), **details)
 
 
-def _search_file(full: str, regex: re.Pattern[str], shown: str, results: list[str], room: int) -> int | None:
-    """Append matches of one file to ``results``; ``None`` when the file was skipped."""
-    try:
-        if not os.path.isfile(full) or os.path.getsize(full) > MAX_FILE_BYTES:
-            return None
-        with open(full, "rb") as handle:
-            if looks_binary(handle.read(SNIFF_BYTES)):
-                return None
-        found = 0
-        with open(full, encoding="utf-8", errors="replace") as handle:
-            for number, line in enumerate(handle, start=1):
-                if regex.search(line):
-                    text = line.rstrip("\r\n")
-                    if len(text) > MAX_LINE_CHARS:
-                        text = text[:MAX_LINE_CHARS] + "..."
-                    results.append(f"{shown}:{number}: {text}")
-                    found += 1
-                    if found >= room:
-                        break
-        return found
-    except OSError:
-        return None
+def _too_slow(pattern: str, shown: str, exc: PatternTooSlow, results: list[str], files_searched: int) -> ToolResult:
+    text = (
+        f"grep: the pattern took too long (over {exc.seconds:g} s on {exc.where}) and the search was stopped; "
+        "simplify it: avoid nested repetition such as (a+)+ or (.*)*, anchor it, or use a plain word"
+    )
+    if results:
+        text += f"\nMatches found before it stopped ({len(results)}):\n" + "\n".join(results)
+    return ToolResult.error(
+        text, pattern=pattern, path=shown, matches=len(results), files_searched=files_searched, timed_out=exc.where
+    )

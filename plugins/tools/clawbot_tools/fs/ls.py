@@ -9,9 +9,10 @@ from clawbot import Tool, ToolCall, ToolResult
 
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs.common import GROUP, os_error, refused, schema
-from clawbot_tools.fs.paths import PathRefused, display, resolve
+from clawbot_tools.fs.paths import PathRefused, confinement_root, display, inside, resolve
 
 MAX_ENTRIES = 500
+OUTSIDE = "(outside workspace)"
 
 PARAMETERS = schema(
     {"path": {"type": "string", "description": "Directory to list, relative to the workspace. Default '.'."}},
@@ -27,7 +28,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
         name="ls",
         description=(
             "List a directory: one entry per line, sorted, directories with a trailing '/', files with their size "
-            f"in bytes, symlinks as 'name -> target'. At most {MAX_ENTRIES} entries."
+            f"in bytes, symlinks as 'name -> target' ('-> (outside workspace)' when the target is). At most {MAX_ENTRIES} entries."
         ),
         parameters=PARAMETERS,
         handler=handler,
@@ -36,18 +37,24 @@ def make_tool(settings: ToolsSettings) -> Tool:
     )
 
 
-def _describe(directory: str, name: str) -> tuple[str, bool]:
+def _describe(directory: str, name: str, root: str | None) -> tuple[str, bool]:
     full = os.path.join(directory, name)
     info = os.lstat(full)
     if stat.S_ISLNK(info.st_mode):
-        try:
-            target = os.readlink(full)
-        except OSError:
-            target = "?"
-        return f"{name} -> {target}", False
+        return f"{name} -> {_link_target(full, root)}", False
     if stat.S_ISDIR(info.st_mode):
         return f"{name}/", True
     return f"{name}  ({info.st_size} bytes)", False
+
+
+def _link_target(full: str, root: str | None) -> str:
+    try:
+        target = os.readlink(full)
+    except OSError:
+        return "?"
+    if root is not None and not inside(root, os.path.realpath(full)):
+        return OUTSIDE  # the target's path says where things are outside: not the model's business
+    return target
 
 
 def ls(call: ToolCall, settings: ToolsSettings) -> ToolResult:
@@ -61,13 +68,14 @@ def ls(call: ToolCall, settings: ToolsSettings) -> ToolResult:
         return ToolResult.error(f"ls: {shown} not found", path=shown)
     if not path.is_dir():
         return ToolResult.error(f"ls: {shown} is a file, not a directory; use read to see it", path=shown)
+    root = confinement_root(call, settings)
     try:
         names = sorted(os.listdir(path))
         lines: list[str] = []
         dirs = 0
         for name in names[:MAX_ENTRIES]:
             try:
-                line, is_dir = _describe(os.fspath(path), name)
+                line, is_dir = _describe(os.fspath(path), name, root)
             except FileNotFoundError:
                 continue  # vanished while listing
             lines.append(line)

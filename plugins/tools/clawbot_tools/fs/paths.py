@@ -3,6 +3,17 @@
 With ``confine_to_workspace`` on, a path is refused unless its fully resolved real path
 (every symlink followed, dangling ones too) lies inside the workspace's real path. Nothing
 is decoded: ``%2e%2e`` and backslashes are ordinary file-name characters on POSIX.
+
+Resolving is only half: a directory on the way may be swapped for a symlink between the
+check and the ``open``. ``fd.py`` closes that gap by checking what was actually opened.
+
+Hard links: a hard link cannot be told apart from the file by its path, so a link inside
+the workspace to a file outside passes the real-path check. Writes refuse regular files
+with more than one link (``for_write``). Reads allow them, deliberately: the kernel's
+``protected_hardlinks`` only lets a user link files they may already read and write,
+the file tools themselves cannot make links, and package managers fill the workspace
+with hard links (uv's ``.venv`` and pnpm's ``node_modules`` link into their caches), so
+refusing them would stop the agent from reading the libraries it works with.
 """
 
 from __future__ import annotations
@@ -27,7 +38,19 @@ def workspace_root(call: ToolCall) -> str:
     return os.path.realpath(os.fspath(call.workspace))
 
 
-def _inside(root: str, candidate: str) -> bool:
+def confinement_root(call: ToolCall, settings: ToolsSettings) -> str | None:
+    """The directory every opened file must lie in, or ``None`` with confinement off."""
+    return workspace_root(call) if settings.confine_to_workspace else None
+
+
+def refuse_directory_name(raw: str) -> None:
+    """Refuse a file path spelled as a directory ('new/', 'a/.'): writing there would make a file."""
+    last = raw.rstrip("/").rsplit("/", 1)[-1]
+    if raw.endswith("/") or last in (".", ".."):
+        raise PathRefused(f"path {raw!r} names a directory (it ends in '/', '.' or '..'); give a file path such as 'dir/file.txt'")
+
+
+def inside(root: str, candidate: str) -> bool:
     try:
         return os.path.commonpath([root, candidate]) == root
     except ValueError:
@@ -74,7 +97,7 @@ def resolve(call: ToolCall, raw: object, settings: ToolsSettings, *, for_write: 
             real = os.path.realpath(joined)
         except (OSError, ValueError) as exc:
             raise PathRefused(f"path {text!r} cannot be resolved: {exc}") from None
-        if not _inside(root, real):
+        if not inside(root, real):
             raise _outside(text)
     if for_write:
         _refuse_hard_links(text, real)
@@ -98,7 +121,7 @@ def display(call: ToolCall, path: Path) -> str:
     """``path`` as the model should see it: relative to the workspace when inside it."""
     root = workspace_root(call)
     real = os.fspath(path)
-    if _inside(root, real):
+    if inside(root, real):
         rel = os.path.relpath(real, root)
         return "." if rel == "." else Path(rel).as_posix()
     return real
@@ -108,4 +131,4 @@ def is_inside_workspace(call: ToolCall, path: str | Path, settings: ToolsSetting
     """Whether a path found while walking may be opened (always, with confinement off)."""
     if not settings.confine_to_workspace:
         return True
-    return _inside(workspace_root(call), os.path.realpath(os.fspath(path)))
+    return inside(workspace_root(call), os.path.realpath(os.fspath(path)))

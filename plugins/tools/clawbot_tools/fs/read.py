@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import base64
+import codecs
 import os
+import stat
+from typing import BinaryIO
 
 from clawbot import ImageBlock, TextBlock, Tool, ToolCall, ToolResult
 
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs.common import GROUP, SNIFF_BYTES, int_arg, looks_binary, os_error, refused, schema
-from clawbot_tools.fs.paths import PathRefused, display, resolve
+from clawbot_tools.fs.fd import open_read
+from clawbot_tools.fs.lines import Lines
+from clawbot_tools.fs.paths import PathRefused, confinement_root, display, resolve
 
 DEFAULT_LIMIT = 2000
 MAX_LIMIT = 100_000
 MAX_CHARS = 50_000
+# a line is read at most this far: enough bytes for MAX_CHARS characters (4 bytes each at
+# most) and a few more, so a line cut here always shows as over MAX_CHARS
+MAX_LINE_BYTES = 4 * MAX_CHARS + 8
+# bytes looked at per call, to reach ``offset`` and to count the lines after the slice
+MAX_SCAN_BYTES = 256 * 1024 * 1024
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
 
 PARAMETERS = schema(
@@ -48,7 +58,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
         description=(
             "Read a file in the workspace. Text files come back as text; when more lines remain the result ends "
             "with a note giving the offset to continue from. PNG, JPEG, GIF and WebP images come back as images. "
-            f"Other binary files are refused. Output is capped at {MAX_CHARS} characters."
+            f"Other binary files are refused. Output is capped at {MAX_CHARS} characters; a longer line shows only its start."
         ),
         parameters=PARAMETERS,
         handler=handler,
@@ -75,66 +85,104 @@ def read(call: ToolCall, settings: ToolsSettings) -> ToolResult:
     if not path.is_file():
         return ToolResult.error(f"read: {shown} is not a regular file (a device, socket or pipe)", path=shown)
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(open_read(os.fspath(path), confinement_root(call, settings)), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):  # swapped after the checks above
+                return ToolResult.error(f"read: {shown} is not a regular file (a device, socket or pipe)", path=shown)
             head = handle.read(SNIFF_BYTES)
-        media_type = image_type(head)
-        if media_type is not None:
-            return _image(path, shown, media_type)
-        if looks_binary(head):
-            size = os.path.getsize(path)
-            return ToolResult.error(f"read: {shown} is a binary file ({size} bytes) and cannot be shown as text", path=shown, bytes=size)
-        return _text(path, shown, offset, limit)
+            media_type = image_type(head)
+            if media_type is not None:
+                return _image(handle, shown, media_type, info.st_size)
+            if looks_binary(head):
+                return ToolResult.error(
+                    f"read: {shown} is a binary file ({info.st_size} bytes) and cannot be shown as text", path=shown, bytes=info.st_size
+                )
+            handle.seek(0)
+            return _text(handle, shown, offset, limit)
+    except PathRefused as exc:
+        return refused("read", exc, raw)
     except OSError as exc:
         return os_error("read", shown, exc)
 
 
-def _image(path: os.PathLike[str], shown: str, media_type: str) -> ToolResult:
-    size = os.path.getsize(path)
+def _image(handle: BinaryIO, shown: str, media_type: str, size: int) -> ToolResult:
     if size > MAX_IMAGE_BYTES:
         return ToolResult.error(f"read: image {shown} is too large ({size} bytes; the limit is {MAX_IMAGE_BYTES})", path=shown, bytes=size)
-    with open(path, "rb") as handle:
-        data = base64.b64encode(handle.read()).decode("ascii")
-    note = TextBlock(f"Image {shown} ({media_type}, {size} bytes)")
-    return ToolResult((note, ImageBlock(media_type=media_type, data=data)), {"path": shown, "bytes": size, "media_type": media_type})
+    handle.seek(0)
+    data = handle.read(MAX_IMAGE_BYTES + 1)  # the file may have grown since it was measured
+    if len(data) > MAX_IMAGE_BYTES:
+        return ToolResult.error(f"read: image {shown} is too large (over {MAX_IMAGE_BYTES} bytes)", path=shown, bytes=len(data))
+    note = TextBlock(f"Image {shown} ({media_type}, {len(data)} bytes)")
+    encoded = base64.b64encode(data).decode("ascii")
+    return ToolResult((note, ImageBlock(media_type=media_type, data=encoded)), {"path": shown, "bytes": len(data), "media_type": media_type})
 
 
-def _text(path: os.PathLike[str], shown: str, offset: int, limit: int) -> ToolResult:
+def _decode(data: bytes, whole: bool) -> str:
+    # a cut line may end inside a character: hold those bytes back instead of showing U+FFFD
+    return codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=whole)
+
+
+def _text(handle: BinaryIO, shown: str, offset: int, limit: int) -> ToolResult:
+    lines = Lines(handle, MAX_SCAN_BYTES)
+    skipped = lines.skip(offset - 1)
+    if skipped < offset - 1:
+        if lines.exhausted:
+            return ToolResult.error(
+                f"read: line {offset} of {shown} lies beyond the first {MAX_SCAN_BYTES // 2**20} MiB (at least {skipped} lines), "
+                "which is as far as read looks; read an earlier offset",
+                path=shown,
+            )
+        if skipped == 0:
+            return ToolResult.text(f"({shown} is empty)", path=shown, lines=0, total_lines=0)
+        return ToolResult.error(f"read: offset {offset} is past the end of {shown} ({skipped} lines)", path=shown, total_lines=skipped)
     parts: list[str] = []
     used = 0
-    line_no = 0
     last_shown = offset - 1
-    truncated_chars = False
-    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if line_no < offset:
-                continue
-            if line_no >= offset + limit or truncated_chars:
-                continue  # keep counting the lines that remain
-            if used + len(line) > MAX_CHARS:
-                truncated_chars = True
-                if not parts:  # a single giant line: show its start
-                    parts.append(line[:MAX_CHARS])
-                    last_shown = line_no
-                continue
-            parts.append(line)
-            used += len(line)
-            last_shown = line_no
-    total = line_no
+    capped = at_end = False
+    unshown = 0  # a line read but left out for the character cap
+    while last_shown - offset + 1 < limit:
+        got = lines.next_line(MAX_LINE_BYTES)
+        if got is None:
+            at_end = True
+            break
+        text = _decode(*got)
+        if used + len(text) > MAX_CHARS:
+            capped = True
+            if parts:
+                unshown = 1
+            else:  # a single giant line: show its start
+                parts.append(text[:MAX_CHARS])
+                last_shown += 1
+            break
+        parts.append(text)
+        used += len(text)
+        last_shown += 1
+    rest, exact = (0, not lines.exhausted) if at_end else lines.count_rest()
+    remaining = rest + unshown
+    total = last_shown + remaining
     if total == 0:
         return ToolResult.text(f"({shown} is empty)", path=shown, lines=0, total_lines=0)
-    if offset > total:
-        return ToolResult.error(f"read: offset {offset} is past the end of {shown} ({total} lines)", path=shown, total_lines=total)
     text = "".join(parts)
-    remaining = total - last_shown
     notes: list[str] = []
-    if truncated_chars:
+    if capped:
         notes.append(f"output capped at {MAX_CHARS} characters")
-    if remaining > 0:
+    scanned = f"{MAX_SCAN_BYTES // 2**20} MiB"
+    if exact and remaining > 0:
         notes.append(f"{remaining} more lines: call read with offset={last_shown + 1}")
+    elif remaining > 0:
+        notes.append(f"at least {remaining} more lines (counting stopped after {scanned}): call read with offset={last_shown + 1}")
+    elif not exact:
+        notes.append(f"the file goes on past the first {scanned}, which is as far as read looks")
     if notes:
         if not text.endswith("\n"):
             text += "\n"
         text += f"[... {'; '.join(notes)}]"
     return ToolResult.text(
-        text, path=shown, offset=offset, lines=last_shown - offset + 1, total_lines=total, truncated=bool(notes)
+        text,
+        path=shown,
+        offset=offset,
+        lines=last_shown - offset + 1,
+        total_lines=total,
+        total_exact=exact,
+        truncated=bool(notes),
     )

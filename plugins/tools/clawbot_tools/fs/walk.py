@@ -1,10 +1,8 @@
-"""Walking a directory tree for find and grep, and matching glob patterns."""
+"""Walking a directory tree for find and grep; their glob patterns are in ``globmatch.py``."""
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 from collections.abc import Iterator
 
 from clawbot_tools.fs.common import SKIP_DIRS
@@ -29,42 +27,3 @@ def walk_entries(top: str) -> Iterator[tuple[str, bool]]:
             yield os.path.join(directory, name), True
         for name in sorted(filenames):
             yield os.path.join(directory, name), False
-
-
-def _segment(segment: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(segment):
-        char = segment[i]
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = segment.find("]", i + 2 if segment[i + 1 : i + 2] in ("!", "]") else i + 1)
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                body = segment[i + 1 : end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = end
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return "".join(out)
-
-
-@functools.lru_cache(maxsize=256)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A regex for a glob over '/'-separated relative paths; ``**`` spans directories."""
-    segments = [s for s in pattern.split("/") if s not in ("", ".")]
-    parts: list[str] = []
-    for index, segment in enumerate(segments):
-        last = index == len(segments) - 1
-        if segment == "**":
-            parts.append(".*" if last else "(?:[^/]+/)*")
-        else:
-            parts.append(_segment(segment) + ("" if last else "/"))
-    return re.compile("".join(parts) + r"\Z", re.DOTALL)

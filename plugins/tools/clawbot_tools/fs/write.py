@@ -9,7 +9,7 @@ from clawbot import Tool, ToolCall, ToolResult
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs.atomic import atomic_write
 from clawbot_tools.fs.common import GROUP, os_error, refused, schema
-from clawbot_tools.fs.paths import PathRefused, display, is_inside_workspace, resolve
+from clawbot_tools.fs.paths import PathRefused, confinement_root, display, refuse_directory_name, resolve
 
 PARAMETERS = schema(
     {
@@ -44,6 +44,7 @@ def write(call: ToolCall, settings: ToolsSettings) -> ToolResult:
         return ToolResult.error("write: content must be a string")
     try:
         path = resolve(call, raw, settings, for_write=True)
+        refuse_directory_name(raw)
     except PathRefused as exc:
         return refused("write", exc, raw)
     shown = display(call, path)
@@ -52,11 +53,9 @@ def write(call: ToolCall, settings: ToolsSettings) -> ToolResult:
     data = content.encode("utf-8", "surrogatepass")
     existed = path.exists()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # the parent chain was checked before mkdir; re-check the created directory
-        if not is_inside_workspace(call, path.parent, settings):
-            return ToolResult.error(f"write: path {raw!r} is outside the workspace", path=raw, refused=True)
-        atomic_write(path, data)
+        atomic_write(path, data, root=confinement_root(call, settings), create_dirs=True)
+    except PathRefused as exc:
+        return refused("write", exc, raw)
     except OSError as exc:
         return os_error("write", shown, exc)
     verb = "Overwrote" if existed else "Wrote"

@@ -14,7 +14,7 @@ def tools(settings: ToolsSettings) -> list[Tool]:
         WebFetcher,
         make_handler,
     )
-    from clawbot_tools.web.search import WEB_SEARCH_PARAMETERS, web_search
+    from clawbot_tools.web.search import search_tool
 
     return [
         Tool(
@@ -30,12 +30,5 @@ def tools(settings: ToolsSettings) -> list[Tool]:
             group="web",
             timeout_s=TOTAL_TIMEOUT_S + 10,
         ),
-        Tool(
-            name="web_search",
-            description="Search the web and return result titles, URLs and snippets.",
-            parameters=WEB_SEARCH_PARAMETERS,
-            handler=web_search,
-            summary="Search the web (needs a configured search provider)",
-            group="web",
-        ),
+        search_tool(settings),
     ]

@@ -1,0 +1,58 @@
+"""The ``[plugins.tools.exec]`` table: how ``exec`` decides, and the limits it runs under.
+
+Kept free of other ``clawbot_tools`` imports: ``clawbot_tools.config`` imports it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+# Read-only utilities that only print (to stdout) what they read: they count as allowed in
+# ``allowlist`` mode. No interpreter, no file writer, nothing that runs another program
+# (no find, xargs, env, awk, sed -i), and no cat (kept out so reading a file stays an
+# explicit choice of the allowlist). ``sort -o``, ``uniq IN OUT`` and ``date -s`` still ask.
+DEFAULT_SAFE_BINS = (
+    "echo", "printf", "pwd", "ls", "wc", "head", "tail", "sort", "uniq", "cut", "tr",
+    "grep", "date", "true", "false", "basename", "dirname", "which",
+)
+
+
+def _at_least(minimum: int) -> object:
+    def check(instance: object, attribute: attrs.Attribute, value: int) -> None:
+        if value < minimum:
+            raise ValueError(f"{attribute.name} must be at least {minimum}, got {value}")
+
+    return check
+
+
+def _names(instance: object, attribute: attrs.Attribute, value: list[str]) -> None:
+    for item in value:
+        if not item.strip():
+            raise ValueError(f"{attribute.name} must not contain empty entries")
+
+
+@attrs.frozen(kw_only=True)
+class ExecSettings:
+    # deny: exec refuses everything; allowlist: known executables run, others ask the user;
+    # full: everything runs. Destructive patterns and sudo ask in every mode.
+    security: Literal["deny", "allowlist", "full"] = "allowlist"
+    # Command names (resolved on PATH), absolute paths or path globs ("/usr/bin/*", "~/bin/tool").
+    allowlist: list[str] = attrs.field(factory=list, validator=_names)
+    # Read-only stdout utilities that count as allowed in allowlist mode.
+    safe_bins: list[str] = attrs.field(factory=lambda: list(DEFAULT_SAFE_BINS), validator=_names)
+    # Secret-looking variables of clawbot's environment that commands may still see.
+    env_passthrough: list[str] = attrs.field(factory=list, validator=_names)
+    # Milliseconds a command runs in the foreground before it continues in the background.
+    yield_ms: int = attrs.field(default=10_000, validator=_at_least(0))
+    # Seconds a command may run in total (the model may ask for less, or more up to max_timeout_s).
+    timeout_s: int = attrs.field(default=1800, validator=_at_least(1))
+    # The longest timeout the model may ask for, in seconds.
+    max_timeout_s: int = attrs.field(default=7200, validator=_at_least(1))
+    # Characters of output put in one tool result (the rest is cut in the middle).
+    max_output_chars: int = attrs.field(default=30_000, validator=_at_least(1000))
+    # Seconds an approval request waits for /approve before it expires.
+    approval_expiry_s: int = attrs.field(default=1800, validator=_at_least(10))
+    # Tell the model (a system event) when a command that went to the background finishes.
+    notify_on_exit: bool = True

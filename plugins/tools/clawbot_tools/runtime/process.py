@@ -1,0 +1,161 @@
+"""``process``: follow the commands ``exec`` moved to the background.
+
+Actions: ``list``, ``poll`` (new output since the last poll, and the status; ``wait_ms``
+waits for the end), ``log`` (the kept output by lines, ``offset``/``limit``), ``write``
+(stdin ``data``, ``eof`` closes it) and ``kill`` (the whole process group). A session
+sees only the processes it started.
+"""
+
+from __future__ import annotations
+
+from clawbot import Tool, ToolCall, ToolResult
+
+from clawbot_tools.fs.common import int_arg, schema
+from clawbot_tools.runtime.context import RuntimeContext
+from clawbot_tools.runtime.processes import ManagedProcess
+from clawbot_tools.runtime.reports import preview, shown, status_line
+
+ACTIONS = ("list", "poll", "log", "write", "kill")
+MAX_WAIT_MS = 60_000
+DEFAULT_LOG_LINES = 200
+MAX_LOG_LINES = 5000
+
+PARAMETERS = schema(
+    {
+        "action": {"type": "string", "enum": list(ACTIONS), "description": "What to do."},
+        "id": {"type": "string", "description": "Process id from exec (e.g. p-1a2b); all actions but list."},
+        "wait_ms": {"type": "integer", "description": f"poll: wait up to this long for the process to finish (max {MAX_WAIT_MS})."},
+        "offset": {"type": "integer", "description": "log: first line to show (0-based). Default 0."},
+        "limit": {"type": "integer", "description": f"log: lines to show. Default {DEFAULT_LOG_LINES}."},
+        "data": {"type": "string", "description": "write: text to send to the process's stdin."},
+        "eof": {"type": "boolean", "description": "write: close stdin after the data."},
+    },
+    ["action"],
+)
+
+
+def make_tool(rt: RuntimeContext) -> Tool:
+    async def handler(call: ToolCall) -> ToolResult:
+        return await run_process(call, rt)
+
+    return Tool(
+        name="process",
+        description=(
+            "Manage commands exec moved to the background: list them, poll one for new output and its "
+            "status (wait_ms waits for it to finish), read its log, write to its stdin, or kill it "
+            "(with everything it started)."
+        ),
+        parameters=PARAMETERS,
+        handler=handler,
+        summary="Poll, read, write to or kill background exec processes",
+        group="runtime",
+        timeout_s=MAX_WAIT_MS / 1000 + 30,
+    )
+
+
+async def run_process(call: ToolCall, rt: RuntimeContext) -> ToolResult:
+    action = call.arguments.get("action")
+    if action not in ACTIONS:
+        return ToolResult.error(f"process: action must be one of {', '.join(ACTIONS)}")
+    if action == "list":
+        return _list(call, rt)
+    process_id = call.arguments.get("id")
+    process = rt.registry.get(process_id, call.session_key) if isinstance(process_id, str) else None
+    if process is None:
+        known = ", ".join(p.id for p in rt.registry.list(call.session_key)) or "none"
+        return ToolResult.error(f"process: no process {process_id!r} in this session (known: {known})")
+    try:
+        if action == "poll":
+            return await _poll(call, rt, process)
+        if action == "log":
+            return _log(call, rt, process)
+        if action == "write":
+            return await _write(call, process)
+    except ValueError as exc:
+        return ToolResult.error(f"process: {exc}")
+    return await _kill(process)
+
+
+def _list(call: ToolCall, rt: RuntimeContext) -> ToolResult:
+    processes = sorted(rt.registry.list(call.session_key), key=lambda p: (not p.running, p.started))
+    if not processes:
+        return ToolResult.text("No processes in this session.", processes=[])
+    lines = [f"{p.id}  {_short_status(p):<14} {p.runtime_s():>8.1f} s  {preview(p.command)}" for p in processes]
+    details = [
+        {"id": p.id, "status": p.status, "exit_code": p.exit_code, "runtime_s": round(p.runtime_s(), 3), "command": p.command}
+        for p in processes
+    ]
+    return ToolResult.text("\n".join(lines), processes=details)
+
+
+def _short_status(process: ManagedProcess) -> str:
+    if process.running:
+        return "running"
+    if process.status == "exited":
+        return f"exit {process.exit_code}"
+    return process.status
+
+
+async def _poll(call: ToolCall, rt: RuntimeContext, process: ManagedProcess) -> ToolResult:
+    wait_ms = int_arg(call.arguments, "wait_ms", 0, minimum=0, maximum=MAX_WAIT_MS)
+    if wait_ms:
+        process.awaited += 1  # a poll waiting for the end will report it: no system event needed
+        try:
+            await process.wait(wait_ms / 1000)
+        finally:
+            process.awaited -= 1
+    finished = not process.running
+    output, process.poll_position = process.output.read_from(process.poll_position, final=finished and not process.group_alive)
+    process.reported = process.reported or finished
+    body = shown(output, rt.secrets, rt.exec.max_output_chars).rstrip("\n") or "(no new output)"
+    return ToolResult.text(
+        f"{body}\n\n{process.id} {status_line(process)}",
+        process_id=process.id, status=process.status, exit_code=process.exit_code, running=process.running,
+    )
+
+
+def _log(call: ToolCall, rt: RuntimeContext, process: ManagedProcess) -> ToolResult:
+    offset = int_arg(call.arguments, "offset", 0, minimum=0, maximum=10**9)
+    limit = int_arg(call.arguments, "limit", DEFAULT_LOG_LINES, minimum=1, maximum=MAX_LOG_LINES)
+    lines = process.output.text().splitlines()
+    chosen = lines[offset:offset + limit]
+    process.reported = process.reported or not process.running
+    if chosen:
+        where = f"lines {offset}-{offset + len(chosen) - 1} of {len(lines)}"
+    else:
+        where = f"no lines from {offset} ({len(lines)} in all)"
+    body = shown("\n".join(chosen), rt.secrets, rt.exec.max_output_chars)
+    return ToolResult.text(
+        f"{body}\n\n[{where}] {process.id} {status_line(process)}".lstrip("\n"),
+        process_id=process.id, total_lines=len(lines), offset=offset, lines=len(chosen), running=process.running,
+    )
+
+
+async def _write(call: ToolCall, process: ManagedProcess) -> ToolResult:
+    data = call.arguments.get("data", "")
+    eof = call.arguments.get("eof", False)
+    if not isinstance(data, str) or not isinstance(eof, bool):
+        return ToolResult.error("process: data must be a string and eof true or false")
+    if not data and not eof:
+        return ToolResult.error("process: nothing to write: give data, or eof: true")
+    if not process.running:
+        return ToolResult.error(f"process: {process.id} has finished ({process.describe_status()}); nothing to write to")
+    try:
+        await process.write(data, eof=eof)
+    except (OSError, RuntimeError) as exc:
+        return ToolResult.error(f"process: cannot write to {process.id}: {exc}")
+    size = len(data.encode("utf-8"))
+    closed = " and closed stdin" if eof else ""
+    return ToolResult.text(f"Wrote {size} bytes to {process.id}{closed}.", process_id=process.id, bytes=size, eof=eof)
+
+
+async def _kill(process: ManagedProcess) -> ToolResult:
+    if not process.group_alive:
+        return ToolResult.text(
+            f"{process.id} had already finished ({process.describe_status()}); nothing to kill.",
+            process_id=process.id, status=process.status,
+        )
+    was_running = process.running
+    await process.kill()
+    what = "Killed" if was_running else "Killed the leftover background processes of"
+    return ToolResult.text(f"{what} {process.id} {status_line(process)}.", process_id=process.id, status=process.status)

@@ -1,0 +1,269 @@
+"""The processes ``exec`` started: running, backgrounded, or finished a little while ago.
+
+One registry per plugin instance (created when the kernel asks the plugin for its tools),
+so two kernels in one Python process never see each other's processes. Every command runs
+as ``/bin/sh -c COMMAND`` in a new session, i.e. its own process group: a timeout, a
+``process kill`` or the kernel shutting down signals the whole group (SIGTERM, then SIGKILL
+after a grace period), so the grandchildren a command left behind die with it.
+
+stdout and stderr are merged into one stream (their order is kept) in a bounded buffer.
+A process belongs to the session that started it; others cannot see it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import signal
+import time
+from collections.abc import Coroutine
+from typing import Any
+
+from clawbot_tools.runtime.outbuf import OutputBuffer
+
+log = logging.getLogger(__name__)
+
+SHELL = "/bin/sh"
+KILL_GRACE_S = 2.0
+DRAIN_S = 0.5  # after the shell exits, how long its output may still arrive before "finished"
+READ_CHUNK = 64 * 1024
+MAX_FINISHED = 30
+
+
+class ManagedProcess:
+    """One command: its process group, output, status and the session it belongs to."""
+
+    def __init__(self, process_id: str, command: str, *, session_key: str, agent_id: str, cwd: str, timeout_s: float) -> None:
+        self.id = process_id
+        self.command = command
+        self.session_key = session_key
+        self.agent_id = agent_id
+        self.cwd = cwd
+        self.timeout_s = timeout_s
+        self.started = time.monotonic()
+        self.ended: float | None = None
+        self.status = "running"  # running | exited | killed | timed-out
+        self.exit_code: int | None = None
+        self.output = OutputBuffer()
+        self.poll_position = 0
+        self.backgrounded = False
+        self.reported = False  # the model has seen how it ended (poll/log after it finished)
+        self.awaited = 0  # polls now waiting for the end
+        self.lingering = False  # the shell exited but children still hold its output open
+        self._proc: asyncio.subprocess.Process | None = None
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._stop_reason: str | None = None
+        self._exited = asyncio.Event()  # the shell itself exited
+        self._finished = asyncio.Event()
+        self._closed = asyncio.Event()  # output fully read (every member of the group is gone)
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # --- lifecycle ------------------------------------------------------------------
+
+    async def _start(self, env: dict[str, str]) -> None:
+        # Not asyncio.create_subprocess_exec: its Process.wait() also waits for the pipes to
+        # close, which a background grandchild holding stdout delays until it exits. The
+        # protocol below reports the shell's own exit.
+        loop = asyncio.get_running_loop()
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _Protocol(self._exited, loop),
+            SHELL, "-c", self.command, cwd=self.cwd, env=env,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self._proc = asyncio.subprocess.Process(transport, protocol, loop)
+        self._transport = transport
+        reader = asyncio.create_task(self._read(), name=f"exec:{self.id}:read")
+        self._tasks = [reader, asyncio.create_task(self._watch(reader), name=f"exec:{self.id}:watch")]
+
+    async def _read(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        try:
+            while chunk := await self._proc.stdout.read(READ_CHUNK):
+                self.output.append(chunk)
+        finally:
+            self._closed.set()
+
+    async def _watch(self, reader: asyncio.Task[None]) -> None:
+        assert self._proc is not None
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                await self._exited.wait()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(reader), DRAIN_S)
+                self._finish()
+                await asyncio.shield(reader)  # children still writing: the timeout applies to them too
+        except TimeoutError:
+            self._stop_reason = self._stop_reason or "timed-out"
+            await self._kill_group()
+            self._finish()
+        if self._closed.is_set() and self._transport is not None:
+            self._transport.close()  # everything exited and the output is read: release the pipes
+
+    def _finish(self) -> None:
+        if self._finished.is_set():
+            return
+        assert self._proc is not None
+        self.exit_code = self._proc.returncode
+        self.status = self._stop_reason or "exited"
+        self.ended = time.monotonic()
+        self.lingering = not self._closed.is_set()
+        self._finished.set()
+
+    async def _kill_group(self) -> None:
+        """SIGTERM to the group, SIGKILL to whatever is left after the grace period."""
+        assert self._proc is not None
+        pgid = self._proc.pid  # start_new_session: the shell leads its own group
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGTERM)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._exited.wait(), KILL_GRACE_S)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._closed.wait(), 0.2)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._exited.wait(), KILL_GRACE_S)
+
+    # --- what tools ask ---------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return not self._finished.is_set()
+
+    @property
+    def group_alive(self) -> bool:
+        return self.running or not self._closed.is_set()
+
+    async def wait(self, timeout_s: float | None) -> bool:
+        """Wait up to ``timeout_s`` for the command to finish; whether it has."""
+        if timeout_s is not None and timeout_s <= 0:
+            return not self.running
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._finished.wait(), timeout_s)
+        return not self.running
+
+    def runtime_s(self) -> float:
+        return (self.ended or time.monotonic()) - self.started
+
+    def describe_status(self) -> str:
+        if self.running:
+            return "running"
+        code = self.exit_code
+        if self.status == "timed-out":
+            text = f"killed after the {self.timeout_s:g} s timeout"
+        elif self.status == "killed":
+            text = "killed"
+        elif code is not None and code < 0:
+            text = f"killed by signal {_signal_name(-code)}"
+        else:
+            text = f"exit code {code}"
+        if self.lingering and self.group_alive:
+            text += "; processes it started in the background are still running"
+        return text
+
+    async def write(self, data: str, *, eof: bool) -> None:
+        """Send ``data`` to stdin (and close it if ``eof``); ``OSError`` when it is closed."""
+        assert self._proc is not None and self._proc.stdin is not None
+        stdin = self._proc.stdin
+        if stdin.is_closing():
+            raise BrokenPipeError("stdin is closed")
+        if data:
+            stdin.write(data.encode("utf-8"))
+            await stdin.drain()
+        if eof:
+            stdin.close()
+
+    async def kill(self) -> None:
+        """Stop the whole process group (also its leftover children once it finished)."""
+        if self.running:
+            self._stop_reason = "killed"
+        if self.group_alive:
+            await self._kill_group()
+        await self.wait(KILL_GRACE_S)
+
+    async def aclose(self) -> None:
+        if self.group_alive:
+            await self._kill_group()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._transport is not None:
+            self._transport.close()
+
+
+class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
+    def __init__(self, exited: asyncio.Event, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=READ_CHUNK, loop=loop)
+        self._exited_event = exited
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        self._exited_event.set()
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+class ProcessRegistry:
+    """Processes by id (``p-1a2b``), with a bounded memory of finished ones."""
+
+    def __init__(self, max_finished: int = MAX_FINISHED) -> None:
+        self._items: dict[str, ManagedProcess] = {}
+        self._max_finished = max_finished
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
+
+    async def start(self, command: str, *, cwd: str, env: dict[str, str], timeout_s: float, session_key: str, agent_id: str) -> ManagedProcess:
+        """Start ``command``; raises ``OSError`` when it cannot start."""
+        if self._closed:
+            raise RuntimeError("clawbot is shutting down")
+        process = ManagedProcess(self._new_id(), command, session_key=session_key, agent_id=agent_id, cwd=cwd, timeout_s=timeout_s)
+        await process._start(env)
+        self._items[process.id] = process
+        self._prune()
+        log.debug("exec %s started in %s", process.id, cwd)
+        return process
+
+    def _new_id(self) -> str:
+        while True:
+            candidate = f"p-{secrets.token_hex(2)}"
+            if candidate not in self._items:
+                return candidate
+
+    def get(self, process_id: str, session_key: str) -> ManagedProcess | None:
+        process = self._items.get(process_id)
+        return process if process is not None and process.session_key == session_key else None
+
+    def list(self, session_key: str) -> list[ManagedProcess]:
+        return [p for p in self._items.values() if p.session_key == session_key]
+
+    def forget(self, process_id: str) -> None:
+        self._items.pop(process_id, None)
+
+    def spawn(self, coroutine: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        """Run background work tied to the registry (cancelled when it closes)."""
+        task = asyncio.get_running_loop().create_task(coroutine, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _prune(self) -> None:
+        finished = [p for p in self._items.values() if not p.group_alive]
+        for process in finished[: max(0, len(finished) - self._max_finished)]:
+            del self._items[process.id]
+
+    async def aclose(self) -> None:
+        """Kill every process group still alive (kernel shutdown)."""
+        self._closed = True
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*(p.aclose() for p in self._items.values()), return_exceptions=True)

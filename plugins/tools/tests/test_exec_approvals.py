@@ -1,0 +1,283 @@
+"""exec asks before running what is not allowed, and acts on the user's answer.
+
+Through the kernel's real services (``AgentRuntime``'s approval broker and
+``KernelServices``) with a recording gateway port, and once end to end through the real
+gateway, the fake channel and ``/approve`` typed in the chat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import clawbot_tools.plugin
+import pytest
+from clawbot import (
+    LLMProvider,
+    Message,
+    ModelInfo,
+    Role,
+    StopReason,
+    TextBlock,
+    ToolCall,
+    ToolCallBlock,
+    ToolResult,
+    Usage,
+)
+from clawbot.agent.conversation import Conversation
+from clawbot.agent.models import ModelChoice
+from clawbot.agent.runtime import AgentRuntime
+from clawbot.agent.services import KernelServices
+from clawbot.gateway.runner import Gateway
+from clawbot.types import (
+    ApprovalDecision,
+    ApprovalTicket,
+    InboundMessage,
+    OutboundMessage,
+)
+from clawbot_tools.runtime.approval_flow import pending
+from clawbot_tools.runtime.context import Job
+from clawbot_tools.runtime.exec_policy import Verdict
+from clawbot_tools.runtime.executables import Program
+
+SESSION = "agent:main:main"
+RM = os.path.realpath("/bin/rm")
+TOUCH = os.path.realpath("/usr/bin/touch")
+
+
+class RecordingPort:
+    """The gateway side of system events: records what would start a turn."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def channel_names(self) -> list[str]:
+        return ["fake"]
+
+    async def deliver(self, message: OutboundMessage, session_key: str | None) -> None:
+        pass
+
+    def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
+        self.events.append(text)
+
+
+class Setup:
+    def __init__(self, kernel: Any, runtime: AgentRuntime, port: RecordingPort, ws: Path) -> None:
+        self.kernel, self.runtime, self.port, self.ws = kernel, runtime, port, ws
+        self.origin = InboundMessage(channel="fake", peer_id="alice", text="do it")
+
+    def services(self, agent_id: str = "main", session: str = SESSION, *, with_port: bool = True) -> KernelServices:
+        runtime = self.runtime if with_port else AgentRuntime(self.kernel)
+        return KernelServices(runtime, agent_id, session, origin=self.origin if with_port else None)
+
+    async def exec(self, command: str, *, agent_id: str = "main", with_port: bool = True, **arguments: Any) -> ToolResult:
+        services = self.services(agent_id, with_port=with_port)
+        call = ToolCall("c1", "exec", {"command": command, **arguments}, agent_id, SESSION, self.ws, services)
+        return await self.kernel.tools["exec"].handler(call)
+
+    async def answer(self, result: ToolResult, decision: ApprovalDecision) -> str:
+        """What the gateway does for /approve: confirm, then act."""
+        approval_id = result.details["approval_id"]
+        notice, accepted = self.runtime.approvals.answer(SESSION, approval_id, decision)
+        if accepted:
+            self.runtime.approvals.decide(approval_id, decision)
+        await self.runtime.approvals.drain()
+        return notice
+
+
+@pytest.fixture
+async def setup(make_kernel: Any, tmp_path: Path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    kernel = await make_kernel(plugins={"tools": clawbot_tools.plugin}, env={"PATH": os.environ.get("PATH", os.defpath)})
+    port = RecordingPort()
+    runtime = AgentRuntime(kernel, port=port)
+    yield Setup(kernel, runtime, port, ws)
+    await runtime.aclose()
+    await kernel.aclose()
+
+
+def text_of(result: ToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, TextBlock))
+
+
+async def test_allow_once_runs_the_exact_command_once_and_reports_back(setup: Setup) -> None:
+    victim = setup.ws / "victim.txt"
+    victim.write_text("bye")
+    result = await setup.exec("ls && rm victim.txt")
+    text = text_of(result)
+    assert not result.is_error and result.details["status"] == "approval-pending"
+    assert text.startswith("Approval required (approval-pending)")
+    approval_id = result.details["approval_id"]
+    assert f"Reply with: /approve {approval_id} allow-once" in text
+    assert "Command:\nls && rm victim.txt\n" in text and f"Reason: {RM} is not in the exec allowlist" in text
+    assert f"/deny {approval_id}" in text and f"/approve {approval_id} allow-always" in text and "Expires: " in text
+    assert result.details["command"] == "ls && rm victim.txt"
+    assert victim.exists() and setup.port.events == []  # nothing ran while waiting
+
+    notice = await setup.answer(result, ApprovalDecision.ALLOW_ONCE)
+    assert "Approved (once)" in notice
+    assert not victim.exists()
+    [event] = setup.port.events
+    assert event.startswith("exec p-") and "(approved command): exit code 0" in event and "Command: ls && rm victim.txt" in event
+    process_id = re.match(r"exec (p-\w+)", event).group(1)
+    log = await setup.kernel.tools["process"].handler(ToolCall("c2", "process", {"action": "list"}, "main", SESSION, setup.ws))
+    assert process_id in text_of(log)
+
+    victim.write_text("again")
+    again = await setup.exec("ls && rm victim.txt")
+    assert again.details["status"] == "approval-pending" and again.details["approval_id"] != approval_id
+    assert victim.exists()
+
+
+async def test_allow_always_remembers_the_executables_for_that_agent(setup: Setup) -> None:
+    first = await setup.exec("touch one.txt")
+    assert first.details["allow_always"] is True
+    notice = await setup.answer(first, ApprovalDecision.ALLOW_ALWAYS)
+    assert "Approved (always)" in notice and (setup.ws / "one.txt").exists()
+    stored = json.loads((setup.kernel.paths.root / "exec-approvals.json").read_text())
+    assert stored["agents"]["main"] == [{"path": TOUCH, "name": "touch"}]
+    second = await setup.exec("touch two.txt && ls")
+    assert not second.is_error and second.details["status"] == "exited" and (setup.ws / "two.txt").exists()
+    other_agent = await setup.exec("touch three.txt", agent_id="helper")
+    assert other_agent.details["status"] == "approval-pending" and not (setup.ws / "three.txt").exists()
+
+
+async def test_deny_runs_nothing_and_posts_nothing(setup: Setup) -> None:
+    (setup.ws / "victim.txt").write_text("keep")
+    result = await setup.exec("rm victim.txt")
+    notice = await setup.answer(result, ApprovalDecision.DENY)
+    assert notice.startswith("Denied")
+    assert (setup.ws / "victim.txt").exists() and setup.port.events == []
+
+
+async def test_destructive_commands_are_never_offered_allow_always(setup: Setup) -> None:
+    (setup.ws / "build").mkdir()
+    result = await setup.exec("rm -rf build")
+    text = text_of(result)
+    assert result.details["status"] == "approval-pending" and result.details["allow_always"] is False
+    assert "destructive pattern: rm -r (recursive delete)" in text and "allow-always" not in text
+    refused = await setup.answer(result, ApprovalDecision.ALLOW_ALWAYS)
+    assert "cannot be allowed always" in refused and (setup.ws / "build").exists()
+    await setup.answer(result, ApprovalDecision.ALLOW_ONCE)
+    assert not (setup.ws / "build").exists()
+
+
+async def test_a_run_without_a_gateway_cannot_ask_and_says_how_to_allow(setup: Setup) -> None:
+    (setup.ws / "victim.txt").write_text("keep")
+    result = await setup.exec("rm victim.txt", with_port=False)
+    text = text_of(result)
+    assert result.is_error and result.details["status"] == "approval-unavailable"
+    assert "no gateway is running" in text and f'allowlist = ["{RM}"]' in text
+    assert (setup.ws / "victim.txt").exists()
+
+
+async def test_notify_on_exit_posts_once_unless_the_model_saw_the_end(make_kernel: Any, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    kernel = await make_kernel(
+        plugins={"tools": clawbot_tools.plugin},
+        config='[plugins.tools.exec]\nsecurity = "full"\n',
+        env={"PATH": os.environ.get("PATH", os.defpath)},
+    )
+    port = RecordingPort()
+    runtime = AgentRuntime(kernel, port=port)
+    services = KernelServices(runtime, "main", SESSION, origin=InboundMessage(channel="fake", peer_id="alice", text="x"))
+
+    async def run(name: str, **arguments: Any) -> ToolResult:
+        return await kernel.tools[name].handler(ToolCall("c", name, arguments, "main", SESSION, ws, services))
+
+    first = await run("exec", command="sleep 0.3; echo done", yield_ms=50)
+    assert "A system event will also tell you" in text_of(first)
+    async with asyncio.timeout(5):
+        while not port.events:
+            await asyncio.sleep(0.02)
+    assert port.events[0].startswith(f"exec {first.details['process_id']} finished (background command): exit code 0")
+    second = await run("exec", command="sleep 0.3; echo done", yield_ms=50)
+    await run("process", action="poll", id=second.details["process_id"], wait_ms=5000)
+    await asyncio.sleep(0.1)
+    assert len(port.events) == 1  # the model polled the end itself
+    await runtime.aclose()
+    await kernel.aclose()
+
+
+def test_the_pending_text_shows_a_multiline_command_verbatim() -> None:
+    ticket = ApprovalTicket("ab12cd", datetime.now(UTC) + timedelta(minutes=30), "/approve ab12cd allow-once")
+    command = "cd sub && make\nrm -f out | tee log; echo done"
+    job = Job(command, "/ws", {}, 60.0, SESSION, "main")
+    verdict = Verdict("ask", ("/usr/bin/make is not in the exec allowlist", "cannot be checked: x"), programs=(Program("/usr/bin/make", "make"),))
+    result = pending(ticket, job, verdict, allow_always=False)
+    text = text_of(result)
+    assert f"Command:\n{command}\n" in text
+    assert "Reasons:\n- /usr/bin/make is not in the exec allowlist\n- cannot be checked: x" in text
+    assert "Reply with: /approve ab12cd allow-once\n" in text and "allow-always" not in text
+    assert re.search(r"Expires: \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in (29|30) min\)", text)
+    assert dict(result.details) | {"expires_at": None} == {
+        "status": "approval-pending", "approval_id": "ab12cd", "command": command,
+        "reasons": list(verdict.reasons), "expires_at": None, "allow_always": False,
+    }
+
+
+# --- end to end: the chat, /approve, the system event turn ---------------------------------
+
+
+class Scripted(LLMProvider):
+    name = "scripted"
+
+    def __init__(self, *replies: str | list[ToolCallBlock]) -> None:
+        self.replies = list(replies)
+        self.requests: list[Any] = []
+
+    def model_info(self, model_id: str) -> ModelInfo:
+        return ModelInfo(model_id, context_window=200_000)
+
+    async def complete(self, request: Any, on_text: Any = None) -> Message:
+        self.requests.append(request)
+        reply = self.replies.pop(0) if self.replies else "done"
+        if isinstance(reply, str):
+            return Message(Role.ASSISTANT, (TextBlock(reply),), usage=Usage(10, 2), stop_reason=StopReason.END_TURN)
+        return Message(Role.ASSISTANT, tuple(reply), usage=Usage(10, 2), stop_reason=StopReason.TOOL_USE)
+
+
+async def test_approve_in_the_chat_runs_the_command_and_the_model_reports(make_kernel: Any, fake_channel: Any) -> None:
+    command = "ls && rm victim.txt"
+    provider = Scripted(
+        [ToolCallBlock(id="c1", name="exec", arguments={"command": command})],
+        "Please approve the command.",
+        "Deleted victim.txt.",
+    )
+    kernel = await make_kernel(
+        plugins={"tools": clawbot_tools.plugin, "fake": fake_channel.as_plugin()},
+        env={"PATH": os.environ.get("PATH", os.defpath)},
+    )
+    runtime = AgentRuntime(kernel)
+    conversation = runtime.adopt(Conversation(kernel, ModelChoice(provider, "m"), "main"))
+    ws = Path(conversation.workspace)
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws / "victim.txt").write_text("bye")
+    gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
+    task = asyncio.create_task(gateway.run([fake_channel]))
+    await fake_channel.wait_started()
+
+    await fake_channel.inject("delete victim.txt", peer_id="alice")
+    pending_text = provider.requests[1].messages[-1].text
+    approval_id = re.search(r"Reply with: /approve (\w+) allow-once", pending_text).group(1)
+    assert fake_channel.texts() == ["Please approve the command."] and (ws / "victim.txt").exists()
+
+    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")
+    async with asyncio.timeout(10):
+        while fake_channel.texts()[-1] != "Deleted victim.txt.":
+            await asyncio.sleep(0.02)
+    assert not (ws / "victim.txt").exists()
+    assert fake_channel.texts()[-2] == f"Approved (once); exec is running:\n{command}"
+    event = provider.requests[-1].messages[-1].text
+    assert "(approved command): exit code 0" in event and f"Command: {command}" in event
+    gateway.stop()
+    await task
+    await runtime.aclose()
+    await kernel.aclose()

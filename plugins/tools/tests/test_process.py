@@ -1,0 +1,170 @@
+"""process: following exec's background runs (list, poll, log, write, kill), per session."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clawbot import TextBlock, ToolCall, ToolResult
+from clawbot.types import PluginContext
+from clawbot_tools.config import ToolsSettings
+from clawbot_tools.runtime import tools
+from clawbot_tools.runtime.config import ExecSettings
+from clawbot_tools.runtime.outbuf import OutputBuffer
+
+SESSION = "agent:main:test"
+
+
+class Harness:
+    def __init__(self, ws: Path, state: Path, **exec_settings: Any) -> None:
+        self.ws = ws
+        self.closers: list[Any] = []
+        env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(state / "home"), "LANG": "C.UTF-8"}
+        ctx = PluginContext(plugin_name="tools", config=None, state_dir=state, env=env, on_close=self.closers.append)
+        exec_settings.setdefault("security", "full")
+        self.tools = {t.name: t for t in tools(ToolsSettings(exec=ExecSettings(**exec_settings)), ctx)}
+
+    async def call(self, name: str, session: str = SESSION, **arguments: Any) -> ToolResult:
+        result = await self.tools[name].handler(ToolCall("c1", name, arguments, "main", session, self.ws))
+        assert isinstance(result, ToolResult)
+        return result
+
+    async def start(self, command: str, **arguments: Any) -> str:
+        result = await self.call("exec", command=command, **arguments)
+        assert result.details["status"] == "running", text_of(result)
+        return result.details["process_id"]
+
+    async def process(self, action: str, **arguments: Any) -> ToolResult:
+        return await self.call("process", action=action, **arguments)
+
+    async def close(self) -> None:
+        for closer in self.closers:
+            await closer()
+
+
+@pytest.fixture
+async def harness(tmp_path: Path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    made = Harness(ws, tmp_path / "state")
+    yield made
+    await made.close()
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def text_of(result: ToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, TextBlock))
+
+
+async def test_a_long_command_yields_to_the_background_and_is_polled_to_its_end(harness: Harness) -> None:
+    result = await harness.call("exec", command="echo first; sleep 0.6; echo second", yield_ms=200)
+    text = text_of(result)
+    assert result.details["status"] == "running" and not result.is_error
+    process_id = result.details["process_id"]
+    assert process_id.startswith("p-") and f"background as process {process_id}" in text
+    assert "Output so far:\nfirst" in text
+    polled = await harness.process("poll", id=process_id, wait_ms=5000)
+    assert text_of(polled).startswith("second\n") and "first" not in text_of(polled)  # only what is new
+    assert "[exit code 0;" in text_of(polled) and polled.details["running"] is False
+    again = await harness.process("poll", id=process_id)
+    assert text_of(again).startswith("(no new output)")
+
+
+async def test_background_true_returns_at_once(harness: Harness) -> None:
+    result = await harness.call("exec", command="sleep 5", background=True)
+    assert result.details["status"] == "running"
+    polled = await harness.process("poll", id=result.details["process_id"])
+    assert "running" in text_of(polled) and polled.details["running"] is True
+
+
+async def test_write_sends_stdin_and_eof_closes_it(harness: Harness) -> None:
+    process_id = await harness.start("read line; echo got:$line; cat; echo end", background=True)
+    wrote = await harness.process("write", id=process_id, data="hello\n")
+    assert not wrote.is_error and "Wrote 6 bytes" in text_of(wrote)
+    await harness.process("write", id=process_id, data="more\n", eof=True)
+    polled = await harness.process("poll", id=process_id, wait_ms=5000)
+    assert text_of(polled).startswith("got:hello\nmore\nend\n") and "[exit code 0;" in text_of(polled)
+    late = await harness.process("write", id=process_id, data="x")
+    assert late.is_error and "has finished" in text_of(late)
+
+
+async def test_log_pages_through_lines(harness: Harness) -> None:
+    process_id = await harness.start("seq 1 50; sleep 5", yield_ms=300)
+    page = await harness.process("log", id=process_id, offset=10, limit=5)
+    assert text_of(page).startswith("11\n12\n13\n14\n15\n\n[lines 10-14 of 50]")
+    beyond = await harness.process("log", id=process_id, offset=100)
+    assert "no lines from 100 (50 in all)" in text_of(beyond)
+
+
+async def test_kill_stops_the_process_group_and_list_shows_it(harness: Harness) -> None:
+    process_id = await harness.start("sleep 1000 & echo $! > child.pid; sleep 1000", background=True)
+    pid_file = harness.ws / "child.pid"
+    async with asyncio.timeout(5):
+        while not pid_file.exists() or not pid_file.read_text().strip():
+            await asyncio.sleep(0.02)
+    child = int(pid_file.read_text())
+    listed = await harness.process("list")
+    assert process_id in text_of(listed) and "running" in text_of(listed)
+    killed = await harness.process("kill", id=process_id)
+    assert f"Killed {process_id}" in text_of(killed) and killed.details["status"] == "killed"
+    async with asyncio.timeout(5):
+        while alive(child):
+            await asyncio.sleep(0.02)
+    listed = await harness.process("list")
+    assert f"{process_id}  killed" in text_of(listed)
+    again = await harness.process("kill", id=process_id)
+    assert "already finished" in text_of(again)
+
+
+async def test_a_session_sees_only_its_own_processes(harness: Harness) -> None:
+    process_id = await harness.start("echo private; sleep 5", yield_ms=200)
+    other = "agent:main:other"
+    listed = await harness.call("process", session=other, action="list")
+    assert text_of(listed) == "No processes in this session."
+    for action in ("poll", "log", "kill"):
+        refused = await harness.call("process", session=other, action=action, id=process_id)
+        assert refused.is_error and "no process" in text_of(refused) and "private" not in text_of(refused)
+    written = await harness.call("process", session=other, action="write", id=process_id, data="x")
+    assert written.is_error
+
+
+async def test_bad_process_calls_are_errors(harness: Harness) -> None:
+    assert (await harness.process("dance")).is_error
+    assert (await harness.process("poll")).is_error
+    missing = await harness.process("poll", id="p-0000")
+    assert missing.is_error and "no process 'p-0000'" in text_of(missing)
+    process_id = await harness.start("sleep 5", background=True)
+    assert (await harness.process("write", id=process_id)).is_error  # nothing to write
+
+
+async def test_shutdown_kills_background_processes(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    made = Harness(ws, tmp_path / "state")
+    process_id = await made.start("sleep 1000", background=True)
+    listed = await made.process("list")
+    assert process_id in text_of(listed)
+    await made.close()
+    polled = await made.process("poll", id=process_id)
+    assert polled.details["running"] is False
+
+
+def test_the_output_buffer_keeps_head_and_tail_by_byte_position() -> None:
+    buffer = OutputBuffer(head_bytes=10, tail_bytes=10)
+    buffer.append(b"0123456789abcdefghij0123456789")
+    text, position = buffer.read_from(0)
+    assert text == "0123456789\n[... 10 bytes omitted ...]\n0123456789" and position == 30
+    buffer.append("é".encode()[:1])  # half a character waits for the rest
+    assert buffer.read_from(position) == ("", 30)
+    buffer.append("é".encode()[1:])
+    assert buffer.read_from(position) == ("é", 32)
