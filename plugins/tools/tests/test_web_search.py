@@ -435,9 +435,10 @@ async def test_tool_handler_validates_arguments(api):
 
 
 async def test_tool_through_the_kernel_with_config(make_kernel, api, monkeypatch):
-    monkeypatch.setenv("BRAVE_API_KEY", KEY)
+    """The key comes from the kernel's environment (process env + stored credentials)."""
+    monkeypatch.delenv("BRAVE_API_KEY", raising=False)
     config = f'[plugins.tools]\nweb_search_base_url = "{api.url}/res/v1/web/search"\nweb_search_count = 4\n'
-    kernel = await make_kernel(plugins={"tools": tools_plugin}, config=config)
+    kernel = await make_kernel(plugins={"tools": tools_plugin}, config=config, env={"BRAVE_API_KEY": KEY})
     tool = kernel.tools["web_search"]
     result = await tool.handler(_call(query="clawbot", search_lang="en"))
     assert not result.is_error, text_of(result)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from clawbot import Tool
 
 from clawbot_tools.config import ToolsSettings
 
 
-def tools(settings: ToolsSettings) -> list[Tool]:
+NEEDS_CONTEXT = True  # web_search reads its key from the plugin context's environment
+
+
+def tools(settings: ToolsSettings, ctx: Any = None) -> list[Tool]:
     from clawbot_tools.web.fetch import (
         TOTAL_TIMEOUT_S,
         WEB_FETCH_PARAMETERS,
@@ -30,5 +35,7 @@ def tools(settings: ToolsSettings) -> list[Tool]:
             group="web",
             timeout_s=TOTAL_TIMEOUT_S + 10,
         ),
-        search_tool(settings),
+        # ctx.env holds the keys clawbot loaded (the process environment plus stored
+        # credentials); without a context (unit tests) the process environment is read.
+        search_tool(settings, env=ctx.env if ctx is not None else None),
     ]
