@@ -122,7 +122,7 @@ def grep_comparison(runs: int) -> None:
     from clawbot_tools.fs import tools as fs_tools
 
     grep_tool = next(t for t in fs_tools(ToolsSettings()) if t.name == "grep")
-    pattern = r"TODO_FIX_ME|def handler_\d+"
+    pattern = r"TODO_FIX_ME|def handler_[0-9]+"
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp)
         make_workspace(ws)

@@ -106,13 +106,13 @@ def grep(call: ToolCall, settings: ToolsSettings) -> ToolResult:
             if search.out_of_time():
                 stopped = f"stopped after {TIME_BUDGET_S:g} s; give a smaller path or a glob"
                 break
-            rel = os.path.relpath(full, base).replace(os.sep, "/")
-            if not wanted(rel):
+            if glob and not wanted(os.path.relpath(full, base).replace(os.sep, "/")):
                 continue
             if os.path.islink(full) and not is_inside_workspace(call, full, settings):
                 files_skipped += 1
                 continue
-            if search.file(full, display(call, Path(full)), limit) is None:
+            # the shown path is only built for files that match (most do not)
+            if search.file(full, lambda full=full: display(call, Path(full)), limit) is None:
                 files_skipped += 1
                 continue
             files_searched += 1

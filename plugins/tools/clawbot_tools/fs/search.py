@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Callable
 
 import regex
 
@@ -35,6 +36,11 @@ class FileSearch:
 
     def __init__(self, pattern: regex.Pattern[str], root: str | None, deadline: float) -> None:
         self.pattern = pattern
+        # One search over a whole (small) file rules most files out at once; MULTILINE keeps
+        # ^ and $ at line ends. \A and \Z mean "line start/end" per line but "file start/end"
+        # in a whole text, so patterns using them are searched line by line only.
+        whole_text_safe = not regex.search(r"\\[AZz]", pattern.pattern)
+        self.prefilter = regex.compile(pattern.pattern, pattern.flags | regex.MULTILINE) if whole_text_safe else None
         self.root = root
         self.deadline = deadline
         self.results: list[str] = []
@@ -46,8 +52,11 @@ class FileSearch:
             self.timed_out = True
         return self.timed_out
 
-    def file(self, full: str, shown: str, limit: int) -> int | None:
-        """Add the file's matching lines (up to ``limit`` in all); ``None`` when it was skipped."""
+    def file(self, full: str, shown_path: Callable[[], str], limit: int) -> int | None:
+        """Add the file's matching lines (up to ``limit`` in all); ``None`` when it was skipped.
+
+        ``shown_path`` builds the path as the model sees it, called only once a line matches.
+        """
         try:
             data = self._load(full)
         except (OSError, PathRefused):
@@ -55,12 +64,17 @@ class FileSearch:
         if data is None:
             return None
         found = 0
-        lines = data.decode("utf-8", "replace").split("\n")
+        text = data.decode("utf-8", "replace")
+        if self._matches_nowhere(text):
+            return 0
+        shown = ""
+        lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()  # after the final newline: not a line
         for number, line in enumerate(lines, start=1):
             line = line.removesuffix("\r")
-            if self._search(line, shown, number):
+            if self._search(line, shown_path, number):
+                shown = shown or shown_path()
                 shortened = line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + "..."
                 self.results.append(f"{shown}:{number}: {shortened}")
                 found += 1
@@ -81,7 +95,25 @@ class FileSearch:
             return None
         return data
 
-    def _search(self, line: str, shown: str, number: int) -> bool:
+    def _matches_nowhere(self, text: str) -> bool:
+        """True when one search of the whole file proves no line can match.
+
+        Only for files no longer than one searched line (the same memory bound); a match here
+        (possibly across lines) or a timeout just means: search line by line.
+        """
+        if self.prefilter is None or len(text) > MAX_SEARCH_CHARS:
+            return False
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")  # per line, a trailing \r is cut before searching
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            return False
+        try:
+            return self.prefilter.search(text, timeout=min(PATTERN_TIMEOUT_S, left)) is None
+        except TimeoutError:
+            return False
+
+    def _search(self, line: str, shown_path: Callable[[], str], number: int) -> bool:
         if len(line) > MAX_SEARCH_CHARS:
             line = line[:MAX_SEARCH_CHARS]
             self.long_lines += 1
@@ -96,4 +128,4 @@ class FileSearch:
             if timeout < PATTERN_TIMEOUT_S:  # the whole call's time ran out, not this line's
                 self.timed_out = True
                 return False
-            raise PatternTooSlow(f"{shown}:{number}", timeout) from None
+            raise PatternTooSlow(f"{shown_path()}:{number}", timeout) from None

@@ -187,10 +187,13 @@ class ManagedProcess:
 
     async def aclose(self) -> None:
         if self.group_alive:
+            self._stop_reason = self._stop_reason or "killed"
             await self._kill_group()
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._exited.is_set():
+            self._finish()  # the watcher may have been cancelled before it recorded the end
         if self._transport is not None:
             self._transport.close()
 
