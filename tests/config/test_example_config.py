@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+import collections.abc
 import types
 import typing
 from collections.abc import Iterator
@@ -220,6 +221,8 @@ def _type_words(t: Any, kind: str) -> str:
         return "one of " + ", ".join(f'`"{c}"`' for c in typing.get_args(t))
     if typing.get_origin(t) is list and typing.get_args(t) == (str,):
         return "list of strings"
+    if typing.get_origin(t) in (dict, collections.abc.Mapping):
+        return "table"
     return {str: "string", int: "integer", float: "number", bool: "boolean"}[t]
 
 

@@ -37,6 +37,11 @@ class AgentDefaults:
     thinking: ThinkingLevel = "off"
     timezone: str = ""
     max_iterations: int = 40
+    prompt_mode: Literal["auto", "full", "minimal", "none"] = "auto"
+    bootstrap_max_chars: int = 20_000
+    bootstrap_total_max_chars: int = 60_000
+    model_aliases: Mapping[str, str] = attrs.field(factory=dict)
+    owner_ids: List[str] = attrs.field(factory=list)  # noqa: UP006
 
 
 ToolProfile = Literal["minimal", "coding", "messaging", "full"]
@@ -59,6 +64,20 @@ class AgentToolPolicyConfig:
 
 
 @attrs.frozen(kw_only=True)
+class AgentSkillsConfig:
+    """An agent's own skill filter; unset ``allow`` inherits ``[skills].allow``."""
+
+    allow: List[str] | None = None  # noqa: UP006
+
+
+@attrs.frozen(kw_only=True)
+class SkillsConfig:
+    extra_dirs: List[str] = attrs.field(factory=list)  # noqa: UP006
+    allow: List[str] = attrs.field(factory=list)  # noqa: UP006
+    deny: List[str] = attrs.field(factory=list)  # noqa: UP006
+
+
+@attrs.frozen(kw_only=True)
 class AgentConfig:
     id: str
     name: str = ""
@@ -66,6 +85,7 @@ class AgentConfig:
     workspace: str = ""
     model: ModelConfig | None = None
     tools: AgentToolPolicyConfig | None = None
+    skills: AgentSkillsConfig | None = None
 
 
 def _default_agents() -> "list[AgentConfig]":
@@ -124,6 +144,7 @@ class CoreConfig:
     plugins: PluginsConfig = attrs.field(factory=PluginsConfig)
     agents: AgentsConfig = attrs.field(factory=AgentsConfig)
     tools: ToolPolicyConfig = attrs.field(factory=ToolPolicyConfig)
+    skills: SkillsConfig = attrs.field(factory=SkillsConfig)
     auth: AuthConfig = attrs.field(factory=AuthConfig)
     usage: UsageConfig = attrs.field(factory=UsageConfig)
     session: SessionConfig = attrs.field(factory=SessionConfig)
@@ -155,6 +176,10 @@ class ClawbotConfig:
     @property
     def tools(self) -> ToolPolicyConfig:
         return self.core.tools
+
+    @property
+    def skills(self) -> SkillsConfig:
+        return self.core.skills
 
     @property
     def auth(self) -> AuthConfig:

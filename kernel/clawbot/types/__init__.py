@@ -32,10 +32,13 @@ from clawbot.types.prompt import (
     ALL_MODES,
     BootstrapContext,
     BootstrapFile,
+    InjectedFile,
     PromptContext,
     PromptMode,
     PromptSection,
+    RuntimeInfo,
     SessionKind,
+    SkillEntry,
     SkillSource,
 )
 from clawbot.types.providers import (

@@ -31,8 +31,65 @@ class PromptSection:
 
 
 @attrs.frozen
+class InjectedFile:
+    """A bootstrap file as it goes into the prompt, after the per-file and total caps.
+
+    ``content`` is what is injected (``None``: the file is missing and the prompt says
+    ``[MISSING] Expected at: <path>``); ``raw_chars`` is the file's own size.
+    """
+
+    name: str
+    path: Path
+    content: str | None
+    raw_chars: int = 0
+    truncated: bool = False
+
+    @property
+    def missing(self) -> bool:
+        return self.content is None
+
+
+@attrs.frozen
+class SkillEntry:
+    """One skill: a folder with a ``SKILL.md`` whose frontmatter names and describes it.
+
+    ``source`` says where it was found (``workspace``, ``user``, ``extra``, ``bundled`` or a
+    plugin's skill source name); ``eligible`` is false when a required binary, environment
+    variable, config flag or OS is missing, and ``reasons`` says which.
+    """
+
+    name: str
+    description: str
+    location: Path
+    source: str
+    homepage: str = ""
+    emoji: str = ""
+    user_invocable: bool = True
+    disable_model_invocation: bool = False
+    always: bool = False
+    primary_env: str = ""
+    eligible: bool = True
+    reasons: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class RuntimeInfo:
+    """Facts for the Runtime line: stable for the life of the process."""
+
+    host: str
+    os: str
+    python: str
+    shell: str = ""
+
+
+@attrs.frozen
 class PromptContext:
-    """What a prompt-section hook may look at for one run."""
+    """What a prompt-section hook may look at for one run.
+
+    Everything here is fixed for a session (so the sections it produces are too): nothing
+    that changes from turn to turn (the clock, message ids, the sender) is in it; those
+    reach the model in the user message.
+    """
 
     agent_id: str
     mode: PromptMode
@@ -42,6 +99,17 @@ class PromptContext:
     channel: str | None = None
     model: str | None = None
     config: Any = attrs.field(default=None, repr=False)
+    session_kind: SessionKind = "main"
+    bootstrap_files: tuple[InjectedFile, ...] = ()
+    skills: tuple[SkillEntry, ...] = ()
+    timezone: str = ""
+    thinking: str = "off"
+    capabilities: tuple[str, ...] = ()
+    runtime: RuntimeInfo | None = None
+    reasoning_tags: bool = False
+
+    def has_tool(self, name: str) -> bool:
+        return any(t.name == name for t in self.tools)
 
 
 @attrs.frozen
