@@ -497,13 +497,13 @@ def by_name(files: list[BootstrapFile]) -> dict[str, str | None]:
 def test_hook_bootstrap_files_default_reads_the_workspace(filled_workspace: Path) -> None:
     pm = manager(workspace=workspace_plugin())
     files = pm.bootstrap_files(BootstrapContext("main", filled_workspace, session_kind="main"))
-    assert [f.name for f in files] == ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md"]
+    assert [f.name for f in files] == ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "HEARTBEAT.md", "MEMORY.md"]  # a missing BOOTSTRAP.md is normal (done)
     contents = by_name(files)
     assert contents["AGENTS.md"] == "# Agents\nBe careful.\n"
     assert contents["MEMORY.md"] == "Remember the milk.\n"
     assert "USER.md" not in contents  # empty files are skipped
     missing = [f for f in files if f.missing]
-    assert {f.name for f in missing} == {"IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md"}
+    assert {f.name for f in missing} == {"IDENTITY.md", "HEARTBEAT.md"}
     assert all(f.content is None and f.path == filled_workspace / f.name for f in missing)
     assert pm.failures == []
 

@@ -86,6 +86,17 @@ class Kernel:
     )
 
     _closers: list[tuple[str, Callable[[], Awaitable[None] | None]]] = attrs.field(factory=list, repr=False)
+    _skill_catalog: Any = attrs.field(default=None, repr=False)
+
+    @property
+    def skill_catalog(self) -> Any:
+        """The skills of every agent (``clawbot.skills.catalog.SkillCatalog``), built on first
+        use and re-reading only what changed on disk."""
+        if self._skill_catalog is None:
+            from clawbot.skills.catalog import SkillCatalog
+
+            self._skill_catalog = SkillCatalog(self)
+        return self._skill_catalog
 
     async def aclose(self) -> None:
         """Close what plugins opened (SDK clients, connections, child processes).

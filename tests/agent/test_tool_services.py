@@ -22,7 +22,7 @@ from clawbot.testing import plugin_from_hooks
 from .scripted import ScriptedProvider, call
 
 TWO_AGENTS = (
-    '[agents.defaults]\ntimezone = "Asia/Tokyo"\n\n'
+    '[agents.defaults]\ntimezone = "Asia/Tokyo"\n\n[tools]\nagent_to_agent = ["main", "helper"]\n\n'
     '[[agents.list]]\nid = "main"\ndefault = true\n\n[[agents.list]]\nid = "helper"\nname = "Helper"\n'
 )
 
@@ -101,6 +101,34 @@ async def test_a_send_back_to_a_waiting_session_is_refused_instead_of_deadlockin
     assert refused.is_error and "would deadlock" in refused.text
 
 
+async def test_other_agents_are_out_of_reach_unless_agent_to_agent_names_both(make_kernel) -> None:
+    main = ScriptedProvider([call("sessions_send", "c1", session_key="agent:helper:main", message="hi")], "ok")
+    config = TWO_AGENTS.replace('agent_to_agent = ["main", "helper"]', 'agent_to_agent = ["helper"]')
+    _, _, conversation = await _runtime(make_kernel, main, config=config)
+    await conversation.send("agent:main:main", "ask the helper")
+    refused = main.requests[1].messages[-1]
+    assert refused.is_error and "list both in tools.agent_to_agent" in refused.text
+
+
+async def test_a_group_session_cannot_read_the_owners_session_or_message_strangers(make_kernel, fake_channel) -> None:
+    provider = ScriptedProvider(
+        "private plans",
+        [call("sessions_history", "c1", session_key="agent:main:main"), call("sessions_list", "c2"),
+         call("message", "c3", message="spam", target="stranger")],
+        "ok",
+    )
+    _, gateway, task = await _gateway(make_kernel, fake_channel, provider)
+    await fake_channel.inject("remember: surprise party", peer_id="owner")
+    await fake_channel.inject("what did the owner say?", peer_id="team", chat_type="group")
+    gateway.stop()
+    await task
+    history, listing, message = provider.requests[2].messages[-3:]
+    assert history.is_error and "only the agent's main session may reach other sessions" in history.text
+    assert "agent:main:main" not in listing.text and "group:team" in listing.text
+    assert message.is_error and "may only message its own chat" in message.text
+    assert all(m.peer_id != "stranger" for m in fake_channel.sent)
+
+
 async def test_tools_outside_a_gateway_say_what_they_cannot_do(make_kernel) -> None:
     provider = ScriptedProvider([call("message", "c1", message="hi", channel="telegram", target="42")], "ok")
     _, _, conversation = await _runtime(make_kernel, provider)
@@ -165,7 +193,12 @@ async def test_an_approval_round_trip_runs_the_action_once_and_reports_back(make
     runtime, gateway, task = await _gateway(make_kernel, fake_channel, provider, {"guarded": tool_plugin})
     await fake_channel.inject("launch please", peer_id="alice")
     approval_id = re.search(r"/approve (\w+) allow-once", _last_tool_result(provider)).group(1)
-    assert fake_channel.texts() == ["Please approve it."]
+    # the kernel shows the exact command itself before the model's own relay
+    assert fake_channel.texts() == [
+        f"Approval needed ({approval_id}): guarded wants to run\nlaunch --rocket\nWhy: launching is irreversible\n"
+        f"Reply /approve {approval_id} allow-once or /deny {approval_id}. Expires in 30 min.",
+        "Please approve it.",
+    ]
 
     await fake_channel.inject(f"/approve {approval_id} always", peer_id="alice")
     assert "cannot be allowed always" in fake_channel.texts()[-1] and decisions == []
@@ -175,7 +208,8 @@ async def test_an_approval_round_trip_runs_the_action_once_and_reports_back(make
     assert fake_channel.texts()[-2] == "Approved (once); guarded is running:\nlaunch --rocket"
     assert decisions == [ApprovalDecision.ALLOW_ONCE]
     event = provider.requests[-1].messages[-1].text
-    assert event.startswith("[System event from clawbot, not written by the user]") and "launched the rocket" in event
+    assert '"system_event": true' in event  # in the trusted block clawbot writes itself
+    assert "[System event from clawbot, not written by the user]\nguarded finished: launched the rocket" in event
 
     await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")
     assert "No pending approval" in fake_channel.texts()[-1] and decisions == [ApprovalDecision.ALLOW_ONCE]
@@ -189,18 +223,75 @@ async def test_only_the_chat_that_was_asked_can_approve_and_deny_runs_nothing(ma
     tool_plugin = plugin_from_hooks(clawbot_tools=lambda ctx: [_guarded_tool(decisions)])
     provider = ScriptedProvider([call("guarded", "c1")], "Approve?")
     runtime, gateway, task = await _gateway(make_kernel, fake_channel, provider, {"guarded": tool_plugin})
-    await fake_channel.inject("launch", peer_id="team", chat_type="group")
+    await fake_channel.inject("launch", peer_id="team", chat_type="group", sender_id="alice")
     approval_id = re.search(r"/approve (\w+)", _last_tool_result(provider)).group(1)
     await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")  # another session
     assert "No pending approval" in fake_channel.texts()[-1]
     await fake_channel.inject("/approve", peer_id="team", chat_type="group")
-    assert f"/approve {approval_id} allow-once" in fake_channel.texts()[-1]  # usage lists what waits
-    await fake_channel.inject(f"/deny {approval_id}", peer_id="team", chat_type="group")
+    assert f"- {approval_id}: guarded launch --rocket" in fake_channel.texts()[-1]  # usage lists what waits
+    await fake_channel.inject(f"/approve {approval_id}", peer_id="team", chat_type="group", sender_id="mallory")
+    assert "No pending approval" in fake_channel.texts()[-1]  # another member of the group
+    await fake_channel.inject(f"/deny {approval_id}", peer_id="team", chat_type="group", sender_id="alice")
     assert fake_channel.texts()[-1] == "Denied; guarded will not run:\nlaunch --rocket"
     await runtime.approvals.drain()
     assert decisions == [ApprovalDecision.DENY]
     gateway.stop()
     await task
+
+
+async def test_an_owner_may_answer_and_a_second_answer_finds_nothing(make_kernel) -> None:
+    kernel = await make_kernel(config='[agents.defaults]\nowner_ids = ["boss"]\n')
+    runtime = AgentRuntime(kernel)
+    decided: list[ApprovalDecision] = []
+
+    async def on_decision(decision: ApprovalDecision) -> None:
+        decided.append(decision)
+
+    broker = runtime.approvals
+    ticket = broker.register("agent:main:main", ApprovalRequest("t", "rm x", "why", on_decision), requester="alice")
+    assert broker.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE, sender="bob")[1] is None
+    notice, commit = broker.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE, sender="boss", owners=["boss"])
+    again, second = broker.answer("agent:main:main", ticket.id, ApprovalDecision.DENY, sender="alice")
+    assert notice.startswith("Approved (once)") and commit is not None
+    assert "No pending approval" in again and second is None  # claimed: the race has one winner
+    commit()
+    await broker.drain()
+    assert decided == [ApprovalDecision.ALLOW_ONCE]
+
+
+def test_the_notice_makes_hidden_characters_visible() -> None:
+    from datetime import UTC, datetime
+
+    from clawbot import ApprovalTicket
+    from clawbot.agent.approvals import notice_text
+
+    async def nothing(decision):  # noqa: ANN001, ANN202
+        return None
+
+    spoof = "ls \u202e fdm.exe \x1b[2K\rrm -rf ~"
+    text = notice_text(ApprovalTicket("ab12cd", datetime.now(UTC), "/approve ab12cd allow-once"),
+                       ApprovalRequest("exec", spoof, "not allowlisted", nothing, allow_always=False))
+    assert "\\u202e" in text and "\\u001b" in text and "\\u000d" in text and "\u202e" not in text
+    assert "allow-always" not in text and "/deny ab12cd" in text
+
+
+async def test_approvals_per_chat_are_capped(make_kernel) -> None:
+    from clawbot.agent.approvals import MAX_PENDING_PER_SESSION
+
+    runtime = AgentRuntime(await make_kernel())
+
+    async def nothing(decision):  # noqa: ANN001, ANN202
+        return None
+
+    for _ in range(MAX_PENDING_PER_SESSION):
+        runtime.approvals.register("agent:main:main", ApprovalRequest("t", "x", "y", nothing))
+    try:
+        runtime.approvals.register("agent:main:main", ApprovalRequest("t", "x", "y", nothing))
+    except ServiceUnavailable as exc:
+        assert "already waiting" in str(exc)
+    else:
+        raise AssertionError("the 21st pending approval was accepted")
+    await runtime.aclose()
 
 
 async def test_an_unanswered_approval_expires(make_kernel) -> None:
@@ -213,8 +304,8 @@ async def test_an_unanswered_approval_expires(make_kernel) -> None:
 
     ticket = runtime.approvals.register("agent:main:main", ApprovalRequest("t", "cmd", "why", on_decision, expires_in_s=0.05))
     await _eventually(lambda: decided == [ApprovalDecision.EXPIRED])
-    notice, accepted = runtime.approvals.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE)
-    assert "No pending approval" in notice and not accepted
+    notice, commit = runtime.approvals.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE)
+    assert "No pending approval" in notice and commit is None
 
 
 async def test_plugin_chat_commands_answer_without_the_agent(make_kernel, fake_channel) -> None:
@@ -236,4 +327,4 @@ async def test_plugin_chat_commands_answer_without_the_agent(make_kernel, fake_c
     assert fake_channel.texts() == [
         "pong hello", "Nothing is running.", "/boom failed: ZeroDivisionError: division by zero", "agent answer",
     ]
-    assert provider.requests[0].messages[-1].text == "/etc/hosts looks wrong"
+    assert provider.requests[0].messages[-1].text.endswith("\n/etc/hosts looks wrong")

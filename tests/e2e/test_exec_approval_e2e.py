@@ -66,7 +66,9 @@ async def test_approve_runs_the_command_once_and_denied_tools_never_reach_the_mo
     approval_id = re.search(r"/approve (\w+) allow-once", pending).group(1)
     assert "touch approved.txt && echo ran >> runs.log" in pending.replace("\\u0026", "&").replace('\\"', '"')
     assert not (workspace / "approved.txt").exists()
-    assert fake_channel.texts() == ["That needs your approval; send the /approve command shown."]
+    notice, relay = fake_channel.texts()
+    assert notice.startswith(f"Approval needed ({approval_id}): exec wants to run\n{COMMAND}\nWhy: ")  # by the kernel
+    assert relay == "That needs your approval; send the /approve command shown."
 
     await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")
     await _until(lambda: fake_channel.texts()[-1] == "Done: approved.txt exists now.")

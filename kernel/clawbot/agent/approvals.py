@@ -1,10 +1,17 @@
 """Pending approvals: a tool asks, the user answers ``/approve <id>`` in the same chat.
 
 Asking never blocks the turn (seed 004: the tool returns "approval-pending" and the model
-relays the exact ``/approve`` command). The decision, or expiry, runs the request's
-``on_decision`` in a background task owned by the broker, so it survives the turn that
-asked and is cancelled when the runtime closes. Only the session that asked can answer:
-an id typed in another chat is "unknown", which also keeps ids from being probed.
+relays the exact ``/approve`` command). The model's relay is not trusted, though: the kernel
+itself sends the chat a notice with the exact command (control and bidi characters made
+visible), so a manipulated model cannot show ``ls`` for a pending ``rm -rf``.
+
+Who may answer: the sender who started the turn that asked (or an owner listed in
+``agents.defaults.owner_ids``), in the same session; any other chat or sender is told the id
+is unknown, so ids cannot be probed. Answering *claims* the request atomically (a second
+answer finds nothing); the caller shows the confirmation and then commits, so the user reads
+"Approved" before the action's own report, and an answer that races the expiry cannot
+report "Approved" for something that will not run. The decision's ``on_decision`` runs in a
+background task owned by the broker, cancelled when the runtime closes.
 """
 
 from __future__ import annotations
@@ -12,14 +19,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import unicodedata
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 
 import attrs
 
-from clawbot.types import ApprovalDecision, ApprovalRequest, ApprovalTicket
+from clawbot.types import ApprovalDecision, ApprovalRequest, ApprovalTicket, ServiceUnavailable
 
 log = logging.getLogger(__name__)
 
+MAX_PENDING_PER_SESSION = 20
 DECISION_WORDS: dict[str, ApprovalDecision] = {
     "": ApprovalDecision.ALLOW_ONCE,
     "once": ApprovalDecision.ALLOW_ONCE,
@@ -30,11 +40,38 @@ DECISION_WORDS: dict[str, ApprovalDecision] = {
 }
 
 
+def visible(text: str) -> str:
+    """``text`` with control and format characters (bidi overrides, zero-width) shown as
+    ``\\u....`` escapes, so what the user reads is what will run. Newlines and tabs stay."""
+    out = []
+    for char in text:
+        if char not in "\n\t" and unicodedata.category(char) in ("Cc", "Cf", "Co", "Cs"):
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def notice_text(ticket: ApprovalTicket, request: ApprovalRequest) -> str:
+    """What the chat is told when a tool asks (sent by the kernel, not the model)."""
+    minutes = max(1, round(request.expires_in_s / 60))
+    options = [f"/approve {ticket.id} allow-once"]
+    if request.allow_always:
+        options.append(f"/approve {ticket.id} allow-always")
+    options.append(f"/deny {ticket.id}")
+    return (
+        f"Approval needed ({ticket.id}): {request.tool_name} wants to run\n{visible(request.command)}\n"
+        f"Why: {visible(request.reason)}\n"
+        f"Reply {' or '.join(options)}. Expires in {minutes} min."
+    )
+
+
 @attrs.define
 class _Pending:
     ticket: ApprovalTicket
     request: ApprovalRequest
     session_key: str
+    requester: str | None
     timer: asyncio.TimerHandle | None = None
 
 
@@ -43,58 +80,84 @@ class ApprovalBroker:
     _pending: dict[str, _Pending] = attrs.field(factory=dict)
     _tasks: set[asyncio.Task[None]] = attrs.field(factory=set)
 
-    def register(self, session_key: str, request: ApprovalRequest) -> ApprovalTicket:
+    def register(self, session_key: str, request: ApprovalRequest, *, requester: str | None = None) -> ApprovalTicket:
+        """Add a pending request; ``requester`` is the sender allowed to answer it."""
+        if sum(p.session_key == session_key for p in self._pending.values()) >= MAX_PENDING_PER_SESSION:
+            raise ServiceUnavailable(
+                f"{MAX_PENDING_PER_SESSION} approvals are already waiting in this chat; "
+                "ask the user to answer or /deny them first"
+            )
         approval_id = secrets.token_hex(3)
         while approval_id in self._pending:
             approval_id = secrets.token_hex(3)
         expires_at = datetime.now(UTC) + timedelta(seconds=request.expires_in_s)
         ticket = ApprovalTicket(approval_id, expires_at, f"/approve {approval_id} allow-once")
-        pending = _Pending(ticket, request, session_key)
-        pending.timer = asyncio.get_running_loop().call_later(
-            request.expires_in_s, self._decide, approval_id, ApprovalDecision.EXPIRED
-        )
+        pending = _Pending(ticket, request, session_key, requester)
+        pending.timer = asyncio.get_running_loop().call_later(request.expires_in_s, self._expire, approval_id)
         self._pending[approval_id] = pending
         return ticket
+
+    def waiting(self, session_key: str) -> list[str]:
+        """One line per request waiting in ``session_key``: the id and the exact command."""
+        return [
+            f"{p.ticket.id}: {p.request.tool_name} {visible(p.request.command)!s}"
+            for p in self._pending.values()
+            if p.session_key == session_key
+        ]
 
     def pending_for(self, session_key: str) -> list[ApprovalTicket]:
         return [p.ticket for p in self._pending.values() if p.session_key == session_key]
 
-    def answer(self, session_key: str, approval_id: str, decision: ApprovalDecision) -> tuple[str, bool]:
-        """Check the user's decision: (what to tell them, whether it was accepted).
+    def answer(
+        self,
+        session_key: str,
+        approval_id: str,
+        decision: ApprovalDecision,
+        *,
+        sender: str | None = None,
+        owners: Iterable[str] = (),
+    ) -> tuple[str, Callable[[], None] | None]:
+        """Claim a request for the user's decision: (what to tell them, commit or ``None``).
 
-        Accepting does not act yet: the caller shows the confirmation first, then calls
-        :meth:`decide`, so the user reads "Approved" before the action's own report.
+        The claim removes the request at once; ``commit()`` starts acting on it.
         """
         pending = self._pending.get(approval_id)
+        unknown = f"No pending approval {approval_id!r} here (it may have expired or been answered already)."
         if pending is None or pending.session_key != session_key:
-            return f"No pending approval {approval_id!r} here (it may have expired or been answered already).", False
+            return unknown, None
+        if pending.requester is not None and sender != pending.requester and sender not in set(owners):
+            return unknown, None
         if decision is ApprovalDecision.ALLOW_ALWAYS and not pending.request.allow_always:
             return (
                 f"{pending.request.tool_name} cannot be allowed always for this command "
-                f"({pending.request.reason}). Send /approve {approval_id} allow-once to run it this one time."
-            ), False
-        return self._confirmation(pending, decision), True
+                f"({visible(pending.request.reason)}). Send /approve {approval_id} allow-once to run it this one time."
+            ), None
+        claimed = self._claim(approval_id)
+        assert claimed is not None
+        return self._confirmation(claimed, decision), lambda: self._act(claimed, decision)
 
     @staticmethod
     def _confirmation(pending: _Pending, decision: ApprovalDecision) -> str:
-        command = pending.request.command
+        command = visible(pending.request.command)
         if decision is ApprovalDecision.DENY:
             return f"Denied; {pending.request.tool_name} will not run:\n{command}"
         scope = "always" if decision is ApprovalDecision.ALLOW_ALWAYS else "once"
         return f"Approved ({scope}); {pending.request.tool_name} is running:\n{command}"
 
-    def decide(self, approval_id: str, decision: ApprovalDecision) -> None:
-        """Act on ``decision`` in the background (nothing happens if it expired meanwhile)."""
-        self._decide(approval_id, decision)
-
-    def _decide(self, approval_id: str, decision: ApprovalDecision) -> None:
+    def _claim(self, approval_id: str) -> _Pending | None:
         pending = self._pending.pop(approval_id, None)
-        if pending is None:
-            return
-        if pending.timer is not None:
+        if pending is not None and pending.timer is not None:
             pending.timer.cancel()
+        return pending
+
+    def _expire(self, approval_id: str) -> None:
+        pending = self._claim(approval_id)
+        if pending is not None:
+            self._act(pending, ApprovalDecision.EXPIRED)
+
+    def _act(self, pending: _Pending, decision: ApprovalDecision) -> None:
         task = asyncio.get_running_loop().create_task(
-            self._run(pending, decision), name=f"approval:{approval_id}:{decision.value}"
+            self._run(pending, decision), name=f"approval:{pending.ticket.id}:{decision.value}"
         )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -24,7 +24,8 @@ from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.policy import allowed_tools
-from clawbot.agent.prompt import collect_sections
+from clawbot.agent.inbound import render_user_message
+from clawbot.agent.system_prompt import IDENTITY_LINE, BuiltPrompt, PromptRequest, build_system_prompt
 from clawbot.agent.toolrun import ToolRunContext, run_tool_call
 from clawbot.agent.truncation import fit_tool_results
 from clawbot.kernel import Kernel
@@ -35,7 +36,6 @@ from clawbot.types import (
     CompactionRequest,
     Message,
     ModelRequest,
-    PromptContext,
     ProviderError,
     Role,
     InboundMessage,
@@ -51,8 +51,6 @@ if TYPE_CHECKING:
     from clawbot.agent.runtime import AgentRuntime
 
 log = logging.getLogger(__name__)
-SYSTEM_EVENT_LABEL = "[System event from clawbot, not written by the user]"
-IDENTITY_LINE = "You are a personal assistant running inside clawbot."
 
 
 @attrs.frozen
@@ -94,21 +92,22 @@ class Conversation:
     def workspace(self):  # noqa: ANN201 - Path
         return expand_user_path(self.kernel.config.agent_workspace(self.agent_id), self.kernel.env)
 
-    async def system_prompt(self, session_key: str, channel: str | None) -> SystemPrompt:
-        ctx = PromptContext(
+    async def build_prompt(self, session_key: str, channel: str | None) -> BuiltPrompt:
+        """This session's system prompt and what it was built from (``clawbot context``)."""
+        request = PromptRequest(
             agent_id=self.agent_id,
-            mode="full",
             session_key=session_key,
             workspace=self.workspace,
-            tools=tuple(self.tools.values()),
-            channel=channel,
+            tools=self.tools,
             model=self.model.ref,
-            config=self.kernel.config,
+            channel=channel,
+            thinking=self.kernel.config.agents.defaults.thinking,
+            reasoning_tags=bool(getattr(self.model.provider, "reasoning_tags", False)),
         )
-        sections = await collect_sections(self.kernel, ctx)
-        stable = "\n\n".join([IDENTITY_LINE, *(s.text for s in sections if s.stable)])
-        volatile = "\n\n".join(s.text for s in sections if not s.stable)
-        return SystemPrompt(stable, volatile)
+        return await build_system_prompt(self.kernel, request)
+
+    async def system_prompt(self, session_key: str, channel: str | None) -> SystemPrompt:
+        return (await self.build_prompt(session_key, channel)).system
 
     async def send(
         self,
@@ -155,9 +154,10 @@ class Conversation:
         origin: InboundMessage | None,
     ) -> TurnResult:
         messages = (session.loaded or session.transcript.load()).messages()
-        if origin is not None and origin.system_event:
-            text = f"{SYSTEM_EVENT_LABEL}\n{text}"
-        user = Message.user(text)
+        from clawbot.agent.services import user_timezone
+
+        zone = user_timezone(self.kernel.config.agents.defaults.timezone)[0]
+        user = Message.user(render_user_message(text, origin, zone=zone))
         session.transcript.append_message(user)
         messages.append(user)
         system = await self.system_prompt(session_key, channel)

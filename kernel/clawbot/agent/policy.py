@@ -61,10 +61,12 @@ def effective_policy(config: ClawbotConfig, agent_id: str) -> EffectivePolicy:
 
 
 def allowed_tools(tools: Iterable[Tool], config: ClawbotConfig, agent_id: str) -> dict[str, Tool]:
-    """The tools ``agent_id`` may use, by name, in registry order."""
+    """The tools ``agent_id`` may use, by name, in the display order (core tools first)."""
+    from clawbot.agent.tool_order import ordered_tools
+
     policy = effective_policy(config, agent_id)
     chosen = {}
-    for tool in tools:
+    for tool in ordered_tools(tools):
         if not _any(tool, PROFILES[policy.profile]):
             continue
         if policy.allow and not _any(tool, policy.allow):

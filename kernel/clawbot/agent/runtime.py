@@ -64,6 +64,10 @@ class AgentRuntime:
         conversation = await self.conversation(agent_of(session_key))
         return (await conversation.send(session_key, message.text, channel=message.channel, origin=message)).text
 
+    @property
+    def background(self) -> frozenset[asyncio.Task[object]]:
+        return frozenset(self._background)
+
     def spawn(self, coro: object, name: str) -> asyncio.Task[object]:
         """Run ``coro`` in the background, cancelled by :meth:`aclose`."""
         task = asyncio.get_running_loop().create_task(coro, name=name)  # type: ignore[arg-type]

@@ -16,6 +16,7 @@ import attrs
 
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.paths import expand_user_path
+from clawbot.sessions.keys import session_kind
 from clawbot.sessions.store import agent_of
 from clawbot.types import (
     AgentSummary,
@@ -34,6 +35,8 @@ from clawbot.types import (
 
 #: sessions whose turn is waiting on a sessions_send, outermost first
 _WAITING: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("clawbot_waiting_sessions", default=())
+MAX_SEND_DEPTH = 3  # A -> B -> C -> D at most: deeper chains are runaway delegation
+MAX_BACKGROUND_SENDS = 8
 
 NO_GATEWAY = "no gateway is running in this process (a one-shot `clawbot agent` run)"
 
@@ -97,14 +100,47 @@ class KernelServices(ToolServices):
             )
         return found
 
+    # -- who may reach whom ------------------------------------------------------------------
+    # Only an agent's main session (its owner's) looks beyond itself: a group or another
+    # person's DM must not read the owner's conversations, message strangers or drive other
+    # agents. Other agents' sessions need `tools.agent_to_agent` to name both agents.
+
+    def _is_main(self) -> bool:
+        return session_kind(self.session_key) == "main"
+
+    def _agent_reachable(self, agent_id: str) -> bool:
+        if agent_id == self.agent_id:
+            return True
+        allowed = set(self._kernel.config.tools.agent_to_agent)
+        return "*" in allowed or {agent_id, self.agent_id} <= allowed
+
+    def _check_reach(self, session_key: str) -> None:
+        if session_key == self.session_key:
+            return
+        if not self._is_main():
+            raise ServiceUnavailable(
+                f"this is a {session_kind(self.session_key)} session: only the agent's main session may reach other sessions"
+            )
+        target = agent_of(session_key)
+        if not self._agent_reachable(target):
+            raise ServiceUnavailable(
+                f"agent {self.agent_id!r} may not reach agent {target!r}; list both in tools.agent_to_agent to allow it"
+            )
+
     def sessions(self, *, limit: int = 20, agent_id: str | None = None) -> list[SessionSummary]:
-        infos = self._kernel.sessions.list(agent_id)[: max(0, limit)]
+        if not self._is_main():
+            own = self._kernel.sessions.get(self.session_key)
+            infos = [own] if own is not None else []
+        else:
+            infos = [i for i in self._kernel.sessions.list(agent_id) if self._agent_reachable(agent_of(i.key))]
+        infos = infos[: max(0, limit)]
         return [
             SessionSummary(i.key, agent_of(i.key), i.session_id, i.updated_at, i.model, i.turns, i.usage, i.cost_usd)
             for i in infos
         ]
 
     def history(self, session_key: str, *, limit: int = 20, include_tools: bool = False) -> list[Message]:
+        self._check_reach(session_key)
         store = self._kernel.sessions
         info = store.get(session_key)
         if info is None:
@@ -120,7 +156,10 @@ class KernelServices(ToolServices):
         return messages[-limit:] if limit > 0 else []
 
     async def send_to_session(self, session_key: str, text: str, *, timeout_s: float) -> str | None:
+        self._check_reach(session_key)
         waiting = (*_WAITING.get(), self.session_key)
+        if len(waiting) > MAX_SEND_DEPTH:
+            raise ServiceUnavailable(f"sessions_send is nested {len(waiting)} deep ({' -> '.join(waiting)}); answer instead")
         if session_key in waiting:
             raise ServiceUnavailable(
                 f"{session_key} is waiting on this very exchange ({' -> '.join(waiting)}); sending to it would deadlock"
@@ -135,6 +174,9 @@ class KernelServices(ToolServices):
             return (await conversation.send(session_key, text, channel="agent")).text
 
         if timeout_s <= 0:
+            running = sum(1 for t in self.runtime.background if t.get_name().startswith("sessions_send:"))
+            if running >= MAX_BACKGROUND_SENDS:
+                raise ServiceUnavailable(f"{running} sends are already running in the background; wait for them")
             self.runtime.spawn(turn(), name=f"sessions_send:{session_key}")
             return None
         return await asyncio.wait_for(turn(), timeout_s)
@@ -146,12 +188,33 @@ class KernelServices(ToolServices):
         port = self.runtime.port
         if port is None:
             raise ServiceUnavailable(f"cannot send on {message.channel}: {NO_GATEWAY}")
+        origin = self.origin
+        same_chat = origin is not None and (message.channel, message.peer_id) == (origin.channel, origin.peer_id)
+        if not same_chat and not self._is_main():
+            raise ServiceUnavailable(
+                f"this is a {session_kind(self.session_key)} session: it may only message its own chat"
+            )
         await port.deliver(message, self.session_key)
 
     def request_approval(self, request: ApprovalRequest) -> ApprovalTicket:
-        if self.runtime.port is None or self.origin is None:
+        port, origin = self.runtime.port, self.origin
+        if port is None or origin is None:
             raise ServiceUnavailable(f"nobody can be asked for approval: {NO_GATEWAY}")
-        return self.runtime.approvals.register(self.session_key, request)
+        from clawbot.agent.approvals import notice_text
+
+        ticket = self.runtime.approvals.register(
+            self.session_key, request, requester=origin.sender_id or origin.peer_id
+        )
+        # The kernel shows the exact command itself: the model's relay is not trusted.
+        notice = OutboundMessage(
+            channel=origin.channel,
+            peer_id=origin.peer_id,
+            text=notice_text(ticket, request),
+            account_id=origin.account_id,
+            thread_id=origin.thread_id,
+        )
+        self.runtime.spawn(port.deliver(notice, self.session_key), name=f"approval-notice:{ticket.id}")
+        return ticket
 
     async def post_system_event(self, text: str) -> None:
         if self.runtime.port is None or self.origin is None:

@@ -52,6 +52,7 @@ class ToolPolicyConfig:
     profile: ToolProfile = "full"
     allow: List[str] = attrs.field(factory=list)  # noqa: UP006
     deny: List[str] = attrs.field(factory=list)  # noqa: UP006
+    agent_to_agent: List[str] = attrs.field(factory=list)  # noqa: UP006
 
 
 @attrs.frozen(kw_only=True)

@@ -1,7 +1,7 @@
 """Slash commands typed in a chat, answered before (and instead of) the agent.
 
-The gateway's own commands (``/stop``, ``/approve``, ``/deny``) act on its running turns and
-the approval broker; every other name is looked up among the plugins' chat commands
+The gateway's own commands (``/stop``, ``/approve``, ``/deny``, ``/context``) act on its
+running turns, the approval broker and the session's prompt; every other name is looked up among the plugins' chat commands
 (``clawbot_chat_commands``). A slash word nobody knows (``/etc/hosts is broken``) is an
 ordinary message for the agent. A plugin command named like a built-in one is ignored with a
 warning: the built-ins are how a user regains control, so no plugin may shadow them.
@@ -20,7 +20,7 @@ from clawbot.types import ApprovalDecision, ChatCommand, ChatCommandContext
 
 log = logging.getLogger(__name__)
 
-BUILTIN_COMMANDS = ("stop", "approve", "deny")
+BUILTIN_COMMANDS = ("stop", "approve", "deny", "context")
 _NAME = re.compile(r"[a-z][a-z0-9_-]*")
 
 

@@ -141,6 +141,8 @@ class Gateway:
             return asyncio.create_task(self._send(channel, message, session_key, notice))
         if command is not None and command.name in ("approve", "deny"):
             return asyncio.create_task(self._approval(channel, message, session_key, command.args, command.name == "deny"))
+        if command is not None and command.name == "context":
+            return asyncio.create_task(self._reply_with(channel, message, session_key, self._context(message, session_key)))
         if command is not None and (found := plugin_command(self.kernel.chat_commands, command.name)):
             ctx = ChatCommandContext(command.args, message, self.agent_id, session_key, self.kernel)
             return asyncio.create_task(self._reply_with(channel, message, session_key, run_plugin_command(found, ctx)))
@@ -168,13 +170,16 @@ class Gateway:
         broker = self.runtime.approvals
         parsed = parse_approval(args, deny=deny)
         if isinstance(parsed, str):
-            waiting = "".join(f"\n- {t.reply_with}" for t in broker.pending_for(session_key))
+            waiting = "".join(f"\n- {line}" for line in broker.waiting(session_key))
             await self._send(channel, message, session_key, parsed + (f"\nWaiting for your answer:{waiting}" if waiting else ""))
             return
-        notice, accepted = broker.answer(session_key, *parsed)
+        notice, commit = broker.answer(
+            session_key, *parsed, sender=message.sender_id or message.peer_id,
+            owners=self.kernel.config.agents.defaults.owner_ids,
+        )
         await self._send(channel, message, session_key, notice)
-        if accepted:
-            broker.decide(*parsed)
+        if commit is not None:
+            commit()
 
     async def _reply_with(
         self, channel: Channel, message: InboundMessage, session_key: str, reply: Awaitable[str | None]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from clawbot.types import InboundMessage
+from clawbot.types import InboundMessage, SessionKind
 
 DmScope = Literal["main", "per-peer", "per-channel-peer", "per-account-channel-peer"]
 
@@ -31,3 +31,17 @@ def session_key_for(agent_id: str, message: InboundMessage, dm_scope: DmScope = 
         return main_key(agent_id)
     key = f"agent:{agent_id}:{message.channel}:group:{message.peer_id}"
     return f"{key}:thread:{message.thread_id}" if message.thread_id else key
+
+
+def session_kind(session_key: str) -> SessionKind:
+    """``agent:<id>:main`` is the main session; the rest of the key says what else it is."""
+    parts = session_key.split(":")[2:] if session_key.startswith("agent:") else session_key.split(":")
+    if parts == ["main"]:
+        return "main"
+    if "subagent" in parts:
+        return "subagent"
+    if "cron" in parts:
+        return "cron"
+    if "group" in parts:
+        return "group"
+    return "direct"

@@ -83,9 +83,9 @@ class Setup:
     async def answer(self, result: ToolResult, decision: ApprovalDecision) -> str:
         """What the gateway does for /approve: confirm, then act."""
         approval_id = result.details["approval_id"]
-        notice, accepted = self.runtime.approvals.answer(SESSION, approval_id, decision)
-        if accepted:
-            self.runtime.approvals.decide(approval_id, decision)
+        notice, commit = self.runtime.approvals.answer(SESSION, approval_id, decision, sender="alice")
+        if commit is not None:
+            commit()
         await self.runtime.approvals.drain()
         return notice
 
@@ -267,7 +267,9 @@ async def test_approve_in_the_chat_runs_the_command_and_the_model_reports(make_k
     await fake_channel.inject("delete victim.txt", peer_id="alice")
     pending_text = provider.requests[1].messages[-1].text
     approval_id = re.search(r"Reply with: /approve (\w+) allow-once", pending_text).group(1)
-    assert fake_channel.texts() == ["Please approve the command."] and (ws / "victim.txt").exists()
+    notice, relay = fake_channel.texts()
+    assert notice.startswith(f"Approval needed ({approval_id}): exec wants to run\n{command}")  # sent by the kernel
+    assert relay == "Please approve the command." and (ws / "victim.txt").exists()
 
     await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")
     async with asyncio.timeout(10):

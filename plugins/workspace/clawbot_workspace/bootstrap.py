@@ -1,8 +1,29 @@
-"""Loading the standard workspace files an agent's system prompt is built from."""
+"""Loading the standard workspace files an agent's system prompt is built from.
+
+Which files a session gets:
+
+* every session but sub-agents: AGENTS.md, SOUL.md, TOOLS.md, IDENTITY.md, USER.md,
+  HEARTBEAT.md, BOOTSTRAP.md (in that order);
+* the **main** session also gets MEMORY.md (or ``memory.md``; the upper-case name wins when
+  both exist). It holds private long-term memory, so never a group, a cron run or another
+  person's direct-message session;
+* sub-agents get AGENTS.md and TOOLS.md only.
+
+A missing file is listed with ``content=None`` (the prompt says ``[MISSING] Expected at:
+<path>``) except BOOTSTRAP.md, which the first-run ritual deletes on purpose: its absence is
+the normal state. Empty files are left out. Files are read with a size guard
+(:func:`clawbot.agent.bootstrap.read_bounded`): a huge file is never read whole, and the
+caps applied afterwards cut it and report its real size. Something that exists but cannot be
+read (a directory, a FIFO, no permission) is left out with a warning in the log.
+"""
 
 from __future__ import annotations
 
+import logging
+
 from clawbot import BootstrapContext, BootstrapFile
+
+log = logging.getLogger(__name__)
 
 STANDARD_FILES = (
     "AGENTS.md",
@@ -15,6 +36,8 @@ STANDARD_FILES = (
     "MEMORY.md",
 )
 SUBAGENT_FILES = ("AGENTS.md", "TOOLS.md")
+OPTIONAL_FILES = frozenset({"BOOTSTRAP.md"})
+"""Files whose absence is normal: not reported as missing."""
 
 
 def _memory_file(ctx: BootstrapContext) -> str:
@@ -27,7 +50,7 @@ def _memory_file(ctx: BootstrapContext) -> str:
 
 def wanted_files(ctx: BootstrapContext) -> list[str]:
     """Which files this kind of session gets: sub-agents only AGENTS.md and TOOLS.md,
-    MEMORY.md only in the main direct session (never in groups)."""
+    MEMORY.md only in the main session (never in groups or other people's DMs)."""
     if ctx.session_kind == "subagent":
         return list(SUBAGENT_FILES)
     names = [n for n in STANDARD_FILES if n != "MEMORY.md"]
@@ -38,13 +61,20 @@ def wanted_files(ctx: BootstrapContext) -> list[str]:
 
 def load_bootstrap_files(ctx: BootstrapContext) -> list[BootstrapFile]:
     """Read the files; a missing one has ``content=None``, an empty one is left out."""
+    from clawbot.agent.bootstrap import max_chars_of, read_bounded
+
+    max_chars = max_chars_of(ctx.config)
     files = []
     for name in wanted_files(ctx):
         path = ctx.workspace / name
         try:
-            content = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            files.append(BootstrapFile(name, path, None))
+            content = read_bounded(path, max_chars=max_chars)
+        except OSError as exc:
+            log.warning("workspace file %s cannot be read and is left out of the prompt: %s", path, exc)
+            continue
+        if content is None:
+            if name not in OPTIONAL_FILES:
+                files.append(BootstrapFile(name, path, None))
             continue
         if content.strip():
             files.append(BootstrapFile(name, path, content))

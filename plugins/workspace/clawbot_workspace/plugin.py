@@ -1,6 +1,6 @@
-"""Entry point of the workspace plugin: the default bootstrap-file loader.
+"""Entry point of the workspace plugin: bootstrap files, core prompt sections, `clawbot init`.
 
-Stage 4 adds the core prompt sections, skills sources and file size caps here.
+Only ``hookimpl`` is imported at module level, so plugin discovery stays cheap.
 """
 
 from clawbot import hookimpl
@@ -11,3 +11,26 @@ def clawbot_bootstrap_files(ctx):
     from clawbot_workspace.bootstrap import load_bootstrap_files
 
     return load_bootstrap_files(ctx)
+
+
+@hookimpl
+def clawbot_prompt_sections(ctx):
+    from clawbot_workspace.sections import all_sections
+
+    return all_sections(ctx)
+
+
+@hookimpl
+def clawbot_commands(cli):
+    from clawbot_workspace.init import init_command
+
+    cli.add_command(init_command, "init")
+
+
+@hookimpl
+def clawbot_gateway_start(event):
+    # First start: create the workspace of every configured agent whose folder does not
+    # exist or is empty (a file deleted on purpose is never brought back).
+    from clawbot_workspace.init import seed_on_first_start
+
+    seed_on_first_start(event.config)

@@ -1,0 +1,98 @@
+"""``clawbot context``: what the system prompt of a session is made of, and its size."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from clawbot.cli.state import CliState, config_option, run_async, user_errors
+
+
+@click.command()
+@click.option("--agent", "agent_id", default=None, help="Agent (default: the default agent).")
+@click.option("--session", "session_key", default=None, help="Session key or name (default: the agent's main session).")
+@click.option("--channel", default=None, help="Channel the turn would come from (changes the volatile part).")
+@click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
+@click.option("--show", is_flag=True, help="Also print the prompt itself.")
+@config_option
+@click.pass_obj
+def context(state: CliState, agent_id: str | None, session_key: str | None, channel: str | None, as_json: bool, show: bool) -> None:
+    """Size of the system prompt per section, injected file, skill and tool schema."""
+    sys.exit(run_async(_context(state, agent_id, session_key, channel, as_json, show)) or 0)
+
+
+async def _context(state: CliState, agent_id, session_key, channel, as_json: bool, show: bool) -> int:  # noqa: ANN001
+    with user_errors():
+        kernel = await state.kernel()
+    try:
+        from clawbot.agent.models import ModelError, choose_chain
+        from clawbot.agent.policy import allowed_tools
+        from clawbot.agent.prompt_report import prompt_report
+        from clawbot.agent.system_prompt import PromptRequest, build_system_prompt
+        from clawbot.paths import expand_user_path
+
+        agent_id = agent_id or kernel.config.default_agent_id()
+        if kernel.config.agent_ids() and agent_id not in kernel.config.agent_ids():
+            click.echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)
+            return 2
+        key = session_key or f"agent:{agent_id}:main"
+        if not key.startswith("agent:"):
+            key = f"agent:{agent_id}:{key}"
+        try:
+            model = (await choose_chain(kernel, agent_id))[0].ref
+        except ModelError:
+            model = None  # the prompt does not need a model; the Runtime line says so
+        request = PromptRequest(
+            agent_id=agent_id,
+            session_key=key,
+            workspace=expand_user_path(kernel.config.agent_workspace(agent_id), kernel.env),
+            tools=allowed_tools(kernel.tools, kernel.config, agent_id),
+            model=model,
+            channel=channel,
+            thinking=kernel.config.agents.defaults.thinking,
+        )
+        built = await build_system_prompt(kernel, request)
+        report = prompt_report(built)
+        if as_json:
+            click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        else:
+            _print(report)
+        if show:
+            click.echo("\n" + built.system.stable + "\n\n<<< cache boundary >>>\n\n" + built.system.volatile)
+        return 0
+    finally:
+        await kernel.aclose()
+
+
+def _print(report: dict) -> None:  # noqa: ANN001
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    system = report["system_prompt"]
+    console.print(
+        f"[bold]{report['session']}[/bold] ({report['mode']} mode): {system['chars']:,} chars, ~{system['tokens_estimate']:,} tokens "
+        f"({system['stable_chars']:,} before the cache boundary, {system['volatile_chars']:,} after)"
+    )
+    sections = Table("section", "chars", "part", title="Sections")
+    for s in report["sections"]:
+        sections.add_row(s["key"], f"{s['chars']:,}", "cached" if s["stable"] else "volatile")
+    console.print(sections)
+    if report["files"]:
+        files = Table("file", "raw chars", "injected", "note", title="Workspace files")
+        for f in report["files"]:
+            note = "missing" if f["missing"] else ("truncated" if f["truncated"] else "")
+            files.add_row(f["name"], f"{f['raw_chars']:,}", f"{f['injected_chars']:,}", note)
+        console.print(files)
+    if report["skills"]["entries"]:
+        skills = Table("skill", "chars", title=f"Skills ({report['skills']['prompt_chars']:,} chars)")
+        for s in report["skills"]["entries"]:
+            skills.add_row(s["name"], f"{s['block_chars']:,}")
+        console.print(skills)
+    tools = Table("tool", "summary chars", "schema chars", "properties",
+                  title=f"Tools ({report['tools']['schema_chars']:,} chars of schemas sent with every request)")
+    for t in report["tools"]["entries"]:
+        tools.add_row(t["name"], f"{t['summary_chars']:,}", f"{t['schema_chars']:,}", str(t["properties"]))
+    console.print(tools)

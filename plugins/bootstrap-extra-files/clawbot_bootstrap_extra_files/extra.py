@@ -1,0 +1,152 @@
+"""Editing the bootstrap file list: replace, drop, then add files matched by patterns.
+
+Everything read must be inside the workspace: paths are checked after resolving symlinks
+(``os.path.realpath``), so a link pointing out of the workspace is skipped, with a warning
+in the log. Files are read with the kernel's size guard, so the per-file and total caps
+apply to added files exactly as to the standard ones.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import re
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from clawbot import BootstrapContext, BootstrapFile
+
+from clawbot_bootstrap_extra_files.config import ExtraFilesConfig
+
+log = logging.getLogger(__name__)
+
+# The default loader's files: it decides who gets them (MEMORY.md only in the main session),
+# so a pattern like "*.md" must not add them to other sessions behind its back. Compared in
+# lower case: "memory.md" is MEMORY.md too.
+STANDARD_NAMES = frozenset(
+    n.lower()
+    for n in ("AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md")
+)
+SCAN_LIMIT = 20_000
+"""At most this many files are looked at for one pattern (a '**' over a huge tree)."""
+_WILDCARD = re.compile(r"[*?\[]")
+
+
+def _inside(root: str, path: Path) -> str | None:
+    """The real path of ``path`` if it is inside ``root`` (itself a real path), else ``None``."""
+    real = os.path.realpath(path)
+    try:
+        return real if os.path.commonpath([root, real]) == root else None
+    except ValueError:  # different drives
+        return None
+
+
+def _read(path: Path, max_chars: int, what: str) -> str | None:
+    from clawbot.agent.bootstrap import read_bounded
+
+    try:
+        return read_bounded(path, max_chars=max_chars)
+    except OSError as exc:
+        log.warning("bootstrap-extra-files: %s %s cannot be read: %s", what, path, exc)
+        return None
+
+
+def _match(pattern: list[str], parts: list[str]) -> bool:
+    """Whether path ``parts`` match pattern segments (``**`` spans zero or more folders)."""
+    if not pattern:
+        return not parts
+    if pattern[0] == "**":
+        return any(_match(pattern[1:], parts[i:]) for i in range(len(parts) + 1))
+    return bool(parts) and fnmatch.fnmatchcase(parts[0], pattern[0]) and _match(pattern[1:], parts[1:])
+
+
+def _matches(workspace: Path, pattern: str) -> list[str]:
+    """Workspace-relative paths of the files ``pattern`` matches, sorted.
+
+    Walks only below the pattern's literal leading folders, only as deep as the pattern
+    reaches (any depth with ``**``), never into symlinked folders (no loops, no escapes) and
+    never into hidden names unless the pattern spells them out literally.
+    """
+    parts = [p for p in pattern.replace("\\", "/").split("/") if p not in ("", ".")]
+    literal = 0
+    while literal < len(parts) and parts[literal] != "**" and not _WILDCARD.search(parts[literal]):
+        literal += 1
+    prefix, rest = parts[:literal], parts[literal:]
+    base = workspace.joinpath(*prefix)
+    if not rest:  # no wildcard at all: one path
+        return ["/".join(prefix)] if prefix and os.path.lexists(base) else []
+    depth_limit = None if "**" in rest else len(rest)
+    found: list[str] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+        here = os.path.relpath(dirpath, base)
+        inner = [] if here == "." else here.split(os.sep)
+        if depth_limit is not None and len(inner) + 1 >= depth_limit:
+            dirnames[:] = []
+        else:
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.startswith("."):
+                continue
+            seen += 1
+            if _match(rest, [*inner, name]):
+                found.append("/".join([*prefix, *inner, name]))
+        if seen >= SCAN_LIMIT:
+            log.warning("bootstrap-extra-files: pattern %r looked at %d files and stopped there", pattern, SCAN_LIMIT)
+            break
+    return sorted(found)
+
+
+def edit_files(files: Iterable[BootstrapFile] | None, ctx: BootstrapContext, settings: ExtraFilesConfig) -> list[BootstrapFile]:
+    from clawbot.agent.bootstrap import max_chars_of
+
+    out = list(files or [])
+    workspace = Path(ctx.workspace)
+    root = os.path.realpath(workspace)
+    max_chars = max_chars_of(ctx.config)
+
+    for index, file in enumerate(out):
+        target = settings.replace.get(file.name)
+        if target is None:
+            continue
+        path = workspace / target
+        if _inside(root, path) is None:
+            log.warning("bootstrap-extra-files: replace.%s %s points outside the workspace; ignored", file.name, path)
+            continue
+        content = _read(path, max_chars, f"replace.{file.name}")
+        if content is None:
+            log.warning("bootstrap-extra-files: replace.%s: %s does not exist; %s is kept", file.name, path, file.name)
+            continue
+        out[index] = BootstrapFile(file.name, path, content)
+
+    drop = set(settings.drop)
+    out = [f for f in out if f.name not in drop]
+
+    if ctx.session_kind not in settings.session_kinds or not settings.patterns:
+        return out
+    seen = {os.path.realpath(f.path) for f in out}
+    added = skipped = 0
+    for pattern in settings.patterns:
+        for rel in _matches(workspace, pattern):
+            if rel.lower() in STANDARD_NAMES or rel in drop:
+                continue
+            path = workspace / rel
+            real = _inside(root, path)
+            if real is None:
+                log.warning("bootstrap-extra-files: %s points outside the workspace; skipped", path)
+                continue
+            if real in seen or not os.path.isfile(real):
+                continue
+            if added >= settings.max_files:
+                skipped += 1
+                continue
+            content = _read(path, max_chars, "file")
+            if content is None:
+                continue
+            seen.add(real)
+            out.append(BootstrapFile(rel, path, content))
+            added += 1
+    if skipped:
+        log.warning("bootstrap-extra-files: %d more matching files left out (max_files = %d)", skipped, settings.max_files)
+    return out

@@ -1,0 +1,169 @@
+"""The bootstrap-extra-files wrapper with a real kernel, the real default loader and real files."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import clawbot_bootstrap_extra_files.plugin as extra_plugin
+import clawbot_workspace.plugin
+import pytest
+from clawbot import BootstrapContext, hookimpl
+from clawbot.agent.bootstrap import load_injected_files
+from clawbot.config import ConfigError
+from clawbot.plugins.records import HookFailure
+
+STANDARD = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md"]
+
+
+@pytest.fixture
+def ws(clawbot_home: Path) -> Path:
+    workspace = clawbot_home / "ws"
+    workspace.mkdir()
+    for name in [*STANDARD, "MEMORY.md"]:
+        (workspace / name).write_text(f"{name} text\n")
+    return workspace
+
+
+def table(ws: Path, body: str, caps: str = "") -> str:
+    return f'[agents.defaults]\nworkspace = "{ws}"\n{caps}\n[plugins.bootstrap-extra-files]\n{body}\n'
+
+
+async def files_for(make_kernel, ws: Path, body: str, *, kind: str = "main", caps: str = "", more: dict | None = None):
+    plugins = {"workspace": clawbot_workspace.plugin, "bootstrap-extra-files": extra_plugin, **(more or {})}
+    kernel = await make_kernel(plugins=plugins, config=table(ws, body, caps))
+    files = load_injected_files(kernel, BootstrapContext("main", ws, kind, kernel.config))
+    return kernel, files
+
+
+async def test_matching_files_are_added_after_the_standard_ones_in_sorted_order(make_kernel, ws: Path) -> None:
+    (ws / "docs" / "deep").mkdir(parents=True)
+    for rel in ("docs/b.md", "docs/a.md", "docs/deep/c.md", "notes.md", "docs/skip.txt", "docs/.hidden.md"):
+        (ws / rel).write_text(f"{rel} text\n")
+    kernel, files = await files_for(make_kernel, ws, 'patterns = ["docs/**/*.md", "notes.md", "docs/a.md", "*.md"]')
+    names = [f.name for f in files]
+    assert names == [*STANDARD, "MEMORY.md", "docs/a.md", "docs/b.md", "docs/deep/c.md", "notes.md"]
+    added = files[-4:]
+    assert [f.path for f in added] == [ws / n for n in names[-4:]]
+    assert added[0].content == "docs/a.md text\n" and not added[0].truncated
+    assert kernel.plugins.failures == []
+
+
+async def test_max_files_bounds_how_many_are_added(make_kernel, ws: Path, caplog: pytest.LogCaptureFixture) -> None:
+    (ws / "docs").mkdir()
+    for n in range(5):
+        (ws / "docs" / f"{n}.md").write_text(f"doc {n}\n")
+    with caplog.at_level(logging.WARNING):
+        _, files = await files_for(make_kernel, ws, 'patterns = ["docs/*.md"]\nmax_files = 2')
+    assert [f.name for f in files][-2:] == ["docs/0.md", "docs/1.md"] and "docs/2.md" not in [f.name for f in files]
+    assert "3 more matching files left out" in caplog.text
+
+
+async def test_replace_injects_another_file_under_the_standard_name(make_kernel, ws: Path) -> None:
+    (ws / "personas").mkdir()
+    (ws / "personas" / "pirate.md").write_text("Arr. Talk like a pirate.\n")
+    _, files = await files_for(make_kernel, ws, 'replace = { "SOUL.md" = "personas/pirate.md", "USER.md" = "nope.md" }')
+    soul = next(f for f in files if f.name == "SOUL.md")
+    assert soul.content == "Arr. Talk like a pirate.\n" and soul.path == ws / "personas" / "pirate.md"
+    assert next(f for f in files if f.name == "USER.md").content == "USER.md text\n"  # a missing target keeps the file
+    assert [f.name for f in files] == [*STANDARD, "MEMORY.md"]
+
+
+async def test_drop_leaves_files_out_and_patterns_do_not_bring_them_back(make_kernel, ws: Path) -> None:
+    (ws / "extra.md").write_text("extra\n")
+    _, files = await files_for(make_kernel, ws, 'drop = ["HEARTBEAT.md", "extra.md"]\npatterns = ["*.md"]')
+    assert [f.name for f in files] == [n for n in STANDARD if n != "HEARTBEAT.md"] + ["MEMORY.md"]
+
+
+async def test_patterns_never_add_memory_to_other_sessions(make_kernel, ws: Path) -> None:
+    (ws / "team.md").write_text("team\n")
+    body = 'patterns = ["*.md", "MEMORY.md"]\nsession_kinds = ["main", "group"]'
+    _, group = await files_for(make_kernel, ws, body, kind="group")
+    assert [f.name for f in group] == [*STANDARD, "team.md"]  # MEMORY.md stays the main session's
+    _, direct = await files_for(make_kernel, ws, body, kind="direct")
+    assert [f.name for f in direct] == STANDARD  # not in session_kinds: nothing added
+    _, sub = await files_for(make_kernel, ws, 'patterns = ["*.md"]', kind="subagent")
+    assert [f.name for f in sub] == ["AGENTS.md", "TOOLS.md"]
+
+
+async def test_symlinks_out_of_the_workspace_are_skipped(make_kernel, ws: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("secret\n")
+    (ws / "docs").mkdir()
+    (ws / "docs" / "leak.md").symlink_to(outside / "secret.md")
+    (ws / "docs" / "linked").symlink_to(outside, target_is_directory=True)
+    (ws / "docs" / "ok.md").write_text("ok\n")
+    (ws / "alias.md").symlink_to(ws / "docs" / "ok.md")  # inside: fine, but the same file only once
+    (ws / "persona.md").symlink_to(outside / "secret.md")
+    with caplog.at_level(logging.WARNING):
+        _, files = await files_for(
+            make_kernel, ws, 'patterns = ["alias.md", "docs/**/*.md"]\nreplace = { "SOUL.md" = "persona.md" }'
+        )
+    assert [f.name for f in files][-1:] == ["alias.md"]
+    assert all("secret" not in (f.content or "") for f in files)
+    assert "points outside the workspace" in caplog.text
+
+
+async def test_symlink_loops_and_hidden_folders_are_not_walked(make_kernel, ws: Path) -> None:
+    (ws / "docs" / ".private").mkdir(parents=True)
+    (ws / "docs" / ".private" / "keys.md").write_text("keys\n")
+    (ws / "docs" / "guide.md").write_text("guide\n")
+    (ws / "docs" / "loop").symlink_to(ws / "docs", target_is_directory=True)
+    (ws / "docs" / "again").symlink_to(ws, target_is_directory=True)
+    _, files = await files_for(make_kernel, ws, 'patterns = ["**/*.md", "docs/.private/keys.md"]')
+    assert [f.name for f in files] == [*STANDARD, "MEMORY.md", "docs/guide.md", "docs/.private/keys.md"]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('patterns = ["../*.md"]', "plugins.bootstrap-extra-files"),
+        ('patterns = ["/etc/*.conf"]', "must be relative to the workspace"),
+        ('patterns = ["docs/../../x.md"]', "no '..'"),
+        ('patterns = ["~/notes.md"]', "no ~"),
+        ('replace = { "SOUL.md" = "../soul.md" }', "no '..'"),
+        ('replace = { "SOUL.md" = "personas/*.md" }', "not a pattern"),
+        ('session_kinds = ["everyone"]', "'everyone' is not one of"),
+        ("max_files = -1", "0 or more"),
+    ],
+)
+async def test_escapes_and_bad_values_are_refused_when_the_config_is_read(make_kernel, ws: Path, body: str, message: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        await files_for(make_kernel, ws, body)
+    assert message in str(raised.value) and "plugins.bootstrap-extra-files" in str(raised.value)
+
+
+async def test_the_caps_apply_to_added_files(make_kernel, ws: Path) -> None:
+    (ws / "big.md").write_text("B" * 3000)
+    (ws / "later.md").write_text("L" * 3000)
+    caps = "bootstrap_max_chars = 1000\nbootstrap_total_max_chars = 1500\n"
+    _, files = await files_for(make_kernel, ws, 'patterns = ["big.md", "later.md"]', caps=caps)
+    big, later = files[-2:]
+    assert big.name == "big.md" and big.truncated and big.raw_chars == 3000
+    assert "2100 characters cut from the middle of big.md" in big.content
+    assert later.truncated and "left out" in later.content
+    assert sum(len(f.content) for f in files if f.content and "left out" not in f.content) <= 1500
+
+
+class Raises:
+    @hookimpl(wrapper=True)
+    def clawbot_bootstrap_files(self, ctx):
+        files = yield
+        raise RuntimeError(f"broken after {len(files)} files")
+
+
+async def test_a_wrapper_that_raises_is_dropped_and_the_others_still_apply(make_kernel, ws: Path) -> None:
+    (ws / "notes.md").write_text("notes\n")
+    kernel, files = await files_for(make_kernel, ws, 'patterns = ["notes.md"]', more={"zbroken": Raises()})
+    assert [f.name for f in files] == [*STANDARD, "MEMORY.md", "notes.md"]
+    assert kernel.plugins.failures == [HookFailure("zbroken", "clawbot_bootstrap_files", "RuntimeError: broken after 8 files")]
+
+
+async def test_without_its_table_the_plugin_changes_nothing(make_kernel, ws: Path) -> None:
+    plugins = {"workspace": clawbot_workspace.plugin, "bootstrap-extra-files": extra_plugin}
+    kernel = await make_kernel(plugins=plugins, config=f'[agents.defaults]\nworkspace = "{ws}"\n')
+    files = load_injected_files(kernel, BootstrapContext("main", ws, "main", kernel.config))
+    assert [f.name for f in files] == [*STANDARD, "MEMORY.md"] and kernel.plugins.failures == []
+    bare = load_injected_files(kernel, BootstrapContext("main", ws, "main"))  # no config at all
+    assert [f.name for f in bare] == [f.name for f in files]

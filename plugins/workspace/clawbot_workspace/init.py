@@ -1,0 +1,206 @@
+"""Creating an agent workspace: ``clawbot init`` and the gateway's first start.
+
+:func:`seed_workspace` writes the starter files shipped in ``clawbot_workspace/templates``
+(AGENTS.md, SOUL.md, USER.md, TOOLS.md, IDENTITY.md, HEARTBEAT.md, BOOTSTRAP.md, MEMORY.md)
+and an empty ``memory/`` folder. It never overwrites: a file that exists is kept, whatever
+its content. A directory it creates gets mode 0700 (the workspace holds private notes).
+
+Two callers:
+
+* ``clawbot init [--workspace DIR] [--agent ID]`` seeds one workspace and says which files
+  were created and which were kept;
+* the ``clawbot_gateway_start`` hook (:func:`seed_on_first_start`) seeds the workspace of
+  every configured agent **only if that directory does not exist or is empty**: a user who
+  deleted a starter file on purpose does not get it back on the next start.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import attrs
+import click
+
+from clawbot.cli.state import CliState, config_option, user_errors
+
+log = logging.getLogger(__name__)
+
+TEMPLATE_NAMES = (
+    "AGENTS.md",
+    "SOUL.md",
+    "USER.md",
+    "TOOLS.md",
+    "IDENTITY.md",
+    "HEARTBEAT.md",
+    "BOOTSTRAP.md",
+    "MEMORY.md",
+)
+MEMORY_DIR = "memory"
+
+
+@attrs.frozen
+class SeedResult:
+    """What :func:`seed_workspace` did: names created and names that already existed."""
+
+    workspace: Path
+    created: tuple[str, ...]
+    kept: tuple[str, ...]
+    created_workspace: bool = False
+
+
+def template_text(name: str) -> str:
+    """The starter text of one workspace file."""
+    return resources.files("clawbot_workspace").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def _exists(path: Path) -> bool:
+    return os.path.lexists(path)  # a dangling symlink counts too: never write through it
+
+
+def _write_new(path: Path, text: str) -> bool:
+    """Create ``path`` with ``text``; ``False`` if something is already there (never replaced)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return True
+
+
+def seed_workspace(workspace: Path) -> SeedResult:
+    """Write the starter files into ``workspace``, creating it (mode 0700) if needed."""
+    workspace = Path(workspace)
+    created_workspace = not _exists(workspace)
+    workspace.mkdir(parents=True, exist_ok=True, mode=0o700)
+    created: list[str] = []
+    kept: list[str] = []
+    for name in TEMPLATE_NAMES:
+        path = workspace / name
+        if name == "MEMORY.md" and not _exists(path) and _exists(workspace / "memory.md"):
+            kept.append("memory.md")  # the lower-case spelling is the same file to the loader
+            continue
+        (created if _write_new(path, template_text(name)) else kept).append(name)
+    memory = workspace / MEMORY_DIR
+    if _exists(memory):
+        kept.append(f"{MEMORY_DIR}/")
+    else:
+        memory.mkdir(mode=0o700)
+        created.append(f"{MEMORY_DIR}/")
+    return SeedResult(workspace, tuple(created), tuple(kept), created_workspace)
+
+
+def needs_seeding(workspace: Path) -> bool:
+    """True unless ``workspace`` is a directory with something in it (hidden files count).
+
+    A path that does not exist or is an empty directory is a first start. Anything else that
+    is not a directory (a file in the way) also says yes, so that seeding fails loudly with
+    the reason instead of the agent running without a workspace unnoticed.
+    """
+    try:
+        with os.scandir(workspace) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return True
+
+
+def agent_workspaces(config: Any, env: Mapping[str, str] | None = None) -> dict[Path, list[str]]:
+    """Each configured agent's workspace (``~`` expanded) -> the agents that use it."""
+    from clawbot.paths import expand_user_path
+
+    found: dict[Path, list[str]] = {}
+    ids: Iterable[str] = config.agent_ids() if config is not None else ()
+    for agent_id in ids:
+        path = expand_user_path(config.agent_workspace(agent_id), env)
+        found.setdefault(path, []).append(agent_id)
+    return found
+
+
+def seed_on_first_start(config: Any, env: Mapping[str, str] | None = None) -> list[SeedResult]:
+    """Seed every configured agent's workspace that does not exist yet or is empty."""
+    results = []
+    for path, agents in agent_workspaces(config, env).items():
+        if not needs_seeding(path):
+            continue
+        try:
+            result = seed_workspace(path)
+        except OSError as exc:
+            log.warning("could not create the workspace of agent %s at %s: %s", ", ".join(agents), path, exc)
+            continue
+        log.info("created the workspace of agent %s at %s: %s", ", ".join(agents), path, ", ".join(result.created))
+        results.append(result)
+    return results
+
+
+# --------------------------------------------------------------------------- clawbot init
+
+
+def _report(result: SeedResult) -> str:
+    lines = [f"{'Created' if result.created_workspace else 'Workspace'}: {result.workspace}"]
+    if result.created:
+        lines.append("  created: " + ", ".join(result.created))
+    if result.kept:
+        lines.append("  kept (already there, not changed): " + ", ".join(result.kept))
+    if result.created and "BOOTSTRAP.md" in result.created:
+        lines.append("Next: edit USER.md and SOUL.md, or just start chatting; BOOTSTRAP.md guides the first conversation.")
+    elif not result.created:
+        lines.append("Nothing to do: every starter file is already there.")
+    return "\n".join(lines)
+
+
+@click.command("init")
+@click.option(
+    "--workspace",
+    "workspace",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Workspace folder (default: the agent's configured workspace, e.g. ~/clawbot).",
+)
+@click.option("--agent", "agent_id", default=None, help="Agent whose workspace to set up (default: the default agent).")
+@config_option
+@click.pass_context
+def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None) -> None:
+    """Create an agent workspace with starter files (AGENTS.md, SOUL.md, MEMORY.md ...).
+
+    Existing files are never overwritten. Works without a configuration file.
+    """
+    from clawbot.paths import expand_user_path
+
+    state = ctx.find_object(CliState)
+    env = dict(state.env) if state is not None else dict(os.environ)
+
+    if workspace is None:
+        config = _load_config(state)
+        agent_id = agent_id or config.default_agent_id()
+        if config.agent_ids() and agent_id not in config.agent_ids():
+            click.echo(
+                f"unknown agent {agent_id!r}; configured: {', '.join(config.agent_ids())}. "
+                "Add it under [[agents.list]] in clawbot.toml, or pass --workspace DIR.",
+                err=True,
+            )
+            ctx.exit(2)
+        path = expand_user_path(config.agent_workspace(agent_id), env)
+    else:
+        path = expand_user_path(workspace, env)
+    path = path.absolute()
+    try:
+        result = seed_workspace(path)
+    except OSError as exc:
+        click.echo(f"cannot set up the workspace {path}: {exc.strerror or exc}", err=True)
+        ctx.exit(1)
+    click.echo(_report(result))
+
+
+def _load_config(state: CliState | None) -> Any:
+    """The validated configuration (the defaults when there is no file); exit 2 if broken."""
+    with user_errors():
+        if state is None:  # the command used outside the clawbot group (embedding, tests)
+            from clawbot.boot import load
+
+            return load(None).config
+        return state.load().config
