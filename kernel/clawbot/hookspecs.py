@@ -194,8 +194,8 @@ def clawbot_prompt_sections(ctx: PromptContext) -> list[PromptSection] | None:
 def clawbot_bootstrap_files(ctx: BootstrapContext) -> list[BootstrapFile] | None:
     """Return the workspace files injected into the system prompt (AGENTS.md, SOUL.md ...).
 
-    Not called by the kernel yet: prompt assembly (stage 4) will call it once per agent run,
-    synchronously, through ``PluginManager.bootstrap_files(ctx)``. The default
+    Called each time a system prompt is built, synchronously, through
+    ``PluginManager.bootstrap_files(ctx)``; the kernel then applies the size caps. The default
     implementation (the workspace plugin) loads the standard files from the agent's
     workspace. Other plugins override it with a wrapper that edits the list::
 

@@ -159,3 +159,18 @@ async def test_a_third_party_section_and_soul_override_show_up_in_order(make_ker
     assert "Arr, a pirate." in text and "Calm and precise." not in text
     assert not kernel.plugins.failures
     await provider.aclose()
+
+
+async def test_context_chat_command_reports_the_sessions_prompt(make_kernel, fake_llm, tmp_path) -> None:
+    _, channel, kernel, provider, runtime, _ = await _coder(make_kernel, fake_llm, tmp_path)
+    gateway = Gateway(kernel, runtime.respond, "coder", runtime=runtime)
+    task = asyncio.create_task(gateway.run([channel]))
+    await channel.inject("/context", peer_id="oc_1")
+    gateway.stop()
+    await task
+    (report,) = channel.texts()
+    assert report.startswith("System prompt of agent:coder:main (full mode):")
+    assert "tooling" in report and "SOUL.md" in report and "create-python-script" in report and "Tools: 6" in report
+    assert fake_llm.requests == []  # answered by the gateway, not the model
+    await runtime.aclose()
+    await provider.aclose()

@@ -181,6 +181,20 @@ class Gateway:
         if commit is not None:
             commit()
 
+    async def _context(self, message: InboundMessage, session_key: str) -> str:
+        """``/context``: the size of this session's system prompt, part by part."""
+        if self.runtime is None:
+            return "No agent answers here."
+        from clawbot.agent.prompt_report import prompt_report, report_text
+        from clawbot.sessions.store import agent_of
+
+        try:
+            conversation = await self.runtime.conversation(agent_of(session_key))
+            return report_text(prompt_report(await conversation.build_prompt(session_key, message.channel)))
+        except Exception as exc:  # a report must never take the chat down
+            log.exception("/context failed")
+            return f"/context failed: {type(exc).__name__}: {exc}"
+
     async def _reply_with(
         self, channel: Channel, message: InboundMessage, session_key: str, reply: Awaitable[str | None]
     ) -> None:

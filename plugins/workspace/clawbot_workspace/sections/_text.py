@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 _XML_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"})
@@ -27,6 +28,7 @@ def _relative(path: Path, base: Path) -> Path | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)  # built every turn for every skill; resolving paths is the slow part
 def display_path(path: Path, workspace: Path | None = None) -> str:
     """``./x`` inside the workspace, ``~/x`` inside the home directory, else the absolute path."""
     path = Path(path).expanduser()
