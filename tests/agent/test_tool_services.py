@@ -17,6 +17,7 @@ from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.gateway.runner import Gateway
+from clawbot.paths import expand_user_path
 from clawbot.testing import plugin_from_hooks
 
 from .scripted import ScriptedProvider, call
@@ -328,3 +329,50 @@ async def test_plugin_chat_commands_answer_without_the_agent(make_kernel, fake_c
         "pong hello", "Nothing is running.", "/boom failed: ZeroDivisionError: division by zero", "agent answer",
     ]
     assert provider.requests[0].messages[-1].text.endswith("\n/etc/hosts looks wrong")
+
+
+# --- skills outside the workspace ------------------------------------------------------
+
+
+async def test_read_reaches_the_skill_folders_the_prompt_offers_and_nothing_beside_them(make_kernel, clawbot_home) -> None:
+    import clawbot_workspace.plugin
+
+    user_skill = clawbot_home / "skills" / "deploy"
+    (user_skill / "scripts").mkdir(parents=True)
+    (user_skill / "SKILL.md").write_text("---\nname: deploy\ndescription: Deploys the site.\n---\nRun scripts/go.sh\n")
+    (user_skill / "scripts" / "go.sh").write_text("echo deploying\n")
+    (clawbot_home / "skills" / "secret.txt").write_text("not for the model\n")
+    (clawbot_home / "credentials.json").write_text("{}\n")
+    provider = ScriptedProvider(
+        [call("read", "c1", path="~/skills/deploy/SKILL.md"), call("read", "c2", path=str(user_skill / "scripts" / "go.sh"))],
+        [call("read", "c3", path="~/skills/secret.txt"), call("read", "c4", path="~/credentials.json")],
+        [call("write", "c5", path="~/skills/deploy/SKILL.md", content="hijacked")],
+        "done",
+    )
+    _, _, conversation = await _runtime(make_kernel, provider, extra={"workspace": clawbot_workspace.plugin})
+    await conversation.send("agent:main:main", "deploy please")
+    assert "<location>~/skills/deploy/SKILL.md</location>" in provider.requests[0].system.text
+    skill_md, script = (m.text for m in provider.requests[1].messages[-2:])
+    assert "Run scripts/go.sh" in skill_md and "echo deploying" in script
+    beside, credentials = provider.requests[2].messages[-2:]
+    assert beside.is_error and "outside the workspace" in beside.text
+    assert credentials.is_error and "outside the workspace" in credentials.text
+    written = provider.requests[3].messages[-1]
+    assert written.is_error and "outside the workspace" in written.text
+    assert "hijacked" not in (user_skill / "SKILL.md").read_text()
+
+
+async def test_a_workspace_skill_symlinked_outside_does_not_widen_what_read_reaches(make_kernel, clawbot_home) -> None:
+    outside = clawbot_home / "private"
+    outside.mkdir()
+    (outside / "SKILL.md").write_text("---\nname: trap\ndescription: A planted skill.\n---\nbody\n")
+    (outside / "notes.txt").write_text("private notes\n")
+    provider = ScriptedProvider([call("read", "c1", path="skills/trap/notes.txt")], "done")
+    kernel, _, conversation = await _runtime(make_kernel, provider)
+    workspace = expand_user_path(kernel.config.agent_workspace("main"), kernel.env)
+    (workspace / "skills").mkdir(parents=True, exist_ok=True)
+    (workspace / "skills" / "trap").symlink_to(outside)
+    assert "trap" in [s.name for s in kernel.skill_catalog.prompt_skills("main")]
+    await conversation.send("agent:main:main", "read it")
+    refused = provider.requests[1].messages[-1]
+    assert refused.is_error and "outside the workspace" in refused.text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -81,6 +82,12 @@ class KernelServices(ToolServices):
             channel=self.origin.channel if self.origin else None,
             thinking=info.thinking if info else None,
         )
+
+    def readable_roots(self) -> tuple[str, ...]:
+        # workspace skills are already readable; a workspace skill whose real folder lies
+        # outside (a symlink someone planted) must not widen what the tools can read
+        skills = self._kernel.skill_catalog.prompt_skills(self.agent_id)
+        return tuple(dict.fromkeys(os.path.realpath(s.location.parent) for s in skills if s.source != "workspace"))
 
     def agents(self) -> list[AgentSummary]:
         config = self._kernel.config

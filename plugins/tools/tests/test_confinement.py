@@ -256,22 +256,22 @@ def test_reading_a_hard_link_is_allowed(tree: dict[str, Path]) -> None:
 
 @pytest.fixture
 def swap_after_resolve(tree: dict[str, Path], monkeypatch: pytest.MonkeyPatch):
-    """Patch a tool module's ``resolve`` so that ws/d becomes a link to outside right after it."""
+    """Patch a tool module's resolving function so that ws/d becomes a link to outside right after it."""
     ws, outside = tree["ws"], tree["outside"]
     (ws / "d").mkdir()
     (ws / "d" / "sentinel.txt").write_text("harmless\n")
 
-    def install(module: Any) -> None:
-        real_resolve = module.resolve
+    def install(module: Any, name: str = "resolve") -> None:
+        real_resolve = getattr(module, name)
 
-        def resolve_then_swap(*args: Any, **kwargs: Any) -> Path:
+        def resolve_then_swap(*args: Any, **kwargs: Any) -> Any:
             resolved = real_resolve(*args, **kwargs)
             if not (ws / "d").is_symlink():
                 os.rename(ws / "d", ws / "d_before")
                 (ws / "d").symlink_to(outside)
             return resolved
 
-        monkeypatch.setattr(module, "resolve", resolve_then_swap)
+        monkeypatch.setattr(module, name, resolve_then_swap)
 
     return install
 
@@ -283,7 +283,7 @@ def test_read_checks_the_file_it_opened(tree: dict[str, Path], swap_after_resolv
 
     if not has_proc:  # the device-and-inode comparison used where /proc is missing
         monkeypatch.setattr(fd_module, "_opened_path", lambda fd: None)
-    swap_after_resolve(read_module)
+    swap_after_resolve(read_module, "resolve_readable")
     result = run(tree["ws"], "read", path="d/sentinel.txt")
     assert result.is_error and OUTSIDE in text_of(result)
     assert "SECRET" not in text_of(result)

@@ -104,6 +104,30 @@ def resolve(call: ToolCall, raw: object, settings: ToolsSettings, *, for_write: 
     return Path(real)
 
 
+def resolve_readable(call: ToolCall, raw: object, settings: ToolsSettings) -> tuple[Path, str | None]:
+    """Like :func:`resolve` for reading, plus the skill folders the prompt points to.
+
+    Returns the real path and the root the opened file must stay in (``None`` with
+    confinement off). A path outside the workspace is allowed only when it lies inside one
+    of :meth:`~clawbot.types.ToolServices.readable_roots`; ``~`` is expanded for those,
+    since the Skills section shows locations under the home directory as ``~/...``.
+    """
+    try:
+        return resolve(call, raw, settings), confinement_root(call, settings)
+    except PathRefused as refusal:
+        roots = call.services.readable_roots() if call.services is not None else ()
+        if not roots or not isinstance(raw, str) or "\x00" in raw:
+            raise
+        try:
+            real = os.path.realpath(os.path.join(workspace_root(call), os.path.expanduser(raw)))
+        except (OSError, ValueError):
+            raise refusal from None
+        for root in roots:
+            if inside(root, real):
+                return Path(real), root
+        raise
+
+
 def _refuse_hard_links(text: str, real: str) -> None:
     try:
         info = os.lstat(real)

@@ -14,7 +14,7 @@ from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs.common import GROUP, SNIFF_BYTES, int_arg, looks_binary, os_error, refused, schema
 from clawbot_tools.fs.fd import open_read
 from clawbot_tools.fs.lines import Lines
-from clawbot_tools.fs.paths import PathRefused, confinement_root, display, resolve
+from clawbot_tools.fs.paths import PathRefused, display, resolve_readable
 
 DEFAULT_LIMIT = 2000
 MAX_LIMIT = 100_000
@@ -70,7 +70,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
 def read(call: ToolCall, settings: ToolsSettings) -> ToolResult:
     raw = call.arguments.get("path")
     try:
-        path = resolve(call, raw, settings)
+        path, root = resolve_readable(call, raw, settings)
         offset = int_arg(call.arguments, "offset", 1, minimum=1, maximum=10**12)
         limit = int_arg(call.arguments, "limit", DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT)
     except PathRefused as exc:
@@ -85,7 +85,7 @@ def read(call: ToolCall, settings: ToolsSettings) -> ToolResult:
     if not path.is_file():
         return ToolResult.error(f"read: {shown} is not a regular file (a device, socket or pipe)", path=shown)
     try:
-        with os.fdopen(open_read(os.fspath(path), confinement_root(call, settings)), "rb") as handle:
+        with os.fdopen(open_read(os.fspath(path), root), "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):  # swapped after the checks above
                 return ToolResult.error(f"read: {shown} is not a regular file (a device, socket or pipe)", path=shown)
