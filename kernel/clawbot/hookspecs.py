@@ -225,7 +225,8 @@ def clawbot_before_tool_call(event: ToolCallEvent) -> ToolCallDecision | None:
 
     Result rule: chained; later implementations see rewritten arguments in
     ``event.arguments``; the first block wins and stops the chain. An implementation that
-    raises blocks the call (fail closed) and is recorded.
+    raises blocks the call (fail closed) and is recorded. The final rewrite is checked
+    against the tool's schema again; invalid arguments never reach the tool.
     """
 
 

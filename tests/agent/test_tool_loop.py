@@ -127,6 +127,17 @@ async def test_a_plugin_guard_blocks_or_rewrites_calls(make_kernel) -> None:
     assert rewritten.text == "echo:HI"
 
 
+async def test_a_guards_rewrite_into_invalid_arguments_does_not_reach_the_tool(make_kernel) -> None:
+    provider = ScriptedProvider([call("echo", "c1", text="hi")], "ok")
+    guard = plugin_from_hooks(clawbot_before_tool_call=lambda event: ToolCallDecision.rewrite({"text": 42}))
+    _, conv = await _conversation(make_kernel, provider, plugins={"guard": guard})
+    await conv.send("agent:main:main", "go")
+    result = provider.requests[1].messages[-1]
+    # the echo handler would fail on len(42) with a different message: it never ran
+    assert result.is_error and "rewritten by a plugin into invalid arguments" in result.text
+    assert "text: 42 is not of type 'string'" in result.text
+
+
 async def test_iteration_limit_stops_with_a_clear_message(make_kernel) -> None:
     provider = ScriptedProvider(*([[call("echo", f"c{i}", text="again")] for i in range(10)]))
     kernel, conv = await _conversation(make_kernel, provider, config="[agents.defaults]\nmax_iterations = 3\n")

@@ -113,7 +113,15 @@ async def _checked_execute(ctx: ToolRunContext, call: ToolCallBlock) -> ToolResu
     decision = await ctx.kernel.plugins.before_tool_call(event)
     if decision.blocked:
         return ToolResult.error(f"The call to {call.name} was blocked: {decision.reason}")
-    arguments = decision.arguments if decision.arguments is not None else call.arguments
+    arguments = call.arguments
+    if decision.arguments is not None:
+        arguments = decision.arguments
+        # a guard's rewrite reaches the handler, which trusts the schema: check it again
+        if problems := schema_errors(tool.parameters, arguments):
+            listed = "\n".join(f"- {p}" for p in problems)
+            return ToolResult.error(
+                f"The call to {call.name} was rewritten by a plugin into invalid arguments, so it did not run:\n{listed}"
+            )
     started = time.perf_counter()
     result = await _invoke(ctx, tool, ToolCall(
         call.id, call.name, arguments, ctx.agent_id, ctx.session_key, ctx.workspace, ctx.services
