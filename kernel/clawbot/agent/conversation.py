@@ -154,7 +154,7 @@ class Conversation:
         origin: InboundMessage | None,
     ) -> TurnResult:
         messages = (session.loaded or session.transcript.load()).messages()
-        from clawbot.agent.services import user_timezone
+        from clawbot.agent.clock import user_timezone
 
         zone = user_timezone(self.kernel.config.agents.defaults.timezone)[0]
         user = Message.user(render_user_message(text, origin, zone=zone))

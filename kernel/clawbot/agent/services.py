@@ -11,10 +11,10 @@ import asyncio
 import contextvars
 import os
 from datetime import datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import attrs
 
+from clawbot.agent.clock import user_timezone
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.paths import expand_user_path
 from clawbot.sessions.keys import session_kind
@@ -40,17 +40,6 @@ MAX_SEND_DEPTH = 3  # A -> B -> C -> D at most: deeper chains are runaway delega
 MAX_BACKGROUND_SENDS = 8
 
 NO_GATEWAY = "no gateway is running in this process (a one-shot `clawbot agent` run)"
-
-
-def user_timezone(name: str) -> tuple[ZoneInfo | None, str]:
-    """The configured zone, or the machine's local zone when unset or unknown."""
-    if name:
-        try:
-            return ZoneInfo(name), name
-        except (ZoneInfoNotFoundError, ValueError):
-            pass
-    local = datetime.now().astimezone().tzinfo
-    return None, str(local) if local else "UTC"
 
 
 @attrs.define

@@ -86,7 +86,7 @@ def _channel_capabilities(kernel: Kernel, channel: str | None) -> tuple[str, ...
 
 async def build_system_prompt(kernel: Kernel, request: PromptRequest) -> BuiltPrompt:
     from clawbot.agent.bootstrap import load_injected_files
-    from clawbot.agent.services import user_timezone
+    from clawbot.agent.clock import user_timezone
 
     kind = session_kind(request.session_key)
     mode = prompt_mode_for(kernel, kind)
