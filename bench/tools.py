@@ -14,6 +14,12 @@ Part 2, ``grep`` over a 10,000-file workspace (about 20 MB of Python-like text i
 folders, two matching lines per hundred files): clawbot's ``grep`` tool against ``grep -rn``
 and, when installed, ``rg -n``, side by side in one run; median wall time of N runs after
 one warm-up each, and the number of matches each found (the tool stops at its result cap).
+
+Part 3, ``apply_patch`` against crafted hunks (the security review's CPU finding): each is a
+~6 KB patch whose hunk is made of lines the file repeats thousands of times, so a scan of
+every position costs file lines x hunk lines comparisons (4-6 s each before the index).
+Wall time of the tool call and how it ended; every one must end well under 2 s, and on an
+error nothing is written. A normal 10-hunk patch of a 20,000-line file is timed alongside.
 """
 
 from __future__ import annotations
@@ -151,6 +157,47 @@ def grep_comparison(runs: int) -> None:
         print(f"  ratio clawbot/grep: {results['clawbot grep tool'] / base:.2f}x")
 
 
+def patch_adversarial(runs: int) -> None:
+    from clawbot import ToolCall
+    from clawbot_tools.config import ToolsSettings
+    from clawbot_tools.fs import tools as fs_tools
+
+    patch_tool = next(t for t in fs_tools(ToolsSettings()) if t.name == "apply_patch")
+    context = lambda lines: [" " + line for line in lines]  # noqa: E731
+    normal_file = "".join(f"    value_{i} = compute({i}) + offset\n" for i in range(20_000))
+    normal_body: list[str] = []
+    for k in range(1, 11):
+        i = k * 1800
+        normal_body += ["@@", f"     value_{i - 1} = compute({i - 1}) + offset", f"-    value_{i} = compute({i}) + offset", f"+    changed_{i} = 0"]
+    cases = [
+        ("20k 'a' lines, hunk 1999 'a' + 'b'", "a\n" * 20_000, context(["a"] * 1999 + ["b"])),
+        ("20k 'a' lines, hunk 299 'a' + 'b'", "a\n" * 20_000, context(["a"] * 299 + ["b"])),
+        ("40k 'a ' lines (loose), 1999 'a' + 'b'", "a \n" * 40_000, context(["a"] * 1999 + ["b"])),
+        ("40k 'a' lines, hunk 2000 'a' (all match)", "a\n" * 40_000, context(["a"] * 2000)),
+        ("40k a/b lines, hunk (a b)x1000 + a a", "a\nb\n" * 20_000, context(["a", "b"] * 1000 + ["a", "a"])),
+        ("40k a/'a ' lines, hunk 2000 'a'", "a\na \n" * 20_000, context(["a"] * 2000)),
+        ("40k '  x' lines, 1200 '@@ x' anchors", "  x\n" * 40_000, ["@@ x"] * 1200 + [" y"]),
+        ("normal: 20k-line file, 10 hunks", normal_file, normal_body),
+    ]
+    print(f"\nPart 3: apply_patch on crafted hunks, median of {runs} runs (the file is rewritten before each)")
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp)
+        for label, content, body in cases:
+            text = "\n".join(["*** Begin Patch", "*** Update File: f.txt", *body, "*** End Patch"])
+            samples, outcome = [], ""
+            for _ in range(runs):
+                (ws / "f.txt").write_text(content)
+                call = ToolCall("c1", "apply_patch", {"input": text}, "main", "agent:main:main", ws)
+                started = time.perf_counter()
+                result = patch_tool.handler(call)
+                samples.append((time.perf_counter() - started) * 1000)
+                message = result.content[0].text
+                outcome = "applied" if not result.is_error else (
+                    "budget error" if "too much work" in message else "ambiguous" if "places" in message else "not found"
+                )
+            print(f"  {label:42s} {statistics.median(samples):8.1f} ms   {outcome} ({len(text)} B patch)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=3000)
@@ -161,6 +208,7 @@ def main() -> None:
     asyncio.run(dispatch(args.calls))
     if not args.dispatch_only:
         grep_comparison(args.runs)
+        patch_adversarial(args.runs)
 
 
 if __name__ == "__main__":

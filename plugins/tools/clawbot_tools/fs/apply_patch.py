@@ -2,6 +2,8 @@
 
 Every path is checked and every new content computed in memory before anything is
 written; the writes then go through a :class:`FileTransaction`, rolled back if one fails.
+Locating the hunks of the whole patch shares one work and time :class:`Budget`; a patch
+that exhausts it is refused, with nothing written.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from clawbot import Tool, ToolCall, ToolResult
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs.common import GROUP, refused, schema
 from clawbot_tools.fs.fd import TooLarge, read_limited
-from clawbot_tools.fs.patch_apply import HunkError, apply_hunks
+from clawbot_tools.fs.patch_apply import Budget, HunkError, apply_hunks
 from clawbot_tools.fs.patch_parse import FileOp, PatchSyntaxError, parse_patch
 from clawbot_tools.fs.paths import PathRefused, confinement_root, display, refuse_directory_name, resolve, workspace_root
 from clawbot_tools.fs.transaction import FileTransaction
@@ -85,13 +87,18 @@ def apply_patch(call: ToolCall, settings: ToolsSettings) -> ToolResult:
     if len(text) > MAX_PATCH_CHARS:
         return ToolResult.error(f"apply_patch: the patch is too long ({len(text)} characters; the limit is {MAX_PATCH_CHARS}); split it")
     try:
-        changes = [_plan(call, settings, op) for op in parse_patch(text)]
-        _refuse_repeats(changes)
+        budget = Budget()
+        changes: list[Change] = []
+        seen: dict[Path, int] = {}
+        for op in parse_patch(text):
+            budget.check_clock(f"line {op.line_no}")
+            changes.append(_plan(call, settings, op, budget))
+            _refuse_repeat(changes[-1], seen)  # before planning more: each plan reads a whole file
     except PatchSyntaxError as exc:
         return ToolResult.error(f"apply_patch: {exc}; nothing was changed")
     except PathRefused as exc:
         return refused("apply_patch", exc, None)
-    except PlanError as exc:
+    except (PlanError, HunkError) as exc:  # HunkError: the budget ran out between files
         return ToolResult.error(f"apply_patch: {exc}; nothing was changed")
     return _commit(changes, confinement_root(call, settings))
 
@@ -105,7 +112,7 @@ def _target(call: ToolCall, settings: ToolsSettings, raw: str, line_no: int) -> 
     return path, display(call, path)
 
 
-def _plan(call: ToolCall, settings: ToolsSettings, op: FileOp) -> Change:
+def _plan(call: ToolCall, settings: ToolsSettings, op: FileOp, budget: Budget) -> Change:
     path, shown = _target(call, settings, op.path, op.line_no)
     at = f"line {op.line_no}"
     if op.kind == "add":
@@ -125,7 +132,7 @@ def _plan(call: ToolCall, settings: ToolsSettings, op: FileOp) -> Change:
     change = Change(op, path, shown, mode=stat.S_IMODE(info.st_mode))
     change.old = _read_text(path, shown, at, confinement_root(call, settings))
     try:
-        new_text = apply_hunks(change.old.decode("utf-8"), op.hunks, shown) if op.hunks else change.old.decode("utf-8")
+        new_text = apply_hunks(change.old.decode("utf-8"), op.hunks, shown, budget) if op.hunks else change.old.decode("utf-8")
     except HunkError as exc:
         raise PlanError(str(exc)) from None
     change.data = new_text.encode("utf-8")
@@ -155,18 +162,17 @@ def _names_link(call: ToolCall, settings: ToolsSettings, raw: str) -> bool:
     return os.path.islink(os.path.join(workspace_root(call), named))
 
 
-def _refuse_repeats(changes: list[Change]) -> None:
-    seen: dict[Path, int] = {}
-    for change in changes:
-        for path, shown in ((change.path, change.shown), (change.dest, change.dest_shown)):
-            if path is None:
-                continue
-            if path in seen:
-                raise PlanError(
-                    f"line {change.op.line_no}: {shown} is already changed at line {seen[path]}; "
-                    "put all changes to one file under one header"
-                )
-            seen[path] = change.op.line_no
+def _refuse_repeat(change: Change, seen: dict[Path, int]) -> None:
+    """Refuse ``change`` when it touches a path an earlier change (recorded in ``seen``) touches."""
+    for path, shown in ((change.path, change.shown), (change.dest, change.dest_shown)):
+        if path is None:
+            continue
+        if path in seen:
+            raise PlanError(
+                f"line {change.op.line_no}: {shown} is already changed at line {seen[path]}; "
+                "put all changes to one file under one header"
+            )
+        seen[path] = change.op.line_no
 
 
 def _commit(changes: list[Change], root: str | None) -> ToolResult:

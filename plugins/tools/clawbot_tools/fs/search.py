@@ -12,6 +12,7 @@ import regex
 from clawbot_tools.fs.common import looks_binary
 from clawbot_tools.fs.fd import open_read
 from clawbot_tools.fs.paths import PathRefused
+from clawbot_tools.fs.pattern import Prefilter
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_LINE_CHARS = 300  # shown per matching line
@@ -36,11 +37,10 @@ class FileSearch:
 
     def __init__(self, pattern: regex.Pattern[str], root: str | None, deadline: float) -> None:
         self.pattern = pattern
-        # One search over a whole (small) file rules most files out at once; MULTILINE keeps
-        # ^ and $ at line ends. \A and \Z mean "line start/end" per line but "file start/end"
-        # in a whole text, so patterns using them are searched line by line only.
-        whole_text_safe = not regex.search(r"\\[AZz]", pattern.pattern)
-        self.prefilter = regex.compile(pattern.pattern, pattern.flags | regex.MULTILINE) if whole_text_safe else None
+        # Rules out most files at once: by strings every match needs, and for patterns whose
+        # matching cannot depend on the text around a line (no anchors, lookarounds, \b, ...)
+        # by one search of the whole file. None: every line of every file is searched.
+        self.prefilter = Prefilter.for_pattern(pattern, whole_text_limit=MAX_SEARCH_CHARS)
         self.root = root
         self.deadline = deadline
         self.results: list[str] = []
@@ -96,22 +96,16 @@ class FileSearch:
         return data
 
     def _matches_nowhere(self, text: str) -> bool:
-        """True when one search of the whole file proves no line can match.
+        """True when the prefilter proves no line of the file can match.
 
-        Only for files no longer than one searched line (the same memory bound); a match here
-        (possibly across lines) or a timeout just means: search line by line.
+        A timeout just means: search line by line.
         """
-        if self.prefilter is None or len(text) > MAX_SEARCH_CHARS:
+        if self.prefilter is None:
             return False
-        if "\r" in text:
-            text = text.replace("\r\n", "\n")  # per line, a trailing \r is cut before searching
         left = self.deadline - time.monotonic()
         if left <= 0:
             return False
-        try:
-            return self.prefilter.search(text, timeout=min(PATTERN_TIMEOUT_S, left)) is None
-        except TimeoutError:
-            return False
+        return not self.prefilter.may_match(text, min(PATTERN_TIMEOUT_S, left))
 
     def _search(self, line: str, shown_path: Callable[[], str], number: int) -> bool:
         if len(line) > MAX_SEARCH_CHARS:
