@@ -7,7 +7,11 @@ outside the turn, in :func:`on_decision`:
 
 * allow-once: the exact command stored here runs once (same directory, environment and
   timeout) as a background process, and a system event reports how it ended;
-* allow-always: the same, after remembering its executables for this agent;
+* allow-always: the same, after remembering its executables for this agent. It is offered
+  only when the policy says so (``Verdict.allow_always``): never for destructive commands,
+  lines the analysis could not pin down, programs inside the workspace, or programs that
+  run whatever their arguments say (shells, interpreters, ``env``, ``xargs``, ``find``,
+  ``git``, ``make``, ``awk``, ``sed``, ``ssh``, ``curl`` ...), which are allowed once only;
 * deny / expired: nothing runs (logged only: the user already saw "Denied", and an
   unprompted turn half an hour later about an expired request helps nobody).
 """

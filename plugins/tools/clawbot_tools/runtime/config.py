@@ -12,7 +12,9 @@ import attrs
 # Read-only utilities that only print (to stdout) what they read: they count as allowed in
 # ``allowlist`` mode. No interpreter, no file writer, nothing that runs another program
 # (no find, xargs, env, awk, sed -i), and no cat (kept out so reading a file stays an
-# explicit choice of the allowlist). ``sort -o``, ``uniq IN OUT`` and ``date -s`` still ask.
+# explicit choice of the allowlist). Each runs unasked only with the options
+# clawbot_tools.runtime.safe_bins knows to be read-only (``sort -o``, ``sort
+# --compress-program``, ``uniq IN OUT``, ``date -s`` ask) and only on files inside the workspace.
 DEFAULT_SAFE_BINS = (
     "echo", "printf", "pwd", "ls", "wc", "head", "tail", "sort", "uniq", "cut", "tr",
     "grep", "date", "true", "false", "basename", "dirname", "which",
@@ -56,3 +58,6 @@ class ExecSettings:
     approval_expiry_s: int = attrs.field(default=1800, validator=_at_least(10))
     # Tell the model (a system event) when a command that went to the background finishes.
     notify_on_exit: bool = True
+    # Commands one session may have running at once (background ones included); one more
+    # is refused until one finishes or is killed with the process tool.
+    max_processes: int = attrs.field(default=8, validator=_at_least(1))

@@ -54,4 +54,5 @@ class RuntimeContext:
     def build(cls, settings: ToolsSettings, *, env: Mapping[str, str] | None, state_dir: Path | None) -> RuntimeContext:
         base = dict(os.environ if env is None else env)
         store = ApprovalsStore(state_dir / FILE_NAME if state_dir is not None else None)
-        return cls(settings, base, ProcessRegistry(), store, secret_values(base))
+        registry = ProcessRegistry(max_per_session=settings.exec.max_processes)
+        return cls(settings, base, registry, store, secret_values(base))

@@ -2,7 +2,8 @@
 
 clawbot's environment holds the API keys it loaded; a command the model runs must not see
 them (``env``, ``printenv`` or a crash dump would hand them to the model). Variables whose
-names look secret are dropped unless the user lists them in ``env_passthrough``. The model
+names look secret are dropped unless the user lists them in ``env_passthrough``, and so is
+``CDPATH`` (it would make ``cd`` go elsewhere than the gate assumes). The model
 may add variables, but none that change which program runs or what a shell executes at
 start-up (``PATH``, ``LD_PRELOAD``, ``BASH_ENV`` ...): those would bypass the allowlist.
 Values of secret variables are also masked in anything shown back (:func:`redact`).
@@ -18,7 +19,7 @@ from typing import Any
 
 # Names the model may not set: they decide which program runs or inject code into one.
 DANGEROUS_NAMES = frozenset({
-    "PATH", "BASH_ENV", "ENV", "IFS", "CDPATH", "PS4", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND",
+    "PATH", "EXECIGNORE", "BASH_ENV", "ENV", "IFS", "CDPATH", "PS4", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND",
     "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONINSPECT", "PERL5OPT", "PERL5LIB", "PERLLIB",
     "RUBYOPT", "RUBYLIB", "NODE_OPTIONS", "NODE_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH",
     "GIT_ASKPASS", "SSH_ASKPASS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS",
@@ -27,6 +28,9 @@ DANGEROUS_NAMES = frozenset({
     # where programs read their configuration (a .gitconfig can name programs to run)
     "HOME", "XDG_CONFIG_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_TEMPLATE_DIR", "GNUPGHOME", "ZDOTDIR",
 })
+# Inherited variables dropped: CDPATH makes "cd sub" go elsewhere than the gate's analysis
+# follows it (see clawbot_tools.runtime.shell_analysis).
+NOT_INHERITED = frozenset({"CDPATH"})
 DANGEROUS_PREFIXES = ("LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "MALLOC_")
 
 # Name patterns (case-insensitive) of variables treated as secrets.
@@ -83,9 +87,13 @@ def extra_env(raw: Any) -> dict[str, str]:
 
 
 def child_env(base: Mapping[str, str], passthrough: Iterable[str], extra: Mapping[str, str]) -> dict[str, str]:
-    """``base`` without secret-looking names (unless passed through), then ``extra`` on top."""
+    """``base`` without secret-looking names (unless passed through) and without
+    :data:`NOT_INHERITED`, then ``extra`` on top."""
     allowed = {name.upper() for name in passthrough}
-    env = {name: value for name, value in base.items() if name.upper() in allowed or not looks_secret(name)}
+    env = {
+        name: value for name, value in base.items()
+        if name not in NOT_INHERITED and (name.upper() in allowed or not looks_secret(name))
+    }
     env.setdefault("PATH", os.defpath)
     env.update(extra)
     return env

@@ -3,7 +3,8 @@
 The analysis of :mod:`~clawbot_tools.runtime.exec_policy` is the gate; ``/bin/sh -c`` only
 runs what passed it. A command runs in the foreground for ``yield_ms``; if it is still
 running then, the result says so and it continues in the background under ``process``.
-A non-zero exit code is a normal result; only a command that cannot start is an error.
+A non-zero exit code is a normal result; only a command that cannot start is an error, and
+so is one more command than a session may have running at once (``max_processes``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from clawbot_tools.runtime import approval_flow
 from clawbot_tools.runtime.context import Job, RuntimeContext
 from clawbot_tools.runtime.envscrub import EnvRefused, child_env, extra_env
 from clawbot_tools.runtime.exec_policy import PolicyInput, decide
-from clawbot_tools.runtime.processes import ManagedProcess
+from clawbot_tools.runtime.processes import ManagedProcess, TooManyProcesses
 from clawbot_tools.runtime.reports import event_text, finished_text, shown, yielded_text
 
 GROUP = "runtime"
@@ -55,7 +56,8 @@ def make_tool(rt: RuntimeContext) -> Tool:
             f"A command still running after yield_ms (default {rt.exec.yield_ms} ms) continues in the background: "
             "use the process tool to poll it, read its log, write to its stdin or kill it. Commands outside the "
             "allowlist, and destructive ones, need the user's approval: the result then says approval-pending "
-            "and gives the exact /approve line to relay. Secrets are removed from the environment."
+            "and gives the exact /approve line to relay. Secrets are removed from the environment. "
+            f"A session may have at most {rt.exec.max_processes} commands running at once."
         ),
         parameters=PARAMETERS,
         handler=handler,
@@ -90,6 +92,7 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
     except (ValueError, PathRefused, EnvRefused) as exc:
         return ToolResult.error(f"exec: {exc}")
     env = child_env(rt.base_env, rt.exec.env_passthrough, extra)
+    env["PWD"] = cwd  # the shell's logical directory starts where the gate's analysis starts
     given = PolicyInput(
         settings=rt.exec, cwd=cwd, workspace=workspace_root(call), path_value=env["PATH"], home=rt.home,
         remembered=await asyncio.to_thread(rt.store.allowed, call.agent_id),
@@ -104,6 +107,8 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
         process = await rt.registry.start(
             command, cwd=cwd, env=env, timeout_s=timeout, session_key=call.session_key, agent_id=call.agent_id
         )
+    except TooManyProcesses as exc:
+        return ToolResult.error(f"exec: {exc}. Nothing ran.", status="too-many-processes")
     except (OSError, RuntimeError) as exc:
         return ToolResult.error(f"exec: the command could not start: {exc}", status="failed")
     if await process.wait(yield_s):

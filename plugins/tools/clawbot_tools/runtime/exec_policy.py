@@ -2,22 +2,36 @@
 
 * ``deny``: refuse everything.
 * ``full``: run everything, except destructive patterns and sudo-like commands, which ask.
-* ``allowlist``: run only when *every* program the line starts (see
-  :mod:`~clawbot_tools.runtime.shell_analysis`) resolves to an allowed executable: an
-  ``allowlist`` entry, a ``safe_bins`` utility, an executable the user allowed always, or
-  a harmless shell builtin; output redirections must stay inside the workspace. Anything
-  else, including whatever the analysis cannot pin down, asks. Destructive patterns and
+* ``allowlist``: fail-closed. A line runs unasked only when the analysis (see
+  :mod:`~clawbot_tools.runtime.shell_analysis`) found nothing it could not pin down, and
+  *every* program it starts resolves to an allowed executable: an ``allowlist`` entry, an
+  executable the user allowed always, a harmless shell builtin, or a ``safe_bins`` utility
+  whose arguments pass :mod:`~clawbot_tools.runtime.safe_bins` (known read-only options,
+  fixed words, files inside the workspace). Output redirections must name exactly
+  ``/dev/null``, ``/dev/stdout``, ``/dev/stderr``, ``/dev/tty`` (or ``/dev/fd/1``/``2``)
+  or resolve (symlinks followed) inside the workspace; input redirections must resolve
+  inside the workspace. Anything else asks, never refuses. Destructive patterns and
   sudo-like commands ask even when allowlisted.
+
+In every mode but ``deny``, a line longer than :data:`MAX_ANALYSED_CHARS` asks without
+being analysed. "Allow always" is offered only when the sole obstacle is programs that
+could be remembered, none of them inside the workspace and none that runs whatever its
+arguments say (shells, interpreters, ``env``, ``xargs``, ``find``, ``git``, ``make``,
+``awk``, ``sed``, ``ssh``, ``curl`` ... see :data:`NEVER_ALWAYS`): those are allowed once,
+and such a program found among the remembered ones (stored by an older version) is ignored.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import logging
 import os
 from collections.abc import Iterable
 from typing import Literal
 
 import attrs
 
+from clawbot_tools.runtime import safe_bins
 from clawbot_tools.runtime.config import ExecSettings
 from clawbot_tools.runtime.destructive import destructive
 from clawbot_tools.runtime.envscrub import is_dangerous
@@ -31,7 +45,32 @@ from clawbot_tools.runtime.executables import (
 )
 from clawbot_tools.runtime.shell_analysis import Analysis, Command, Redirect, analyse
 
-SAFE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+log = logging.getLogger(__name__)
+
+MAX_ANALYSED_CHARS = 8000
+# Exact texts (not resolved: "/dev/fd/../x" is none of them) a redirection may name.
+OUTPUT_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"})
+INPUT_DEVICES = frozenset({"/dev/null", "/dev/stdin", "/dev/fd/0", "/dev/zero", "/dev/urandom"})
+# Programs never remembered by "allow always" (by the name they run under or their real
+# file's name): they run whatever their arguments, input or working tree say.
+NEVER_ALWAYS = (
+    # shells and interpreters
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox", "toybox",
+    "python*", "pypy*", "perl*", "ruby*", "irb", "node", "node[0-9]*", "nodejs", "deno", "bun", "bunx", "php*",
+    "lua*", "luajit", "tclsh*", "wish*", "expect", "osascript", "Rscript", "R", "julia", "java", "jshell",
+    "groovy*", "scala", "pwsh", "powershell", "gdb", "lldb", "ld.so", "ld-linux*", "vi", "vim", "nvim", "emacs", "ed", "ex",
+    # programs that start other programs
+    "env", "xargs", "find", "nohup", "timeout", "nice", "ionice", "stdbuf", "time", "command", "exec", "chroot",
+    "setsid", "unshare", "nsenter", "flock", "watch", "strace", "ltrace", "script", "parallel", "screen", "tmux",
+    "systemd-run", "at", "crontab", "bwrap",
+    # programs whose options or configuration run commands, or that reach other machines
+    "git", "make", "gmake", "cmake", "ninja", "awk", "gawk", "mawk", "nawk", "sed", "gsed", "tar", "zip",
+    "ssh", "scp", "sftp", "rsync", "curl", "wget",
+    "sudo", "doas", "su", "pkexec", "run0",
+    # build tools and package managers run the workspace's own scripts
+    "npm", "npx", "pnpm", "yarn", "cargo", "go", "uv", "uvx", "pip", "pip3", "pipx", "poetry", "pytest", "tox",
+    "nox", "docker", "podman", "kubectl",
+)
 
 
 @attrs.frozen
@@ -57,8 +96,18 @@ def decide(command: str, given: PolicyInput) -> Verdict:
     settings = given.settings
     if settings.security == "deny":
         return Verdict("refuse", ("exec is disabled ([plugins.tools.exec] security = \"deny\")",))
-    analysis = analyse(command, given.cwd, given.home)
-    hits = [f"destructive pattern: {label}" for label in destructive(command, analysis)]
+    if len(command) > MAX_ANALYSED_CHARS:
+        return Verdict("ask", (
+            f"the command is too long to check ({len(command):,} characters; exec analyses at most "
+            f"{MAX_ANALYSED_CHARS:,}): split it up, or put it in a script file",
+        ))
+    given = attrs.evolve(given, workspace=os.path.realpath(given.workspace))
+    try:
+        analysis = analyse(command, given.cwd, given.home)
+        hits = [f"destructive pattern: {label}" for label in destructive(command, analysis)]
+    except Exception:  # a bug in the analysis must not let anything through
+        log.exception("exec: the analysis of %r failed", command[:200])
+        return Verdict("ask", ("cannot be checked: the command could not be analysed",))
     privileged = [f"runs with elevated privileges ({name})" for name in dict.fromkeys(analysis.privileged)]
     hard = hits + privileged
     if settings.security == "full":
@@ -70,8 +119,17 @@ def decide(command: str, given: PolicyInput) -> Verdict:
     reasons = hard + soft
     if not reasons:
         return Verdict("run")
-    always = not hard and not unremembered and all(not inside(given.workspace, p.real) for p in programs)
+    always = (
+        not hard and not unremembered
+        and all(not inside(given.workspace, p.real) and not never_always(p) for p in programs)
+    )
     return Verdict("ask", tuple(reasons), allow_always=always, programs=tuple(programs), destructive=bool(hits))
+
+
+def never_always(program: Program) -> bool:
+    """Whether ``program`` runs arbitrary code from its arguments (never allowed "always")."""
+    names = {program.name, os.path.basename(program.real)}
+    return any(fnmatch.fnmatchcase(name, pattern) for name in names for pattern in NEVER_ALWAYS)
 
 
 def _allowlist_reasons(analysis: Analysis, given: PolicyInput) -> tuple[list[str], list[Program]]:
@@ -80,25 +138,27 @@ def _allowlist_reasons(analysis: Analysis, given: PolicyInput) -> tuple[list[str
         if is_dangerous(name):
             reasons.append(f"sets {name}, which changes what the commands run")
     compile_ = _compiler(given)
-    allowed = compile_(given.settings.allowlist) + [Entry(p.real, real=p.real, name=p.name) for p in given.remembered]
+    # a remembered interpreter (stored before it was excluded from "always") is ignored
+    remembered = [Entry(p.real, real=p.real, name=p.name) for p in given.remembered if not never_always(p)]
+    allowed = compile_(given.settings.allowlist) + remembered
     safe = compile_(given.settings.safe_bins)
     programs: list[Program] = []
+
+    def add(reason: str | None) -> None:
+        if reason and reason not in reasons:
+            reasons.append(reason)
+
     for command in analysis.commands:
         if command.builtin:
             continue
         reason, program = _program_reason(command, given, allowed, safe)
-        if reason and reason not in reasons:
-            reasons.append(reason)
+        add(reason)
         if program is not None and program not in programs:
             programs.append(program)
     for wrapper in analysis.wrappers:
-        reason = _wrapper_reason(wrapper, given)
-        if reason and reason not in reasons:
-            reasons.append(reason)
+        add(_wrapper_reason(wrapper, given))
     for redirect in analysis.redirects:
-        reason = _redirect_reason(redirect, given)
-        if reason and reason not in reasons:
-            reasons.append(reason)
+        add(_redirect_reason(redirect, given))
     return reasons, programs
 
 
@@ -121,10 +181,7 @@ def _program_reason(command: Command, given: PolicyInput, allowed: list[Entry], 
     if any(entry.matches(program) for entry in allowed):
         return None, None
     if any(entry.matches(program) for entry in safe):
-        writes = _safe_bin_writes(program.name, [w.value for w in command.argv[1:]])
-        if writes is None:
-            return None, None
-        return f"{program.real} {writes}", None
+        return safe_bins.check(program.name, command.argv, cwd=command.cwd, workspace=given.workspace, home=given.home), None
     return f"{program.real} is not in the exec allowlist", program
 
 
@@ -149,40 +206,30 @@ def _wrapper_reason(command: Command, given: PolicyInput) -> str | None:
     return None
 
 
-def _safe_bin_writes(name: str, args: list[str]) -> str | None:
-    """Why a safe bin's arguments make it more than a reader (``sort -o``, ``date -s`` ...)."""
-    if name == "sort" and any(a.startswith("--compress") for a in args):
-        return "runs a program (sort --compress-program)"
-    if name == "sort" and any(a.startswith("--output") or (a.startswith("-") and not a.startswith("--") and "o" in a) for a in args):
-        return "writes a file (sort -o)"
-    if name == "uniq" and len([a for a in args if not a.startswith("-")]) > 1:
-        return "writes a file (uniq INPUT OUTPUT)"
-    if name == "date" and any(a in ("-s", "--set") or a.startswith(("--set=", "-s")) for a in args):
-        return "sets the clock (date -s)"
-    return None
-
-
 def _redirect_reason(redirect: Redirect, given: PolicyInput) -> str | None:
     op = redirect.op.lstrip("0123456789")
     target = redirect.target
-    if target is None or op in ("<", "<<<", "<<", "<<-"):
-        return None
+    if op in ("<<", "<<-", "<<<"):
+        return None  # a here-document or here-string: data, not a file
+    if target is None:
+        return f"cannot be checked: the redirection {redirect.op!r} has no target"
     if op in (">&", "<&") and target.literal and (target.value.isdigit() or target.value == "-"):
         return None  # 2>&1, >&-
-    if op == "<&":
-        return None
+    reading = op in ("<", "<&")
     if not target.literal:
         return f"cannot be checked: the redirection target {target.raw!r} is not a fixed word"
     path = target.value
+    if path in (INPUT_DEVICES if reading else OUTPUT_DEVICES):
+        return None
     if target.tilde:
         if not given.home or not (path == "~" or path.startswith("~/")):
             return f"cannot be checked: the redirection target {target.raw!r} uses ~"
         path = given.home + path[1:]
-    if path in SAFE_TARGETS or path.startswith("/dev/fd/"):
-        return None
     if redirect.cwd is None and not os.path.isabs(path):
-        return f"cannot be checked: where {target.raw!r} is written (the directory is not known after cd)"
+        return f"cannot be checked: where {target.raw!r} is (the directory is not known after cd)"
     real = os.path.realpath(os.path.join(redirect.cwd or "/", path))
     if inside(given.workspace, real):
         return None
+    if reading:
+        return f"reads {target.value} outside the workspace"
     return f"writes to {target.value} outside the workspace"

@@ -7,7 +7,11 @@ as ``/bin/sh -c COMMAND`` in a new session, i.e. its own process group: a timeou
 after a grace period), so the grandchildren a command left behind die with it.
 
 stdout and stderr are merged into one stream (their order is kept) in a bounded buffer.
-A process belongs to the session that started it; others cannot see it.
+A process belongs to the session that started it; others cannot see it. A session may
+have at most ``max_per_session`` live commands (``[plugins.tools.exec] max_processes``,
+counting finished ones whose background children still run): one more is refused with
+:class:`TooManyProcesses`. This bounds the commands ``exec`` starts, not what one command
+starts inside its own process group (its timeout bounds that).
 """
 
 from __future__ import annotations
@@ -31,6 +35,11 @@ KILL_GRACE_S = 2.0
 DRAIN_S = 0.5  # after the shell exits, how long its output may still arrive before "finished"
 READ_CHUNK = 64 * 1024
 MAX_FINISHED = 30
+MAX_PER_SESSION = 8
+
+
+class TooManyProcesses(RuntimeError):
+    """The session already has as many live commands as it may have; ``str(exc)`` says so."""
 
 
 class ManagedProcess:
@@ -218,18 +227,34 @@ def _signal_name(number: int) -> str:
 class ProcessRegistry:
     """Processes by id (``p-1a2b``), with a bounded memory of finished ones."""
 
-    def __init__(self, max_finished: int = MAX_FINISHED) -> None:
+    def __init__(self, max_finished: int = MAX_FINISHED, max_per_session: int = MAX_PER_SESSION) -> None:
         self._items: dict[str, ManagedProcess] = {}
         self._max_finished = max_finished
+        self._max_per_session = max_per_session
+        self._starting: dict[str, int] = {}  # session -> starts under way (counted against the cap)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
 
     async def start(self, command: str, *, cwd: str, env: dict[str, str], timeout_s: float, session_key: str, agent_id: str) -> ManagedProcess:
-        """Start ``command``; raises ``OSError`` when it cannot start."""
+        """Start ``command``; raises ``OSError`` when it cannot start, ``TooManyProcesses`` over the cap."""
         if self._closed:
             raise RuntimeError("clawbot is shutting down")
+        live = self.live(session_key)
+        if len(live) + self._starting.get(session_key, 0) >= self._max_per_session:
+            shown = ", ".join(p.id for p in live) or "starting"
+            raise TooManyProcesses(
+                f"this session already has {self._max_per_session} commands running or starting ({shown}), the limit "
+                "([plugins.tools.exec] max_processes). Wait for one to finish (process poll with wait_ms) or stop one "
+                "(process kill), then try again"
+            )
         process = ManagedProcess(self._new_id(), command, session_key=session_key, agent_id=agent_id, cwd=cwd, timeout_s=timeout_s)
-        await process._start(env)
+        self._starting[session_key] = self._starting.get(session_key, 0) + 1
+        try:
+            await process._start(env)
+        finally:
+            self._starting[session_key] -= 1
+            if not self._starting[session_key]:
+                del self._starting[session_key]
         self._items[process.id] = process
         self._prune()
         log.debug("exec %s started in %s", process.id, cwd)
@@ -247,6 +272,10 @@ class ProcessRegistry:
 
     def list(self, session_key: str) -> list[ManagedProcess]:
         return [p for p in self._items.values() if p.session_key == session_key]
+
+    def live(self, session_key: str) -> list[ManagedProcess]:
+        """The session's processes whose group still has members (running or left behind)."""
+        return [p for p in self._items.values() if p.session_key == session_key and p.group_alive]
 
     def forget(self, process_id: str) -> None:
         self._items.pop(process_id, None)

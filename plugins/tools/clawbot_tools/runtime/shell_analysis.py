@@ -1,11 +1,35 @@
 """Which programs a command line would start: every command of every pipeline and chain.
 
 ``exec`` does not judge ``sh -c '...'`` by ``sh``: the analysis splits the line into simple
-commands (on ``|``, ``||``, ``&&``, ``;``, ``&`` and newlines), then looks through the
-wrappers that merely start another program (``sh -c``, ``env``, ``nice``, ``timeout``,
-``xargs``, ``find -exec`` ...) to the programs they start. Whatever it cannot pin down is
-listed in ``Analysis.problems`` so the policy asks rather than allows: expansions or globs
-in command position, ``eval``/``source``, subshells, here-documents, unknown wrapper options.
+commands (on ``|``, ``||``, ``&&``, ``;``, ``&``, parentheses and newlines), then looks
+through the wrappers that merely start another program (``sh -c``, ``env``, ``nice``,
+``timeout``, ``stdbuf``, ``nohup``, ``time``, ``command``, ``find -exec`` ...) to the
+programs they start; a wrapper is looked through only when all of its own options are
+known to be harmless (``time -o FILE`` writes a file: it is a problem).
+
+Whatever it cannot pin down is listed in ``Analysis.problems``, so the policy asks rather
+than allows. That includes:
+
+* every shell keyword and compound command (``if``, ``for``, ``while``, ``until``,
+  ``case``, ``select``, ``function``, ``{ ...; }``, ``( ... )``, ``[[ ]]``, ``(( ))``,
+  ``coproc``): commands inside them are still analysed (so the destructive check and
+  ``sudo`` detection see them), but the line is never "provably allowed";
+* any word holding a ``$`` expansion, substitution or brace expansion (``{a,b}``), except
+  the arguments of the ``echo``/``printf`` builtins, which only print them; the lexer adds
+  everything it cannot take apart (``$(...)``, backticks, ``${x-...}``, ``$((...))``,
+  here-documents that expand code, unclosed quotes);
+* ``xargs`` (it runs a command with arguments read from its input) and unknown or
+  file-writing options of a wrapper;
+* builtins that run or hide code or change the shell's state: ``eval``, ``source``/``.``,
+  ``exec``, ``trap``, ``alias``, ``builtin``, ``enable``, ``hash``, ``read``, ``unset``,
+  ``declare``/``typeset``/``local``, ``let``, ``printf -v``, ``test -v`` (bash evaluates
+  the name as arithmetic, which can run commands), ``export``/``readonly`` of anything but
+  plain ``NAME=value`` words, ``set`` options other than ``-e -u -x -v -f -C`` and a few
+  ``-o`` names.
+
+``cd`` is followed (so relative paths are judged where they really point), the way the
+shell does it: logically for ``..``, and only into a directory that exists; after a ``cd``
+that might fail, or one run in a pipeline or in the background, the directory is unknown.
 """
 
 from __future__ import annotations
@@ -17,32 +41,59 @@ import attrs
 
 from clawbot_tools.runtime.shell_lexer import Op, Word, lex
 
-MAX_DEPTH = 8
+MAX_DEPTH = 8  # sh -c inside sh -c ...
+MAX_WRAPPERS = 16  # wrappers around one program
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:=.*)?", re.S)
 
-# Builtins of /bin/sh that run inside the shell and start no program; they count as allowed.
+# Builtins of /bin/sh that run inside the shell and start no program; they count as allowed
+# (with their arguments checked in _builtin).
 SAFE_BUILTINS = frozenset({
     "cd", "pwd", "echo", "printf", "true", "false", "test", "[", ":", "exit", "export",
-    "unset", "set", "wait", "read", "shift", "readonly", "local", "umask",
+    "set", "wait", "shift", "readonly", "umask",
 })
-# Builtins that run code the analysis cannot see.
+# Builtins whose arguments are only printed: they may hold $NAME, globs and braces.
+PRINTERS = frozenset({"echo", "printf"})
+# Builtins that run code the analysis cannot see, or change how later commands are found.
 OPAQUE_BUILTINS = {
     "eval": "eval runs a string as a command",
     "source": "source runs a script file",
     ".": ". (source) runs a script file",
+    "exec": "exec replaces the shell or rewires its file descriptors",
     "trap": "trap runs a command later",
     "alias": "alias redefines commands",
+    "unalias": "unalias changes what names run",
     "builtin": "builtin is not analysed",
-    "coproc": "coproc is not analysed",
-    "function": "a function definition",
-    "case": "a case statement",
-    "select": "a select loop",
-    "{": "a { ... } command group",
-    "}": "a { ... } command group",
-    "[[": "a [[ ... ]] test",
+    "enable": "enable loads or switches shell builtins",
+    "hash": "hash changes which file a name runs",
+    "read": "read sets variables from its input",
+    "mapfile": "mapfile sets variables from its input",
+    "readarray": "readarray sets variables from its input",
+    "getopts": "getopts sets variables",
+    "unset": "unset removes variables or functions",
+    "declare": "declare sets variables and attributes",
+    "typeset": "typeset sets variables and attributes",
+    "local": "local sets variables and attributes",
+    "let": "let evaluates arithmetic, which can run commands",
+    "pushd": "pushd changes the directory in a way that is not followed",
+    "popd": "popd changes the directory in a way that is not followed",
+    "compgen": "compgen is not analysed",
+    "complete": "complete is not analysed",
+    "bind": "bind is not analysed",
+    "fc": "fc runs commands from the history",
+    "shopt": "shopt changes how the shell reads commands",
 }
-PREFIX_KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!"})
-END_KEYWORDS = frozenset({"fi", "done"})
+# Reserved words: compound commands the analysis does not follow ("!" only negates the
+# exit status of the pipeline after it, and is looked through; "time" is a wrapper).
+KEYWORDS = frozenset({
+    "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
+    "do", "done", "in", "function", "{", "}", "[[", "]]", "coproc",
+})
+# After these keywords the rest of the simple command is a command (analysed too);
+# after the others it is names, patterns or a test expression.
+KEYWORDS_BEFORE_A_COMMAND = frozenset({"if", "then", "else", "elif", "while", "until", "do", "{", "coproc"})
+SET_FLAGS = frozenset("euxvfC")
+SET_O_NAMES = frozenset({"errexit", "nounset", "xtrace", "verbose", "pipefail", "noglob", "noclobber"})
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh"})
 PRIVILEGED = frozenset({"sudo", "doas", "su", "pkexec", "run0"})
 
@@ -87,6 +138,7 @@ class _Collector:
         self.privileged: list[str] = []
         self.wrappers: list[Command] = []
         self.assigned: list[str] = []
+        self.keywords: list[str] = []
 
     def problem(self, text: str) -> None:
         if text not in self.problems:
@@ -94,15 +146,18 @@ class _Collector:
 
 
 def analyse(command: str, cwd: str, home: str | None = None) -> Analysis:
-    """Every program ``command`` starts when run by ``/bin/sh`` in ``cwd``."""
+    """Every program ``command`` starts when run by ``/bin/sh`` in ``cwd`` (a real path)."""
     out = _Collector()
-    _script(command, cwd, home, out, depth=0, via=())
+    _script(command, {"cwd": cwd, "pwd": cwd}, home, out, depth=0, via=())
+    if out.keywords:
+        out.problem(f"shell keywords ({', '.join(out.keywords)}): compound commands (if, for, while, case, {{ }}, [[ ]] ...) are not analysed")
     return Analysis(
         tuple(out.commands), tuple(out.redirects), tuple(out.problems), tuple(out.privileged), tuple(out.wrappers), tuple(out.assigned)
     )
 
 
-def _script(source: str, cwd: str | None, home: str | None, out: _Collector, *, depth: int, via: tuple[str, ...]) -> None:
+def _script(source: str, state: dict, home: str | None, out: _Collector, *, depth: int, via: tuple[str, ...]) -> None:
+    """``state``: ``cwd`` (the real directory, None: unknown) and ``pwd`` (the shell's logical one)."""
     if depth > MAX_DEPTH:
         out.problem("shell scripts nested too deeply")
         return
@@ -113,14 +168,14 @@ def _script(source: str, cwd: str | None, home: str | None, out: _Collector, *, 
     redirects: list[Redirect] = []
     pending_redirect: Op | None = None
     in_pipeline = False
-    state = {"cwd": cwd}
 
     def finish(next_op: str | None) -> None:
         nonlocal segment, redirects, in_pipeline
-        piped = in_pipeline or next_op in ("|", "|&")
+        # in a pipeline or in the background, a command runs in a subshell: its cd stays there
+        detached = in_pipeline or next_op in ("|", "|&", "&")
         out.redirects.extend(attrs.evolve(r, cwd=state["cwd"]) for r in redirects)
         if segment:
-            _simple(segment, state, home, out, depth=depth, via=via, piped=piped)
+            _simple(segment, state, home, out, depth=depth, via=via, detached=detached)
         in_pipeline = next_op in ("|", "|&")
         segment, redirects = [], []
 
@@ -142,33 +197,62 @@ def _script(source: str, cwd: str | None, home: str | None, out: _Collector, *, 
     finish(None)
 
 
-def _simple(words: list[Word], state: dict, home: str | None, out: _Collector, *, depth: int, via: tuple[str, ...], piped: bool) -> None:
+def _simple(words: list[Word], state: dict, home: str | None, out: _Collector, *, depth: int, via: tuple[str, ...], detached: bool) -> None:
     """One simple command (already split from its neighbours)."""
-    # keywords of if/while/for that precede a command
-    while words and not words[0].quoted and words[0].value in PREFIX_KEYWORDS:
+    while words:
+        first = words[0]
+        if first.quoted:
+            break
+        if first.value == "!":
+            words = words[1:]
+            continue
+        if first.value not in KEYWORDS:
+            break
+        if first.value not in out.keywords:
+            out.keywords.append(first.value)
+        if first.value == "function":  # function NAME { ...: the body is analysed too
+            words = words[2:]
+            continue
+        if first.value in ("for", "select"):  # for NAME [in WORDS]; do ... / for NAME do ...
+            body = next((k for k, w in enumerate(words) if w.value == "do" and not w.quoted), None)
+            if body is None:
+                return
+            words = words[body:]
+            continue
+        if first.value not in KEYWORDS_BEFORE_A_COMMAND:
+            return
         words = words[1:]
     if not words:
         return
-    first = words[0]
-    if not first.quoted and first.value in END_KEYWORDS:
-        if len(words) > 1:
-            out.problem(f"words after {first.value!r}")
-        return
-    if not first.quoted and first.value == "for":
-        return  # "for x in a b": only the loop body runs programs, and it is its own segment
     # leading VAR=value assignments
-    while words and not words[0].quoted and ASSIGNMENT.match(words[0].raw):
-        out.assigned.append(words[0].raw.split("=", 1)[0])
-        words = words[1:]
-    if not words:
+    start = 0
+    while start < len(words) and ASSIGNMENT.match(words[start].raw):
+        out.assigned.append(words[start].raw.split("=", 1)[0])
+        start += 1
+    argv = words[start:]
+    printer = bool(argv) and argv[0].literal and argv[0].value in PRINTERS
+    for index, word in enumerate(words):
+        if printer and index > start:
+            continue  # echo/printf arguments are only printed
+        if word.expands:
+            out.problem(f"{word.raw!r} holds a $ expansion or substitution, whose value is not known here")
+        elif word.brace:
+            out.problem(f"{word.raw!r} may be a brace expansion (bash makes several words of it)")
+    if argv:
+        _command(list(argv), state, home, out, depth=depth, via=via, detached=detached)
+
+
+def _command(
+    argv: list[Word], state: dict, home: str | None, out: _Collector, *, depth: int, via: tuple[str, ...], detached: bool,
+    default_path: bool = False, wrapped: bool = False, builtins: bool = True,
+) -> None:
+    """``wrapped``: started by a wrapper; ``builtins``: a shell builtin of that name runs (not a program)."""
+    if len(via) > MAX_WRAPPERS:
+        out.problem("wrappers (env, nice, timeout, sh -c ...) nested too deeply")
         return
-    _command(list(words), state, home, out, depth=depth, via=via, piped=piped)
-
-
-def _command(argv: list[Word], state: dict, home: str | None, out: _Collector, *, depth: int, via: tuple[str, ...], piped: bool, default_path: bool = False, wrapped: bool = False) -> None:
     head = argv[0]
     if not head.literal:
-        out.problem(f"the program name {head.raw!r} is not a fixed word (a variable, glob or substitution)")
+        out.problem(f"the program name {head.raw!r} is not a fixed word (a variable, glob, brace or substitution)")
         return
     name = head.value
     if head.tilde:
@@ -179,16 +263,16 @@ def _command(argv: list[Word], state: dict, home: str | None, out: _Collector, *
         head = attrs.evolve(head, value=name)
         argv = [head, *argv[1:]]
     base = os.path.basename(name)
-    if not wrapped and "/" not in name:
+    if builtins and "/" not in name:
         if name in OPAQUE_BUILTINS:
             out.problem(OPAQUE_BUILTINS[name])
             return
         if name in SAFE_BUILTINS:
-            _builtin(argv, state, home, out, piped=piped)
+            _builtin(argv, state, home, out, detached=detached)
             out.commands.append(Command(tuple(argv), state["cwd"], via, builtin=True))
             return
-        if name == "exec" or name == "command":
-            _shell_exec_or_command(argv, state, home, out, depth=depth, via=via, piped=piped)
+        if name == "command":
+            _command_builtin(argv, state, home, out, depth=depth, via=via, detached=detached)
             return
     if base in PRIVILEGED:
         out.privileged.append(base)
@@ -196,7 +280,7 @@ def _command(argv: list[Word], state: dict, home: str | None, out: _Collector, *
     if unwrap is not None:
         # the wrapper is a program too: the policy checks it is the system's, not a look-alike
         out.wrappers.append(Command(tuple(argv), state["cwd"], via, default_path=default_path))
-        unwrap(argv, state, home, out, depth=depth, via=via, piped=piped, default_path=default_path)
+        unwrap(argv, state, home, out, depth=depth, via=via, detached=detached, default_path=default_path)
         return
     out.commands.append(Command(tuple(argv), state["cwd"], via, default_path=default_path))
 
@@ -207,27 +291,110 @@ def _expand_tilde(name: str, home: str | None) -> str | None:
     return None
 
 
-def _builtin(argv: list[Word], state: dict, home: str | None, out: _Collector, *, piped: bool) -> None:
+# --- builtins ----------------------------------------------------------------------------
+
+
+def _builtin(argv: list[Word], state: dict, home: str | None, out: _Collector, *, detached: bool) -> None:
     name = argv[0].value
+    args = argv[1:]
+    if name in ("echo", ":", "true", "false"):
+        return
+    if name == "printf":
+        if args and args[0].value.startswith("-v"):
+            out.problem("printf -v sets a variable")
+        return
+    unfixed = [w for w in args if not w.literal]
+    for word in unfixed:
+        out.problem(f"the argument {word.raw!r} of {name} is not a fixed word")
     if name == "cd":
-        args = [w for w in argv[1:] if w.value not in ("-L", "-P", "--")]
-        if piped or state["cwd"] is None:
-            state["cwd"] = None
-        elif not args:
-            state["cwd"] = home
-        elif not args[0].literal or args[0].value == "-":
-            state["cwd"] = None
+        _cd(args, state, home, detached=detached or bool(unfixed))
+    elif unfixed:
+        return
+    elif name in ("test", "["):
+        if any(w.value in ("-v", "-R") for w in args):
+            out.problem(f"{name} -v/-R looks a variable up by a name bash evaluates as arithmetic (which can run commands)")
+    elif name in ("export", "readonly"):
+        _export(name, args, out)
+    elif name == "set":
+        _set(args, out)
+    elif name == "wait":
+        if any(w.value.startswith("-") for w in args):
+            out.problem("wait with options (wait -p sets a variable)")
+
+
+def _cd(args: list[Word], state: dict, home: str | None, *, detached: bool) -> None:
+    physical = False
+    while args and args[0].value.startswith("-") and args[0].value != "-":
+        flag = args[0].value
+        args = args[1:]
+        if flag == "--":
+            break
+        if flag == "-P":
+            physical = True
+        elif flag != "-L":
+            state["cwd"] = state["pwd"] = None  # cd -e, -@ ...: not followed
+            return
+    if detached or state["cwd"] is None or len(args) > 1:
+        state["cwd"] = state["pwd"] = None
+        return
+    if not args:
+        target = home
+    elif args[0].value == "-":
+        target = None
+    elif args[0].tilde:
+        target = _expand_tilde(args[0].value, home)
+    else:
+        target = args[0].value
+    if not target:
+        state["cwd"] = state["pwd"] = None
+        return
+    if physical:
+        logical = os.path.realpath(os.path.join(state["cwd"], target))
+    else:  # the shell's default: ".." removes the last component of $PWD, not of the real path
+        logical = os.path.normpath(os.path.join(state["pwd"] or state["cwd"], target))
+    real = os.path.realpath(logical)
+    if not (os.path.isdir(real) and os.access(real, os.X_OK)):
+        # the cd may fail (or the directory may appear later): then what follows runs elsewhere
+        state["cwd"] = state["pwd"] = None
+        return
+    state["cwd"], state["pwd"] = real, logical
+
+
+def _export(name: str, args: list[Word], out: _Collector) -> None:
+    options = {"-p", "-n", "--"} if name == "export" else {"-p", "--"}
+    for word in args:
+        text = word.value
+        if text.startswith("-"):
+            if text not in options:
+                out.problem(f"{name} option {text!r} is not understood")
+        elif PLAIN_NAME.fullmatch(text):
+            if "=" in text:
+                out.assigned.append(text.split("=", 1)[0])
         else:
-            target = _expand_tilde(args[0].value, home) if args[0].tilde else args[0].value
-            state["cwd"] = None if target is None else os.path.realpath(os.path.join(state["cwd"], target))
-    elif name in ("export", "readonly", "local"):
-        for word in argv[1:]:
-            if ASSIGNMENT.match(word.value):
-                out.assigned.append(word.value.split("=", 1)[0])
+            out.problem(f"{name} {text!r} is not a plain NAME or NAME=value")
 
 
-def _shell_exec_or_command(argv: list[Word], state: dict, home: str | None, out: _Collector, *, depth: int, via: tuple[str, ...], piped: bool) -> None:
-    name = argv[0].value
+def _set(args: list[Word], out: _Collector) -> None:
+    i = 0
+    while i < len(args):
+        text = args[i].value
+        if text in ("--", "-"):
+            return  # the rest sets $1, $2 ...
+        if text in ("-o", "+o"):
+            if i + 1 < len(args) and args[i + 1].value not in SET_O_NAMES:
+                out.problem(f"set {text} {args[i + 1].value} is not understood")
+            i += 2
+            continue
+        if text[:1] in "-+" and len(text) > 1:
+            if not set(text[1:]) <= SET_FLAGS:
+                out.problem(f"set option {text!r} is not understood")
+            i += 1
+            continue
+        return  # positional parameters
+
+
+def _command_builtin(argv: list[Word], state: dict, home: str | None, out: _Collector, *, depth: int, via: tuple[str, ...], detached: bool) -> None:
+    """``command [-p] NAME ...`` runs NAME (a builtin or a program); ``-v``/``-V`` only print."""
     rest = argv[1:]
     default_path = False
     while rest and rest[0].value.startswith("-") and rest[0].value != "-":
@@ -235,19 +402,15 @@ def _shell_exec_or_command(argv: list[Word], state: dict, home: str | None, out:
         rest = rest[1:]
         if flag == "--":
             break
-        if name == "command" and flag in ("-v", "-V"):
+        if flag in ("-v", "-V"):
             return  # only prints how a name resolves
-        if name == "command" and flag == "-p":
+        if flag == "-p":
             default_path = True
-        elif name == "exec" and flag == "-a" and rest:
-            rest = rest[1:]
-        elif name == "exec" and flag in ("-c", "-l", "-cl", "-lc"):
-            pass
         else:
-            out.problem(f"{name} option {flag!r} is not understood")
+            out.problem(f"command option {flag!r} is not understood")
             return
     if rest:
-        _command(rest, state, home, out, depth=depth, via=(*via, name), piped=piped, default_path=default_path, wrapped=True)
+        _command(rest, state, home, out, depth=depth, via=(*via, "command"), detached=detached, default_path=default_path, wrapped=True)
 
 
 # --- wrappers: programs that start another program --------------------------------------
@@ -257,23 +420,26 @@ def _rest_after_options(argv: list[Word], takes_value: set[str], flags: set[str]
     """``argv`` without its program name, options and ``positional`` leading operands.
 
     Options in ``takes_value`` consume the next word (or an attached ``=value`` / ``-nVALUE``);
-    options in ``flags`` consume nothing. Anything else is a problem (``None``).
+    options in ``flags`` consume nothing. Long options must be spelt out in full (GNU would
+    take ``--out`` for ``--output``). Anything else is a problem (``None``).
     """
-    name = argv[0].value
+    name = os.path.basename(argv[0].value)
     rest = argv[1:]
     while rest:
         word = rest[0]
         text = word.value
+        if not word.literal:
+            if text.startswith("-"):
+                out.problem(f"{name} option {word.raw!r} is not a fixed word")
+                return None
+            break
         if text == "--":
             rest = rest[1:]
             break
         if not text.startswith("-") or text == "-":
             break
-        if not word.literal:
-            out.problem(f"{os.path.basename(name)} option {word.raw!r} is not a fixed word")
-            return None
-        key = text.split("=", 1)[0]
-        if key in flags:
+        key = text.split("=", 1)[0] if text.startswith("--") else text
+        if key in flags and "=" not in text[len(key):len(key) + 1]:
             rest = rest[1:]
         elif key in takes_value:
             rest = rest[1:] if "=" in text else rest[2:]
@@ -282,21 +448,24 @@ def _rest_after_options(argv: list[Word], takes_value: set[str], flags: set[str]
         elif re.fullmatch(r"-[A-Za-z]+", text) and all(f"-{c}" in flags for c in text[1:]):
             rest = rest[1:]  # -0rt
         else:
-            out.problem(f"{os.path.basename(name)} option {text!r} is not understood")
+            out.problem(f"{name} option {text!r} is not understood (or not known to be harmless)")
             return None
     for _ in range(positional):
         if not rest:
             return []
+        if not rest[0].literal:
+            out.problem(f"the argument {rest[0].raw!r} of {name} is not a fixed word")
+            return None
         rest = rest[1:]
     return rest
 
 
-def _then(rest: list[Word] | None, label: str, state: dict, home: str | None, out: _Collector, *, depth: int, via: tuple[str, ...], piped: bool, default_path: bool = False) -> None:
+def _then(rest: list[Word] | None, label: str, state: dict, home: str | None, out: _Collector, *, depth: int, via: tuple[str, ...], detached: bool, default_path: bool = False) -> None:
     if rest:
-        _command(rest, state, home, out, depth=depth, via=(*via, label), piped=piped, default_path=default_path, wrapped=True)
+        _command(rest, state, home, out, depth=depth, via=(*via, label), detached=detached, default_path=default_path, wrapped=True, builtins=False)
 
 
-def _shell(argv, state, home, out, *, depth, via, piped, default_path):
+def _shell(argv, state, home, out, *, depth, via, detached, default_path):
     name = os.path.basename(argv[0].value)
     rest = argv[1:]
     script: Word | None = None
@@ -318,7 +487,7 @@ def _shell(argv, state, home, out, *, depth, via, piped, default_path):
                 return
             rest = rest[1:]
             continue
-        if text[0] in "-+" and len(text) > 1:
+        if text[:1] in ("-", "+") and len(text) > 1:
             if "c" in text[1:]:
                 wants_script = True
             if "s" in text[1:] or "i" in text[1:]:
@@ -335,10 +504,11 @@ def _shell(argv, state, home, out, *, depth, via, piped, default_path):
     if not script.literal:
         out.problem(f"the script given to {name} -c is not a fixed word")
         return
-    _script(script.value, state["cwd"], home, out, depth=depth + 1, via=(*via, f"{name} -c"))
+    inner = {"cwd": state["cwd"], "pwd": state["pwd"]}  # a new shell: its cd stays inside
+    _script(script.value, inner, home, out, depth=depth + 1, via=(*via, f"{name} -c"))
 
 
-def _env(argv, state, home, out, *, depth, via, piped, default_path):
+def _env(argv, state, home, out, *, depth, via, detached, default_path):
     rest = argv[1:]
     while rest:
         word = rest[0]
@@ -352,8 +522,10 @@ def _env(argv, state, home, out, *, depth, via, piped, default_path):
         elif text in ("-0", "--null", "-v", "--debug"):
             rest = rest[1:]
         elif text in ("-u", "--unset"):
+            default_path = default_path or (len(rest) > 1 and rest[1].value == "PATH")
             rest = rest[2:]
         elif text.startswith(("--unset=", "-u")) and len(text) > 2:
+            default_path = default_path or text in ("--unset=PATH", "-uPATH")
             rest = rest[1:]
         elif text == "--":
             rest = rest[1:]
@@ -369,28 +541,33 @@ def _env(argv, state, home, out, *, depth, via, piped, default_path):
     if not rest:
         out.commands.append(Command(tuple(argv), state["cwd"], via))  # env alone prints the environment
         return
-    _then(rest, "env", state, home, out, depth=depth, via=via, piped=piped, default_path=default_path)
+    _then(rest, "env", state, home, out, depth=depth, via=via, detached=detached, default_path=default_path)
 
 
 def _simple_wrapper(label: str, takes_value: set[str], flags: set[str], positional: int = 0):
-    def unwrap(argv, state, home, out, *, depth, via, piped, default_path):
+    def unwrap(argv, state, home, out, *, depth, via, detached, default_path):
         rest = _rest_after_options(argv, takes_value, flags, out, positional=positional)
         if rest is None:
             return
-        if not rest and label == "xargs":  # xargs with no command runs echo
-            rest = [Word("echo", "echo")]
-        _then(rest, label, state, home, out, depth=depth, via=via, piped=piped, default_path=default_path)
+        _then(rest, label, state, home, out, depth=depth, via=via, detached=detached, default_path=default_path)
 
     return unwrap
 
 
-def _nice(argv, state, home, out, *, depth, via, piped, default_path):
+def _nice(argv, state, home, out, *, depth, via, detached, default_path):
     if len(argv) > 1 and re.fullmatch(r"-\d+", argv[1].value):
         argv = [argv[0], *argv[2:]]  # nice -10 cmd
-    _simple_wrapper("nice", {"-n", "--adjustment"}, set())(argv, state, home, out, depth=depth, via=via, piped=piped, default_path=default_path)
+    _simple_wrapper("nice", {"-n", "--adjustment"}, set())(argv, state, home, out, depth=depth, via=via, detached=detached, default_path=default_path)
 
 
-def _privileged(argv, state, home, out, *, depth, via, piped, default_path):
+def _xargs(argv, state, home, out, *, depth, via, detached, default_path):
+    """xargs is never looked through: the arguments it adds come from its input."""
+    out.problem("xargs runs a command with arguments read from its input, which cannot be checked")
+    rest = _rest_after_options(argv, XARGS_VALUES, XARGS_FLAGS, _Collector())  # for the destructive check only
+    _then(rest or [Word("echo", "echo")], "xargs", state, home, out, depth=depth, via=via, detached=detached, default_path=default_path)
+
+
+def _privileged(argv, state, home, out, *, depth, via, detached, default_path):
     name = os.path.basename(argv[0].value)
     if name == "su":
         out.problem("su runs a shell as another user")
@@ -401,11 +578,14 @@ def _privileged(argv, state, home, out, *, depth, via, piped, default_path):
         {"-E", "-H", "-n", "-S", "-k", "-K", "-b", "-P", "-A", "-i", "-l", "--login", "--preserve-env", "--non-interactive", "--stdin", "--"},
         out,
     )
-    _then(rest, name, state, home, out, depth=depth, via=via, piped=piped)
+    _then(rest, name, state, home, out, depth=depth, via=via, detached=detached)
 
 
-def _find(argv, state, home, out, *, depth, via, piped, default_path):
-    """find itself is a program (judged as such); each -exec/-ok command is another one."""
+def _find(argv, state, home, out, *, depth, via, detached, default_path):
+    """find itself is a program (judged as such); each -exec/-ok command is another one.
+
+    The ``{}`` find fills in is a path found anywhere find looks: not a fixed word.
+    """
     out.commands.append(Command(tuple(argv), state["cwd"], via))
     i = 1
     while i < len(argv):
@@ -414,17 +594,26 @@ def _find(argv, state, home, out, *, depth, via, piped, default_path):
             j = i + 1
             while j < len(argv) and argv[j].value not in (";", "+"):
                 j += 1
-            inner = argv[i + 1:j]
+            inner = [attrs.evolve(w, placeholder=True) if "{}" in w.value else w for w in argv[i + 1:j]]
             if not inner:
                 out.problem(f"find {text} without a command")
             else:
                 # -execdir runs in each file's directory: a relative program path there is unknown
-                inner_state = {"cwd": None} if text.endswith("dir") else state
-                _command(inner, inner_state, home, out, depth=depth, via=(*via, f"find {text}"), piped=piped, wrapped=True)
+                inner_state = {"cwd": None, "pwd": None} if text.endswith("dir") else state
+                _command(inner, inner_state, home, out, depth=depth, via=(*via, f"find {text}"), detached=detached, wrapped=True, builtins=False)
             i = j + 1
         else:
             i += 1
 
+
+XARGS_VALUES = {
+    "-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-lines", "--max-args",
+    "--max-procs", "--max-chars", "--eof", "--replace", "--process-slot-var",
+}
+XARGS_FLAGS = {
+    "-0", "-r", "-t", "-p", "-x", "-o", "--null", "--no-run-if-empty", "--verbose", "--interactive", "--exit",
+    "--open-tty", "-i", "-l", "-e",
+}
 
 _WRAPPERS = {
     **{name: _shell for name in SHELLS},
@@ -435,12 +624,9 @@ _WRAPPERS = {
         "timeout", {"-s", "--signal", "-k", "--kill-after"}, {"--preserve-status", "--foreground", "-v", "--verbose"}, positional=1
     ),
     "stdbuf": _simple_wrapper("stdbuf", {"-i", "-o", "-e", "--input", "--output", "--error"}, set()),
-    "time": _simple_wrapper("time", {"-f", "--format", "-o", "--output"}, {"-p", "-v", "--verbose", "-a", "--append", "--portability", "-q", "--quiet"}),
-    "xargs": _simple_wrapper(
-        "xargs",
-        {"-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--eof", "--replace", "--process-slot-var"},
-        {"-0", "-r", "-t", "-p", "-x", "-o", "--null", "--no-run-if-empty", "--verbose", "--interactive", "--exit", "--open-tty", "-i", "-l", "-e"},
-    ),
+    # not -o/--output or -a/--append: they write a file
+    "time": _simple_wrapper("time", {"-f", "--format"}, {"-p", "-v", "--verbose", "--portability", "-q", "--quiet"}),
+    "xargs": _xargs,
     **{name: _privileged for name in PRIVILEGED},
     "find": _find,
 }

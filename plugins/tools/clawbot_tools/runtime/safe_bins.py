@@ -1,0 +1,345 @@
+"""What a safe bin may be run with, unasked, in ``allowlist`` mode: options, operands, files.
+
+A safe bin (``[plugins.tools.exec] safe_bins``) runs without asking only when its whole
+argument list is provably harmless:
+
+* every option is on that bin's allow-list below, spelt out exactly. GNU tools take any
+  unambiguous prefix of a long option (``sort --co=sh`` is ``--compress-program=sh``), so
+  an unknown long option asks whether or not it abbreviates a listed one. Options that
+  write files (``sort -o``), run programs (``sort --compress-program``), read lists of
+  other files (``--files0-from``), follow symlinks out of a tree (``grep -R``) or change
+  the system (``date -s``) are on no list;
+* every argument is a fixed word: no ``$``, brace expansion or value filled in later
+  (``find -exec``'s ``{}``; ``xargs`` is never looked through). A glob operand must start
+  with a fixed character other than ``-`` (``./*.txt`` rather than ``*.txt``, which
+  could expand to a file named ``--compress-program=sh``); a glob given as a separate
+  option value, or where the bin wants text (a pattern), asks;
+* every file it reads resolves (``~`` expanded, relative to the command's directory,
+  symlinks followed) inside the workspace: path operands, ``-f FILE``-style values, and
+  the current directory for ``ls`` and ``grep -r`` without operands. A glob operand is
+  checked by its fixed directory and by what it matches when the check runs.
+
+A name in ``safe_bins`` without a table here runs unasked only without options, and with
+operands that are paths inside the workspace.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections.abc import Mapping, Sequence
+
+import attrs
+
+from clawbot_tools.runtime.executables import inside
+from clawbot_tools.runtime.shell_lexer import GLOB_CHARS, Word
+
+FLAG, VALUE, PATH, OPTIONAL = "flag", "value", "path", "optional"  # what an option takes
+TEXT = "text"  # an operand that is not a file (a pattern, a set of characters, a name)
+READABLE_DEVICES = frozenset({"-", "/dev/null", "/dev/stdin", "/dev/zero", "/dev/urandom"})
+MAX_GLOB_MATCHES = 2000
+
+
+@attrs.frozen
+class Spec:
+    short: Mapping[str, str]
+    long: Mapping[str, str]
+    operands: str = "paths"  # paths | text | free (no option parsing: echo) | grep | date
+    numeric: bool = False  # -NUM is an option (head -5, grep -3) or a number (seq -1)
+    max_operands: int | None = None
+    reads_cwd: bool = False  # with no operand it reads the current directory (ls)
+    known: bool = True
+
+
+def _spec(
+    *, flags: str = "", values: str = "", paths: str = "", optional: str = "",
+    long_flags: str = "", long_values: str = "", long_paths: str = "", long_optional: str = "", **kwargs,
+) -> Spec:
+    short = {c: FLAG for c in flags} | {c: VALUE for c in values} | {c: PATH for c in paths} | {c: OPTIONAL for c in optional}
+    long = (
+        {name: FLAG for name in (long_flags + " help version").split()}
+        | {name: VALUE for name in long_values.split()}
+        | {name: PATH for name in long_paths.split()}
+        | {name: OPTIONAL for name in long_optional.split()}
+    )
+    return Spec(short, long, **kwargs)
+
+
+SPECS: dict[str, Spec] = {
+    "ls": _spec(
+        flags="aAbBcCdDfFgGhHiklmnNopqQrRsStuUvxXZ1", values="ITw",  # not -L: with -R it walks symlinked trees
+        long_flags=(
+            "all almost-all author escape ignore-backups directory dired file-type full-time no-group "
+            "group-directories-first human-readable si dereference-command-line dereference-command-line-symlink-to-dir "
+            "inode kibibytes literal numeric-uid-gid hide-control-chars show-control-chars quote-name "
+            "reverse recursive size context zero"
+        ),
+        long_values="block-size format hide ignore indicator-style quoting-style sort time time-style tabsize width",
+        long_optional="color classify hyperlink",
+        reads_cwd=True,
+    ),
+    "wc": _spec(flags="cmlLw", long_flags="bytes chars lines max-line-length words", long_values="total"),
+    "head": _spec(
+        flags="qvz", values="cn", long_flags="quiet silent verbose zero-terminated", long_values="bytes lines", numeric=True
+    ),
+    "tail": _spec(
+        flags="fFqvz", values="cns", long_flags="quiet silent verbose zero-terminated retry",
+        long_values="bytes lines pid sleep-interval max-unchanged-stats", long_optional="follow", numeric=True,
+    ),
+    "sort": _spec(
+        flags="bdfgiMhnRrVcCmsuz", values="ktS",
+        long_flags=(
+            "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort "
+            "human-numeric-sort numeric-sort random-sort reverse version-sort merge stable unique zero-terminated debug"
+        ),
+        long_values="key field-separator buffer-size parallel sort",
+        long_optional="check",
+    ),
+    "uniq": _spec(
+        flags="cdDuiz", values="fsw", long_flags="count repeated unique ignore-case zero-terminated",
+        long_values="skip-fields skip-chars check-chars", long_optional="all-repeated group",
+        max_operands=1,  # uniq INPUT OUTPUT writes OUTPUT
+    ),
+    "cut": _spec(
+        flags="snz", values="bcfd", long_flags="complement only-delimited zero-terminated",
+        long_values="bytes characters fields delimiter output-delimiter",
+    ),
+    "tr": _spec(flags="cCdst", long_flags="complement delete squeeze-repeats truncate-set1", operands=TEXT),
+    "grep": _spec(
+        flags="EFGPiyvwxcLloqsbHhnTZzaIrU", values="emABCdD", paths="f",
+        long_flags=(
+            "extended-regexp fixed-strings basic-regexp perl-regexp ignore-case no-ignore-case invert-match "
+            "word-regexp line-regexp count files-without-match files-with-matches only-matching quiet silent "
+            "no-messages byte-offset with-filename no-filename line-number initial-tab null null-data text "
+            "recursive line-buffered binary no-group-separator"
+        ),
+        long_values=(
+            "regexp max-count after-context before-context context label include exclude exclude-dir "
+            "binary-files directories devices group-separator"
+        ),
+        long_paths="file",
+        long_optional="color colour",
+        operands="grep", numeric=True,
+    ),
+    "date": _spec(
+        flags="uR", values="d", paths="r", optional="I",
+        long_flags="utc universal rfc-email debug resolution", long_values="date rfc-3339",
+        long_paths="reference", long_optional="iso-8601", operands="date",
+    ),
+    "which": _spec(flags="as", operands=TEXT),
+    "basename": _spec(flags="az", values="s", long_flags="multiple zero", long_values="suffix", operands=TEXT),
+    "dirname": _spec(flags="z", long_flags="zero", operands=TEXT),
+    "pwd": _spec(flags="LP", long_flags="logical physical", operands=TEXT),
+    "echo": _spec(operands="free"),
+    "printf": _spec(operands="free"),
+    "true": _spec(operands="free"),
+    "false": _spec(operands="free"),
+    # not safe bins by default, but common additions
+    "cat": _spec(
+        flags="AbeEnstTuv",
+        long_flags="show-all number-nonblank show-ends number squeeze-blank show-tabs show-nonprinting",
+    ),
+    "tac": _spec(flags="br", values="s", long_flags="before regex", long_values="separator"),
+    "nl": _spec(
+        flags="p", values="bdfhilnsvw", long_flags="no-renumber",
+        long_values=(
+            "body-numbering section-delimiter footer-numbering header-numbering line-increment join-blank-lines "
+            "number-format number-separator starting-line-number number-width"
+        ),
+    ),
+    "seq": _spec(flags="w", values="fs", long_flags="equal-width", long_values="format separator", operands=TEXT, numeric=True),
+}
+UNKNOWN = Spec({}, {}, known=False)
+
+
+def check(name: str, argv: Sequence[Word], *, cwd: str | None, workspace: str, home: str | None) -> str | None:
+    """Why running safe bin ``name`` with ``argv`` is not provably harmless, or ``None``."""
+    return _Checker(name, SPECS.get(name, UNKNOWN), cwd, os.path.realpath(workspace), home).run(list(argv[1:]))
+
+
+class _Checker:
+    def __init__(self, name: str, spec: Spec, cwd: str | None, workspace: str, home: str | None) -> None:
+        self.name, self.spec, self.cwd, self.workspace, self.home = name, spec, cwd, workspace, home
+        self.pattern_given = False  # grep -e / -f: every operand is a file
+        self.recursive = False  # grep -r: no operand means the current directory
+
+    def run(self, args: list[Word]) -> str | None:
+        if self.spec.operands == "free":  # only prints its arguments
+            return next((self._unfixed(w) for w in args if _unfixed(w)), None)
+        operands: list[tuple[Word, bool]] = []
+        end_of_options = False
+        i = 0
+        while i < len(args):
+            word = args[i]
+            text = word.value
+            i += 1
+            if end_of_options or text == "-" or not text.startswith("-"):
+                operands.append((word, end_of_options))
+                continue
+            if _unfixed(word):
+                return self._unfixed(word)
+            if text == "--":
+                end_of_options = True
+                continue
+            if self.spec.numeric and re.fullmatch(r"-\d+", text):
+                continue
+            reason, i = self._long(word, args, i) if text.startswith("--") else self._short(word, args, i)
+            if reason:
+                return reason
+        return self._operands(operands)
+
+    # --- options ------------------------------------------------------------------------
+
+    def _long(self, word: Word, args: list[Word], i: int) -> tuple[str | None, int]:
+        key, eq, value = word.value[2:].partition("=")
+        kind = self.spec.long.get(key)
+        if kind is None:
+            return self._not_allowed(f"--{key}"), i
+        if kind == FLAG and eq:
+            return f"{self.name} option --{key} takes no value", i
+        if key in ("regexp", "file"):
+            self.pattern_given = True
+        if key == "recursive" or (key == "directories" and value == "recurse"):
+            self.recursive = True
+        if eq:
+            return self._value(word, value, kind, attached=True), i
+        if kind in (VALUE, PATH) and i < len(args):
+            if key == "directories" and args[i].value == "recurse":
+                self.recursive = True
+            return self._value(args[i], args[i].value, kind, attached=False), i + 1
+        return None, i
+
+    def _short(self, word: Word, args: list[Word], i: int) -> tuple[str | None, int]:
+        text = word.value
+        j = 1
+        while j < len(text):
+            letter = text[j]
+            kind = self.spec.short.get(letter)
+            if kind is None:
+                return self._not_allowed(f"-{letter}", word.raw), i
+            j += 1
+            if self.name == "grep" and letter == "r":
+                self.recursive = True
+            if kind == FLAG:
+                continue
+            if self.name == "grep" and letter in "ef":
+                self.pattern_given = True
+            value = text[j:]
+            if value or kind == OPTIONAL:
+                if self.name == "grep" and letter == "d" and value == "recurse":
+                    self.recursive = True
+                return self._value(word, value, kind, attached=True), i
+            if i < len(args):
+                if self.name == "grep" and letter == "d" and args[i].value == "recurse":
+                    self.recursive = True
+                return self._value(args[i], args[i].value, kind, attached=False), i + 1
+            return None, i
+        return None, i
+
+    def _value(self, word: Word, value: str, kind: str, *, attached: bool) -> str | None:
+        if _unfixed(word):
+            return self._unfixed(word)
+        if word.glob:
+            if not attached:
+                return f"the value {word.raw!r} of a {self.name} option is a glob (it could expand to several words); quote it"
+            if kind == PATH:
+                return f"the file named in {word.raw!r} is a glob; name the file exactly"
+            return None  # --include=*.py: each expansion is the same option again
+        if kind != PATH:
+            return None
+        if attached and value.startswith("~"):  # bash expands ~ after "=", dash does not: both must be inside
+            return self._path(value, word.raw, tilde=False) or self._path(value, word.raw, tilde=True)
+        return self._path(value, word.raw, tilde=word.tilde and not attached)
+
+    # --- operands -----------------------------------------------------------------------
+
+    def _operands(self, operands: list[tuple[Word, bool]]) -> str | None:
+        spec = self.spec
+        if spec.max_operands is not None and len(operands) > spec.max_operands:
+            return f"writes a file ({self.name} INPUT OUTPUT)"
+        files = 0
+        for index, (word, after_dashes) in enumerate(operands):
+            if _unfixed(word):
+                return self._unfixed(word)
+            kind = PATH
+            if spec.operands == TEXT or (spec.operands == "grep" and index == 0 and not self.pattern_given):
+                kind = TEXT
+            elif spec.operands == "date":
+                if not word.value.startswith("+"):
+                    return f"sets the clock ({self.name} {word.value})"
+                kind = TEXT
+            if kind == TEXT:
+                if word.glob:
+                    return f"the argument {word.raw!r} of {self.name} is a glob the shell may replace with file names; quote it"
+                continue
+            files += 1
+            reason = self._glob(word, after_dashes) if word.glob else self._path(word.value, word.raw, tilde=word.tilde)
+            if reason:
+                return reason
+        if files == 0 and (spec.reads_cwd or (self.name == "grep" and self.recursive)):
+            if self.cwd is None:
+                return f"cannot tell which directory {self.name} reads (it is not known after cd)"
+            if not inside(self.workspace, self.cwd):
+                return f"{self.name} reads the directory {self.cwd}, outside the workspace"
+        return None
+
+    def _path(self, text: str, raw: str, *, tilde: bool) -> str | None:
+        if text in READABLE_DEVICES:
+            return None
+        path = text
+        if tilde:
+            if not self.home or not (text == "~" or text.startswith("~/")):
+                return f"cannot tell which file {raw!r} is (~user, or no home directory)"
+            path = self.home + text[1:]
+        if not os.path.isabs(path) and self.cwd is None:
+            return f"cannot tell which file {raw!r} is (the directory is not known after cd)"
+        real = os.path.realpath(os.path.join(self.cwd or "/", path))
+        if inside(self.workspace, real):
+            return None
+        return f"{self.name} reads {text} outside the workspace"
+
+    def _glob(self, word: Word, after_dashes: bool) -> str | None:
+        raw, pattern = word.raw, word.value
+        if not after_dashes and pattern[:1] in GLOB_CHARS:
+            return (
+                f"the glob {raw!r} could expand to a file name starting with '-', which {self.name} would take "
+                f"for an option; write ./{raw} instead"
+            )
+        if word.quoted:
+            return f"the glob {raw!r} mixes quoted and unquoted characters; it cannot be checked"
+        if ".." in pattern.split("/"):
+            return f"the glob {raw!r} contains '..'; it cannot be checked"
+        if word.tilde:
+            if not self.home or not pattern.startswith("~/"):
+                return f"cannot tell which files {raw!r} names (~user, or no home directory)"
+            pattern = self.home + pattern[1:]
+        if not os.path.isabs(pattern) and self.cwd is None:
+            return f"cannot tell which files {raw!r} names (the directory is not known after cd)"
+        full = os.path.join(self.cwd or "/", pattern)
+        parts = full.split("/")
+        first_glob = next((k for k, part in enumerate(parts) if any(c in part for c in GLOB_CHARS)), len(parts))
+        fixed = "/".join(parts[:first_glob]) or "/"
+        if not inside(self.workspace, os.path.realpath(fixed)):
+            return f"{self.name} reads {pattern} outside the workspace"
+        for count, match in enumerate(glob.iglob(full)):
+            if count >= MAX_GLOB_MATCHES:
+                return f"the glob {raw!r} matches more than {MAX_GLOB_MATCHES} files; they cannot all be checked"
+            if not inside(self.workspace, os.path.realpath(match)):
+                return f"{self.name} reads {match} (matched by {raw}) outside the workspace"
+        return None
+
+    # --- reasons ------------------------------------------------------------------------
+
+    def _not_allowed(self, option: str, raw: str | None = None) -> str:
+        shown = option if raw is None or raw == option else f"{option} (in {raw})"
+        if not self.spec.known:
+            return f"{self.name} has no list of harmless options, so it runs unasked only without options (got {shown})"
+        return f"{self.name} option {shown} is not on its list of read-only options"
+
+    def _unfixed(self, word: Word) -> str:
+        return f"the argument {word.raw!r} of {self.name} is not a fixed word"
+
+
+def _unfixed(word: Word) -> bool:
+    return word.expands or word.brace or word.placeholder
