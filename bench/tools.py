@@ -20,12 +20,17 @@ Part 3, ``apply_patch`` against crafted hunks (the security review's CPU finding
 every position costs file lines x hunk lines comparisons (4-6 s each before the index).
 Wall time of the tool call and how it ended; every one must end well under 2 s, and on an
 error nothing is written. A normal 10-hunk patch of a 20,000-line file is timed alongside.
+
+Part 4, the ``exec`` gate (allowlist mode, default safe bins): how long deciding run / ask
+takes for everyday lines, and for adversarial ones near the 8,000-character cap (the
+review found a destructive-pattern regex that took a minute on 82 characters).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import statistics
 import subprocess
@@ -198,6 +203,28 @@ def patch_adversarial(runs: int) -> None:
             print(f"  {label:42s} {statistics.median(samples):8.1f} ms   {outcome} ({len(text)} B patch)")
 
 
+def exec_gate(runs: int) -> None:
+    from clawbot_tools.runtime.config import ExecSettings
+    from clawbot_tools.runtime.exec_policy import PolicyInput, decide
+
+    lines = {
+        "ls -la ./src | head -20": "ls -la ./src | head -20",
+        "git status && pytest -q tests": "git status && pytest -q tests",
+        "grep -rn TODO . | sort | uniq -c": "grep -rn TODO . | sort | uniq -c",
+        "7,900 chars of 'a=b '": "a=b " * 1975 + "rm -rf x",
+        "7,900 chars of nested ${": "echo " + "${x-" * 1974 + "}",
+        "7,900 chars of '; ls'": "ls" + "; ls" * 1974,
+    }
+    print(f"\nPart 4: exec gate decisions (allowlist mode), median of {runs * 30} runs")
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = os.path.realpath(tmp)
+        (Path(ws) / "src").mkdir()
+        given = PolicyInput(ExecSettings(), cwd=ws, workspace=ws, path_value=os.environ.get("PATH", os.defpath), home=None)
+        for label, line in lines.items():
+            median, verdict = _median_ms(lambda line=line: decide(line, given), runs * 30)
+            print(f"  {label:42s} {median * 1000:9.1f} us   {verdict.action}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=3000)
@@ -209,6 +236,7 @@ def main() -> None:
     if not args.dispatch_only:
         grep_comparison(args.runs)
         patch_adversarial(args.runs)
+        exec_gate(args.runs)
 
 
 if __name__ == "__main__":

@@ -22,10 +22,14 @@ import attrs
 
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
+from clawbot.agent.inbound import render_user_message
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.policy import allowed_tools
-from clawbot.agent.inbound import render_user_message
-from clawbot.agent.system_prompt import IDENTITY_LINE, BuiltPrompt, PromptRequest, build_system_prompt
+from clawbot.agent.system_prompt import (
+    BuiltPrompt,
+    PromptRequest,
+    build_system_prompt,
+)
 from clawbot.agent.toolrun import ToolRunContext, run_tool_call
 from clawbot.agent.truncation import fit_tool_results
 from clawbot.kernel import Kernel
@@ -34,11 +38,11 @@ from clawbot.sessions.store import Session
 from clawbot.types import (
     CompactionEvent,
     CompactionRequest,
+    InboundMessage,
     Message,
     ModelRequest,
     ProviderError,
     Role,
-    InboundMessage,
     SessionEvent,
     SystemPrompt,
     TextSink,
