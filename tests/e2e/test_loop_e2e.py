@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from clawbot.agent.conversation import IDENTITY_LINE
+from clawbot.agent.system_prompt import IDENTITY_LINE
 from clawbot.testing.fake_llm import ToolCallSpec
 
 from .e2etools import (

@@ -124,6 +124,33 @@ def test_record_turn_recreates_an_entry_that_vanished(tmp_path: Path) -> None:
     assert other.session_id == "abc" and store.get("agent:main:gone").turns == 1
 
 
+def test_a_store_sees_what_another_process_wrote_between_its_turns(tmp_path: Path) -> None:
+    ours, theirs = SessionStore(tmp_path), SessionStore(tmp_path)
+    ours.open("agent:main:main")
+    ours.record_turn("agent:main:main", usage=Usage(1, 1), model="m/x")
+    assert ours.get("agent:main:main").turns == 1  # read back from what this store wrote
+    theirs.record_turn("agent:main:main", usage=Usage(2, 2), model="m/y")
+    seen = ours.get("agent:main:main")
+    assert seen.turns == 2 and seen.model == "m/y" and seen.usage == Usage(3, 3)
+    assert ours.record_turn("agent:main:main", usage=Usage(1, 1), model=None).turns == 3
+
+
+def test_one_malformed_index_entry_is_rebuilt_and_the_others_kept(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    store = SessionStore(tmp_path)
+    broken = store.open("agent:main:broken")
+    store.open("agent:main:fine")
+    store.record_turn("agent:main:fine", usage=Usage(5, 5), model="m/x")
+    path = tmp_path / "main" / "sessions.json"
+    raw = json.loads(path.read_text())
+    raw["agent:main:broken"]["turns"] = "many"
+    path.write_text(json.dumps(raw))
+    with caplog.at_level(logging.WARNING):
+        info = store.record_turn("agent:main:broken", usage=Usage(1, 1), model="m/x")
+    assert info.session_id == broken.info.session_id and info.turns == 1
+    assert "entry for agent:main:broken is malformed" in caplog.text
+    assert store.get("agent:main:fine").usage == Usage(5, 5)
+
+
 def test_rebuild_skips_bad_headers_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     store = SessionStore(tmp_path)
     good = store.open("agent:main:good")

@@ -48,6 +48,7 @@ class SessionStore:
         self.root = root
         self.converter = make_data_converter()
         self._lanes: dict[str, _Lane] = {}
+        self._indexes: dict[str, SessionIndex] = {}
 
     @contextlib.asynccontextmanager
     async def lane(self, key: str) -> AsyncIterator[None]:
@@ -69,13 +70,16 @@ class SessionStore:
                 del self._lanes[key]
 
     def _index(self, agent_id: str) -> SessionIndex:
-        return SessionIndex(self.root / agent_id, self.converter)
+        index = self._indexes.get(agent_id)
+        if index is None:
+            index = self._indexes[agent_id] = SessionIndex(self.root / agent_id, self.converter)
+        return index
 
     def path_of(self, info: SessionInfo, agent_id: str) -> Path:
         return self.root / agent_id / f"{info.session_id}.jsonl"
 
     def get(self, key: str) -> SessionInfo | None:
-        return self._index(agent_of(key)).read().get(key)
+        return self._index(agent_of(key)).entry(key)
 
     def list(self, agent_id: str | None = None) -> list[SessionInfo]:
         agents = [agent_id] if agent_id else sorted(p.name for p in self.root.iterdir() if p.is_dir()) if self.root.exists() else []
@@ -87,13 +91,13 @@ class SessionStore:
         agent_id = agent_of(key)
         index = self._index(agent_id)
         if not new:
-            existing = self._existing(index.read().get(key), agent_id)
+            existing = self._existing(index.entry(key), agent_id)
             if existing is not None:
                 return existing
         with index.locked():  # read again under the lock: another process may have created it
-            sessions = index.read()
+            raw = index.read_raw()
             if not new:
-                existing = self._existing(sessions.get(key), agent_id)
+                existing = self._existing(index.entry(key, raw), agent_id)
                 if existing is not None:
                     return existing
             stamp = now_iso()
@@ -101,8 +105,7 @@ class SessionStore:
             transcript = Transcript.create(
                 self.path_of(info, agent_id), self.converter, session_id=info.session_id, key=key, agent_id=agent_id
             )
-            sessions[key] = info
-            index.write(sessions)
+            index.put(raw, info)
         return Session(info, transcript, created=True)
 
     def _existing(self, info: SessionInfo | None, agent_id: str) -> Session | None:
@@ -136,11 +139,10 @@ class SessionStore:
         agent_id = agent_of(key)
         index = self._index(agent_id)
         with index.locked():
-            sessions = index.read()
-            info = sessions.get(key)
+            raw = index.read_raw()
+            info = index.entry(key, raw)
             if info is None:
                 info = self._recreate(index, key, session_id)
-                sessions[key] = info
             info.turns += 1
             info.usage = info.usage + usage
             info.updated_at = now_iso()
@@ -149,7 +151,7 @@ class SessionStore:
             info.thinking = thinking or info.thinking
             if cost_usd is not None:
                 info.cost_usd = (info.cost_usd or 0.0) + cost_usd
-            index.write(sessions)
+            index.put(raw, info)
         return info
 
     def _recreate(self, index: SessionIndex, key: str, session_id: str | None) -> SessionInfo:
