@@ -7,11 +7,14 @@ outside the turn, in :func:`on_decision`:
 
 * allow-once: the exact command stored here runs once (same directory, environment and
   timeout) as a background process, and a system event reports how it ended;
-* allow-always: the same, after remembering its executables for this agent. It is offered
+* allow-always: the same, after remembering its executables for this agent: from then on
+  they run with *any* arguments without asking (the notice says so plainly). It is offered
   only when the policy says so (``Verdict.allow_always``): never for destructive commands,
   lines the analysis could not pin down, programs inside the workspace, or programs that
-  run whatever their arguments say (shells, interpreters, ``env``, ``xargs``, ``find``,
-  ``git``, ``make``, ``awk``, ``sed``, ``ssh``, ``curl`` ...), which are allowed once only;
+  run whatever their arguments, input or configuration say (shells, interpreters, ``env``,
+  ``xargs``, ``find``, ``git``, ``make``, ``awk``, ``sed``, ``ssh``, ``curl``, compilers,
+  pagers, editors, package managers, ``docker``, ``taskset``, ``sqlite3`` ... see
+  ``exec_policy.NEVER_ALWAYS``), which are allowed once only;
 * deny / expired: nothing runs (logged only: the user already saw "Denied", and an
   unprompted turn half an hour later about an expired request helps nobody).
 """
@@ -67,7 +70,10 @@ def pending(ticket: ApprovalTicket, job: Job, verdict: Verdict, *, allow_always:
     other = []
     if allow_always:
         programs = ", ".join(p.real for p in verdict.programs)
-        other.append(f"/approve {ticket.id} allow-always (also allows {programs} for this agent from now on)")
+        other.append(
+            f"/approve {ticket.id} allow-always (runs it, and from now on lets {programs} run for this agent "
+            "with any arguments, without asking)"
+        )
     other.append(f"/deny {ticket.id} (do not run it)")
     lines.append("Other answers: " + "; ".join(other) + ".")
     lines.append("Once approved, it runs in the background and its result comes back to you as a system event.")

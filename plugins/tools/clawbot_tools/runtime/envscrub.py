@@ -2,8 +2,9 @@
 
 clawbot's environment holds the API keys it loaded; a command the model runs must not see
 them (``env``, ``printenv`` or a crash dump would hand them to the model). Variables whose
-names look secret are dropped unless the user lists them in ``env_passthrough``, and so is
-``CDPATH`` (it would make ``cd`` go elsewhere than the gate assumes). The model
+names look secret are dropped unless the user lists them in ``env_passthrough``, and so are
+``CDPATH`` (it would make ``cd`` go elsewhere than the gate assumes), ``POSIXLY_CORRECT``
+and ``GLOBIGNORE`` (they change how options are parsed and what globs match). The model
 may add variables, but none that change which program runs or what a shell executes at
 start-up (``PATH``, ``LD_PRELOAD``, ``BASH_ENV`` ...): those would bypass the allowlist.
 Values of secret variables are also masked in anything shown back (:func:`redact`).
@@ -27,10 +28,13 @@ DANGEROUS_NAMES = frozenset({
     "_JAVA_OPTIONS", "EDITOR", "VISUAL", "PAGER", "GIT_PAGER", "LESSOPEN", "LESSCLOSE", "BROWSER", "SHELL",
     # where programs read their configuration (a .gitconfig can name programs to run)
     "HOME", "XDG_CONFIG_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_TEMPLATE_DIR", "GNUPGHOME", "ZDOTDIR",
+    # how the safe bins parse their options or which files the shell's globs match
+    "POSIXLY_CORRECT", "GREP_OPTIONS", "GLOBIGNORE",
 })
 # Inherited variables dropped: CDPATH makes "cd sub" go elsewhere than the gate's analysis
-# follows it (see clawbot_tools.runtime.shell_analysis).
-NOT_INHERITED = frozenset({"CDPATH"})
+# follows it (see clawbot_tools.runtime.shell_analysis); POSIXLY_CORRECT changes how the
+# safe bins parse options ("head a.txt -n FILE"); GLOBIGNORE makes bash's globs match dot files.
+NOT_INHERITED = frozenset({"CDPATH", "POSIXLY_CORRECT", "GLOBIGNORE"})
 DANGEROUS_PREFIXES = ("LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "MALLOC_")
 
 # Name patterns (case-insensitive) of variables treated as secrets.
@@ -42,7 +46,7 @@ SECRET_PATTERNS = (
     "HF_*", "HUGGING_FACE_*", "GITHUB_*", "GH_*", "GITLAB_*", "NPM_*", "PYPI_*", "TWINE_*",
     "DATABASE_URL", "REDIS_URL", "MONGODB_URI",
 )
-NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # ASCII; \Z: "$" would accept a trailing newline
 MIN_REDACTED_LENGTH = 6
 REDACTED = "[redacted]"
 

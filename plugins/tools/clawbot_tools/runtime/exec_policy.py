@@ -10,8 +10,19 @@
   fixed words, files inside the workspace). Output redirections must name exactly
   ``/dev/null``, ``/dev/stdout``, ``/dev/stderr``, ``/dev/tty`` (or ``/dev/fd/1``/``2``)
   or resolve (symlinks followed) inside the workspace; input redirections must resolve
-  inside the workspace. Anything else asks, never refuses. Destructive patterns and
-  sudo-like commands ask even when allowlisted.
+  inside the workspace. Paths are resolved by
+  :func:`~clawbot_tools.runtime.executables.real_path`: never through ``/proc`` (there
+  ``/proc/self/cwd`` is clawbot's, not the shell's), which asks. A variable may be set for
+  commands (``NAME=value cmd``, ``NAME=value``, ``env NAME=value``, ``export NAME=value``)
+  only if NAME is in :data:`HARMLESS_ASSIGNMENTS` (``POSIXLY_CORRECT`` changes how options
+  are parsed, ``TZ`` names a file). Each decision resolves at most
+  :data:`~clawbot_tools.runtime.executables.MAX_PATHS` paths and reads at most
+  :data:`~clawbot_tools.runtime.executables.MAX_ENTRIES` directory entries; more asks.
+  Anything else asks, never refuses. Destructive patterns and sudo-like commands ask even
+  when allowlisted.
+
+In every mode, a line holding lone surrogates (text that is not valid Unicode) asks, and
+so does any error inside the analysis: :func:`decide` never raises.
 
 In every mode but ``deny``, a line longer than :data:`MAX_ANALYSED_CHARS` asks without
 being analysed. "Allow always" is offered only when the sole obstacle is programs that
@@ -26,6 +37,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import os
+import re
 from collections.abc import Iterable
 from typing import Literal
 
@@ -36,12 +48,17 @@ from clawbot_tools.runtime.config import ExecSettings
 from clawbot_tools.runtime.destructive import destructive
 from clawbot_tools.runtime.envscrub import is_dangerous
 from clawbot_tools.runtime.executables import (
+    Budget,
     Entry,
+    OverBudget,
     Program,
     compile_entries,
     inside,
+    real_path,
     resolve,
+    reset_budget,
     trusted_path,
+    use_budget,
 )
 from clawbot_tools.runtime.shell_analysis import Analysis, Command, Redirect, analyse
 
@@ -70,7 +87,30 @@ NEVER_ALWAYS = (
     # build tools and package managers run the workspace's own scripts
     "npm", "npx", "pnpm", "yarn", "cargo", "go", "uv", "uvx", "pip", "pip3", "pipx", "poetry", "pytest", "tox",
     "nox", "docker", "podman", "kubectl",
+    # programs that start other programs (by option, command, escape or configuration)
+    "taskset", "setarch", "linux32", "linux64", "prlimit", "chrt", "setpriv", "runuser", "sg", "newgrp",
+    "unbuffer", "faketime", "firejail", "proot", "fakeroot", "catchsegv", "batch", "sudoedit", "numactl", "cgexec",
+    "sqlite3", "mysql", "mariadb", "psql", "redis-cli", "mongo", "mongosh",
+    "gcc*", "g++*", "cc", "c++", "c89", "c99", "cpp", "clang*", "ld", "ld.*", "gold", "lld", "collect2", "tcc", "rustc",
+    "javac", "openssl", "ssh-keygen", "ssh-agent", "ssh-add", "gpg*", "gpgv", "pinentry*",
+    "less", "more", "most", "pg", "man", "info", "nano", "pico", "joe", "mcedit", "micro", "view", "vimdiff", "rvim",
+    "rview", "gvim", "emacsclient", "mc",
+    "dpkg*", "apt*", "aptitude", "rpm*", "yum", "dnf", "zypper", "pacman", "apk", "snap", "flatpak", "brew",
+    "nix*", "conda", "mamba", "gem", "bundle", "bundler", "rake", "composer", "mvn", "gradle*", "ant", "sbt",
+    "systemctl", "service", "systemd-*", "journalctl", "loginctl", "machinectl", "launchctl", "initctl",
+    "anacron", "atq", "atrm", "docker*", "podman*", "buildah", "kubectl*", "helm", "nerdctl", "ctr",
+    "lxc*", "virsh", "qemu*", "vagrant", "valgrind", "perf", "bpftrace", "rr", "dtrace", "entr", "inotifywait",
+    "byobu", "m4", "dc", "mail", "mailx", "sendmail", "ftp", "telnet", "nc", "ncat", "netcat", "socat", "tftp",
+    "xdg-open", "open", "sensible-*", "editor", "pager", "x-terminal-emulator", "run-parts", "login",
 )
+
+
+# Variables a command line may set without asking (all others ask: POSIXLY_CORRECT changes
+# how GNU tools parse options, TZ and LOCPATH name files, ...).
+HARMLESS_ASSIGNMENTS = frozenset({"COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR"})
+HARMLESS_NAMED = frozenset({"LANG", "LC_ALL", "TERM"})  # and LC_*: only with a fixed value without "/"
+HARMLESS_SHOWN = ("LANG", "LC_*", "TERM", *sorted(HARMLESS_ASSIGNMENTS))
+NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 
 
 @attrs.frozen
@@ -101,13 +141,30 @@ def decide(command: str, given: PolicyInput) -> Verdict:
             f"the command is too long to check ({len(command):,} characters; exec analyses at most "
             f"{MAX_ANALYSED_CHARS:,}): split it up, or put it in a script file",
         ))
-    given = attrs.evolve(given, workspace=os.path.realpath(given.workspace))
     try:
-        analysis = analyse(command, given.cwd, given.home)
-        hits = [f"destructive pattern: {label}" for label in destructive(command, analysis)]
+        command.encode("utf-8")
+    except UnicodeEncodeError:
+        return Verdict("ask", ("cannot be checked: the command holds text that is not valid Unicode (lone surrogates)",))
+    token = use_budget(Budget())
+    try:
+        return _decide(command, given)
+    except OverBudget:
+        return Verdict("ask", ("cannot be checked: too many files to check (split the command up, or name fewer files)",))
     except Exception:  # a bug in the analysis must not let anything through
         log.exception("exec: the analysis of %r failed", command[:200])
         return Verdict("ask", ("cannot be checked: the command could not be analysed",))
+    finally:
+        reset_budget(token)
+
+
+def _decide(command: str, given: PolicyInput) -> Verdict:
+    settings = given.settings
+    workspace = real_path(os.path.abspath(given.workspace))
+    if workspace is None:
+        return Verdict("ask", (f"cannot be checked: the workspace {given.workspace} cannot be resolved",))
+    given = attrs.evolve(given, workspace=workspace)
+    analysis = analyse(command, given.cwd, given.home)
+    hits = [f"destructive pattern: {label}" for label in destructive(command, analysis)]
     privileged = [f"runs with elevated privileges ({name})" for name in dict.fromkeys(analysis.privileged)]
     hard = hits + privileged
     if settings.security == "full":
@@ -126,6 +183,16 @@ def decide(command: str, given: PolicyInput) -> Verdict:
     return Verdict("ask", tuple(reasons), allow_always=always, programs=tuple(programs), destructive=bool(hits))
 
 
+def harmless_assignment(name: str, value: str | None) -> bool:
+    """Whether setting ``name`` to ``value`` (None: not a fixed word) cannot change what runs or reads what."""
+    if name in HARMLESS_ASSIGNMENTS:
+        return True
+    if name in HARMLESS_NAMED or (name.startswith("LC_") and NAME.fullmatch(name)):
+        # a locale (or terminal) name with "/" is a path: it is loaded from there
+        return value is not None and "/" not in value
+    return False
+
+
 def never_always(program: Program) -> bool:
     """Whether ``program`` runs arbitrary code from its arguments (never allowed "always")."""
     names = {program.name, os.path.basename(program.real)}
@@ -134,9 +201,15 @@ def never_always(program: Program) -> bool:
 
 def _allowlist_reasons(analysis: Analysis, given: PolicyInput) -> tuple[list[str], list[Program]]:
     reasons = [f"cannot be checked: {problem}" for problem in analysis.problems]
-    for name in dict.fromkeys(analysis.assigned):
+    for name, value in dict.fromkeys(analysis.assignments):
         if is_dangerous(name):
-            reasons.append(f"sets {name}, which changes what the commands run")
+            reason = f"sets {name}, which changes what the commands run"
+        elif not harmless_assignment(name, value):
+            reason = f"sets {name}, which may change what the commands do (only {', '.join(HARMLESS_SHOWN)} are known to be harmless)"
+        else:
+            continue
+        if reason not in reasons:
+            reasons.append(reason)
     compile_ = _compiler(given)
     # a remembered interpreter (stored before it was excluded from "always") is ignored
     remembered = [Entry(p.real, real=p.real, name=p.name) for p in given.remembered if not never_always(p)]
@@ -175,7 +248,7 @@ def _program_reason(command: Command, given: PolicyInput, allowed: list[Entry], 
     try:
         program = resolve(command.name, path_value, command.cwd)
     except LookupError:
-        return f"cannot tell which program {command.name!r} is (its directory is not known after cd)", None
+        return f"cannot tell which program {command.name!r} is (its directory is not known after cd, or its path goes through /proc)", None
     if program is None:
         return f"{command.name!r} was not found as an executable (it may be created by an earlier command)", None
     if any(entry.matches(program) for entry in allowed):
@@ -213,7 +286,7 @@ def _redirect_reason(redirect: Redirect, given: PolicyInput) -> str | None:
         return None  # a here-document or here-string: data, not a file
     if target is None:
         return f"cannot be checked: the redirection {redirect.op!r} has no target"
-    if op in (">&", "<&") and target.literal and (target.value.isdigit() or target.value == "-"):
+    if op in (">&", "<&") and target.literal and (re.fullmatch("[0-9]+", target.value) or target.value == "-"):
         return None  # 2>&1, >&-
     reading = op in ("<", "<&")
     if not target.literal:
@@ -227,7 +300,9 @@ def _redirect_reason(redirect: Redirect, given: PolicyInput) -> str | None:
         path = given.home + path[1:]
     if redirect.cwd is None and not os.path.isabs(path):
         return f"cannot be checked: where {target.raw!r} is (the directory is not known after cd)"
-    real = os.path.realpath(os.path.join(redirect.cwd or "/", path))
+    real = real_path(os.path.join(redirect.cwd or "/", path))
+    if real is None:
+        return f"cannot be checked: where {target.raw!r} leads (through /proc, or through too many symlinks)"
     if inside(given.workspace, real):
         return None
     if reading:

@@ -11,17 +11,122 @@ the workspace. A program inside the workspace therefore never matches a name ent
 safe bin; only an explicit path entry (``/home/me/project/tool``) can allow it. Multi-call
 binaries (busybox: ``ls`` and ``rm`` are one file) are told apart by the name they are run
 under: an entry matches only if the real path *and* the program's base name agree.
+
+Paths are resolved with :func:`real_path`, never ``os.path.realpath``: the gate runs in
+clawbot's process, not in the shell, so ``/proc/self/cwd`` or ``/dev/fd/3`` would point
+into *clawbot's* state. Any step through ``/proc`` (``/dev/fd``, ``/dev/stdin`` ... are
+links into it) makes a path unknown, and so does a loop or more than 40 symlinks. Every
+resolution and every directory entry a glob check reads counts against a per-decision
+:class:`Budget`; past it, :class:`OverBudget` is raised (the policy then asks).
 """
 
 from __future__ import annotations
 
+import contextvars
+import errno
 import fnmatch
 import os
+import stat
 from collections.abc import Iterable
 
 import attrs
 
 GLOB_CHARS = "*?["
+MAX_SYMLINKS = 40  # what Linux follows in one lookup
+MAGIC_ROOTS = ("/proc",)  # links there point into the process that looks (clawbot), not the shell
+MAX_PATHS = 2000  # paths resolved per decision
+MAX_ENTRIES = 20000  # directory entries a glob check may read per decision
+
+
+class OverBudget(Exception):
+    """A decision would resolve too many paths or read too many directory entries."""
+
+
+class Budget:
+    def __init__(self, paths: int = MAX_PATHS, entries: int = MAX_ENTRIES) -> None:
+        self.paths, self.entries = paths, entries
+
+    def spend(self, paths: int = 0, entries: int = 0) -> None:
+        self.paths -= paths
+        self.entries -= entries
+        if self.paths < 0 or self.entries < 0:
+            raise OverBudget("too many files to check")
+
+
+_budget: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("exec_gate_budget", default=None)
+
+
+def use_budget(budget: Budget | None) -> contextvars.Token:
+    """Make ``budget`` the one :func:`real_path` and glob checks spend (reset with the token)."""
+    return _budget.set(budget)
+
+
+def reset_budget(token: contextvars.Token) -> None:
+    _budget.reset(token)
+
+
+def spend(paths: int = 0, entries: int = 0) -> None:
+    budget = _budget.get()
+    if budget is not None:
+        budget.spend(paths, entries)
+
+
+def _magic(path: str) -> bool:
+    return any(path == root or path.startswith(root + "/") for root in MAGIC_ROOTS)
+
+
+def real_path(path: str) -> str | None:
+    """The real path of absolute ``path`` (symlinks followed), or ``None`` when unknown.
+
+    Unknown: a step through ``/proc`` (directly or by a symlink: ``/dev/fd`` ...), more
+    than :data:`MAX_SYMLINKS` links, a ``..`` after a component that does not exist, or an
+    error other than "does not exist". A missing tail is appended as written (normalised),
+    like ``os.path.realpath``.
+    """
+    if not path.startswith("/"):
+        return None
+    spend(paths=1)
+    pending = [part for part in path.split("/") if part]
+    pending.reverse()  # a stack: the next component is last
+    resolved = "/"
+    links = 0
+    while pending:
+        part = pending.pop()
+        if part == ".":
+            continue
+        if part == "..":
+            resolved = os.path.dirname(resolved)  # resolved holds no symlink: this is the real parent
+            continue
+        candidate = os.path.join(resolved, part)
+        if _magic(candidate):
+            return None
+        try:
+            info = os.lstat(candidate)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+                return None
+            rest = [p for p in reversed(pending) if p != "."]
+            if ".." in rest:
+                return None
+            return os.path.join(candidate, *rest) if rest else candidate
+        except ValueError:  # an embedded NUL
+            return None
+        if not stat.S_ISLNK(info.st_mode):
+            resolved = candidate
+            continue
+        links += 1
+        if links > MAX_SYMLINKS:
+            return None
+        try:
+            target = os.readlink(candidate)
+        except OSError:
+            return None
+        if target.startswith("/"):
+            resolved = "/"
+            if _magic(os.path.normpath(target)):
+                return None
+        pending.extend(reversed([p for p in target.split("/") if p]))
+    return resolved
 
 
 @attrs.frozen
@@ -56,6 +161,8 @@ def which(name: str, path_value: str, cwd: str | None) -> str | None:
                 raise LookupError(name)
             directory = os.path.join(cwd, directory)
         candidate = os.path.join(directory, name)
+        if "proc" in directory and _magic(os.path.normpath(directory)):
+            raise LookupError(name)
         if _is_executable(candidate):
             return candidate
     return None
@@ -71,12 +178,17 @@ def resolve(name: str, path_value: str, cwd: str | None) -> Program | None:
             if cwd is None:
                 raise LookupError(name)
             name = os.path.join(cwd, name)
+        if real_path(name) is None:
+            raise LookupError(name)  # through /proc: it would be judged in clawbot's process
         found = name if _is_executable(name) else None
     else:
         found = which(name, path_value, cwd)
     if found is None:
         return None
-    return Program(os.path.realpath(found), os.path.basename(found))
+    real = real_path(found)
+    if real is None:
+        raise LookupError(name)
+    return Program(real, os.path.basename(found))
 
 
 def trusted_path(path_value: str, workspace: str) -> str:

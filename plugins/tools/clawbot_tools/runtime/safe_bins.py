@@ -16,29 +16,35 @@ argument list is provably harmless:
   option value, or where the bin wants text (a pattern), asks;
 * every file it reads resolves (``~`` expanded, relative to the command's directory,
   symlinks followed) inside the workspace: path operands, ``-f FILE``-style values, and
-  the current directory for ``ls`` and ``grep -r`` without operands. A glob operand is
-  checked by its fixed directory and by what it matches when the check runs.
+  the current directory for ``ls`` and ``grep -r`` without operands. Paths are resolved
+  with :func:`~clawbot_tools.runtime.executables.real_path` (a step through ``/proc``
+  asks). A glob operand is checked by its fixed directory and by every entry it *could*
+  match when the check runs: each run of ``*``/``?``/``[...]`` may stand for any text
+  (Python's glob is not the shell's), and a glob component that starts with ``.`` or
+  could match ``.`` or ``..`` asks (dash and older bash match them with ``.*``). A glob operand also
+  asks for bins whose operand count changes what they do (``uniq IN OUT`` writes OUT) and
+  for names without a table here.
 
 A name in ``safe_bins`` without a table here runs unasked only without options, and with
-operands that are paths inside the workspace.
+at most one operand: a path inside the workspace (``xxd IN OUT`` writes OUT).
 """
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 from collections.abc import Mapping, Sequence
 
 import attrs
 
-from clawbot_tools.runtime.executables import inside
+from clawbot_tools.runtime.executables import inside, real_path, spend
 from clawbot_tools.runtime.shell_lexer import GLOB_CHARS, Word
 
 FLAG, VALUE, PATH, OPTIONAL = "flag", "value", "path", "optional"  # what an option takes
 TEXT = "text"  # an operand that is not a file (a pattern, a set of characters, a name)
 READABLE_DEVICES = frozenset({"-", "/dev/null", "/dev/stdin", "/dev/zero", "/dev/urandom"})
 MAX_GLOB_MATCHES = 2000
+DIGITS = re.compile(r"-[0-9]+")  # ASCII only: str.isdigit and \d accept "²" and "٣"
 
 
 @attrs.frozen
@@ -155,7 +161,7 @@ UNKNOWN = Spec({}, {}, known=False)
 
 def check(name: str, argv: Sequence[Word], *, cwd: str | None, workspace: str, home: str | None) -> str | None:
     """Why running safe bin ``name`` with ``argv`` is not provably harmless, or ``None``."""
-    return _Checker(name, SPECS.get(name, UNKNOWN), cwd, os.path.realpath(workspace), home).run(list(argv[1:]))
+    return _Checker(name, SPECS.get(name, UNKNOWN), cwd, real_path(workspace) or workspace, home).run(list(argv[1:]))
 
 
 class _Checker:
@@ -182,7 +188,7 @@ class _Checker:
             if text == "--":
                 end_of_options = True
                 continue
-            if self.spec.numeric and re.fullmatch(r"-\d+", text):
+            if self.spec.numeric and DIGITS.fullmatch(text):
                 continue
             reason, i = self._long(word, args, i) if text.startswith("--") else self._short(word, args, i)
             if reason:
@@ -258,6 +264,8 @@ class _Checker:
         spec = self.spec
         if spec.max_operands is not None and len(operands) > spec.max_operands:
             return f"writes a file ({self.name} INPUT OUTPUT)"
+        if not spec.known and len(operands) > 1:
+            return f"{self.name} has no list of harmless options, so it runs unasked only with one operand (a second one may be written)"
         files = 0
         for index, (word, after_dashes) in enumerate(operands):
             if _unfixed(word):
@@ -274,6 +282,11 @@ class _Checker:
                     return f"the argument {word.raw!r} of {self.name} is a glob the shell may replace with file names; quote it"
                 continue
             files += 1
+            if word.glob and (spec.max_operands is not None or not spec.known):
+                return (
+                    f"the glob {word.raw!r} may expand to several files, and {self.name} treats a further operand "
+                    "differently (it may write it); name the files exactly"
+                )
             reason = self._glob(word, after_dashes) if word.glob else self._path(word.value, word.raw, tilde=word.tilde)
             if reason:
                 return reason
@@ -294,7 +307,9 @@ class _Checker:
             path = self.home + text[1:]
         if not os.path.isabs(path) and self.cwd is None:
             return f"cannot tell which file {raw!r} is (the directory is not known after cd)"
-        real = os.path.realpath(os.path.join(self.cwd or "/", path))
+        real = real_path(os.path.join(self.cwd or "/", path))
+        if real is None:
+            return f"cannot tell which file {raw!r} is (it goes through /proc, or through too many symlinks)"
         if inside(self.workspace, real):
             return None
         return f"{self.name} reads {text} outside the workspace"
@@ -319,13 +334,30 @@ class _Checker:
         full = os.path.join(self.cwd or "/", pattern)
         parts = full.split("/")
         first_glob = next((k for k, part in enumerate(parts) if any(c in part for c in GLOB_CHARS)), len(parts))
+        for part in parts[first_glob:]:
+            if not any(c in part for c in GLOB_CHARS):
+                continue
+            loose = _loose(part)
+            if part.startswith(".") or loose.fullmatch(".") or loose.fullmatch(".."):
+                return (
+                    f"the glob {raw!r} has a part ({part}) the shell may match with '.' or '..' "
+                    "(dash does for '.*'); it cannot be checked"
+                )
         fixed = "/".join(parts[:first_glob]) or "/"
-        if not inside(self.workspace, os.path.realpath(fixed)):
+        real_fixed = real_path(fixed)
+        if real_fixed is None:
+            return f"cannot tell which files {raw!r} names (it goes through /proc, or through too many symlinks)"
+        if not inside(self.workspace, real_fixed):
             return f"{self.name} reads {pattern} outside the workspace"
-        for count, match in enumerate(glob.iglob(full)):
-            if count >= MAX_GLOB_MATCHES:
+        # the word itself (what the shell passes when nothing matches) and every entry it could match
+        candidates = [full, *_could_match(fixed, parts[first_glob:])]
+        for count, match in enumerate(candidates):
+            if count > MAX_GLOB_MATCHES:
                 return f"the glob {raw!r} matches more than {MAX_GLOB_MATCHES} files; they cannot all be checked"
-            if not inside(self.workspace, os.path.realpath(match)):
+            real = real_path(match)
+            if real is None:
+                return f"cannot tell which file {match} (matched by {raw}) is (it goes through /proc, or through too many symlinks)"
+            if not inside(self.workspace, real):
                 return f"{self.name} reads {match} (matched by {raw}) outside the workspace"
         return None
 
@@ -343,3 +375,69 @@ class _Checker:
 
 def _unfixed(word: Word) -> bool:
     return word.expands or word.brace or word.placeholder
+
+
+def _loose(part: str) -> re.Pattern[str]:
+    """A regex matching at least every name the shell's pattern ``part`` matches.
+
+    ``*`` and ``?`` stand for any text (``?`` for one or more characters: a multibyte
+    character is several bytes in the C locale), and everything from the first ``[`` to
+    the last ``]`` for any text: bracket expressions (``[!a]``, ``[^a]``, ``[[:alpha:]]``)
+    and locale rules are over-approximated, never guessed. A leading ``*``/``?`` does not
+    match a leading ``.`` in any shell; one that starts with ``[`` may (so dot files are
+    candidates, and a part this could match ``.`` or ``..`` with asks).
+    """
+    start, end = part.find("["), part.rfind("]")
+    brackets = (start, end) if 0 <= start < end else (-1, -1)
+    out = ["(?!\\.)"] if part[:1] in "*?" else []
+    i = 0
+    while i < len(part):
+        c = part[i]
+        if i == brackets[0]:
+            out.append(".*")
+            i = brackets[1] + 1
+        elif c == "*":
+            out.append(".*")
+            i += 1
+        elif c == "?":
+            out.append(".+")
+            i += 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return re.compile("".join(out), re.S)
+
+
+def _could_match(fixed: str, parts: list[str]) -> list[str]:
+    """Every existing path under ``fixed`` that the pattern ``parts`` could match (an over-approximation)."""
+    current = [fixed]
+    for index, part in enumerate(parts):
+        if not part:
+            continue
+        if not any(c in part for c in GLOB_CHARS):
+            current = [os.path.join(path, part) for path in current]
+            continue
+        pattern = _loose(part)
+        last = index == len(parts) - 1
+        found: list[str] = []
+        for directory in current:
+            try:
+                with os.scandir(directory) as entries:
+                    for entry in entries:
+                        spend(entries=1)
+                        if pattern.fullmatch(entry.name) and (last or _is_dir(entry)):
+                            found.append(os.path.join(directory, entry.name))
+                            if len(found) > MAX_GLOB_MATCHES:
+                                return found
+            except OSError:
+                continue
+        current = found
+    return current
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        # a symlink counts as a directory: where it leads is judged by real_path, not here
+        return entry.is_symlink() or entry.is_dir()
+    except OSError:
+        return True

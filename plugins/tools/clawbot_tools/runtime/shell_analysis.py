@@ -15,7 +15,8 @@ than allows. That includes:
   ``coproc``): commands inside them are still analysed (so the destructive check and
   ``sudo`` detection see them), but the line is never "provably allowed";
 * any word holding a ``$`` expansion, substitution or brace expansion (``{a,b}``), except
-  the arguments of the ``echo``/``printf`` builtins, which only print them; the lexer adds
+  the arguments of the ``echo``/``printf`` builtins, which only print them (but printf's
+  format must be a fixed word not starting with ``-``, and ``-v`` anywhere asks); the lexer adds
   everything it cannot take apart (``$(...)``, backticks, ``${x-...}``, ``$((...))``,
   here-documents that expand code, unclosed quotes);
 * ``xargs`` (it runs a command with arguments read from its input) and unknown or
@@ -25,11 +26,22 @@ than allows. That includes:
   ``declare``/``typeset``/``local``, ``let``, ``printf -v``, ``test -v`` (bash evaluates
   the name as arithmetic, which can run commands), ``export``/``readonly`` of anything but
   plain ``NAME=value`` words, ``set`` options other than ``-e -u -x -v -f -C`` and a few
-  ``-o`` names.
+  ``-o`` names;
+* a shell looked through (``sh -c``, ``bash -c``) with options other than ``-c`` and
+  ``-e -u -x -v -f`` (``-o`` errexit, nounset, pipefail, xtrace, verbose, noglob, posix;
+  ``--norc``, ``--noprofile``, ``--posix``): ``-k``, ``-l``/``--login``, ``-i``, ``-s``,
+  ``-p``, ``-a``, ``-O``, ``--rcfile`` ... ask.
+
+Variables set for commands (``NAME=value cmd``, ``NAME=value``, ``env NAME=value``,
+``export NAME=value``) are listed in ``Analysis.assignments`` with their value (``None``
+when it is not a fixed word); the policy decides which names may be set.
 
 ``cd`` is followed (so relative paths are judged where they really point), the way the
 shell does it: logically for ``..``, and only into a directory that exists; after a ``cd``
-that might fail, or one run in a pipeline or in the background, the directory is unknown.
+that might fail, one run in a pipeline or in the background, or one that might be skipped
+or whose failure changes what runs (not the first command of its ``&&``/``||`` list, or
+followed by ``||``), the directory is unknown. Paths are resolved with
+:func:`~clawbot_tools.runtime.executables.real_path` (``cd /proc/self/cwd`` is unknown).
 """
 
 from __future__ import annotations
@@ -39,6 +51,7 @@ import re
 
 import attrs
 
+from clawbot_tools.runtime.executables import real_path
 from clawbot_tools.runtime.shell_lexer import Op, Word, lex
 
 MAX_DEPTH = 8  # sh -c inside sh -c ...
@@ -94,6 +107,9 @@ KEYWORDS = frozenset({
 KEYWORDS_BEFORE_A_COMMAND = frozenset({"if", "then", "else", "elif", "while", "until", "do", "{", "coproc"})
 SET_FLAGS = frozenset("euxvfC")
 SET_O_NAMES = frozenset({"errexit", "nounset", "xtrace", "verbose", "pipefail", "noglob", "noclobber"})
+SHELL_FLAGS = frozenset("ceuxvf")  # sh -c, plus options that only stop early or trace
+SHELL_O_NAMES = frozenset({"errexit", "nounset", "pipefail", "xtrace", "verbose", "noglob", "posix"})
+SHELL_LONG = frozenset({"--norc", "--noprofile", "--posix"})
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh"})
 PRIVILEGED = frozenset({"sudo", "doas", "su", "pkexec", "run0"})
 
@@ -128,6 +144,7 @@ class Analysis:
     privileged: tuple[str, ...]  # sudo, doas ... found
     wrappers: tuple[Command, ...]  # programs looked through (sh -c, env, nice, xargs ...)
     assigned: tuple[str, ...]  # variable names set for commands (VAR=x cmd, env VAR=x, export VAR=)
+    assignments: tuple[tuple[str, str | None], ...] = ()  # (name, value; None: not a fixed word)
 
 
 class _Collector:
@@ -138,7 +155,13 @@ class _Collector:
         self.privileged: list[str] = []
         self.wrappers: list[Command] = []
         self.assigned: list[str] = []
+        self.assignments: list[tuple[str, str | None]] = []
         self.keywords: list[str] = []
+
+    def assign(self, word: Word, text: str | None = None) -> None:
+        name, _, value = (word.value if text is None else text).partition("=")
+        self.assigned.append(name)
+        self.assignments.append((name, value if word.literal else None))
 
     def problem(self, text: str) -> None:
         if text not in self.problems:
@@ -152,7 +175,8 @@ def analyse(command: str, cwd: str, home: str | None = None) -> Analysis:
     if out.keywords:
         out.problem(f"shell keywords ({', '.join(out.keywords)}): compound commands (if, for, while, case, {{ }}, [[ ]] ...) are not analysed")
     return Analysis(
-        tuple(out.commands), tuple(out.redirects), tuple(out.problems), tuple(out.privileged), tuple(out.wrappers), tuple(out.assigned)
+        tuple(out.commands), tuple(out.redirects), tuple(out.problems), tuple(out.privileged), tuple(out.wrappers), tuple(out.assigned),
+        tuple(out.assignments),
     )
 
 
@@ -168,15 +192,45 @@ def _script(source: str, state: dict, home: str | None, out: _Collector, *, dept
     redirects: list[Redirect] = []
     pending_redirect: Op | None = None
     in_pipeline = False
+    # the current and-or list ("a && b || c"): its && / || so far, where it started, and
+    # whether a cd in it that may be skipped makes the directory unknown once it ends
+    and_or: list[str] = []
+    list_start = (state["cwd"], state["pwd"])
+    state["reset_at_end"] = False
+    last_op: str | None = None
 
     def finish(next_op: str | None) -> None:
-        nonlocal segment, redirects, in_pipeline
+        nonlocal segment, redirects, in_pipeline, list_start, last_op
+        if not segment and not redirects and next_op == "\n" and last_op in ("&&", "||", "|", "|&"):
+            return  # "a &&<newline>b", "a |<newline>b": the list goes on
+        last_op = next_op
         # in a pipeline or in the background, a command runs in a subshell: its cd stays there
         detached = in_pipeline or next_op in ("|", "|&", "&")
+        if next_op == "||" or "||" in and_or:
+            state["cd_mode"] = "unknown"  # a cd that may be skipped, or whose failure runs what follows
+        elif and_or:
+            state["cd_mode"] = "and"  # runs only if what precedes succeeded: known for the && after it
+        else:
+            state["cd_mode"] = "first"
         out.redirects.extend(attrs.evolve(r, cwd=state["cwd"]) for r in redirects)
         if segment:
             _simple(segment, state, home, out, depth=depth, via=via, detached=detached)
+        state["cd_mode"] = "first"
         in_pipeline = next_op in ("|", "|&")
+        if in_pipeline:
+            pass
+        elif next_op in ("&&", "||"):
+            and_or.append(next_op)
+            if next_op == "||" and state["reset_at_end"]:
+                state["cwd"] = state["pwd"] = None  # after ||: with or without that cd
+        else:  # the list ends
+            if next_op == "&":  # the whole list ran in the background: its cds stay there
+                state["cwd"], state["pwd"] = list_start
+            elif state["reset_at_end"]:
+                state["cwd"] = state["pwd"] = None
+            and_or.clear()
+            state["reset_at_end"] = False
+            list_start = (state["cwd"], state["pwd"])
         segment, redirects = [], []
 
     for token in lexed.tokens:
@@ -227,13 +281,13 @@ def _simple(words: list[Word], state: dict, home: str | None, out: _Collector, *
     # leading VAR=value assignments
     start = 0
     while start < len(words) and ASSIGNMENT.match(words[start].raw):
-        out.assigned.append(words[start].raw.split("=", 1)[0])
+        out.assign(words[start])
         start += 1
     argv = words[start:]
     printer = bool(argv) and argv[0].literal and argv[0].value in PRINTERS
     for index, word in enumerate(words):
-        if printer and index > start:
-            continue  # echo/printf arguments are only printed
+        if printer and index > start and not (word.brace and argv[0].value == "printf"):  # printf {-v,PATH}
+            continue  # echo/printf arguments are only printed (printf's format is checked in _builtin)
         if word.expands:
             out.problem(f"{word.raw!r} holds a $ expansion or substitution, whose value is not known here")
         elif word.brace:
@@ -300,8 +354,7 @@ def _builtin(argv: list[Word], state: dict, home: str | None, out: _Collector, *
     if name in ("echo", ":", "true", "false"):
         return
     if name == "printf":
-        if args and args[0].value.startswith("-v"):
-            out.problem("printf -v sets a variable")
+        _printf(args, out)
         return
     unfixed = [w for w in args if not w.literal]
     for word in unfixed:
@@ -334,7 +387,8 @@ def _cd(args: list[Word], state: dict, home: str | None, *, detached: bool) -> N
         elif flag != "-L":
             state["cwd"] = state["pwd"] = None  # cd -e, -@ ...: not followed
             return
-    if detached or state["cwd"] is None or len(args) > 1:
+    mode = state.get("cd_mode", "first")
+    if detached or mode == "unknown" or state["cwd"] is None or len(args) > 1:
         state["cwd"] = state["pwd"] = None
         return
     if not args:
@@ -349,15 +403,31 @@ def _cd(args: list[Word], state: dict, home: str | None, *, detached: bool) -> N
         state["cwd"] = state["pwd"] = None
         return
     if physical:
-        logical = os.path.realpath(os.path.join(state["cwd"], target))
+        logical = real_path(os.path.join(state["cwd"], target))
     else:  # the shell's default: ".." removes the last component of $PWD, not of the real path
         logical = os.path.normpath(os.path.join(state["pwd"] or state["cwd"], target))
-    real = os.path.realpath(logical)
-    if not (os.path.isdir(real) and os.access(real, os.X_OK)):
+    real = real_path(logical) if logical is not None else None
+    if real is None or not (os.path.isdir(real) and os.access(real, os.X_OK)):
         # the cd may fail (or the directory may appear later): then what follows runs elsewhere
         state["cwd"] = state["pwd"] = None
         return
     state["cwd"], state["pwd"] = real, logical
+    if mode == "and":  # it may not have run: after its and-or list, the directory is unknown
+        state["reset_at_end"] = True
+
+
+def _printf(args: list[Word], out: _Collector) -> None:
+    """printf prints, unless its format is an option (``printf $X ...`` with X=-v sets a variable)."""
+    if any(w.value.startswith("-v") for w in args):
+        out.problem("printf -v sets a variable")
+        return
+    if args and args[0].literal and args[0].value == "--":
+        args = args[1:]
+    elif args and args[0].value.startswith("-"):
+        out.problem(f"printf option {args[0].raw!r} is not understood")
+        return
+    if args and not args[0].literal:
+        out.problem(f"the format {args[0].raw!r} of printf is not a fixed word (it could be an option such as -v)")
 
 
 def _export(name: str, args: list[Word], out: _Collector) -> None:
@@ -369,7 +439,7 @@ def _export(name: str, args: list[Word], out: _Collector) -> None:
                 out.problem(f"{name} option {text!r} is not understood")
         elif PLAIN_NAME.fullmatch(text):
             if "=" in text:
-                out.assigned.append(text.split("=", 1)[0])
+                out.assign(word)
         else:
             out.problem(f"{name} {text!r} is not a plain NAME or NAME=value")
 
@@ -478,21 +548,25 @@ def _shell(argv, state, home, out, *, depth, via, detached, default_path):
         if text in ("--", "-"):
             rest = rest[1:]
             break
-        if text in ("-o", "+o", "-O", "+O"):
+        if text in ("-o", "+o"):
+            if len(rest) < 2 or rest[1].value not in SHELL_O_NAMES or not rest[1].literal:
+                shown = rest[1].raw if len(rest) > 1 else ""
+                out.problem(f"{name} {text} {shown} is not known to be harmless".replace("  ", " "))
+                return
             rest = rest[2:]
             continue
         if text.startswith("--"):
-            if text not in ("--login", "--norc", "--noprofile", "--posix", "--noediting", "--restricted"):
-                out.problem(f"{name} option {text!r} is not understood")
+            if text not in SHELL_LONG:
+                out.problem(f"{name} option {text!r} is not known to be harmless (it may read start-up files or change how the script is read)")
                 return
             rest = rest[1:]
             continue
         if text[:1] in ("-", "+") and len(text) > 1:
-            if "c" in text[1:]:
-                wants_script = True
-            if "s" in text[1:] or "i" in text[1:]:
-                out.problem(f"{name} {text} reads commands from its input")
+            if not set(text[1:]) <= SHELL_FLAGS:
+                out.problem(f"{name} option {text!r} is not known to be harmless (only -c, -e, -u, -x, -v, -f are)")
                 return
+            if "c" in text[1:]:
+                wants_script = text[0] == "-"
             rest = rest[1:]
             continue
         break
@@ -536,7 +610,7 @@ def _env(argv, state, home, out, *, depth, via, detached, default_path):
         else:
             break
     while rest and ASSIGNMENT.match(rest[0].value):
-        out.assigned.append(rest[0].value.split("=", 1)[0])
+        out.assign(rest[0])
         rest = rest[1:]
     if not rest:
         out.commands.append(Command(tuple(argv), state["cwd"], via))  # env alone prints the environment
@@ -555,7 +629,7 @@ def _simple_wrapper(label: str, takes_value: set[str], flags: set[str], position
 
 
 def _nice(argv, state, home, out, *, depth, via, detached, default_path):
-    if len(argv) > 1 and re.fullmatch(r"-\d+", argv[1].value):
+    if len(argv) > 1 and re.fullmatch(r"-[0-9]+", argv[1].value):
         argv = [argv[0], *argv[2:]]  # nice -10 cmd
     _simple_wrapper("nice", {"-n", "--adjustment"}, set())(argv, state, home, out, depth=depth, via=via, detached=detached, default_path=default_path)
 

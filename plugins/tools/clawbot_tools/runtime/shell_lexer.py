@@ -31,6 +31,10 @@ SPECIAL_PARAMS = "@*#?$!-0123456789"
 GLOB_CHARS = "*?["
 CONTINUATION_JOINS = "$|&;<>("  # a \<newline> after these may join an operator or a $-form
 QUOTED_MARK = "\x00"  # stands for a quoted character in Word.mask
+DIGITS = "0123456789"  # ASCII: str.isdigit accepts "²"
+WORD_END = " \t\n;|&<>"  # a $ before these (or at the end) is a plain "$" in every shell
+BAD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 SIMPLE_BRACED = re.compile(r"\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])\}")
 
 
@@ -123,6 +127,12 @@ def lex(source: str) -> Lexed:
     word = _Builder()
     heredocs: list[int] = []  # indices of << operators whose bodies start after the next newline
     i, n = 0, len(source)
+    bad = BAD_CHARS.search(source)
+    if bad is not None:
+        problems.append(
+            f"the line holds the character {bad.group()!r}: control characters and text that is not valid "
+            "Unicode (lone surrogates) are not analysed"
+        )
 
     def flush(end: int) -> None:
         nonlocal word
@@ -171,7 +181,9 @@ def lex(source: str) -> Lexed:
             end = source.find("\n", i)
             i = n if end < 0 else end
         elif c in "|&;\n<>()":
-            if c in "<>" and word.started and not word.quoted and all(ch.isdigit() for ch in word.value):
+            if c in "<>" and word.started and not word.quoted and NAMED_FD.fullmatch("".join(word.value)):
+                note("a {NAME}> redirection (bash puts a file descriptor number in NAME)")
+            if c in "<>" and word.started and not word.quoted and _all_digits("".join(word.value)):
                 prefix, word = "".join(word.value), _Builder()  # an fd number: 2>file
             else:
                 prefix = ""
@@ -197,6 +209,10 @@ def lex(source: str) -> Lexed:
             i += 1
     flush(n)
     return Lexed(tuple(tokens), tuple(problems))
+
+
+def _all_digits(text: str) -> bool:
+    return bool(text) and all(ch in DIGITS for ch in text)
 
 
 def _heredoc_bodies(source: str, i: int, pending: list[list[Token]], note) -> int:
@@ -329,6 +345,11 @@ def _dollar(source: str, i: int, word: _Builder, note, *, quoted: bool) -> int:
         end = min(n, j + 1)
         word.add(source[i:end], quoted=True)
         return end
+    if not (nxt == "" or nxt in WORD_END or (quoted and nxt in "\"'")):
+        # $"..." is a translated string in bash (looked up in a message catalogue); $%, $/ ...
+        # are plain text, but nothing here depends on telling them apart
+        note(f"a $ followed by {nxt!r} (bash reads $\"...\" as a translated string; only $NAME, ${{NAME}} and $? ... are analysed)")
+        word.expands = True
     word.add("$", quoted=quoted)
     return i + 1
 

@@ -1,0 +1,427 @@
+"""Regression tests for the second review of the exec gate (findings 1-13).
+
+Each finding has a table of lines the gate must not let run unasked in ``allowlist`` mode.
+Where running is involved, the line goes to :func:`decide`; if (wrongly) allowed, it is run
+for real with ``/bin/sh`` and with ``bash`` in a tmp workspace, and the test checks that no
+payload ran (no ``pwned`` file, nothing written outside the workspace) and that the secret
+outside the workspace was not printed. Some rows also go through the real ``exec`` tool
+(without a chat, so a line that asks cannot run). Before the fixes, every table let
+something through.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clawbot import TextBlock, ToolCall, ToolResult
+from clawbot.types import ApprovalTicket, PluginContext
+from clawbot_tools.config import ToolsSettings
+from clawbot_tools.runtime import safe_bins, tools
+from clawbot_tools.runtime import exec_policy as policy
+from clawbot_tools.runtime.approval_flow import pending
+from clawbot_tools.runtime.config import ExecSettings
+from clawbot_tools.runtime.context import Job
+from clawbot_tools.runtime.envscrub import EnvRefused, child_env, extra_env
+from clawbot_tools.runtime.exec_policy import PolicyInput, Verdict, decide, never_always
+from clawbot_tools.runtime.executables import Program, real_path
+from clawbot_tools.runtime.shell_lexer import Op, Word, lex
+
+SYSTEM_PATH = os.environ.get("PATH", os.defpath)
+SECRET = "TOPSECRET-4711"
+SHELLS = [shell for shell in ("/bin/sh", shutil.which("bash")) if shell]
+
+
+# --- the world ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Path:
+    """tmp/ws (the workspace), tmp/secret.txt (outside it), a home whose profile leaves a trace."""
+    ws = tmp_path / "ws"
+    (ws / "sub").mkdir(parents=True)
+    (ws / "big.txt").write_text("touch pwned\n" * 20000)  # run as commands if sort's compressor is sh
+    (ws / "a.txt").write_text("b\na\n")
+    (ws / "z.txt").write_text("ZZZ\n")
+    (tmp_path / "secret.txt").write_text(SECRET + "\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    for profile in (".profile", ".bash_profile", ".bashrc"):
+        (home / profile).write_text(f"touch {ws}/pwned-profile\n")
+    evil = ws / "evilbin" / "ls"
+    evil.parent.mkdir()
+    evil.write_text("#!/bin/sh\ntouch pwned\n")
+    evil.chmod(evil.stat().st_mode | stat.S_IXUSR)
+    return tmp_path
+
+
+def given(world: Path, **settings: Any) -> PolicyInput:
+    settings.setdefault("allowlist", [])  # only the default safe bins
+    ws = os.path.realpath(world / "ws")
+    path_value = settings.pop("path_value", SYSTEM_PATH)
+    return PolicyInput(settings=ExecSettings(**settings), cwd=ws, workspace=ws, path_value=path_value, home=str(world / "home"))
+
+
+def verdict(command: str, world: Path, **settings: Any) -> Verdict:
+    return decide(command, given(world, **settings))
+
+
+def traces(world: Path) -> list[str]:
+    """Evidence that a payload ran."""
+    found = [p.name for p in (world / "ws").glob("pwned*")]
+    found += [p.name for p in world.glob("outside*")]
+    return found
+
+
+def run_if_allowed(command: str, world: Path, shell: str) -> tuple[Verdict, str]:
+    """The gate's verdict, and the output of the line if the gate let it run."""
+    command = command.replace("{world}", str(world))
+    found = verdict(command, world)
+    if found.action != "run":
+        return found, ""
+    env = {"PATH": SYSTEM_PATH, "HOME": str(world / "home"), "LANG": "C.UTF-8", "PWD": str(world / "ws")}
+    done = subprocess.run([shell, "-c", command], cwd=world / "ws", env=env, capture_output=True, text=True, timeout=20)
+    return found, done.stdout + done.stderr
+
+
+def assert_blocked(command: str, world: Path) -> None:
+    for shell in SHELLS:
+        found, output = run_if_allowed(command, world, shell)
+        assert found.action == "ask", (shell, command, found)
+        assert SECRET not in output and traces(world) == [], (shell, command, output)
+
+
+class Harness:
+    def __init__(self, world: Path, **exec_settings: Any) -> None:
+        self.ws = world / "ws"
+        self.closers: list[Any] = []
+        env = {"PATH": SYSTEM_PATH, "HOME": str(world / "home"), "LANG": "C.UTF-8"}
+        ctx = PluginContext(plugin_name="tools", config=None, state_dir=world / "state", env=env, on_close=self.closers.append)
+        self.tools = {t.name: t for t in tools(ToolsSettings(exec=ExecSettings(**exec_settings)), ctx)}
+
+    async def call(self, name: str, **arguments: Any) -> ToolResult:
+        return await self.tools[name].handler(ToolCall("c1", name, arguments, "main", "agent:main:review2", self.ws))
+
+    async def close(self) -> None:
+        for closer in self.closers:
+            await closer()
+
+
+@pytest.fixture
+async def gate(world: Path):
+    harness = Harness(world)  # allowlist mode with the default safe bins; no chat: asking means nothing runs
+    yield harness
+    await harness.close()
+
+
+def text_of(result: ToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, TextBlock))
+
+
+# --- the tables: lines that ran (or printed the secret) before the fixes ------------------
+
+BLOCKED = [
+    # 1: a cd skipped by && / || was still followed
+    ("1", "false && cd sub; head ../secret.txt"),
+    ("1", "true || cd sub; head ../secret.txt"),
+    ("1", "false && cd sub; echo x > ../outside.txt"),
+    ("1", "false && cd sub\nhead ../secret.txt"),
+    ("1", "false &&\ncd sub; head ../secret.txt"),
+    ("1", "ls nope && cd sub || head ../secret.txt"),
+    ("1", "cd sub && true & head ../secret.txt"),  # the whole list ran in the background
+    # 2: assignments that change how options are parsed
+    ("2", "POSIXLY_CORRECT=1 head a.txt -n ../secret.txt"),
+    ("2", "POSIXLY_CORRECT=1 grep -h TOP a.txt -e {world}/secret.txt"),
+    ("2", "export POSIXLY_CORRECT=1; head a.txt -n ../secret.txt"),
+    ("2", "env POSIXLY_CORRECT=1 head a.txt -n ../secret.txt"),
+    # 3: globs the shell matches differently from Python's glob (. and .., bracket negation)
+    ("3", "head ./.*/secret.txt"),
+    ("3", "head ./.?/secret.txt"),
+    ("3", "grep -r TOPSECRET ./.*"),
+    ("3", "head ./[.][.]/secret.txt"),
+    # 4: Unicode digits are no fd number
+    ("4", "grep -ve ²>/dev/stdout {world}/secret.txt"),
+    # 5: bash's $"..." (a translated string)
+    ("5", "bash -c 'sort -S 1k $\"--compress-program=sh\" big.txt >/dev/null'"),
+    ("5", "bash -c 'head $\"{world}/secret.txt\"'"),
+    ("5", "bash -c 'echo x > $\"{world}/outside.txt\"'"),
+    # 6: printf's format as an option
+    ("6", "bash -c \"X=-v; printf \\$X 'a[\\$(touch pwned)]' hi\""),
+    ("6", "bash -c 'printf {-v,PATH} evilbin; ls'"),
+    # 7: options of a looked-through shell
+    ("7", "bash -k -c 'ls PATH=evilbin'"),
+    ("7", "bash -o keyword -c 'ls PATH=evilbin'"),
+    ("7", "sh -l -c true"),
+    ("7", "bash -l -c true"),
+    ("7", "bash --login -c true"),
+    ("7", "bash -i -c true"),
+    ("7", "bash --rcfile {world}/home/.bashrc -i -c true"),
+]
+
+
+@pytest.mark.parametrize(("finding", "command"), BLOCKED, ids=[f"{f}:{c[:60]}" for f, c in BLOCKED])
+def test_review2_bypasses_ask_and_nothing_runs(finding: str, command: str, world: Path) -> None:
+    assert_blocked(command, world)
+
+
+REAL_EXEC = [
+    "false && cd sub; head ../secret.txt",
+    "POSIXLY_CORRECT=1 head a.txt -n ../secret.txt",
+    "head ./.*/secret.txt",
+    "bash -c 'sort -S 1k $\"--compress-program=sh\" big.txt >/dev/null'",
+    "sh -l -c true",
+]
+
+
+@pytest.mark.parametrize("command", REAL_EXEC)
+async def test_review2_bypasses_through_the_exec_tool(command: str, world: Path, gate: Harness) -> None:
+    result = await gate.call("exec", command=command, timeout=20)
+    assert result.details.get("status") == "approval-unavailable", text_of(result)
+    assert SECRET not in text_of(result) and traces(world) == []
+
+
+# --- 1: cd and && / || ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("command", "action"), [
+    ("cd sub && ls", "run"),
+    ("cd sub && ls && cd .. && ls", "run"),  # each cd is joined by && to what follows it
+    ("cd sub; ls", "run"),
+    ("cd sub && ls; ls", "run"),  # a first cd into a directory that exists is followed
+    ("true && cd sub; ls", "ask"),
+    ("true && cd sub && ls", "run"),
+    ("cd sub || ls", "ask"),
+    ("true && cd sub || ls", "ask"),
+    ("true && cd sub; echo x > out.txt", "ask"),
+])
+def test_cd_is_followed_only_where_it_certainly_ran(command: str, action: str, world: Path) -> None:
+    assert verdict(command, world).action == action, command
+
+
+# --- 2: assignments ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("command", "action"), [
+    ("TZ=x date", "ask"),
+    ("TZ=:{world}/secret.txt date", "ask"),
+    ("LANGUAGE=x ls", "ask"),
+    ("FOO=1 ls", "ask"),
+    ("X=1; echo $X", "ask"),
+    ("export TZ=x; date", "ask"),
+    ("LC_ALL=/tmp/x ls", "ask"),
+    ("LANG=$X ls", "ask"),
+    ("LANG=C ls", "run"),
+    ("LC_ALL=C.UTF-8 LC_COLLATE=C sort a.txt", "run"),
+    ("COLUMNS=80 NO_COLOR=1 TERM=dumb ls", "run"),
+    ("env LANG=C ls", "run"),
+])
+def test_only_harmless_variables_may_be_set(command: str, action: str, world: Path) -> None:
+    assert verdict(command.replace("{world}", str(world)), world).action == action, command
+
+
+def test_the_model_may_not_set_or_inherit_posixly_correct() -> None:
+    for name in ("POSIXLY_CORRECT", "GREP_OPTIONS", "GLOBIGNORE"):
+        with pytest.raises(EnvRefused):
+            extra_env({name: "1"})
+    assert "POSIXLY_CORRECT" not in child_env({"POSIXLY_CORRECT": "1", "PATH": "/bin"}, [], {})
+    with pytest.raises(EnvRefused):
+        extra_env({"PATH\n": "x"})
+
+
+# --- 3 and 9: globs ----------------------------------------------------------------------------
+
+
+def test_globs_are_judged_by_everything_they_could_match(world: Path) -> None:
+    ws = world / "ws"
+    assert verdict("grep -c a ./[ab].txt ./?.txt", world).action == "run"
+    (ws / "link.txt").symlink_to(world / "secret.txt")
+    for command in ("head ./l[^x]nk.txt", "head ./l[!x]nk.txt", "head ./l[[:alpha:]]nk.txt", "head ./[l]ink.txt", "head ./l*"):
+        assert_blocked(command, world)
+    assert verdict("head ./a*", world).action == "run"
+    assert verdict("grep -c a ./[ab].txt", world).action == "ask"  # it could be link.txt: over-approximated
+
+
+def test_a_glob_operand_asks_where_the_operand_count_matters(world: Path) -> None:
+    before = (world / "ws" / "z.txt").read_text()
+    assert_blocked("uniq ./[az].txt", world)
+    assert (world / "ws" / "z.txt").read_text() == before
+    assert verdict("uniq a.txt", world).action == "run"
+    ws = os.path.realpath(world / "ws")
+    words = [Word(w, w) for w in ("xxd", "a.txt", "z.txt")]
+    assert safe_bins.check("xxd", words, cwd=ws, workspace=ws, home=None) is not None  # xxd IN OUT writes OUT
+    assert safe_bins.check("xxd", words[:2], cwd=ws, workspace=ws, home=None) is None
+    glob_word = [words[0], Word("./*.txt", "./*.txt", glob=True)]
+    assert safe_bins.check("xxd", glob_word, cwd=ws, workspace=ws, home=None) is not None
+
+
+# --- 4: ASCII only ------------------------------------------------------------------------------
+
+
+def test_only_ascii_digits_make_an_fd_number() -> None:
+    tokens = lex("grep -ve ²>/dev/stdout x").tokens
+    assert Word("²", "²") in tokens and Op(">", redirect=True) in tokens
+    assert Op("2>", redirect=True) in lex("ls 2>/dev/null").tokens
+
+
+@pytest.mark.parametrize("command", [
+    "head a.txt\x0b../secret.txt", "ls\x00", "ls\r", "echo \x1b[31m", "ls {PATH}>/dev/null", "nice -٣ ls",
+])
+def test_control_characters_and_odd_digits_ask(command: str, world: Path) -> None:
+    assert verdict(command, world).action == "ask", command
+
+
+# --- 5 and 6: $ forms and printf ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("command", "action"), [
+    ('echo $"x"', "ask"),
+    ('echo x > $"out.txt"', "ask"),
+    ("echo $/", "ask"),
+    ("printf $X 'a[$(touch pwned)]' hi", "ask"),
+    ("printf $X PS4 '$(touch pwned)'", "ask"),
+    ("printf -v X hi", "ask"),
+    ("printf %s -v", "ask"),
+    ("printf -- -x", "run"),
+    ("printf '%s\\n' $HOME", "run"),
+    ("echo $HOME ${USER} $? \"a$\" b$", "run"),
+    ("echo {-n,x}", "run"),
+])
+def test_dollar_forms_and_printf_formats(command: str, action: str, world: Path) -> None:
+    assert verdict(command, world).action == action, command
+
+
+# --- 8: /proc is never resolved in clawbot's own process ---------------------------------------
+
+
+PROC = [
+    "cd {world}; head /proc/self/cwd/secret.txt",
+    "cd {world}; grep -h TOP /proc/self/cwd/secret.txt",
+    "cd {world}; echo x > /proc/self/cwd/outside.txt",
+    "cd {world}; head {world}/ws/plink/secret.txt",
+    "cd {world}; head ./ws/p*/secret.txt",
+    "cd /proc/self/cwd && head ../secret.txt",
+    "/proc/self/cwd/evilbin/ls",
+    "head /dev/fd/../cwd/secret.txt",
+]
+
+
+@pytest.mark.parametrize("command", PROC)
+def test_proc_links_are_never_followed_in_clawbots_process(command: str, world: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (world / "ws" / "plink").symlink_to("/proc/self/cwd")
+    monkeypatch.chdir(world / "ws")  # where clawbot's /proc/self/cwd points: inside the workspace
+    assert_blocked(command, world)
+
+
+def test_real_path_refuses_proc_and_loops(tmp_path: Path) -> None:
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "fd").symlink_to("/dev/fd")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "up").symlink_to("dir/..")
+    assert real_path("/proc/self/cwd") is None
+    assert real_path("/dev/stdin") is None
+    assert real_path(str(tmp_path / "loop" / "x")) is None
+    assert real_path(str(tmp_path / "fd" / "0")) is None
+    assert real_path(str(tmp_path / "up" / "dir")) == os.path.realpath(tmp_path / "dir")
+    assert real_path(str(tmp_path / "missing" / "x")) == os.path.realpath(tmp_path) + "/missing/x"
+    assert real_path(str(tmp_path / "missing" / ".." / "x")) is None
+
+
+# --- 11: allow always ---------------------------------------------------------------------------
+
+LAUNCHERS = (
+    "taskset setarch prlimit chrt ionice unshare nsenter setsid flock watch script expect sqlite3 mysql psql gcc g++ "
+    "cc c++ clang clang-17 ld openssl ssh-keygen ssh-agent gpg less more man vi vim nvim emacs nano dpkg apt apt-get rpm "
+    "yum dnf pacman brew systemctl service crontab at batch docker podman kubectl sudoedit strace ltrace gdb valgrind "
+    "perf su"
+).split()
+
+
+@pytest.mark.parametrize("name", LAUNCHERS)
+def test_programs_that_run_other_programs_are_never_remembered(name: str) -> None:
+    assert never_always(Program(f"/usr/bin/{name}", name))
+
+
+def test_a_fake_launcher_is_offered_once_only_and_ordinary_programs_still_always(world: Path) -> None:
+    fake_bin = world / "fake-bin"
+    fake_bin.mkdir()
+    for name in ("taskset", "shuf2"):
+        (fake_bin / name).write_text("#!/bin/sh\n")
+        (fake_bin / name).chmod(0o755)
+    path_value = f"{fake_bin}{os.pathsep}{SYSTEM_PATH}"
+    found = verdict("taskset 1 ls", world, path_value=path_value)
+    assert found.action == "ask" and not found.allow_always
+    found = verdict("shuf2 a.txt", world, path_value=path_value)
+    assert found.action == "ask" and found.allow_always
+    for name in ("shred", "shuf", "sha256sum", "touch"):
+        assert not never_always(Program(f"/usr/bin/{name}", name)), name
+
+
+def test_the_notice_says_allow_always_allows_any_arguments() -> None:
+    ticket = ApprovalTicket("ab12cd", datetime.now(UTC) + timedelta(minutes=30), "/approve ab12cd allow-once")
+    job = Job("touch x", "/ws", {}, 60.0, "agent:main:x", "main")
+    verdict_ = Verdict("ask", ("/usr/bin/touch is not in the exec allowlist",), allow_always=True, programs=(Program("/usr/bin/touch", "touch"),))
+    text = text_of(pending(ticket, job, verdict_, allow_always=True))
+    assert "/approve ab12cd allow-always" in text
+    assert "/usr/bin/touch run for this agent with any arguments, without asking" in text
+
+
+# --- 12: a budget of files per decision ----------------------------------------------------------
+
+
+def test_many_globs_over_many_files_are_decided_quickly(world: Path) -> None:
+    """A child process, so a slow check fails the test instead of hanging it."""
+    many = world / "ws" / "many"
+    many.mkdir()
+    for i in range(1500):
+        (many / f"f{i}").touch()
+    command = "ls" + " ./many/*" * 880  # 7,922 characters
+    script = textwrap.dedent(
+        """
+        import json, os, sys, time
+        from clawbot_tools.runtime.config import ExecSettings
+        from clawbot_tools.runtime.exec_policy import PolicyInput, decide
+        ws, command = sys.argv[1], sys.argv[2]
+        given = PolicyInput(settings=ExecSettings(), cwd=ws, workspace=ws, path_value=os.environ["PATH"], home=None)
+        start = time.perf_counter()
+        found = decide(command, given)
+        print(json.dumps({"seconds": time.perf_counter() - start, "action": found.action, "reasons": found.reasons}))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, os.path.realpath(world / "ws"), command], capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["seconds"] < 3.0, report
+    assert report["action"] == "ask" and "too many files" in report["reasons"][0], report
+    assert verdict("ls ./many/*", world).action == "run"  # one glob over 1,500 files is still checked
+
+
+# --- 13: no exception escapes decide() -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["echo > \ud800", "head \udcff", "ls \ud83d"])
+@pytest.mark.parametrize("mode", ["allowlist", "full"])
+def test_lone_surrogates_ask(command: str, mode: str, world: Path) -> None:
+    found = verdict(command, world, security=mode)
+    assert found.action == "ask" and "not valid Unicode" in found.reasons[0]
+
+
+def test_any_error_in_the_checks_asks(world: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any) -> None:
+        raise ValueError("boom")
+
+    monkeypatch.setattr(policy, "_redirect_reason", broken)  # used to raise out of decide()
+    found = verdict("ls > out.txt", world)
+    assert found.action == "ask" and found.reasons == ("cannot be checked: the command could not be analysed",)
+    monkeypatch.setattr(policy, "_allowlist_reasons", broken)
+    assert verdict("ls", world).action == "ask"
