@@ -138,6 +138,24 @@ async def test_a_guards_rewrite_into_invalid_arguments_does_not_reach_the_tool(m
     assert "text: 42 is not of type 'string'" in result.text
 
 
+async def test_a_guard_editing_nested_arguments_in_place_changes_nothing(make_kernel) -> None:
+    seen: list[object] = []
+
+    def meddle(event):
+        event.arguments["tags"].append(42)  # no rewrite returned: the edit must not leak
+
+    async def tagged(c):
+        seen.append(c.arguments["tags"])
+        return ToolResult.text("ok")
+
+    schema = {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}, "required": ["tags"]}
+    extra = plugin_from_hooks(clawbot_tools=lambda ctx: [Tool("tagged", "Tags.", schema, tagged)])
+    provider = ScriptedProvider([call("tagged", "c1", tags=["a"])], "ok")
+    _, conv = await _conversation(make_kernel, provider, plugins={"tagged": extra, "guard": plugin_from_hooks(clawbot_before_tool_call=meddle)})
+    await conv.send("agent:main:main", "go")
+    assert seen == [["a"]]
+
+
 async def test_iteration_limit_stops_with_a_clear_message(make_kernel) -> None:
     provider = ScriptedProvider(*([[call("echo", f"c{i}", text="again")] for i in range(10)]))
     kernel, conv = await _conversation(make_kernel, provider, config="[agents.defaults]\nmax_iterations = 3\n")

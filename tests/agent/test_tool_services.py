@@ -362,6 +362,22 @@ async def test_read_reaches_the_skill_folders_the_prompt_offers_and_nothing_besi
     assert "hijacked" not in (user_skill / "SKILL.md").read_text()
 
 
+async def test_a_skill_whose_skill_md_is_a_symlink_is_readable_where_the_prompt_shows_it(make_kernel, clawbot_home) -> None:
+    shared = clawbot_home / "shared-docs"
+    shared.mkdir()
+    (shared / "deploy.md").write_text("---\nname: deploy\ndescription: Deploys.\n---\nlinked instructions\n")
+    (shared / "other.md").write_text("not offered\n")
+    folder = clawbot_home / "skills" / "deploy"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").symlink_to(shared / "deploy.md")
+    provider = ScriptedProvider([call("read", "c1", path="~/skills/deploy/SKILL.md"), call("read", "c2", path=str(shared / "other.md"))], "done")
+    _, _, conversation = await _runtime(make_kernel, provider)
+    await conversation.send("agent:main:main", "deploy")
+    skill_md, other = provider.requests[1].messages[-2:]
+    assert "linked instructions" in skill_md.text
+    assert other.is_error and "outside the skill folders" in other.text
+
+
 async def test_a_workspace_skill_symlinked_outside_does_not_widen_what_read_reaches(make_kernel, clawbot_home) -> None:
     outside = clawbot_home / "private"
     outside.mkdir()

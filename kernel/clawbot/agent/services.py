@@ -75,8 +75,9 @@ class KernelServices(ToolServices):
     def readable_roots(self) -> tuple[str, ...]:
         # workspace skills are already readable; a workspace skill whose real folder lies
         # outside (a symlink someone planted) must not widen what the tools can read
-        skills = self._kernel.skill_catalog.prompt_skills(self.agent_id)
-        return tuple(dict.fromkeys(os.path.realpath(s.location.parent) for s in skills if s.source != "workspace"))
+        # the SKILL.md itself too: it may be a symlink to a file outside its folder
+        skills = [s for s in self._kernel.skill_catalog.prompt_skills(self.agent_id) if s.source != "workspace"]
+        return tuple(dict.fromkeys(os.path.realpath(p) for s in skills for p in (s.location.parent, s.location)))
 
     def agents(self) -> list[AgentSummary]:
         config = self._kernel.config

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING
 
 import attrs
 
 if TYPE_CHECKING:
     from clawbot.plugins.manager import PluginManager
-    from clawbot.types import OutboundEvent, OutboundMessage, ToolCallDecision, ToolCallEvent
+    from clawbot.types import (
+        OutboundEvent,
+        OutboundMessage,
+        ToolCallDecision,
+        ToolCallEvent,
+    )
 
 
 async def before_tool_call(manager: PluginManager, event: ToolCallEvent) -> ToolCallDecision:
@@ -20,11 +26,12 @@ async def before_tool_call(manager: PluginManager, event: ToolCallEvent) -> Tool
     """
     from clawbot.types import ToolCallDecision
 
-    arguments = dict(event.arguments)
+    arguments = copy.deepcopy(dict(event.arguments))
     rewritten = False
     for impl in manager.impls("clawbot_before_tool_call"):
-        # A copy each: a plugin editing the dict in place must not change what others see.
-        current = attrs.evolve(event, arguments=dict(arguments))
+        # A deep copy each (tool arguments are small JSON values): a plugin editing them in
+        # place, nested lists included, must change neither what others see nor what runs.
+        current = attrs.evolve(event, arguments=copy.deepcopy(arguments))
         ok, result = await manager.call_impl("clawbot_before_tool_call", impl, event=current)
         if not ok:  # fail closed: a guard that crashed has not approved the call
             return ToolCallDecision.block(f"blocked: plugin {impl.plugin_name} failed while checking this call")
@@ -38,7 +45,7 @@ async def before_tool_call(manager: PluginManager, event: ToolCallEvent) -> Tool
         if result.blocked:
             return ToolCallDecision.block(result.reason or f"blocked by plugin {impl.plugin_name}")
         if result.arguments is not None:
-            arguments, rewritten = dict(result.arguments), True
+            arguments, rewritten = copy.deepcopy(dict(result.arguments)), True
     return ToolCallDecision(arguments=arguments if rewritten else None)
 
 

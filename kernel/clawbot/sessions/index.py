@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,12 +45,9 @@ class SessionIndex:
         self.directory = directory
         self.path = directory / "sessions.json"
         self._conv = converter
-        # the last content read or written, and the file's identity then: a turn reads the
-        # index twice and writes it once, and only another process's write changes it between
-        self._cached: tuple[tuple[int, int, int], dict[str, dict]] | None = None
 
     def read(self) -> dict[str, SessionInfo]:
-        """Every entry (for listings); a turn uses :meth:`entry` and :meth:`update`."""
+        """Every entry (for listings); a turn uses :meth:`entry` and :meth:`put`."""
         raw = self.read_raw()
         try:
             return {key: self._conv.structure(value, SessionInfo) for key, value in raw.items()}
@@ -61,15 +57,14 @@ class SessionIndex:
 
     def read_raw(self) -> dict[str, dict]:
         """The entries as JSON objects, rebuilt from the transcripts when missing or unreadable."""
+        # Read every time: a cache keyed on (inode, mtime, size) was tried and dropped, since
+        # a rename can reuse the inode number and coarse timestamps hide a same-size rewrite,
+        # so it could serve another process's older state under the lock and lose its update.
         try:
-            stamp = self._stamp()
-            if self._cached is not None and self._cached[0] == stamp:
-                return dict(self._cached[1])
             raw = json.loads(self.path.read_text(encoding="utf-8"))
             if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
                 raise ValueError("not an object of session entries")
-            self._cached = (stamp, raw)
-            return dict(raw)
+            return raw
         except FileNotFoundError:
             rebuilt = self.rebuild() if any(self.directory.glob("*.jsonl")) else {}
         except Exception as exc:
@@ -90,15 +85,7 @@ class SessionIndex:
 
     def write_raw(self, raw: dict[str, dict]) -> None:
         make_private_dir(self.directory)
-        ordered = dict(sorted(raw.items()))
-        atomic_write_json(self.path, ordered)
-        # writers hold the lock, so the file is still ours when it is measured
-        self._cached = (self._stamp(), ordered)
-
-    def _stamp(self) -> tuple[int, int, int]:
-        """What changes whenever the file is replaced (each write is a rename of a new inode)."""
-        info = os.stat(self.path)
-        return info.st_ino, info.st_mtime_ns, info.st_size
+        atomic_write_json(self.path, dict(sorted(raw.items())))
 
     def put(self, raw: dict[str, dict], info: SessionInfo) -> None:
         """Set ``info`` in ``raw`` and write it (hold :meth:`locked` since the read)."""

@@ -112,9 +112,9 @@ class ToolServices(abc.ABC):
     def status(self) -> SessionStatus: ...
 
     def readable_roots(self) -> tuple[str, ...]:
-        """Real paths of folders outside the workspace that file tools may *read* (never
-        write): the folders of the skills this agent's prompt offers, so the model can read
-        a ``SKILL.md`` the prompt points it to even with workspace confinement on."""
+        """Real paths outside the workspace that file tools may *read* (never write): the
+        folders of the skills this agent's prompt offers and their ``SKILL.md`` files, so the
+        model can read what the prompt points it to even with workspace confinement on."""
         return ()
 
     @abc.abstractmethod

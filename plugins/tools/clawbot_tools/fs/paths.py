@@ -112,20 +112,24 @@ def resolve_readable(call: ToolCall, raw: object, settings: ToolsSettings) -> tu
     of :meth:`~clawbot.types.ToolServices.readable_roots`; ``~`` is expanded for those,
     since the Skills section shows locations under the home directory as ``~/...``.
     """
+    text = _check_shape(raw)
     try:
-        return resolve(call, raw, settings), confinement_root(call, settings)
+        return resolve(call, text, settings), confinement_root(call, settings)
     except PathRefused as refusal:
         roots = call.services.readable_roots() if call.services is not None else ()
-        if not roots or not isinstance(raw, str) or "\x00" in raw:
+        if not roots:
             raise
         try:
-            real = os.path.realpath(os.path.join(workspace_root(call), os.path.expanduser(raw)))
+            real = os.path.realpath(os.path.join(workspace_root(call), os.path.expanduser(text)))
         except (OSError, ValueError):
             raise refusal from None
         for root in roots:
             if inside(root, real):
                 return Path(real), root
-        raise
+        raise PathRefused(
+            f"path {text!r} is outside the workspace and outside the skill folders listed in your instructions; "
+            "use a path inside the workspace"
+        ) from None
 
 
 def _refuse_hard_links(text: str, real: str) -> None:
