@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from clawbot import TextBlock, ToolCall, ToolResult
 from clawbot.agent.toolrun import schema_problem
 from clawbot_tools.config import ToolsSettings

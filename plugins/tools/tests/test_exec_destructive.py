@@ -10,17 +10,13 @@ lines must still run. The check must stay linear in the length of the line.
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from clawbot_tools.runtime.config import ExecSettings
 from clawbot_tools.runtime.destructive import scan_tokens
-from clawbot_tools.runtime.exec_policy import PolicyInput, Verdict, decide
 
-SYSTEM_PATH = os.environ.get("PATH", os.defpath)
+from .exec_support import verdict
 
 
 @pytest.fixture
@@ -28,15 +24,6 @@ def world(tmp_path: Path) -> Path:
     (tmp_path / "ws").mkdir()
     (tmp_path / "home").mkdir()
     return tmp_path
-
-
-def verdict(command: str, world: Path, *, path_value: str = SYSTEM_PATH, **settings: Any) -> Verdict:
-    settings.setdefault("allowlist", [])  # only the default safe bins
-    ws = os.path.realpath(world / "ws")
-    given = PolicyInput(
-        settings=ExecSettings(**settings), cwd=ws, workspace=ws, path_value=path_value, home=str(world / "home"),
-    )
-    return decide(command, given)
 
 
 DESTRUCTIVE = [

@@ -21,16 +21,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clawbot import TextBlock, ToolCall, ToolResult
-from clawbot.types import PluginContext
-from clawbot_tools.config import ToolsSettings
-from clawbot_tools.runtime import tools
 from clawbot_tools.runtime.config import ExecSettings
-from clawbot_tools.runtime.exec_policy import MAX_ANALYSED_CHARS, PolicyInput, Verdict, decide
+from clawbot_tools.runtime.exec_policy import (
+    MAX_ANALYSED_CHARS,
+    PolicyInput,
+    decide,
+)
 from clawbot_tools.runtime.executables import Program
 
-SYSTEM_PATH = os.environ.get("PATH", os.defpath)
-SECRET = "TOPSECRET-4711"
+from .exec_support import SECRET, SYSTEM_PATH, Harness, text_of, traces, verdict
+
 SESSION = "agent:main:gate"
 
 
@@ -55,47 +55,11 @@ def world(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def verdict(command: str, world: Path, *, path_value: str = SYSTEM_PATH, **settings: Any) -> Verdict:
-    settings.setdefault("allowlist", [])  # only the default safe bins
-    ws = os.path.realpath(world / "ws")
-    given = PolicyInput(
-        settings=ExecSettings(**settings), cwd=ws, workspace=ws, path_value=path_value, home=str(world / "home"),
-    )
-    return decide(command, given)
-
-
-class Harness:
-    def __init__(self, world: Path, **exec_settings: Any) -> None:
-        self.ws = world / "ws"
-        self.closers: list[Any] = []
-        env = {"PATH": SYSTEM_PATH, "HOME": str(world / "home"), "LANG": "C.UTF-8"}
-        ctx = PluginContext(plugin_name="tools", config=None, state_dir=world / "state", env=env, on_close=self.closers.append)
-        self.tools = {t.name: t for t in tools(ToolsSettings(exec=ExecSettings(**exec_settings)), ctx)}
-
-    async def call(self, name: str, session: str = SESSION, **arguments: Any) -> ToolResult:
-        return await self.tools[name].handler(ToolCall("c1", name, arguments, "main", session, self.ws))
-
-    async def close(self) -> None:
-        for closer in self.closers:
-            await closer()
-
-
 @pytest.fixture
 async def gate(world: Path):
     harness = Harness(world)  # allowlist mode with the default safe bins; no chat: asking means nothing runs
     yield harness
     await harness.close()
-
-
-def text_of(result: ToolResult) -> str:
-    return "".join(block.text for block in result.content if isinstance(block, TextBlock))
-
-
-def traces(world: Path) -> list[str]:
-    """Evidence that a payload ran."""
-    found = [p.name for p in (world / "ws").glob("pwned*")]
-    found += [p.name for p in world.glob("outside*")]
-    return found
 
 
 # --- commands that must not run unasked, run for real -------------------------------------

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from clawbot_tools.runtime import executables
 from clawbot_tools.runtime.config import ExecSettings
 from clawbot_tools.runtime.exec_policy import PolicyInput, decide

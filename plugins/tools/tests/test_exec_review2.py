@@ -23,21 +23,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clawbot import TextBlock, ToolCall, ToolResult
-from clawbot.types import ApprovalTicket, PluginContext
-from clawbot_tools.config import ToolsSettings
-from clawbot_tools.runtime import safe_bins, tools
+from clawbot.types import ApprovalTicket
 from clawbot_tools.runtime import exec_policy as policy
+from clawbot_tools.runtime import safe_bins
 from clawbot_tools.runtime.approval_flow import pending
-from clawbot_tools.runtime.config import ExecSettings
 from clawbot_tools.runtime.context import Job
 from clawbot_tools.runtime.envscrub import EnvRefused, child_env, extra_env
-from clawbot_tools.runtime.exec_policy import PolicyInput, Verdict, decide, never_always
+from clawbot_tools.runtime.exec_policy import Verdict, never_always
 from clawbot_tools.runtime.executables import Program, real_path
 from clawbot_tools.runtime.shell_lexer import Op, Word, lex
 
-SYSTEM_PATH = os.environ.get("PATH", os.defpath)
-SECRET = "TOPSECRET-4711"
+from .exec_support import SECRET, SYSTEM_PATH, Harness, text_of, traces, verdict
+
 SHELLS = [shell for shell in ("/bin/sh", shutil.which("bash")) if shell]
 
 
@@ -64,24 +61,6 @@ def world(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def given(world: Path, **settings: Any) -> PolicyInput:
-    settings.setdefault("allowlist", [])  # only the default safe bins
-    ws = os.path.realpath(world / "ws")
-    path_value = settings.pop("path_value", SYSTEM_PATH)
-    return PolicyInput(settings=ExecSettings(**settings), cwd=ws, workspace=ws, path_value=path_value, home=str(world / "home"))
-
-
-def verdict(command: str, world: Path, **settings: Any) -> Verdict:
-    return decide(command, given(world, **settings))
-
-
-def traces(world: Path) -> list[str]:
-    """Evidence that a payload ran."""
-    found = [p.name for p in (world / "ws").glob("pwned*")]
-    found += [p.name for p in world.glob("outside*")]
-    return found
-
-
 def run_if_allowed(command: str, world: Path, shell: str) -> tuple[Verdict, str]:
     """The gate's verdict, and the output of the line if the gate let it run."""
     command = command.replace("{world}", str(world))
@@ -100,31 +79,11 @@ def assert_blocked(command: str, world: Path) -> None:
         assert SECRET not in output and traces(world) == [], (shell, command, output)
 
 
-class Harness:
-    def __init__(self, world: Path, **exec_settings: Any) -> None:
-        self.ws = world / "ws"
-        self.closers: list[Any] = []
-        env = {"PATH": SYSTEM_PATH, "HOME": str(world / "home"), "LANG": "C.UTF-8"}
-        ctx = PluginContext(plugin_name="tools", config=None, state_dir=world / "state", env=env, on_close=self.closers.append)
-        self.tools = {t.name: t for t in tools(ToolsSettings(exec=ExecSettings(**exec_settings)), ctx)}
-
-    async def call(self, name: str, **arguments: Any) -> ToolResult:
-        return await self.tools[name].handler(ToolCall("c1", name, arguments, "main", "agent:main:review2", self.ws))
-
-    async def close(self) -> None:
-        for closer in self.closers:
-            await closer()
-
-
 @pytest.fixture
 async def gate(world: Path):
-    harness = Harness(world)  # allowlist mode with the default safe bins; no chat: asking means nothing runs
+    harness = Harness(world, "agent:main:review2")  # allowlist mode, default safe bins; no chat: asking runs nothing
     yield harness
     await harness.close()
-
-
-def text_of(result: ToolResult) -> str:
-    return "".join(block.text for block in result.content if isinstance(block, TextBlock))
 
 
 # --- the tables: lines that ran (or printed the secret) before the fixes ------------------

@@ -7,14 +7,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import clawbot_tools.plugin
+import pytest
 from clawbot import ImageBlock, TextBlock, ToolCall, ToolResult
 from clawbot.agent.toolrun import schema_problem
 from clawbot_tools.config import ToolsSettings
-from clawbot_tools.fs import tools
 from clawbot_tools.fs import read as read_module
+from clawbot_tools.fs import tools
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00" * 20
 JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 20

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 import regex
-
 from clawbot import TextBlock, ToolCall, ToolResult
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs import tools

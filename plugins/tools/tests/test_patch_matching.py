@@ -7,7 +7,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from clawbot import TextBlock, ToolCall, ToolResult
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs import patch_apply, tools
