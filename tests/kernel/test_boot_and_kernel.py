@@ -101,3 +101,12 @@ async def test_an_agent_uses_its_own_workspace_else_the_default(make_kernel) -> 
     assert kernel.config.agent_workspace("coder") == "~/code"
     assert kernel.config.agent_workspace("main") == "~/shared"
     assert kernel.config.default_agent_id() == "main"
+
+
+def test_every_public_type_is_exported_by_clawbot_types_and_reachable_from_clawbot() -> None:
+    import clawbot
+    import clawbot.types as types
+
+    public = {name for name in vars(types) if name[:1].isupper()}
+    assert set(types.__all__) == public  # a new type must be added to __all__
+    assert all(getattr(clawbot, name) is getattr(types, name) for name in types.__all__)
