@@ -7,6 +7,8 @@ its own world fixture (what lies around the workspace differs per table).
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from clawbot_tools.runtime.exec_policy import PolicyInput, Verdict, decide
 
 SYSTEM_PATH = os.environ.get("PATH", os.defpath)
 SECRET = "TOPSECRET-4711"
+SHELLS = [shell for shell in ("/bin/sh", shutil.which("bash")) if shell]
 
 
 def given(world: Path, *, path_value: str = SYSTEM_PATH, **settings: Any) -> PolicyInput:
@@ -37,6 +40,25 @@ def traces(world: Path) -> list[str]:
     found = [p.name for p in (world / "ws").glob("pwned*")]
     found += [p.name for p in world.glob("outside*")]
     return found
+
+
+def run_if_allowed(command: str, world: Path, shell: str) -> tuple[Verdict, str]:
+    """The gate's verdict, and the output of the line run by ``shell`` if the gate let it run."""
+    command = command.replace("{world}", str(world))
+    found = verdict(command, world)
+    if found.action != "run":
+        return found, ""
+    env = {"PATH": SYSTEM_PATH, "HOME": str(world / "home"), "LANG": "C.UTF-8", "PWD": str(world / "ws")}
+    done = subprocess.run([shell, "-c", command], cwd=world / "ws", env=env, capture_output=True, text=True, timeout=20)
+    return found, done.stdout + done.stderr
+
+
+def assert_blocked(command: str, world: Path) -> None:
+    """The gate asks, and running the line anyway under each shell shows no payload or secret."""
+    for shell in SHELLS:
+        found, output = run_if_allowed(command, world, shell)
+        assert found.action == "ask", (shell, command, found)
+        assert SECRET not in output and traces(world) == [], (shell, command, output)
 
 
 def text_of(result: ToolResult) -> str:

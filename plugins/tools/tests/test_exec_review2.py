@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -33,10 +32,15 @@ from clawbot_tools.runtime.exec_policy import Verdict, never_always
 from clawbot_tools.runtime.executables import Program, real_path
 from clawbot_tools.runtime.shell_lexer import Op, Word, lex
 
-from .exec_support import SECRET, SYSTEM_PATH, Harness, text_of, traces, verdict
-
-SHELLS = [shell for shell in ("/bin/sh", shutil.which("bash")) if shell]
-
+from .exec_support import (
+    SECRET,
+    SYSTEM_PATH,
+    Harness,
+    assert_blocked,
+    text_of,
+    traces,
+    verdict,
+)
 
 # --- the world ----------------------------------------------------------------------------
 
@@ -59,24 +63,6 @@ def world(tmp_path: Path) -> Path:
     evil.write_text("#!/bin/sh\ntouch pwned\n")
     evil.chmod(evil.stat().st_mode | stat.S_IXUSR)
     return tmp_path
-
-
-def run_if_allowed(command: str, world: Path, shell: str) -> tuple[Verdict, str]:
-    """The gate's verdict, and the output of the line if the gate let it run."""
-    command = command.replace("{world}", str(world))
-    found = verdict(command, world)
-    if found.action != "run":
-        return found, ""
-    env = {"PATH": SYSTEM_PATH, "HOME": str(world / "home"), "LANG": "C.UTF-8", "PWD": str(world / "ws")}
-    done = subprocess.run([shell, "-c", command], cwd=world / "ws", env=env, capture_output=True, text=True, timeout=20)
-    return found, done.stdout + done.stderr
-
-
-def assert_blocked(command: str, world: Path) -> None:
-    for shell in SHELLS:
-        found, output = run_if_allowed(command, world, shell)
-        assert found.action == "ask", (shell, command, found)
-        assert SECRET not in output and traces(world) == [], (shell, command, output)
 
 
 @pytest.fixture

@@ -67,7 +67,8 @@ log = logging.getLogger(__name__)
 MAX_ANALYSED_CHARS = 8000
 # Exact texts (not resolved: "/dev/fd/../x" is none of them) a redirection may name.
 OUTPUT_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"})
-INPUT_DEVICES = frozenset({"/dev/null", "/dev/stdin", "/dev/fd/0", "/dev/zero", "/dev/urandom"})
+# not /dev/zero or /dev/urandom: endless input, and sort would spill it to temporary files without end
+INPUT_DEVICES = frozenset({"/dev/null", "/dev/stdin", "/dev/fd/0"})
 # Programs never remembered by "allow always" (by the name they run under or their real
 # file's name): they run whatever their arguments, input or working tree say.
 NEVER_ALWAYS = (

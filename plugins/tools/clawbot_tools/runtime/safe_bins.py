@@ -43,6 +43,8 @@ from clawbot_tools.runtime.shell_lexer import GLOB_CHARS, Word
 FLAG, VALUE, PATH, OPTIONAL = "flag", "value", "path", "optional"  # what an option takes
 TEXT = "text"  # an operand that is not a file (a pattern, a set of characters, a name)
 READABLE_DEVICES = frozenset({"-", "/dev/null", "/dev/stdin", "/dev/zero", "/dev/urandom"})
+ENDLESS_DEVICES = frozenset({"/dev/zero", "/dev/urandom"})
+SPILLS_TO_DISK = frozenset({"sort"})  # reads all its input, writing temporary files beyond its buffer
 MAX_GLOB_MATCHES = 2000
 DIGITS = re.compile(r"-[0-9]+")  # ASCII only: str.isdigit and \d accept "²" and "٣"
 
@@ -94,12 +96,12 @@ SPECS: dict[str, Spec] = {
         long_values="bytes lines pid sleep-interval max-unchanged-stats", long_optional="follow", numeric=True,
     ),
     "sort": _spec(
-        flags="bdfgiMhnRrVcCmsuz", values="ktS",
+        flags="bdfgiMhnRrVcCmsuz", values="kt",  # not -S/--buffer-size/--parallel: a tiny buffer spills files to /tmp
         long_flags=(
             "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort "
             "human-numeric-sort numeric-sort random-sort reverse version-sort merge stable unique zero-terminated debug"
         ),
-        long_values="key field-separator buffer-size parallel sort",
+        long_values="key field-separator sort",
         long_optional="check",
     ),
     "uniq": _spec(
@@ -299,6 +301,8 @@ class _Checker:
 
     def _path(self, text: str, raw: str, *, tilde: bool) -> str | None:
         if text in READABLE_DEVICES:
+            if text in ENDLESS_DEVICES and self.name in SPILLS_TO_DISK:
+                return f"{self.name} would read {text} without end, writing temporary files until the disk is full"
             return None
         path = text
         if tilde:

@@ -64,10 +64,10 @@ def follow_cd(args: list[Word], state: dict, home: str | None, *, detached: bool
     physical = False
     flags, args = leading_options(args)
     for flag in flags:
-        if flag == "-P":
-            physical = True
-        elif flag != "-L":
-            state["cwd"] = state["pwd"] = None  # cd -e, -@ ...: not followed
+        if flag in ("-P", "-L"):
+            physical = flag == "-P"  # the last one wins, in dash and bash alike
+        else:
+            state["cwd"] = state["pwd"] = None  # cd -e, -@, -LP ...: not followed
             return
     mode = state.get("cd_mode", "first")
     if detached or mode == "unknown" or state["cwd"] is None or len(args) > 1:
@@ -87,7 +87,10 @@ def follow_cd(args: list[Word], state: dict, home: str | None, *, detached: bool
     if physical:
         logical = real_path(os.path.join(state["cwd"], target))
     else:  # the shell's default: ".." removes the last component of $PWD, not of the real path
-        logical = os.path.normpath(os.path.join(state["pwd"] or state["cwd"], target))
+        joined = os.path.join(state["pwd"] or state["cwd"], target)
+        # bash refuses `cd missing/..` (and `cd file/..`) while dash goes on: either way
+        # a component before ".." that is not a directory leaves the outcome unknown
+        logical = os.path.normpath(joined) if _dirs_before_dotdot(joined) else None
     real = real_path(logical) if logical is not None else None
     if real is None or not (os.path.isdir(real) and os.access(real, os.X_OK)):
         # the cd may fail (or the directory may appear later): then what follows runs elsewhere
@@ -97,3 +100,14 @@ def follow_cd(args: list[Word], state: dict, home: str | None, *, detached: bool
     if mode == "and":  # it may not have run: after its and-or list, the directory is unknown
         state["reset_at_end"] = True
 
+
+def _dirs_before_dotdot(path: str) -> bool:
+    """Whether every path that a ``..`` in ``path`` climbs out of is an existing directory."""
+    parts = path.split("/")
+    for i, part in enumerate(parts):
+        if part == ".." and i > 0:
+            before = "/".join(parts[:i]) or "/"
+            real = real_path(before)
+            if real is None or not os.path.isdir(real):
+                return False
+    return True
