@@ -83,3 +83,4 @@ class Harness:
     async def close(self) -> None:
         for closer in self.closers:
             await closer()
+

@@ -29,7 +29,14 @@ from clawbot_tools.runtime.exec_policy import (
 )
 from clawbot_tools.runtime.executables import Program
 
-from .exec_support import SECRET, SYSTEM_PATH, Harness, text_of, traces, verdict
+from .exec_support import (
+    SECRET,
+    SYSTEM_PATH,
+    Harness,
+    text_of,
+    traces,
+    verdict,
+)
 
 SESSION = "agent:main:gate"
 
@@ -53,13 +60,6 @@ def world(tmp_path: Path) -> Path:
     evil.chmod(evil.stat().st_mode | stat.S_IXUSR)
     (ws / "p.txt").write_text("evilbin\n")
     return tmp_path
-
-
-@pytest.fixture
-async def gate(world: Path):
-    harness = Harness(world)  # allowlist mode with the default safe bins; no chat: asking means nothing runs
-    yield harness
-    await harness.close()
 
 
 # --- commands that must not run unasked, run for real -------------------------------------

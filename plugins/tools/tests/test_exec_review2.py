@@ -65,13 +65,6 @@ def world(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.fixture
-async def gate(world: Path):
-    harness = Harness(world, "agent:main:review2")  # allowlist mode, default safe bins; no chat: asking runs nothing
-    yield harness
-    await harness.close()
-
-
 # --- the tables: lines that ran (or printed the secret) before the fixes ------------------
 
 BLOCKED = [

@@ -52,11 +52,13 @@ from clawbot_tools.runtime.executables import (
     Entry,
     OverBudget,
     Program,
+    Unplaceable,
     compile_entries,
     inside,
+    place,
     real_path,
-    resolve,
     reset_budget,
+    resolve,
     trusted_path,
     use_budget,
 )
@@ -292,18 +294,12 @@ def _redirect_reason(redirect: Redirect, given: PolicyInput) -> str | None:
     reading = op in ("<", "<&")
     if not target.literal:
         return f"cannot be checked: the redirection target {target.raw!r} is not a fixed word"
-    path = target.value
-    if path in (INPUT_DEVICES if reading else OUTPUT_DEVICES):
+    if target.value in (INPUT_DEVICES if reading else OUTPUT_DEVICES):
         return None
-    if target.tilde:
-        if not given.home or not (path == "~" or path.startswith("~/")):
-            return f"cannot be checked: the redirection target {target.raw!r} uses ~"
-        path = given.home + path[1:]
-    if redirect.cwd is None and not os.path.isabs(path):
-        return f"cannot be checked: where {target.raw!r} is (the directory is not known after cd)"
-    real = real_path(os.path.join(redirect.cwd or "/", path))
-    if real is None:
-        return f"cannot be checked: where {target.raw!r} leads (through /proc, or through too many symlinks)"
+    try:
+        real = place(target.value, target.raw, tilde=target.tilde, cwd=redirect.cwd, home=given.home)
+    except Unplaceable as exc:
+        return f"cannot be checked: cannot tell {exc}"
     if inside(given.workspace, real):
         return None
     if reading:

@@ -76,6 +76,29 @@ def _magic(path: str) -> bool:
     return any(path == root or path.startswith(root + "/") for root in MAGIC_ROOTS)
 
 
+class Unplaceable(Exception):
+    """Where a word names cannot be told; ``str(exc)`` says why (after "cannot tell ...")."""
+
+
+def place(text: str, raw: str, *, tilde: bool, cwd: str | None, home: str | None) -> str:
+    """The real path a file operand or redirect target names, as the shell will see it.
+
+    Raises :class:`Unplaceable` for ``~user`` (or ``~`` without a home), a relative path
+    while the directory is unknown, or a path :func:`real_path` will not resolve.
+    """
+    path = text
+    if tilde:
+        if not home or not (text == "~" or text.startswith("~/")):
+            raise Unplaceable(f"which file {raw!r} is (~user, or no home directory)")
+        path = home + text[1:]
+    if not os.path.isabs(path) and cwd is None:
+        raise Unplaceable(f"which file {raw!r} is (the directory is not known after cd)")
+    real = real_path(os.path.join(cwd or "/", path))
+    if real is None:
+        raise Unplaceable(f"which file {raw!r} is (it goes through /proc, or through too many symlinks)")
+    return real
+
+
 def real_path(path: str) -> str | None:
     """The real path of absolute ``path`` (symlinks followed), or ``None`` when unknown.
 

@@ -37,7 +37,13 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from clawbot_tools.runtime.executables import inside, real_path, spend
+from clawbot_tools.runtime.executables import (
+    Unplaceable,
+    inside,
+    place,
+    real_path,
+    spend,
+)
 from clawbot_tools.runtime.shell_lexer import GLOB_CHARS, Word
 
 FLAG, VALUE, PATH, OPTIONAL = "flag", "value", "path", "optional"  # what an option takes
@@ -304,16 +310,10 @@ class _Checker:
             if text in ENDLESS_DEVICES and self.name in SPILLS_TO_DISK:
                 return f"{self.name} would read {text} without end, writing temporary files until the disk is full"
             return None
-        path = text
-        if tilde:
-            if not self.home or not (text == "~" or text.startswith("~/")):
-                return f"cannot tell which file {raw!r} is (~user, or no home directory)"
-            path = self.home + text[1:]
-        if not os.path.isabs(path) and self.cwd is None:
-            return f"cannot tell which file {raw!r} is (the directory is not known after cd)"
-        real = real_path(os.path.join(self.cwd or "/", path))
-        if real is None:
-            return f"cannot tell which file {raw!r} is (it goes through /proc, or through too many symlinks)"
+        try:
+            real = place(text, raw, tilde=tilde, cwd=self.cwd, home=self.home)
+        except Unplaceable as exc:
+            return f"cannot tell {exc}"
         if inside(self.workspace, real):
             return None
         return f"{self.name} reads {text} outside the workspace"

@@ -1,0 +1,18 @@
+"""Fixtures shared by the tools tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .exec_support import Harness
+
+
+@pytest.fixture
+async def gate(world: Path):
+    """The requesting module's ``world`` with the real exec tools: allowlist mode, default
+    safe bins, no chat (so a line that asks never runs)."""
+    harness = Harness(world)
+    yield harness
+    await harness.close()
