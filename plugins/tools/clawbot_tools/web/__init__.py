@@ -8,7 +8,6 @@ from clawbot import Tool
 
 from clawbot_tools.config import ToolsSettings
 
-
 NEEDS_CONTEXT = True  # web_search reads its key from the plugin context's environment
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from clawbot_tools.web.search import (
+from clawbot_tools.web.search_provider import (
     MAX_SNIPPET_CHARS,
     MAX_TITLE_CHARS,
     SearchFailed,
