@@ -13,6 +13,6 @@ from .exec_support import Harness
 async def gate(world: Path):
     """The requesting module's ``world`` with the real exec tools: allowlist mode, default
     safe bins, no chat (so a line that asks never runs)."""
-    harness = Harness(world)
+    harness = Harness.in_world(world)
     yield harness
     await harness.close()

@@ -61,26 +61,52 @@ def assert_blocked(command: str, world: Path) -> None:
         assert SECRET not in output and traces(world) == [], (shell, command, output)
 
 
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def text_of(result: ToolResult) -> str:
     return "".join(block.text for block in result.content if isinstance(block, TextBlock))
 
 
 class Harness:
-    """The real exec/process tools in ``world/ws``; no chat, so a line that asks never runs."""
+    """The real exec/process tools in workspace ``ws``; no chat, so a line that asks never runs."""
 
-    def __init__(self, world: Path, session: str = "agent:main:gate", **exec_settings: Any) -> None:
-        self.ws = world / "ws"
+    def __init__(self, ws: Path, state: Path, env: dict[str, str], session: str = "agent:main:test", **exec_settings: Any) -> None:
+        self.ws = ws
         self.session = session
         self.closers: list[Any] = []
-        env = {"PATH": SYSTEM_PATH, "HOME": str(world / "home"), "LANG": "C.UTF-8"}
-        ctx = PluginContext(plugin_name="tools", config=None, state_dir=world / "state", env=env, on_close=self.closers.append)
+        ctx = PluginContext(plugin_name="tools", config=None, state_dir=state, env=env, on_close=self.closers.append)
         self.tools = {t.name: t for t in tools(ToolsSettings(exec=ExecSettings(**exec_settings)), ctx)}
 
+    @classmethod
+    def in_world(cls, world: Path, session: str = "agent:main:gate", **exec_settings: Any) -> Harness:
+        """In ``world/ws``, with ``world/home`` as HOME and the system PATH."""
+        env = {"PATH": SYSTEM_PATH, "HOME": str(world / "home"), "LANG": "C.UTF-8"}
+        return cls(world / "ws", world / "state", env, session, **exec_settings)
+
     async def call(self, name: str, session: str | None = None, **arguments: Any) -> ToolResult:
-        call = ToolCall("c1", name, arguments, "main", session or self.session, self.ws)
-        return await self.tools[name].handler(call)
+        result = await self.tools[name].handler(ToolCall("c1", name, arguments, "main", session or self.session, self.ws))
+        assert isinstance(result, ToolResult)
+        return result
+
+    async def exec(self, command: str, **arguments: Any) -> ToolResult:
+        return await self.call("exec", command=command, **arguments)
+
+    async def start(self, command: str, **arguments: Any) -> str:
+        """Start ``command`` and return its process id; it must have moved to the background."""
+        result = await self.exec(command, **arguments)
+        assert result.details["status"] == "running", text_of(result)
+        return result.details["process_id"]
+
+    async def process(self, action: str, **arguments: Any) -> ToolResult:
+        return await self.call("process", action=action, **arguments)
 
     async def close(self) -> None:
         for closer in self.closers:
             await closer()
-

@@ -9,12 +9,10 @@ from typing import Any
 
 import clawbot_tools.runtime.processes as processes_module
 import pytest
-from clawbot import TextBlock, ToolCall, ToolResult
+from clawbot import ToolCall
 from clawbot.agent.toolrun import schema_problem
-from clawbot.types import PluginContext
-from clawbot_tools.config import ToolsSettings
-from clawbot_tools.runtime import tools
-from clawbot_tools.runtime.config import ExecSettings
+
+from .exec_support import Harness, alive, text_of
 
 SECRET = "sk-test-0123456789abcdef"
 PASSED = "ghp_passthrough_0123456789"
@@ -39,46 +37,11 @@ def env(tmp_path: Path) -> dict[str, str]:
     }
 
 
-class Harness:
-    def __init__(self, ws: Path, state: Path, env: dict[str, str], **exec_settings: Any) -> None:
-        self.ws = ws
-        self.closers: list[Any] = []
-        ctx = PluginContext(
-            plugin_name="tools", config=None, state_dir=state, env=env, on_close=self.closers.append,
-        )
-        settings = ToolsSettings(exec=ExecSettings(**exec_settings))
-        self.tools = {tool.name: tool for tool in tools(settings, ctx)}
-
-    async def call(self, name: str, session: str = "agent:main:test", **arguments: Any) -> ToolResult:
-        result = await self.tools[name].handler(ToolCall("c1", name, arguments, "main", session, self.ws))
-        assert isinstance(result, ToolResult)
-        return result
-
-    async def exec(self, command: str, **arguments: Any) -> ToolResult:
-        return await self.call("exec", command=command, **arguments)
-
-    async def close(self) -> None:
-        for closer in self.closers:
-            await closer()
-
-
 @pytest.fixture
 async def full(ws: Path, tmp_path: Path, env: dict[str, str]):
     harness = Harness(ws, tmp_path / "state", env, security="full", env_passthrough=["GH_TOKEN"])
     yield harness
     await harness.close()
-
-
-def text_of(result: ToolResult) -> str:
-    return "".join(block.text for block in result.content if isinstance(block, TextBlock))
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 async def eventually(predicate, timeout: float = 5.0) -> None:

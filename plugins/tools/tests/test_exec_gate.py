@@ -420,7 +420,7 @@ def test_a_line_too_long_to_check_asks_in_every_mode(world: Path) -> None:
 
 
 async def test_a_line_too_long_to_check_does_not_run_even_in_full_mode(world: Path) -> None:
-    harness = Harness(world, security="full")
+    harness = Harness.in_world(world, security="full")
     try:
         result = await harness.call("exec", command="touch pwned; " + "true; " * (MAX_ANALYSED_CHARS // 6))
         assert result.details.get("status") == "approval-unavailable" and "too long to check" in text_of(result)
@@ -469,7 +469,7 @@ def test_adversarial_lines_are_decided_quickly(world: Path) -> None:
 
 
 async def test_a_session_cannot_start_more_than_max_processes(world: Path) -> None:
-    harness = Harness(world, security="full", max_processes=3)
+    harness = Harness.in_world(world, security="full", max_processes=3)
     try:
         started = []
         for _ in range(3):
@@ -497,7 +497,7 @@ async def test_finished_commands_with_live_children_count_and_the_default_is_8(w
     assert ExecSettings().max_processes == 8
     with pytest.raises(ValueError):
         ExecSettings(max_processes=0)
-    harness = Harness(world, security="full", max_processes=1)
+    harness = Harness.in_world(world, security="full", max_processes=1)
     try:
         first = await harness.call("exec", command="sleep 30 & echo started")
         assert first.details["status"] == "exited" and first.details["process_id"]  # its child still runs

@@ -3,67 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
-from typing import Any
 
 import pytest
-from clawbot import TextBlock, ToolCall, ToolResult
-from clawbot.types import PluginContext
-from clawbot_tools.config import ToolsSettings
-from clawbot_tools.runtime import tools
-from clawbot_tools.runtime.config import ExecSettings
 from clawbot_tools.runtime.outbuf import OutputBuffer
 
+from .exec_support import Harness, alive, text_of
+
 SESSION = "agent:main:test"
-
-
-class Harness:
-    def __init__(self, ws: Path, state: Path, **exec_settings: Any) -> None:
-        self.ws = ws
-        self.closers: list[Any] = []
-        env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(state / "home"), "LANG": "C.UTF-8"}
-        ctx = PluginContext(plugin_name="tools", config=None, state_dir=state, env=env, on_close=self.closers.append)
-        exec_settings.setdefault("security", "full")
-        self.tools = {t.name: t for t in tools(ToolsSettings(exec=ExecSettings(**exec_settings)), ctx)}
-
-    async def call(self, name: str, session: str = SESSION, **arguments: Any) -> ToolResult:
-        result = await self.tools[name].handler(ToolCall("c1", name, arguments, "main", session, self.ws))
-        assert isinstance(result, ToolResult)
-        return result
-
-    async def start(self, command: str, **arguments: Any) -> str:
-        result = await self.call("exec", command=command, **arguments)
-        assert result.details["status"] == "running", text_of(result)
-        return result.details["process_id"]
-
-    async def process(self, action: str, **arguments: Any) -> ToolResult:
-        return await self.call("process", action=action, **arguments)
-
-    async def close(self) -> None:
-        for closer in self.closers:
-            await closer()
 
 
 @pytest.fixture
 async def harness(tmp_path: Path):
     ws = tmp_path / "ws"
     ws.mkdir()
-    made = Harness(ws, tmp_path / "state")
+    made = Harness.in_world(tmp_path, SESSION, security="full")
     yield made
     await made.close()
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-def text_of(result: ToolResult) -> str:
-    return "".join(block.text for block in result.content if isinstance(block, TextBlock))
 
 
 async def test_a_long_command_yields_to_the_background_and_is_polled_to_its_end(harness: Harness) -> None:
@@ -150,7 +106,7 @@ async def test_bad_process_calls_are_errors(harness: Harness) -> None:
 async def test_shutdown_kills_background_processes(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    made = Harness(ws, tmp_path / "state")
+    made = Harness.in_world(tmp_path, SESSION, security="full")
     process_id = await made.start("sleep 1000", background=True)
     listed = await made.process("list")
     assert process_id in text_of(listed)

@@ -25,6 +25,7 @@ from pathlib import Path
 from clawbot import ToolCall
 
 from clawbot_tools.config import ToolsSettings
+from clawbot_tools.containment import inside
 
 MAX_PATH_BYTES = 4096
 MAX_COMPONENT_BYTES = 255
@@ -48,13 +49,6 @@ def refuse_directory_name(raw: str) -> None:
     last = raw.rstrip("/").rsplit("/", 1)[-1]
     if raw.endswith("/") or last in (".", ".."):
         raise PathRefused(f"path {raw!r} names a directory (it ends in '/', '.' or '..'); give a file path such as 'dir/file.txt'")
-
-
-def inside(root: str, candidate: str) -> bool:
-    try:
-        return os.path.commonpath([root, candidate]) == root
-    except ValueError:
-        return False
 
 
 def _check_shape(raw: object) -> str:

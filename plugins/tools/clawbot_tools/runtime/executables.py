@@ -32,6 +32,8 @@ from collections.abc import Iterable
 
 import attrs
 
+from clawbot_tools.containment import inside
+
 GLOB_CHARS = "*?["
 MAX_SYMLINKS = 40  # what Linux follows in one lookup
 MAGIC_ROOTS = ("/proc",)  # links there point into the process that looks (clawbot), not the shell
@@ -159,13 +161,6 @@ class Program:
 
     real: str
     name: str
-
-
-def inside(root: str, path: str) -> bool:
-    try:
-        return os.path.commonpath([root, path]) == root
-    except ValueError:
-        return False
 
 
 def _is_executable(path: str) -> bool:
