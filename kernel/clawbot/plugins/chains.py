@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import copy
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -26,12 +25,15 @@ async def before_tool_call(manager: PluginManager, event: ToolCallEvent) -> Tool
     """
     from clawbot.types import ToolCallDecision
 
-    arguments = copy.deepcopy(dict(event.arguments))
+    impls = manager.impls("clawbot_before_tool_call")
+    if not impls:  # the common case: nothing to copy for
+        return ToolCallDecision()
+    arguments = _json_copy(dict(event.arguments))
     rewritten = False
-    for impl in manager.impls("clawbot_before_tool_call"):
+    for impl in impls:
         # A deep copy each (tool arguments are small JSON values): a plugin editing them in
         # place, nested lists included, must change neither what others see nor what runs.
-        current = attrs.evolve(event, arguments=copy.deepcopy(arguments))
+        current = attrs.evolve(event, arguments=_json_copy(arguments))
         ok, result = await manager.call_impl("clawbot_before_tool_call", impl, event=current)
         if not ok:  # fail closed: a guard that crashed has not approved the call
             return ToolCallDecision.block(f"blocked: plugin {impl.plugin_name} failed while checking this call")
@@ -45,7 +47,7 @@ async def before_tool_call(manager: PluginManager, event: ToolCallEvent) -> Tool
         if result.blocked:
             return ToolCallDecision.block(result.reason or f"blocked by plugin {impl.plugin_name}")
         if result.arguments is not None:
-            arguments, rewritten = copy.deepcopy(dict(result.arguments)), True
+            arguments, rewritten = _json_copy(dict(result.arguments)), True
     return ToolCallDecision(arguments=arguments if rewritten else None)
 
 
@@ -67,3 +69,14 @@ async def message_sending(manager: PluginManager, event: OutboundEvent) -> Outbo
                 impl.plugin_name, "clawbot_message_sending", TypeError(f"expected OutboundMessage, got {result!r}")
             )
     return message
+
+
+def _json_copy(value: Any) -> Any:
+    """A deep copy of decoded JSON (dicts, lists, scalars): cheaper than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {key: _json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_copy(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_json_copy(item) for item in value)
+    return value
