@@ -73,9 +73,9 @@ class KernelServices(ToolServices):
         )
 
     def readable_roots(self) -> tuple[str, ...]:
-        # workspace skills are already readable; a workspace skill whose real folder lies
-        # outside (a symlink someone planted) must not widen what the tools can read
-        # the SKILL.md itself too: it may be a symlink to a file outside its folder
+        # Each skill's folder and its SKILL.md (which may be a symlink to a file elsewhere).
+        # Not workspace skills: they are readable already, and one whose real folder lies
+        # outside (a symlink someone planted) must not widen what the tools can read.
         skills = [s for s in self._kernel.skill_catalog.prompt_skills(self.agent_id) if s.source != "workspace"]
         return tuple(dict.fromkeys(os.path.realpath(p) for s in skills for p in (s.location.parent, s.location)))
 

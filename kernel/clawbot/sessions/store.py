@@ -48,7 +48,6 @@ class SessionStore:
         self.root = root
         self.converter = make_data_converter()
         self._lanes: dict[str, _Lane] = {}
-        self._indexes: dict[str, SessionIndex] = {}
 
     @contextlib.asynccontextmanager
     async def lane(self, key: str) -> AsyncIterator[None]:
@@ -70,10 +69,7 @@ class SessionStore:
                 del self._lanes[key]
 
     def _index(self, agent_id: str) -> SessionIndex:
-        index = self._indexes.get(agent_id)
-        if index is None:
-            index = self._indexes[agent_id] = SessionIndex(self.root / agent_id, self.converter)
-        return index
+        return SessionIndex(self.root / agent_id, self.converter)
 
     def path_of(self, info: SessionInfo, agent_id: str) -> Path:
         return self.root / agent_id / f"{info.session_id}.jsonl"
