@@ -16,7 +16,6 @@ from typing import Any
 
 import attrs
 import pytest
-
 from clawbot import hookimpl
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice

@@ -22,9 +22,8 @@ import sysconfig
 import tomllib
 from pathlib import Path
 
-import pytest
-
 import clawbot
+import pytest
 from clawbot.scaffold import PluginNames, TemplateError, render_plugin, template_dir
 
 REPO = Path(__file__).resolve().parents[1]

@@ -13,12 +13,12 @@ from typing import Any
 
 import attrs
 
+from clawbot.agent.profiles import AuthProfiles
 from clawbot.boot import Loaded
 from clawbot.config import ClawbotConfig
 from clawbot.paths import StatePaths
 from clawbot.plugins import PluginManager
 from clawbot.registry import Registry
-from clawbot.agent.profiles import AuthProfiles
 from clawbot.sessions.store import SessionStore
 from clawbot.types import (
     Channel,
@@ -150,7 +150,7 @@ async def bootstrap(loaded: Loaded) -> Kernel:
     """
     kernel = Kernel(loaded.config, loaded.plugins, StatePaths.resolve(loaded.env), loaded.env)
     conflicts: list[str] = []
-    for hook, (attribute, expected, label) in REGISTRATION_HOOKS.items():
+    for hook, (attribute, expected, _label) in REGISTRATION_HOOKS.items():
         registry: Registry[Any] = getattr(kernel, attribute)
         for contribution in await kernel.plugins.collect(hook, lambda name: {"ctx": kernel.plugin_context(name)}):
             item = contribution.value

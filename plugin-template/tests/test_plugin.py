@@ -10,9 +10,8 @@ import importlib.metadata
 import tomllib
 from pathlib import Path
 
-import pytest
-
 import clawbot_example_tool.plugin as plugin
+import pytest
 from clawbot import Tool, ToolCall, ToolResult
 from clawbot.config import ConfigError
 from clawbot.plugins import create_plugin_manager

@@ -8,7 +8,6 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-
 from clawbot import BootstrapContext, BootstrapFile, InjectedFile, hookimpl
 from clawbot.agent.bootstrap import (
     MIN_KEPT_CHARS,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from clawbot import LLMProvider, Message, ProviderError
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.failover import ModelCaller, overloaded_delay
@@ -215,7 +214,7 @@ class SizedProvider(FlakyProvider):
         return ModelInfo(model_id, context_window=window_of(self))
 
 
-def window_of(provider: "SizedProvider") -> int:
+def window_of(provider: SizedProvider) -> int:
     return provider.window
 
 

@@ -38,13 +38,12 @@ def test_tool_call_blocks_in_the_reply_become_tool_calls() -> None:
 
 
 async def test_a_model_without_native_tools_runs_the_loop_through_the_real_openai_sdk(make_kernel, fake_llm, tmp_path) -> None:
-    from clawbot_openai.config import OllamaConfig
-    from clawbot_openai.provider import OllamaProvider
-
     from clawbot import Tool, ToolResult
     from clawbot.agent.conversation import Conversation
     from clawbot.agent.models import ModelChoice
     from clawbot.testing import plugin_from_hooks
+    from clawbot_openai.config import OllamaConfig
+    from clawbot_openai.provider import OllamaProvider
 
     fake_llm.reply('<tool_call>{"name": "shout", "arguments": {"text": "hi"}}</tool_call>')
     fake_llm.reply("The tool said HI.")

@@ -6,7 +6,6 @@ import asyncio
 import json
 
 import pytest
-
 from clawbot import Role, Tool, ToolCallDecision, ToolResult
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice

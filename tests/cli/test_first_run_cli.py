@@ -56,5 +56,5 @@ def test_doctor_reports_a_broken_config_with_a_fix(tmp_path: Path) -> None:
 def test_trace_env_logs_each_hook_call_with_plugin_and_duration(tmp_path: Path) -> None:
     result = run_cli("plugins", "list", "--json", home=tmp_path, env={"CLAWBOT_TRACE_PLUGINS": "1"})
     assert result.returncode == 0
-    lines = [l for l in result.stderr.splitlines() if "hook clawbot_config_schema" in l]
-    assert any("plugin=terminal" in l and " ms" in l for l in lines), result.stderr
+    lines = [line for line in result.stderr.splitlines() if "hook clawbot_config_schema" in line]
+    assert any("plugin=terminal" in line and " ms" in line for line in lines), result.stderr

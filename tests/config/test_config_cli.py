@@ -7,7 +7,6 @@ import tomllib
 from pathlib import Path
 
 import attrs
-
 from clawbot.config import CoreConfig
 
 from .confighelpers import run_cli, write

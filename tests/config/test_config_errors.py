@@ -6,7 +6,6 @@ from pathlib import Path
 
 import attrs
 import pytest
-
 from clawbot.config import ConfigError
 from clawbot.testing import plugin_from_hooks
 from clawbot.types.context import ConfigSection

@@ -8,7 +8,6 @@ from typing import Any
 
 import attrs
 import pytest
-
 from clawbot.config import ClawbotConfig, ConfigError, CoreConfig
 from clawbot.config.loader import locate_config
 from clawbot.testing import install_distribution, plugin_from_hooks

@@ -9,10 +9,10 @@
 
 from __future__ import annotations
 
+import collections.abc
 import json
 import re
 import tomllib
-import collections.abc
 import types
 import typing
 from collections.abc import Iterator
@@ -21,7 +21,6 @@ from typing import Any, Literal
 
 import attrs
 import pytest
-
 from clawbot.config import CoreConfig
 from clawbot.config.converter import make_converter
 

@@ -13,9 +13,8 @@ import json
 import os
 import re
 
-import pytest
-
 import clawbot_tools.plugin
+import pytest
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime

@@ -8,7 +8,6 @@ import json
 import time
 
 import pytest
-
 from clawbot import CompactionResult, CompactionStrategy, ProviderError
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice

@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from clawbot.agent.system_prompt import IDENTITY_LINE
 from clawbot.testing.fake_llm import ToolCallSpec
 

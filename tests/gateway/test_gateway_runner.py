@@ -131,7 +131,6 @@ def _fields(message: OutboundMessage) -> dict:
 
 async def test_disabled_channel_does_not_run(make_kernel) -> None:
     import attrs
-
     from clawbot import ConfigSection
 
     @attrs.frozen

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import attrs
 import pytest
-
 from clawbot import ConfigSection, Tool, ToolResult
 from clawbot.config import ConfigError
 from clawbot.kernel import PluginConflictError

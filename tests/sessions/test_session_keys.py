@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from clawbot import InboundMessage
 from clawbot.sessions.keys import session_key_for
 

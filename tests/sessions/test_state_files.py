@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from clawbot.agent.profiles import AuthProfiles, Profile
 from clawbot.sessions.codec import make_data_converter
 from clawbot.sessions.index import SessionIndex

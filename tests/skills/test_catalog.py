@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import attrs
-
 from clawbot import ConfigSection
 from clawbot.skills import catalog as catalog_module
 from clawbot.skills.catalog import SkillCatalog

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from clawbot.skills.frontmatter import MAX_DESCRIPTION_CHARS, parse_skill
 
 # As in the seed: OpenClaw's `clawdbot` key, metadata written as one line of JSON.

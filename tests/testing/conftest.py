@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 import anthropic
 import openai
 import pytest
-
 from clawbot.testing.fake_llm import IN_PROCESS_URL, FakeLLM
 
 

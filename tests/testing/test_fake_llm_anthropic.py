@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import anthropic
-
 from clawbot.testing.fake_llm import FakeLLM, RecordedRequest, Reply, ToolCallSpec, Usage
 
 READ_TOOL = {

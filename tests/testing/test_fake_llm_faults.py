@@ -9,7 +9,6 @@ import anthropic
 import httpx2
 import openai
 import pytest
-
 from clawbot.testing.fake_llm import IN_PROCESS_URL, FakeLLM
 
 USER = [{"role": "user", "content": "hi"}]

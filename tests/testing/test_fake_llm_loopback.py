@@ -11,9 +11,8 @@ import anthropic
 import httpx2
 import openai
 import pytest
-from click.testing import CliRunner
-
 from clawbot.testing.fake_llm import FakeLLM, load_script, run_server
+from click.testing import CliRunner
 
 USER = [{"role": "user", "content": "hi"}]
 

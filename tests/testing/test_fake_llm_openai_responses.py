@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import openai
-
 from clawbot.testing.fake_llm import FakeLLM, ToolCallSpec, Usage
 
 READ_TOOL = {

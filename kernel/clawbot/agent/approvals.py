@@ -19,12 +19,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import unicodedata
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 
 import attrs
 
+from clawbot.safetext import visible
 from clawbot.types import ApprovalDecision, ApprovalRequest, ApprovalTicket, ServiceUnavailable
 
 log = logging.getLogger(__name__)
@@ -40,18 +40,6 @@ DECISION_WORDS: dict[str, ApprovalDecision] = {
 }
 
 
-def visible(text: str) -> str:
-    """``text`` with control and format characters (bidi overrides, zero-width) shown as
-    ``\\u....`` escapes, so what the user reads is what will run. Newlines and tabs stay."""
-    out = []
-    for char in text:
-        if char not in "\n\t" and unicodedata.category(char) in ("Cc", "Cf", "Co", "Cs"):
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(char)
-    return "".join(out)
-
-
 def notice_text(ticket: ApprovalTicket, request: ApprovalRequest) -> str:
     """What the chat is told when a tool asks (sent by the kernel, not the model)."""
     minutes = max(1, round(request.expires_in_s / 60))
@@ -59,11 +47,16 @@ def notice_text(ticket: ApprovalTicket, request: ApprovalRequest) -> str:
     if request.allow_always:
         options.append(f"/approve {ticket.id} allow-always")
     options.append(f"/deny {ticket.id}")
-    return (
-        f"Approval needed ({ticket.id}): {request.tool_name} wants to run\n{visible(request.command)}\n"
-        f"Why: {visible(request.reason)}\n"
-        f"Reply {' or '.join(options)}. Expires in {minutes} min."
-    )
+    lines = [
+        f"Approval needed ({ticket.id}): {request.tool_name} wants to run",
+        visible(request.command),
+        f"Why: {visible(request.reason)}",
+        *(visible(detail) for detail in request.details),
+    ]
+    if request.allow_always and request.always_covers:
+        lines.append(f"allow-always also remembers: {visible(request.always_covers)}")
+    lines.append(f"Reply {' or '.join(options)}. Expires in {minutes} min.")
+    return "\n".join(lines)
 
 
 @attrs.define

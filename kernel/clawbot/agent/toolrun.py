@@ -20,7 +20,6 @@ import attrs
 
 from clawbot.kernel import Kernel
 from clawbot.types import (
-    ToolServices,
     Message,
     Role,
     Tool,
@@ -29,6 +28,7 @@ from clawbot.types import (
     ToolCallEvent,
     ToolResult,
     ToolResultEvent,
+    ToolServices,
 )
 
 DEFAULT_TOOL_TIMEOUT_S = 120.0

@@ -7,7 +7,7 @@ declare through ``clawbot_config_schema`` and land in :attr:`ClawbotConfig.secti
 """
 
 from collections.abc import Mapping
-from typing import Any, List, Literal
+from typing import Any, List, Literal  # noqa: UP035 - cattrs structures typing.List in the config classes
 
 import attrs
 

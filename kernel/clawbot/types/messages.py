@@ -51,16 +51,16 @@ class ThinkingBlock:
     type: Literal["thinking"] = "thinking"
 
 
-ContentBlock = Union[TextBlock, ImageBlock, ToolCallBlock, ThinkingBlock]
+ContentBlock = Union[TextBlock, ImageBlock, ToolCallBlock, ThinkingBlock]  # noqa: UP007 - a runtime alias
 
 
-class Role(str, enum.Enum):
+class Role(str, enum.Enum):  # noqa: UP042 - str() must stay the enum name
     USER = "user"
     ASSISTANT = "assistant"
     TOOL_RESULT = "tool_result"
 
 
-class StopReason(str, enum.Enum):
+class StopReason(str, enum.Enum):  # noqa: UP042
     END_TURN = "end_turn"
     TOOL_USE = "tool_use"
     MAX_TOKENS = "max_tokens"

@@ -24,6 +24,14 @@ class ServiceUnavailable(Exception):
     """This run cannot do what was asked; ``str(exc)`` says why, for the model."""
 
 
+class ApprovalRefused(ServiceUnavailable):
+    """Nobody in this turn may approve: the message that started it is not from an owner.
+
+    :meth:`ToolServices.request_approval` raises it instead of leaving a request pending
+    that only an owner could answer; the tool reports "refused" and runs nothing.
+    """
+
+
 class ApprovalDecision(enum.Enum):
     ALLOW_ONCE = "allow-once"
     ALLOW_ALWAYS = "allow-always"
@@ -43,6 +51,12 @@ class ApprovalRequest:
     expires, ``on_decision`` runs in the background; an approved action reports back with
     :meth:`ToolServices.post_system_event`. ``allow_always`` offers the remembered choice,
     which the tool itself stores (it knows what "always" covers).
+
+    ``details`` are further lines the notice shows the user as they are (control
+    characters made visible): what an approval grants (network, outside the sandbox,
+    interactive input), the environment the model adds. ``always_covers`` says what
+    "allow always" would remember (``/usr/bin/jq with any arguments``, ``this exact
+    command``), so the user knows the scope before choosing it.
     """
 
     tool_name: str
@@ -51,6 +65,8 @@ class ApprovalRequest:
     on_decision: ApprovalCallback = attrs.field(repr=False)
     allow_always: bool = True
     expires_in_s: float = 1800.0
+    details: tuple[str, ...] = ()
+    always_covers: str | None = None
 
 
 @attrs.frozen

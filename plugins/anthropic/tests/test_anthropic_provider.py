@@ -7,7 +7,6 @@ import sys
 from typing import Any
 
 import pytest
-
 from clawbot.testing.fake_llm import IN_PROCESS_URL, FakeLLM
 from clawbot.types import (
     ImageBlock,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import fnmatch
 import logging
-import re
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -43,7 +43,7 @@ def _inside(root: str, path: Path) -> str | None:
 
 
 def _read(path: Path, max_chars: int, what: str) -> str | None:
-    from clawbot.agent.bootstrap import read_bounded
+    from clawbot.promptkit import read_bounded
 
     try:
         return read_bounded(path, max_chars=max_chars)
@@ -99,7 +99,7 @@ def _matches(workspace: Path, pattern: str) -> list[str]:
 
 
 def edit_files(files: Iterable[BootstrapFile] | None, ctx: BootstrapContext, settings: ExtraFilesConfig) -> list[BootstrapFile]:
-    from clawbot.agent.bootstrap import max_chars_of
+    from clawbot.promptkit import max_chars_of
 
     out = list(files or [])
     workspace = Path(ctx.workspace)

@@ -11,7 +11,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-
 from clawbot.testing.fake_llm import IN_PROCESS_URL, FakeLLM
 from clawbot.types import Message, ModelRequest, SystemPrompt, ToolSpec
 from clawbot_openai.config import OllamaConfig

@@ -12,7 +12,7 @@ import json
 import os
 import re
 from collections.abc import Iterator, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ DEFAULT_LOG = Path("audit") / "tool-calls.jsonl"
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def resolve_path(value: str, state_dir: Path, env: Mapping[str, str]) -> Path:

@@ -25,7 +25,6 @@ from clawbot.config import ConfigError
 from clawbot.plugins import create_plugin_manager
 from clawbot.testing import plugin_from_hooks
 from clawbot.testing.fake_llm import IN_PROCESS_URL, ToolCallSpec
-
 from clawbot_tool_audit.audit import MAX_VALUE_CHARS, AuditLog, redact
 from clawbot_tool_audit.plugin import ToolAuditPlugin
 

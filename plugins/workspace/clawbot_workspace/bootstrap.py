@@ -12,7 +12,7 @@ Which files a session gets:
 A missing file is listed with ``content=None`` (the prompt says ``[MISSING] Expected at:
 <path>``) except BOOTSTRAP.md, which the first-run ritual deletes on purpose: its absence is
 the normal state. Empty files are left out. Files are read with a size guard
-(:func:`clawbot.agent.bootstrap.read_bounded`): a huge file is never read whole, and the
+(:func:`clawbot.promptkit.read_bounded`): a huge file is never read whole, and the
 caps applied afterwards cut it and report its real size. Something that exists but cannot be
 read (a directory, a FIFO, no permission) is left out with a warning in the log.
 """
@@ -61,7 +61,7 @@ def wanted_files(ctx: BootstrapContext) -> list[str]:
 
 def load_bootstrap_files(ctx: BootstrapContext) -> list[BootstrapFile]:
     """Read the files; a missing one has ``content=None``, an empty one is left out."""
-    from clawbot.agent.bootstrap import max_chars_of, read_bounded
+    from clawbot.promptkit import max_chars_of, read_bounded
 
     max_chars = max_chars_of(ctx.config)
     files = []

@@ -25,8 +25,7 @@ from typing import Any
 
 import attrs
 import click
-
-from clawbot.cli.state import CliState, config_option, user_errors
+from clawbot.commandkit import CliState, config_option, load_config
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +174,7 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
     env = dict(state.env) if state is not None else dict(os.environ)
 
     if workspace is None:
-        config = _load_config(state)
+        config = load_config(state)
         agent_id = agent_id or config.default_agent_id()
         if config.agent_ids() and agent_id not in config.agent_ids():
             click.echo(
@@ -194,13 +193,3 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
         click.echo(f"cannot set up the workspace {path}: {exc.strerror or exc}", err=True)
         ctx.exit(1)
     click.echo(_report(result))
-
-
-def _load_config(state: CliState | None) -> Any:
-    """The validated configuration (the defaults when there is no file); exit 2 if broken."""
-    with user_errors():
-        if state is None:  # the command used outside the clawbot group (embedding, tests)
-            from clawbot.boot import load
-
-            return load(None).config
-        return state.load().config

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import clawbot_workspace.plugin
 import pytest
-from click.testing import CliRunner
 from clawbot.cli.main import cli
 from clawbot.gateway.runner import Gateway
 from clawbot_workspace.init import TEMPLATE_NAMES, needs_seeding, seed_workspace, template_text
+from click.testing import CliRunner
 
 EVERYTHING = [*TEMPLATE_NAMES, "memory/"]
 

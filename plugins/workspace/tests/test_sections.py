@@ -16,6 +16,7 @@ import pytest
 from clawbot import Tool, ToolResult
 from clawbot.agent.prompt import collect_sections
 from clawbot.agent.replies import SILENT_TOKEN
+from clawbot.agent.tool_order import CORE_TOOL_ORDER
 from clawbot.config.schema import AgentDefaults, AgentsConfig, ClawbotConfig, CoreConfig
 from clawbot.types import (
     InjectedFile,
@@ -25,7 +26,6 @@ from clawbot.types import (
     SkillEntry,
 )
 from clawbot_workspace.sections import SECTIONS, all_sections
-from clawbot.agent.tool_order import CORE_TOOL_ORDER
 from clawbot_workspace.sections.tooling import tool_summary
 
 SUMMARIES = {

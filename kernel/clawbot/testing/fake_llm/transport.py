@@ -33,7 +33,7 @@ class _BodyStream(httpx2.AsyncByteStream):
         while True:
             try:
                 item = await asyncio.wait_for(self._queue.get(), self._timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise httpx2.ReadTimeout("timed out reading the response body") from None
             if item is _END:
                 return
@@ -113,7 +113,7 @@ class StreamingASGITransport(httpx2.AsyncBaseTransport):
         task = asyncio.get_running_loop().create_task(run())
         try:
             await asyncio.wait_for(started.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             disconnected.set()
             task.cancel()
             await asyncio.wait([task])

@@ -9,8 +9,7 @@ it twice: the gateway drops a reply that is only a silent token.
 from __future__ import annotations
 
 from clawbot import OutboundMessage, ServiceUnavailable, Tool, ToolCall, ToolResult
-
-from clawbot.agent.replies import SILENT_TOKEN
+from clawbot.promptkit import SILENT_TOKEN
 
 GROUP = "messaging"
 MAX_CHARS = 20_000

@@ -87,7 +87,10 @@ def _rest_after_options(argv: list[Word], takes_value: set[str], flags: set[str]
     return rest
 
 
-def _then(walk: Walk, rest: list[Word] | None, label: str, state: dict, home: str | None, out: Collector, *, depth: int, via: tuple[str, ...], detached: bool, default_path: bool = False) -> None:
+def _then(
+    walk: Walk, rest: list[Word] | None, label: str, state: dict, home: str | None, out: Collector,
+    *, depth: int, via: tuple[str, ...], detached: bool, default_path: bool = False,
+) -> None:
     if rest:
         walk.command(rest, state, home, out, depth=depth, via=(*via, label), detached=detached, default_path=default_path, wrapped=True, builtins=False)
 
@@ -205,7 +208,10 @@ def _privileged(walk, argv, state, home, out, *, depth, via, detached, default_p
         return
     rest = _rest_after_options(
         argv,
-        {"-u", "--user", "-g", "--group", "-C", "--close-from", "-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-D", "--chdir", "-U", "--other-user", "-c", "--command", "-s"},
+        {
+            "-u", "--user", "-g", "--group", "-C", "--close-from", "-h", "--host", "-p", "--prompt", "-r", "--role",
+            "-t", "--type", "-D", "--chdir", "-U", "--other-user", "-c", "--command", "-s",
+        },
         {"-E", "-H", "-n", "-S", "-k", "-K", "-b", "-P", "-A", "-i", "-l", "--login", "--preserve-env", "--non-interactive", "--stdin", "--"},
         out,
     )

@@ -33,7 +33,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -123,8 +123,8 @@ def _retry_after_seconds(headers: httpx2.Headers) -> float | None:
             when = None
         if when is not None:
             if when.tzinfo is None:
-                when = when.replace(tzinfo=timezone.utc)
-            return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+                when = when.replace(tzinfo=UTC)
+            return max(0.0, (when - datetime.now(UTC)).total_seconds())
     resets = _numbers(headers.get("x-ratelimit-reset", ""))
     if not resets:
         return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clawbot.agent.replies import SILENT_TOKEN
+from clawbot.promptkit import SILENT_TOKEN
 from clawbot.types import PromptContext
 
 from clawbot_workspace.sections._text import block

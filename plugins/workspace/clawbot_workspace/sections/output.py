@@ -3,7 +3,7 @@ and Heartbeats."""
 
 from __future__ import annotations
 
-from clawbot.agent.replies import SILENT_TOKEN
+from clawbot.promptkit import SILENT_TOKEN
 from clawbot.types import PromptContext
 
 from clawbot_workspace.sections._text import block

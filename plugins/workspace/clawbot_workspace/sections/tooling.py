@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clawbot.agent.tool_order import ordered_tools
+from clawbot.promptkit import ordered_tools
 from clawbot.types import PromptContext, Tool
 
 from clawbot_workspace.sections._text import block

@@ -1,0 +1,24 @@
+"""Helpers for plugins that write prompt sections, bootstrap files and replies.
+
+The public face of what the kernel itself uses to build a prompt, so a section or a
+bootstrap override reads files, orders tools and spells the silent reply exactly as the
+kernel does.
+"""
+
+from __future__ import annotations
+
+from clawbot.agent.bootstrap import DEFAULT_MAX_CHARS, Excerpt, max_chars_of, read_bounded
+from clawbot.agent.replies import SILENT_TOKEN, SILENT_TOKENS, is_silent
+from clawbot.agent.tool_order import CORE_TOOL_ORDER, ordered_tools
+
+__all__ = [
+    "CORE_TOOL_ORDER",
+    "DEFAULT_MAX_CHARS",
+    "SILENT_TOKEN",
+    "SILENT_TOKENS",
+    "Excerpt",
+    "is_silent",
+    "max_chars_of",
+    "ordered_tools",
+    "read_bounded",
+]
