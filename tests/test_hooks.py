@@ -417,6 +417,44 @@ async def test_hook_chat_commands_handler_gets_its_context(make_kernel) -> None:
 
 
 # ======================================================================================
+# clawbot_doctor_checks
+# ======================================================================================
+
+DOCTOR_PLUGIN = """
+from clawbot import hookimpl
+
+
+@hookimpl
+def clawbot_doctor_checks(ctx):
+    from clawbot.types import HealthCheck
+
+    return [
+        HealthCheck("ok", "voice", "ffmpeg found in a test"),
+        HealthCheck("warn", "voice", "the microphone is muted", "unmute it"),
+    ]
+"""
+BROKEN_DOCTOR_PLUGIN = """
+from clawbot import hookimpl
+
+
+@hookimpl
+def clawbot_doctor_checks(ctx):
+    raise RuntimeError("probe exploded")
+"""
+
+
+def test_hook_doctor_checks_lines_appear_in_clawbot_doctor(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    install_distribution(site, "clawbot-voice", entry_points={"voice": "voice_doctor"}, modules={"voice_doctor.py": DOCTOR_PLUGIN})
+    install_distribution(site, "clawbot-flaky", entry_points={"flaky": "flaky_doctor"}, modules={"flaky_doctor.py": BROKEN_DOCTOR_PLUGIN})
+    result = run_clawbot("doctor", site=site, home=tmp_path)
+    text = " ".join(result.stdout.split())
+    assert "ffmpeg found in a test (voice)" in text, result.stdout
+    assert "the microphone is muted (voice)" in text and "unmute it" in text, result.stdout
+    assert "flaky failed in clawbot_doctor_checks: RuntimeError: probe exploded" in text, result.stdout
+
+
+# ======================================================================================
 # clawbot_prompt_sections
 # ======================================================================================
 

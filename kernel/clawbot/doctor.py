@@ -8,7 +8,7 @@ import sqlite3
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
@@ -84,6 +84,7 @@ class BootOutcome:
     conflicts: list[str] = attrs.field(factory=list)
     error: str | None = None  # the boot itself failed unexpectedly
     policy: list[str] = attrs.field(factory=list)  # tool policy entries that match no installed tool
+    checks: list[Finding] = attrs.field(factory=list)  # what plugins report (clawbot_doctor_checks)
 
 
 def boot_kernel(loaded: Loaded) -> BootOutcome:
@@ -104,7 +105,8 @@ def boot_kernel(loaded: Loaded) -> BootOutcome:
         from clawbot.agent.policy import unknown_patterns
 
         try:
-            return BootOutcome(policy=unknown_patterns(kernel.tools, kernel.config))
+            checks = await plugin_checks(kernel)
+            return BootOutcome(policy=unknown_patterns(kernel.tools, kernel.config), checks=checks)
         finally:
             await kernel.aclose()
 
@@ -112,6 +114,22 @@ def boot_kernel(loaded: Loaded) -> BootOutcome:
         return asyncio.run(boot())
     except Exception as exc:  # a doctor must report, not crash
         return BootOutcome(error=f"{type(exc).__name__}: {exc}")
+
+
+async def plugin_checks(kernel: Any) -> list[Finding]:
+    """Every plugin's ``clawbot_doctor_checks`` lines; a wrong kind of answer is a failure line."""
+    from clawbot.types import HealthCheck
+
+    findings = []
+    contributions = await kernel.plugins.collect("clawbot_doctor_checks", lambda name: {"ctx": kernel.plugin_context(name)})
+    for contribution in contributions:
+        check = contribution.value
+        if isinstance(check, HealthCheck):
+            findings.append(Finding(check.level, check.area, f"{check.detail} ({contribution.plugin})", check.fix))
+        else:
+            findings.append(Finding("fail", "plugins", f"{contribution.plugin} returned {check!r:.80} from clawbot_doctor_checks",
+                                    f"tell the author of {contribution.plugin}"))
+    return findings
 
 
 _CONFLICT_PLUGINS = re.compile(r"plugin '([^']+)' and plugin '([^']+)'")
@@ -143,6 +161,7 @@ def check_plugins_and_config(config_path: str | None, env: Mapping[str, str]) ->
     findings = [Finding("ok", "config", f"configuration valid ({source})"), *_plugin_findings(loaded.plugins)]
     for problem in outcome.policy:
         findings.append(Finding("warn", "tools", problem, "fix the spelling, or install the plugin that offers it"))
+    findings.extend(outcome.checks)
     for conflict in outcome.conflicts:
         findings.append(Finding("fail", "plugins", f"conflict: {conflict}", conflict_fix(conflict)))
     if outcome.error:

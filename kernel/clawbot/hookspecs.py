@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         CompactionStrategy,
         ConfigSection,
         GatewayEvent,
+        HealthCheck,
         InboundEvent,
         LLMProvider,
         MemoryProvider,
@@ -174,6 +175,20 @@ def clawbot_chat_commands(ctx: PluginContext) -> list[ChatCommand] | None:
 # --------------------------------------------------------------------------------------
 # Per turn: called while the system prompt of one run is assembled.
 # --------------------------------------------------------------------------------------
+
+
+@hookspec
+def clawbot_doctor_checks(ctx: PluginContext) -> list[HealthCheck] | None:
+    """Return what ``clawbot doctor`` should report about this plugin's environment.
+
+    Called by ``clawbot doctor`` only, after the kernel booted once (never by ``clawbot
+    run``), so a check may take a moment: probe a binary, a kernel feature, a server. Each
+    :class:`~clawbot.types.HealthCheck` is one line: ``ok``/``info`` say what works,
+    ``warn``/``fail`` say what does not and carry a ``fix``. A check that raises is
+    reported as a failure of the plugin, never crashes the doctor.
+
+    Result rule: collect-all; every line is shown, attributed to its plugin.
+    """
 
 
 @hookspec

@@ -10,6 +10,7 @@ from clawbot.types.channels import (
     OutboundMessage,
 )
 from clawbot.types.context import ConfigSection, PluginContext
+from clawbot.types.health import HealthCheck, HealthLevel
 from clawbot.types.events import (
     ChatCommand,
     ChatCommandContext,
@@ -100,6 +101,8 @@ __all__ = [
     "ConfigSection",
     "ContentBlock",
     "GatewayEvent",
+    "HealthCheck",
+    "HealthLevel",
     "ImageBlock",
     "InboundEvent",
     "InboundMessage",

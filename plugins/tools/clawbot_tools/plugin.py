@@ -16,3 +16,11 @@ def clawbot_tools(ctx):
     from clawbot_tools.registry import all_tools
 
     return all_tools(ctx.settings or ToolsSettings(), ctx)
+
+
+@hookimpl
+def clawbot_doctor_checks(ctx):
+    from clawbot_tools.config import ToolsSettings
+    from clawbot_tools.runtime.health import sandbox_checks
+
+    return sandbox_checks((ctx.settings or ToolsSettings()).exec)

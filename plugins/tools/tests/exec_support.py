@@ -24,11 +24,17 @@ SECRET = "TOPSECRET-4711"
 SHELLS = [shell for shell in ("/bin/sh", shutil.which("bash")) if shell]
 
 
-def given(world: Path, *, path_value: str = SYSTEM_PATH, **settings: Any) -> PolicyInput:
-    """The gate's input for a line run in the workspace; allowlist mode with only the default safe bins."""
+def given(world: Path, *, path_value: str = SYSTEM_PATH, confined: bool = False, **settings: Any) -> PolicyInput:
+    """The gate's input for a line run in the workspace; allowlist mode with only the default safe bins.
+
+    ``confined``: the command would run inside an OS sandbox. The default, False, is the
+    analysis alone, the strictest the gate gets."""
     settings.setdefault("allowlist", [])
     ws = os.path.realpath(world / "ws")
-    return PolicyInput(settings=ExecSettings(**settings), cwd=ws, workspace=ws, path_value=path_value, home=str(world / "home"))
+    return PolicyInput(
+        settings=ExecSettings(**settings), cwd=ws, workspace=ws, path_value=path_value, home=str(world / "home"),
+        confined=confined,
+    )
 
 
 def verdict(command: str, world: Path, **settings: Any) -> Verdict:

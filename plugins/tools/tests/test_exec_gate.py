@@ -376,8 +376,8 @@ STILL_RUNS = [
 
 
 @pytest.mark.parametrize("command", STILL_RUNS)
-def test_ordinary_read_only_commands_still_run(command: str, world: Path) -> None:
-    found = verdict(command, world)
+def test_ordinary_read_only_commands_still_run_in_the_sandbox(command: str, world: Path) -> None:
+    found = verdict(command, world, confined=True)
     assert found.action == "run", (command, found)
 
 
@@ -387,13 +387,14 @@ async def test_the_allowed_commands_really_run(world: Path, gate: Harness) -> No
     assert text_of(result).startswith(f"touch pwned\ntouch pwned\n1\n{world / 'home'}\n")
 
 
-def test_a_user_added_safe_bin_runs_only_without_options_on_workspace_files(world: Path) -> None:
+def test_a_user_added_safe_bin_runs_only_without_options_and_with_one_operand(world: Path) -> None:
     safe = ["cat", "nl", "xxd"]
-    assert verdict("cat a.txt", world, safe_bins=safe).action == "run"
-    assert verdict("cat ../secret.txt", world, safe_bins=safe).action == "ask"
+    assert verdict("cat a.txt", world, safe_bins=safe, confined=True).action == "run"
+    assert verdict("cat a.txt", world, safe_bins=safe).action == "ask"  # without a sandbox: stdin only
+    assert verdict("cat < a.txt", world, safe_bins=safe, confined=True).action == "run"
     if shutil.which("xxd"):
-        assert verdict("xxd a.txt", world, safe_bins=safe).action == "run"
-        found = verdict("xxd -r a.txt b.bin", world, safe_bins=safe)
+        assert verdict("xxd a.txt", world, safe_bins=safe, confined=True).action == "run"
+        found = verdict("xxd -r a.txt b.bin", world, safe_bins=safe, confined=True)
         assert found.action == "ask" and "no list of harmless options" in found.reasons[0]
 
 
@@ -511,7 +512,7 @@ def test_the_while_loop_that_spawns_forever_asks(world: Path) -> None:
     assert verdict("while true; do sleep 1 & done", world).action == "ask"
 
 
-# --- allow always: never for programs that run what their arguments say --------------------
+# --- allow always: programs that run what their arguments say are never remembered as such ---
 
 NEVER_ALWAYS = [
     ("python3", "python3 -c 1"), ("perl", "perl -e 1"), ("ruby", "ruby -e 1"), ("node", "node -e 1"),
@@ -523,7 +524,7 @@ NEVER_ALWAYS = [
 
 
 @pytest.mark.parametrize(("program", "command"), NEVER_ALWAYS, ids=[p for p, _ in NEVER_ALWAYS])
-def test_interpreters_and_launchers_are_never_offered_allow_always(program: str, command: str, world: Path) -> None:
+def test_interpreters_and_launchers_are_remembered_only_as_the_exact_command(program: str, command: str, world: Path) -> None:
     path_value = SYSTEM_PATH
     if shutil.which(program) is None:  # not installed here: the gate only needs an executable of that name
         fake_bin = world / "fake-bin"
@@ -531,8 +532,8 @@ def test_interpreters_and_launchers_are_never_offered_allow_always(program: str,
         (fake_bin / program).write_text("#!/bin/sh\n")
         (fake_bin / program).chmod(0o755)
         path_value = f"{fake_bin}{os.pathsep}{SYSTEM_PATH}"
-    found = verdict(command, world, path_value=path_value, allowlist=["find"] if program == "stdbuf" else [])
-    assert found.action == "ask" and not found.allow_always, found
+    found = verdict(command, world, path_value=path_value, allowlist=["find"] if program == "stdbuf" else [], confined=True)
+    assert found.action == "ask" and found.always != "programs", found
 
 
 def test_a_remembered_interpreter_no_longer_runs_unasked(world: Path) -> None:

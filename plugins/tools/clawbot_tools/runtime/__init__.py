@@ -1,8 +1,9 @@
 """The ``runtime`` tool group: ``exec`` (shell commands, gated) and ``process`` (background runs).
 
 Unlike the file tools this group keeps state (running processes, the "allow always"
-store) and needs the plugin context: the environment commands start from (minus secrets),
-the state directory, and ``on_close`` to kill what still runs when the kernel shuts down.
+store, the sandbox's temp dirs) and needs the plugin context: the environment commands
+start from, the state directory, and ``on_close`` to kill what still runs when the kernel
+shuts down.
 """
 
 from __future__ import annotations
@@ -30,5 +31,5 @@ def tools(settings: ToolsSettings, ctx: PluginContext | None = None) -> list[Too
         state_dir=ctx.state_dir if ctx is not None else None,
     )
     if ctx is not None:
-        ctx.on_close(rt.registry.aclose)
+        ctx.on_close(rt.aclose)
     return [exec_tool.make_tool(rt), process_tool.make_tool(rt)]

@@ -1,20 +1,22 @@
-"""Asking the user before ``exec`` runs a command, and acting on the answer.
+"""Asking the owner before ``exec`` runs a command, and acting on the answer.
 
 Asking never blocks the turn: the request goes to ``ToolServices.request_approval`` and
 ``exec`` returns an "approval-pending" result at once, which shows the exact command, the
-reason and the ``/approve`` line the model must relay (seed 004). The answer arrives later,
-outside the turn, in :func:`on_decision`:
+reason and the ``/approve`` line the model must relay (seed 004). The kernel shows the
+owner its own notice with the command and :func:`grant_lines`: where it runs (inside the
+sandbox, with network, or outside it), the environment the model adds, and whether it may
+read input. A turn started by someone who may not approve is refused at once
+(``ApprovalRefused``): nothing is left pending for a stranger's command.
 
-* allow-once: the exact command stored here runs once (same directory, environment and
-  timeout) as a background process, and a system event reports how it ended;
-* allow-always: the same, after remembering its executables for this agent: from then on
-  they run with *any* arguments without asking (the notice says so plainly). It is offered
-  only when the policy says so (``Verdict.allow_always``): never for destructive commands,
-  lines the analysis could not pin down, programs inside the workspace, or programs that
-  run whatever their arguments, input or configuration say (shells, interpreters, ``env``,
-  ``xargs``, ``find``, ``git``, ``make``, ``awk``, ``sed``, ``ssh``, ``curl``, compilers,
-  pagers, editors, package managers, ``docker``, ``taskset``, ``sqlite3`` ... see
-  ``exec_policy.NEVER_ALWAYS``), which are allowed once only;
+The answer arrives later, outside the turn, in :func:`on_decision`:
+
+* allow-once: the exact job stored here runs once (same directory, environment, grants
+  and timeout) as a background process, and a system event reports how it ended. Its input
+  is ``/dev/null`` unless the approval was for an interactive command; writing to an
+  interactive one asks again each time (:mod:`~clawbot_tools.runtime.process`);
+* allow-always: the same, after remembering what the notice said it would
+  (``Verdict.always``): the programs, when each runs no code from its arguments
+  (``exec_policy.ALWAYS_OK``), or else this exact command with its grants;
 * deny / expired: nothing runs (logged only: the user already saw "Denied", and an
   unprompted turn half an hour later about an expired request helps nobody).
 """
@@ -25,9 +27,11 @@ import asyncio
 import logging
 from datetime import UTC, datetime
 
+import attrs
 from clawbot import ToolCall, ToolResult
 from clawbot.types import (
     ApprovalDecision,
+    ApprovalRefused,
     ApprovalRequest,
     ApprovalTicket,
     ServiceUnavailable,
@@ -41,11 +45,52 @@ from clawbot_tools.runtime.reports import event_text
 log = logging.getLogger(__name__)
 
 
+def with_grants(verdict: Verdict, job: Job, mechanism: str) -> Verdict:
+    """``verdict`` for a job that asks for more than the sandbox gives: it always asks, and
+    "always" can only remember the exact command (with its grants)."""
+    reasons = list(verdict.reasons if verdict.action == "ask" else ())
+    if not job.sandboxed:
+        reasons.append(f"asks to run outside the sandbox ({mechanism}), with your full access")
+    elif job.network:
+        reasons.append("asks for network access")
+    always = None if verdict.destructive or (verdict.action == "ask" and verdict.always is None) else "command"
+    return attrs.evolve(verdict, action="ask", reasons=tuple(reasons), always=always)
+
+
+def grant_lines(job: Job, mechanism: str) -> tuple[str, ...]:
+    """What approving ``job`` lets it do, in the words of the notice."""
+    if not job.sandboxed:
+        where = "Runs: OUTSIDE the sandbox: it can read and change all your files, and use the network."
+    elif mechanism == "off":
+        where = "Runs: without a sandbox (none is usable here): it can read and change your files."
+    else:
+        network = "with network access" if job.network else "no network"
+        where = f"Runs: inside the sandbox ({mechanism}): writes only the workspace, {network}."
+    lines = [where, f"Directory: {job.cwd}"]
+    if job.added_env:
+        lines.append("Environment it adds: " + " ".join(f"{k}={v}" for k, v in sorted(job.added_env.items())))
+    if job.interactive:
+        lines.append("Input: interactive: each text the agent sends to it asks you again.")
+    else:
+        lines.append("Input: none (/dev/null).")
+    return tuple(lines)
+
+
+def always_covers(job: Job, verdict: Verdict) -> str | None:
+    if verdict.always == "programs":
+        programs = ", ".join(p.real for p in verdict.programs)
+        return f"{programs} with any arguments, inside the sandbox, without network"
+    if verdict.always == "command":
+        return "this exact command, in this directory, with the same environment and the same grants"
+    return None
+
+
 def ask(call: ToolCall, rt: RuntimeContext, job: Job, verdict: Verdict) -> ToolResult:
     services = call.services
     always = verdict.allow_always and rt.store.available
     if services is None:
         return unavailable(job, verdict, "this tool call runs outside a chat")
+    mechanism = rt.sandbox.choice().mechanism.name
     request = ApprovalRequest(
         tool_name="exec",
         command=job.command,
@@ -53,27 +98,33 @@ def ask(call: ToolCall, rt: RuntimeContext, job: Job, verdict: Verdict) -> ToolR
         on_decision=lambda decision: on_decision(decision, rt, job, verdict, services),
         allow_always=always,
         expires_in_s=float(rt.exec.approval_expiry_s),
+        details=grant_lines(job, mechanism),
+        always_covers=always_covers(job, verdict) if always else None,
     )
     try:
         ticket = services.request_approval(request)
+    except ApprovalRefused as exc:
+        return ToolResult.error(
+            f"exec: this command needs the owner's approval, and this request cannot get it: {exc}. Nothing ran.",
+            status="refused", command=job.command, reasons=list(verdict.reasons),
+        )
     except ServiceUnavailable as exc:
         return unavailable(job, verdict, str(exc))
-    return pending(ticket, job, verdict, allow_always=always)
+    return pending(ticket, job, verdict, allow_always=always, grants=request.details, covers=request.always_covers)
 
 
-def pending(ticket: ApprovalTicket, job: Job, verdict: Verdict, *, allow_always: bool) -> ToolResult:
+def pending(
+    ticket: ApprovalTicket, job: Job, verdict: Verdict, *, allow_always: bool, grants: tuple[str, ...] = (), covers: str | None = None,
+) -> ToolResult:
     """The "approval-pending" result the model relays to the user."""
     lines = ["Approval required (approval-pending): this command has NOT run yet.", "Command:", job.command, ""]
     lines += _reasons(verdict)
+    lines += grants
     lines.append(f"Expires: {_when(ticket.expires_at)}")
     lines.append(f"Reply with: {ticket.reply_with}")
     other = []
     if allow_always:
-        programs = ", ".join(p.real for p in verdict.programs)
-        other.append(
-            f"/approve {ticket.id} allow-always (runs it, and from now on lets {programs} run for this agent "
-            "with any arguments, without asking)"
-        )
+        other.append(f"/approve {ticket.id} allow-always (runs it, and from now on lets {covers} run for this agent without asking)")
     other.append(f"/deny {ticket.id} (do not run it)")
     lines.append("Other answers: " + "; ".join(other) + ".")
     lines.append("Once approved, it runs in the background and its result comes back to you as a system event.")
@@ -91,8 +142,8 @@ def pending(ticket: ApprovalTicket, job: Job, verdict: Verdict, *, allow_always:
 def unavailable(job: Job, verdict: Verdict, why: str) -> ToolResult:
     lines = [f"exec: this command needs the user's approval, but approvals are not available in this run ({why}). Nothing ran.", "Command:", job.command, ""]
     lines += _reasons(verdict)
-    if verdict.destructive:
-        lines.append("Destructive commands always need approval: ask the user to run it from a chat, or run it themselves.")
+    if verdict.destructive or job.grants:
+        lines.append("Ask the user to run it from a chat, where they can approve it, or to run it themselves.")
     else:
         example = ", ".join(f'"{p.real}"' for p in verdict.programs) or '"/usr/bin/tool"'
         lines.append(
@@ -117,14 +168,17 @@ async def on_decision(decision: ApprovalDecision, rt: RuntimeContext, job: Job, 
     if decision in (ApprovalDecision.DENY, ApprovalDecision.EXPIRED):
         log.info("exec approval for agent %s: %s; nothing ran", job.agent_id, decision.value)
         return
-    if decision is ApprovalDecision.ALLOW_ALWAYS and verdict.allow_always and verdict.programs:
-        await asyncio.to_thread(rt.store.add, job.agent_id, verdict.programs)
+    if decision is ApprovalDecision.ALLOW_ALWAYS and verdict.allow_always:
+        if verdict.always == "programs" and verdict.programs:
+            await asyncio.to_thread(rt.store.add, job.agent_id, verdict.programs)
+        elif verdict.always == "command":
+            await asyncio.to_thread(rt.store.add_command, job.agent_id, job.remembered_as())
     try:
         process = await rt.registry.start(
-            job.command, cwd=job.cwd, env=dict(job.env), timeout_s=job.timeout_s,
-            session_key=job.session_key, agent_id=job.agent_id,
+            job.command, lambda: rt.sandbox.prepare(job), timeout_s=job.timeout_s,
+            session_key=job.session_key, agent_id=job.agent_id, approved=True, interactive=job.interactive,
         )
-    except (OSError, RuntimeError) as exc:
+    except Exception as exc:  # the owner must hear why their approved command did not run
         await post(services, f"exec: the approved command could not start: {exc}\nCommand: {job.command}")
         return
     process.backgrounded = True

@@ -40,12 +40,28 @@ class ExecSettings:
     # deny: exec refuses everything; allowlist: known executables run, others ask the user;
     # full: everything runs. Destructive patterns and sudo ask in every mode.
     security: Literal["deny", "allowlist", "full"] = "allowlist"
+    # The OS sandbox every command runs in: auto picks the strongest usable one (bwrap where
+    # user namespaces work, else landlock; none on macOS and Windows yet); off runs commands
+    # unconfined, and the gate then asks before any command reads or writes a file by name.
+    sandbox: Literal["auto", "landlock", "bwrap", "off"] = "auto"
+    # Extra paths commands may read (and run) inside the sandbox, e.g. "~/.gitconfig", "~/.pyenv".
+    sandbox_read: list[str] = attrs.field(factory=list, validator=_names)
+    # Extra paths commands may write inside the sandbox (the workspace and a private temp dir always).
+    sandbox_write: list[str] = attrs.field(factory=list, validator=_names)
+    # Memory (MB of data segment) one command and each process it starts may use.
+    memory_limit_mb: int = attrs.field(default=4096, validator=_at_least(64))
+    # Processes one command may have at once, itself and its children included.
+    process_limit: int = attrs.field(default=256, validator=_at_least(8))
     # Command names (resolved on PATH), absolute paths or path globs ("/usr/bin/*", "~/bin/tool").
     allowlist: list[str] = attrs.field(factory=list, validator=_names)
     # Read-only stdout utilities that count as allowed in allowlist mode.
     safe_bins: list[str] = attrs.field(factory=lambda: list(DEFAULT_SAFE_BINS), validator=_names)
-    # Secret-looking variables of clawbot's environment that commands may still see.
+    # Variables of clawbot's environment that commands see besides PATH, HOME, USER, LOGNAME,
+    # SHELL, LANG, LC_*, LANGUAGE, TERM, TZ and the colour/size ones (names or patterns: "JAVA_*").
     env_passthrough: list[str] = attrs.field(factory=list, validator=_names)
+    # Variables the model may set for a command besides the locale, TZ, TERM, COLUMNS, LINES,
+    # colour switches, CI and PYTHONUNBUFFERED-style ones.
+    env_allow: list[str] = attrs.field(factory=list, validator=_names)
     # Milliseconds a command runs in the foreground before it continues in the background.
     yield_ms: int = attrs.field(default=10_000, validator=_at_least(0))
     # Seconds a command may run in total (the model may ask for less, or more up to max_timeout_s).

@@ -1,8 +1,8 @@
 """What ``exec`` and ``process`` share within one plugin instance.
 
 Built once per ``clawbot_tools`` hook call from the plugin context: the settings, the
-environment commands start from, the process registry and the "allow always" store.
-The tool closures capture it; nothing lives at module level.
+environment commands start from, the process registry, the sandbox and the "allow always"
+store. The tool closures capture it; nothing lives at module level.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ from clawbot_tools.runtime.processes import ProcessRegistry
 
 if TYPE_CHECKING:
     from clawbot_tools.config import ToolsSettings
+    from clawbot_tools.runtime.sandboxing import Sandboxing
 
 
 @attrs.frozen
 class Job:
-    """One command ready to run: what was decided on is exactly what runs."""
+    """One command ready to run: what was decided on (and shown to the user) is exactly what runs."""
 
     command: str
     cwd: str
@@ -32,6 +33,24 @@ class Job:
     timeout_s: float
     session_key: str
     agent_id: str
+    workspace: str = ""
+    added_env: Mapping[str, str] = attrs.field(factory=dict)  # what the model set (shown when asking)
+    readable: tuple[str, ...] = ()  # trees outside the workspace it may read (the agent's skills)
+    network: bool = False
+    sandboxed: bool = True
+    interactive: bool = False  # approved with its input open (each write asks again)
+
+    @property
+    def grants(self) -> bool:
+        """Whether it needs more than the sandbox gives every command (asks in every mode)."""
+        return self.network or not self.sandboxed
+
+    def remembered_as(self) -> dict[str, object]:
+        """The key "allow always" stores for this exact command (see ApprovalsStore)."""
+        return {
+            "command": self.command, "cwd": self.cwd, "env": dict(sorted(self.added_env.items())),
+            "network": self.network, "sandbox": self.sandboxed, "interactive": self.interactive,
+        }
 
 
 @attrs.frozen
@@ -40,6 +59,7 @@ class RuntimeContext:
     base_env: Mapping[str, str] = attrs.field(repr=False)
     registry: ProcessRegistry
     store: ApprovalsStore
+    sandbox: Sandboxing
     secrets: tuple[str, ...] = attrs.field(repr=False)
 
     @property
@@ -52,7 +72,15 @@ class RuntimeContext:
 
     @classmethod
     def build(cls, settings: ToolsSettings, *, env: Mapping[str, str] | None, state_dir: Path | None) -> RuntimeContext:
+        from clawbot_tools.runtime.sandboxing import Sandboxing
+
         base = dict(os.environ if env is None else env)
         store = ApprovalsStore(state_dir / FILE_NAME if state_dir is not None else None)
         registry = ProcessRegistry(max_per_session=settings.exec.max_processes)
-        return cls(settings, base, registry, store, secret_values(base))
+        sandbox = Sandboxing(settings.exec, base.get("HOME") or None)
+        return cls(settings, base, registry, store, sandbox, secret_values(base))
+
+    async def aclose(self) -> None:
+        """Kill what still runs, then remove the sessions' temp dirs."""
+        await self.registry.aclose()
+        self.sandbox.close()

@@ -1,13 +1,16 @@
-"""The environment a command gets: clawbot's own minus its secrets, plus what the model adds.
+"""The environment a command gets: an allow-list of clawbot's own, plus what the model may add.
 
-clawbot's environment holds the API keys it loaded; a command the model runs must not see
-them (``env``, ``printenv`` or a crash dump would hand them to the model). Variables whose
-names look secret are dropped unless the user lists them in ``env_passthrough``, and so are
-``CDPATH`` (it would make ``cd`` go elsewhere than the gate assumes), ``POSIXLY_CORRECT``
-and ``GLOBIGNORE`` (they change how options are parsed and what globs match). The model
-may add variables, but none that change which program runs or what a shell executes at
-start-up (``PATH``, ``LD_PRELOAD``, ``BASH_ENV`` ...): those would bypass the allowlist.
-Values of secret variables are also masked in anything shown back (:func:`redact`).
+clawbot's environment holds the API keys it loaded, and the user's shell hands it more
+(``MYSQL_PWD``, ``SSHPASS``, ``OP_SESSION_*``, an ``SSH_AUTH_SOCK`` ...). Guessing which
+names are secret always misses one, so a child gets only the names it needs to work:
+:data:`INHERITED` (``PATH``, ``HOME``, the locale, the terminal ...) plus the names the user
+lists in ``env_passthrough``. The model may set only :data:`SETTABLE` names (formatting and
+locale variables that change no program and inject no code) plus the user's ``env_allow``;
+names that name files (``LANG``, ``LC_*``, ``TZ``, ``TERM``) only with a value without
+``/``. The same rule judges ``NAME=value cmd`` written in a command line.
+
+Values of secret-looking variables are still masked in anything shown back
+(:func:`redact`): a command can print a key it found in a file.
 """
 
 from __future__ import annotations
@@ -18,35 +21,31 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-# Names the model may not set: they decide which program runs or inject code into one.
-DANGEROUS_NAMES = frozenset({
-    "PATH", "EXECIGNORE", "BASH_ENV", "ENV", "IFS", "CDPATH", "PS4", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND",
-    "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONINSPECT", "PERL5OPT", "PERL5LIB", "PERLLIB",
-    "RUBYOPT", "RUBYLIB", "NODE_OPTIONS", "NODE_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH",
-    "GIT_ASKPASS", "SSH_ASKPASS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS",
-    "GIT_CONFIG_COUNT", "GCONV_PATH", "LOCPATH", "HOSTALIASES", "RESOLV_HOST_CONF", "JAVA_TOOL_OPTIONS",
-    "_JAVA_OPTIONS", "EDITOR", "VISUAL", "PAGER", "GIT_PAGER", "LESSOPEN", "LESSCLOSE", "BROWSER", "SHELL",
-    # where programs read their configuration (a .gitconfig can name programs to run)
-    "HOME", "XDG_CONFIG_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_TEMPLATE_DIR", "GNUPGHOME", "ZDOTDIR",
-    # how the safe bins parse their options or which files the shell's globs match
-    "POSIXLY_CORRECT", "GREP_OPTIONS", "GLOBIGNORE",
+# What every command inherits from clawbot's environment (and LC_*).
+INHERITED = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TZ",
+    "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR",
 })
-# Inherited variables dropped: CDPATH makes "cd sub" go elsewhere than the gate's analysis
-# follows it (see clawbot_tools.runtime.shell_analysis); POSIXLY_CORRECT changes how the
-# safe bins parse options ("head a.txt -n FILE"); GLOBIGNORE makes bash's globs match dot files.
-NOT_INHERITED = frozenset({"CDPATH", "POSIXLY_CORRECT", "GLOBIGNORE"})
-DANGEROUS_PREFIXES = ("LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "MALLOC_")
+# What the model may set for a command (and LC_*), besides the user's env_allow.
+SETTABLE = frozenset({
+    "LANG", "LANGUAGE", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE",
+    "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "PYTHONUTF8", "CI",
+})
+# Settable only with a value without "/": the value names a file (a locale, a zone, a terminfo entry).
+NAMES_A_FILE = frozenset({"LANG", "LANGUAGE", "TZ", "TERM"})
+SETTABLE_SHOWN = ("LANG", "LC_*", "TZ", *sorted(SETTABLE - {"LANG", "TZ"}))
 
-# Name patterns (case-insensitive) of variables treated as secrets.
+# Name patterns (case-insensitive) of variables whose values are masked in output.
 SECRET_PATTERNS = (
     "*_API_KEY", "*_APIKEY", "*API_KEY*", "*_KEY", "*_KEY_*", "*_TOKEN", "*_TOKEN_*", "*TOKEN",
-    "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_PASS", "*PASSPHRASE*", "*CREDENTIAL*", "*_PAT",
-    "*_AUTH", "*_AUTH_*", "*PRIVATE_KEY*", "*_DSN", "*_COOKIE*", "*_SESSION",
+    "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_PASS", "*PASSPHRASE*", "*CREDENTIAL*", "*_PAT", "*_PWD",
+    "*_AUTH", "*_AUTH_*", "*PRIVATE_KEY*", "*_DSN", "*_COOKIE*", "*_SESSION", "*_SESSION_*", "SSHPASS",
     "AWS_*", "AZURE_*", "GOOGLE_*", "GCP_*", "OPENAI_*", "ANTHROPIC_*", "OPENROUTER_*", "GEMINI_*",
     "HF_*", "HUGGING_FACE_*", "GITHUB_*", "GH_*", "GITLAB_*", "NPM_*", "PYPI_*", "TWINE_*",
     "DATABASE_URL", "REDIS_URL", "MONGODB_URI",
 )
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # ASCII; \Z: "$" would accept a trailing newline
+LOCALE_NAME = re.compile(r"LC_[A-Z_]+\Z")
 MIN_REDACTED_LENGTH = 6
 REDACTED = "[redacted]"
 
@@ -55,9 +54,19 @@ class EnvRefused(Exception):
     """The model's ``env`` argument cannot be used; ``str(exc)`` says why."""
 
 
-def is_dangerous(name: str) -> bool:
-    upper = name.upper()
-    return upper in DANGEROUS_NAMES or upper.startswith(DANGEROUS_PREFIXES)
+def _locale(name: str) -> bool:
+    return bool(LOCALE_NAME.match(name))
+
+
+def settable(name: str, value: str | None, allowed: Iterable[str] = ()) -> bool:
+    """Whether a command may get ``name`` set to ``value`` (``None``: not known) without asking."""
+    if name in allowed:
+        return value is None or "\x00" not in value
+    if name not in SETTABLE and not _locale(name):
+        return False
+    if name in NAMES_A_FILE or _locale(name):
+        return value is not None and "/" not in value  # a value with "/" is a path: it is loaded from there
+    return True
 
 
 def looks_secret(name: str) -> bool:
@@ -65,12 +74,13 @@ def looks_secret(name: str) -> bool:
     return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_PATTERNS)
 
 
-def extra_env(raw: Any) -> dict[str, str]:
-    """The model's ``env`` argument, checked."""
+def extra_env(raw: Any, allowed: Iterable[str] = ()) -> dict[str, str]:
+    """The model's ``env`` argument, checked against :func:`settable`."""
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
         raise EnvRefused("env must be an object of NAME: value strings")
+    allowed = frozenset(allowed)
     checked: dict[str, str] = {}
     refused: list[str] = []
     for name, value in raw.items():
@@ -78,25 +88,26 @@ def extra_env(raw: Any) -> dict[str, str]:
             raise EnvRefused(f"env name {name!r} is not a valid variable name")
         if not isinstance(value, str) or "\x00" in value:
             raise EnvRefused(f"env value of {name} must be a string without NUL bytes")
-        if is_dangerous(name):
+        if not settable(name, value, allowed):
             refused.append(name)
         checked[name] = value
     if refused:
+        extra = f", and what the user allows in [plugins.tools.exec] env_allow ({', '.join(sorted(allowed))})" if allowed else ""
         raise EnvRefused(
-            f"env may not set {', '.join(sorted(refused))}: these change which program runs or inject code "
-            "into it (PATH, LD_*, DYLD_*, BASH_ENV, ENV, IFS, PYTHONSTARTUP, GIT_SSH_COMMAND ...). "
-            "Call the program by its full path instead, or ask the user to change the environment."
+            f"env may not set {', '.join(sorted(refused))}: a command may be given only {', '.join(SETTABLE_SHOWN)}"
+            f"{extra} (LANG, LC_*, TZ and TERM without '/'). Pass other values as arguments, or ask the user to add "
+            "the name to env_allow."
         )
     return checked
 
 
 def child_env(base: Mapping[str, str], passthrough: Iterable[str], extra: Mapping[str, str]) -> dict[str, str]:
-    """``base`` without secret-looking names (unless passed through) and without
-    :data:`NOT_INHERITED`, then ``extra`` on top."""
-    allowed = {name.upper() for name in passthrough}
+    """The :data:`INHERITED` names of ``base`` (and ``LC_*``), the user's ``passthrough``
+    names (exact, or patterns such as ``JAVA_*``), then ``extra`` on top."""
+    patterns = [p for p in passthrough if p.strip()]
     env = {
         name: value for name, value in base.items()
-        if name not in NOT_INHERITED and (name.upper() in allowed or not looks_secret(name))
+        if name in INHERITED or _locale(name) or any(fnmatch.fnmatchcase(name, p) for p in patterns)
     }
     env.setdefault("PATH", os.defpath)
     env.update(extra)

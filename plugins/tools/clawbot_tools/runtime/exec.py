@@ -1,16 +1,22 @@
-"""``exec``: run a shell command in the workspace, after the policy has decided it may.
+"""``exec``: run a shell command in the workspace, inside the OS sandbox, once the gate agrees.
 
-The analysis of :mod:`~clawbot_tools.runtime.exec_policy` is the gate; ``/bin/sh -c`` only
-runs what passed it. A command runs in the foreground for ``yield_ms``; if it is still
-running then, the result says so and it continues in the background under ``process``.
-A non-zero exit code is a normal result; only a command that cannot start is an error, and
-so is one more command than a session may have running at once (``max_processes``).
+The OS sandbox (:mod:`~clawbot_tools.runtime.sandboxing`) decides what a command can touch:
+the workspace and a private temp dir read-write, the system and the agent's skills
+read-only, nothing else of the user's home or of clawbot's state, no network. The gate
+(:mod:`~clawbot_tools.runtime.exec_policy`) decides when to ask the user first; asking for
+more than the sandbox gives (``network``, ``sandbox: false``) always asks, in every mode.
+
+A command runs in the foreground for ``yield_ms``; if it is still running then, the result
+says so and it continues in the background under ``process``. A non-zero exit code is a
+normal result; only a command that cannot start is an error, and so is one more command than
+a session may have running at once (``max_processes``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 
 from clawbot import Tool, ToolCall, ToolResult
 from clawbot.types import ToolServices
@@ -20,9 +26,10 @@ from clawbot_tools.fs.paths import PathRefused, display, resolve, workspace_root
 from clawbot_tools.runtime import approval_flow
 from clawbot_tools.runtime.context import Job, RuntimeContext
 from clawbot_tools.runtime.envscrub import EnvRefused, child_env, extra_env
-from clawbot_tools.runtime.exec_policy import PolicyInput, decide
+from clawbot_tools.runtime.exec_policy import PolicyInput, Verdict, decide
 from clawbot_tools.runtime.processes import ManagedProcess, TooManyProcesses
 from clawbot_tools.runtime.reports import event_text, finished_text, shown, yielded_text
+from clawbot_tools.runtime.sandbox import SandboxError
 
 GROUP = "runtime"
 MAX_YIELD_MS = 120_000
@@ -36,10 +43,24 @@ PARAMETERS = schema(
         "env": {
             "type": "object",
             "additionalProperties": {"type": "string"},
-            "description": "Extra environment variables (PATH, LD_*, HOME and similar cannot be set).",
+            "description": "Extra environment variables: LANG, LC_*, TZ, TERM, COLUMNS, LINES, NO_COLOR, CI, PYTHONUNBUFFERED and the like.",
         },
         "yield_ms": {"type": "integer", "description": "Milliseconds to wait before the command continues in the background."},
         "background": {"type": "boolean", "description": "true: start it in the background right away."},
+        "network": {
+            "type": "boolean",
+            "description": "true: the command needs the network (downloads, package installs). Always asks the user first.",
+        },
+        "sandbox": {
+            "type": "boolean",
+            "description": "false: run it outside the sandbox, with the user's full access. Always asks the user; only for "
+            "what the sandbox blocks and the user must allow.",
+        },
+        "interactive": {
+            "type": "boolean",
+            "description": "true: once approved, keep its input open so you can answer its prompts with process write "
+            "(each write asks the user again). Otherwise an approved command's input is empty.",
+        },
     },
     ["command"],
 )
@@ -52,23 +73,31 @@ def make_tool(rt: RuntimeContext) -> Tool:
     return Tool(
         name="exec",
         description=(
-            "Run a shell command in the workspace. stdout and stderr come back merged, with the exit code. "
-            f"A command still running after yield_ms (default {rt.exec.yield_ms} ms) continues in the background: "
-            "use the process tool to poll it, read its log, write to its stdin or kill it. Commands outside the "
-            "allowlist, and destructive ones, need the user's approval: the result then says approval-pending "
-            "and gives the exact /approve line to relay. Secrets are removed from the environment. "
+            "Run a shell command in the workspace, inside a sandbox: it can read the system and the workspace, write "
+            "only the workspace and a private temp dir ($TMPDIR), and has no network. stdout and stderr come back merged, "
+            f"with the exit code. A command still running after yield_ms (default {rt.exec.yield_ms} ms) continues in the "
+            "background: use the process tool to poll it, read its log, write to its stdin or kill it. Commands outside "
+            "the allowlist, destructive ones, and any that ask for network or to leave the sandbox need the user's "
+            "approval: the result then says approval-pending and gives the exact /approve line to relay. "
             f"A session may have at most {rt.exec.max_processes} commands running at once."
         ),
         parameters=PARAMETERS,
         handler=handler,
-        summary="Run shell commands (long runs continue in the background under process)",
+        summary="Run shell commands in a sandbox (long runs continue in the background under process)",
         group=GROUP,
         timeout_s=MAX_YIELD_MS / 1000 + 30,
     )
 
 
-def _arguments(call: ToolCall, rt: RuntimeContext) -> tuple[str, str, int, float, dict[str, str]]:
-    """(command, cwd, timeout s, yield s, env extras); ``ValueError``/``PathRefused``/``EnvRefused``."""
+def _flag(args: dict, name: str, default: bool) -> bool:
+    value = args.get(name, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false")
+    return value
+
+
+def _job(call: ToolCall, rt: RuntimeContext) -> tuple[Job, float]:
+    """The job the call describes, and its yield in seconds; ``ValueError``/``PathRefused``/``EnvRefused``."""
     args = call.arguments
     command = args.get("command")
     if not isinstance(command, str) or not command.strip():
@@ -79,49 +108,72 @@ def _arguments(call: ToolCall, rt: RuntimeContext) -> tuple[str, str, int, float
     if not cwd.is_dir():
         raise PathRefused(f"cwd {display(call, cwd)} is not an existing directory")
     timeout = int_arg(args, "timeout", rt.exec.timeout_s, minimum=1, maximum=rt.exec.max_timeout_s)
-    if args.get("background") is True:
+    if _flag(args, "background", False):
         yield_ms = 0
     else:
         yield_ms = int_arg(args, "yield_ms", min(rt.exec.yield_ms, MAX_YIELD_MS), minimum=0, maximum=MAX_YIELD_MS)
-    return command, os.fspath(cwd), timeout, yield_ms / 1000, extra_env(args.get("env"))
+    added = extra_env(args.get("env"), rt.exec.env_allow)
+    env = child_env(rt.base_env, rt.exec.env_passthrough, added)
+    env["PWD"] = os.fspath(cwd)  # the shell's logical directory starts where the gate's analysis starts
+    readable = call.services.readable_roots() if call.services is not None else ()
+    job = Job(
+        command, os.fspath(cwd), env, float(timeout), call.session_key, call.agent_id,
+        workspace=os.path.realpath(workspace_root(call)), added_env=added, readable=tuple(readable),
+        network=_flag(args, "network", False), sandboxed=_flag(args, "sandbox", True),
+        interactive=_flag(args, "interactive", False),
+    )
+    return job, yield_ms / 1000
 
 
 async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
     try:
-        command, cwd, timeout, yield_s, extra = _arguments(call, rt)
+        job, yield_s = _job(call, rt)
     except (ValueError, PathRefused, EnvRefused) as exc:
         return ToolResult.error(f"exec: {exc}")
-    env = child_env(rt.base_env, rt.exec.env_passthrough, extra)
-    env["PWD"] = cwd  # the shell's logical directory starts where the gate's analysis starts
+    choice = await asyncio.to_thread(rt.sandbox.choice)  # the first call probes (it may start a process)
+    if problem := rt.sandbox.problem():
+        return ToolResult.error(f"exec: {problem}.", status="refused")
+    confined = choice.mechanism.confines and job.sandboxed
     given = PolicyInput(
-        settings=rt.exec, cwd=cwd, workspace=workspace_root(call), path_value=env["PATH"], home=rt.home,
-        remembered=await asyncio.to_thread(rt.store.allowed, call.agent_id),
+        settings=rt.exec, cwd=job.cwd, workspace=job.workspace, path_value=job.env["PATH"], home=rt.home,
+        remembered=await asyncio.to_thread(rt.store.allowed, job.agent_id), confined=confined,
     )
-    verdict = await asyncio.to_thread(decide, command, given)  # PATH lookups touch the disk
+    verdict = await asyncio.to_thread(decide, job.command, given)  # PATH lookups touch the disk
     if verdict.action == "refuse":
         return ToolResult.error(f"exec: {verdict.reasons[0]}. Nothing ran.", status="refused")
-    job = Job(command, cwd, env, float(timeout), call.session_key, call.agent_id)
+    if job.grants:
+        verdict = approval_flow.with_grants(verdict, job, choice.mechanism.name)
+    if verdict.action == "ask" and not verdict.destructive and await asyncio.to_thread(rt.store.remembers, job.agent_id, job.remembered_as()):
+        verdict = Verdict("run")  # the user allowed this exact command always
     if verdict.action == "ask":
         return approval_flow.ask(call, rt, job, verdict)
     try:
         process = await rt.registry.start(
-            command, cwd=cwd, env=env, timeout_s=timeout, session_key=call.session_key, agent_id=call.agent_id
+            job.command, lambda: rt.sandbox.prepare(job), timeout_s=job.timeout_s,
+            session_key=job.session_key, agent_id=job.agent_id,
         )
     except TooManyProcesses as exc:
         return ToolResult.error(f"exec: {exc}. Nothing ran.", status="too-many-processes")
-    except (OSError, RuntimeError) as exc:
+    except SandboxError as exc:
+        return ToolResult.error(f"exec: the sandbox could not be set up, so nothing ran: {exc}", status="failed")
+    except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
         return ToolResult.error(f"exec: the command could not start: {exc}", status="failed")
+    note = rt.sandbox.notice_once()
     if await process.wait(yield_s):
-        return _finished(process, rt)
-    return _yielded(process, rt, yield_s, call.services)
+        return _finished(process, rt, note)
+    return _yielded(process, rt, yield_s, call.services, note)
 
 
-def _finished(process: ManagedProcess, rt: RuntimeContext) -> ToolResult:
+def _with_note(text: str, note: str | None) -> str:
+    return f"{note}\n\n{text}" if note else text
+
+
+def _finished(process: ManagedProcess, rt: RuntimeContext, note: str | None) -> ToolResult:
     text = finished_text(process, rt.secrets, rt.exec.max_output_chars)
     if not process.group_alive:
         rt.registry.forget(process.id)  # its whole output is in this result
     return ToolResult.text(
-        text,
+        _with_note(text, note),
         status=process.status,
         exit_code=process.exit_code,
         duration_s=round(process.runtime_s(), 3),
@@ -130,14 +182,14 @@ def _finished(process: ManagedProcess, rt: RuntimeContext) -> ToolResult:
     )
 
 
-def _yielded(process: ManagedProcess, rt: RuntimeContext, yield_s: float, services: ToolServices | None) -> ToolResult:
+def _yielded(process: ManagedProcess, rt: RuntimeContext, yield_s: float, services: ToolServices | None, note: str | None) -> ToolResult:
     process.backgrounded = True
     output, process.poll_position = process.output.read_from(0)
     notify = rt.exec.notify_on_exit and services is not None
     if notify:
         rt.registry.spawn(_notify_when_done(process, rt, services), name=f"exec:{process.id}:notify")
     text = yielded_text(process, shown(output, rt.secrets, rt.exec.max_output_chars), yield_s, notify=notify)
-    return ToolResult.text(text, status="running", process_id=process.id, command=process.command)
+    return ToolResult.text(_with_note(text, note), status="running", process_id=process.id, command=process.command)
 
 
 async def _notify_when_done(process: ManagedProcess, rt: RuntimeContext, services: ToolServices) -> None:

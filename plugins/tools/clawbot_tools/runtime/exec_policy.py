@@ -1,40 +1,45 @@
 """The gate of ``exec``: run now, ask the user, or refuse.
 
+The gate decides *when to ask*; what a command can touch is enforced by the OS sandbox
+(:mod:`~clawbot_tools.runtime.sandbox`), so a mistake here no longer reaches the user's
+files or network. ``PolicyInput.confined`` says whether the command will run inside one.
+
 * ``deny``: refuse everything.
 * ``full``: run everything, except destructive patterns and sudo-like commands, which ask.
 * ``allowlist``: fail-closed. A line runs unasked only when the analysis (see
   :mod:`~clawbot_tools.runtime.shell_analysis`) found nothing it could not pin down, and
   *every* program it starts resolves to an allowed executable: an ``allowlist`` entry, an
   executable the user allowed always, a harmless shell builtin, or a ``safe_bins`` utility
-  whose arguments pass :mod:`~clawbot_tools.runtime.safe_bins` (known read-only options,
-  fixed words, files inside the workspace). Output redirections must name exactly
-  ``/dev/null``, ``/dev/stdout``, ``/dev/stderr``, ``/dev/tty`` (or ``/dev/fd/1``/``2``)
-  or resolve (symlinks followed) inside the workspace; input redirections must resolve
-  inside the workspace. Paths are resolved by
-  :func:`~clawbot_tools.runtime.executables.real_path`: never through ``/proc`` (there
-  ``/proc/self/cwd`` is clawbot's, not the shell's), which asks. A variable may be set for
-  commands (``NAME=value cmd``, ``NAME=value``, ``env NAME=value``, ``export NAME=value``)
-  only if NAME is in :data:`HARMLESS_ASSIGNMENTS` (``POSIXLY_CORRECT`` changes how options
-  are parsed, ``TZ`` names a file). Each decision resolves at most
-  :data:`~clawbot_tools.runtime.executables.MAX_PATHS` paths and reads at most
-  :data:`~clawbot_tools.runtime.executables.MAX_ENTRIES` directory entries; more asks.
+  whose options pass :mod:`~clawbot_tools.runtime.safe_bins`. A variable may be set for
+  commands (``NAME=value cmd``, ``env NAME=value``, ``export NAME=value``) only if the
+  model could set it through ``env`` too (:func:`~clawbot_tools.runtime.envscrub.settable`).
   Anything else asks, never refuses. Destructive patterns and sudo-like commands ask even
   when allowlisted.
 
-In every mode, a line holding lone surrogates (text that is not valid Unicode) asks, and
-so does any error inside the analysis: :func:`decide` never raises.
+  Inside a sandbox, files are the sandbox's business: safe bins read any operand the
+  sandbox lets them read, globs expand to what it lets them list, and a redirect writes
+  where it lets it write. One thing the sandbox cannot see is a hard link: a workspace file
+  that is also a name of ``~/.bashrc`` is writable through the workspace, so an output
+  redirect into a file with more than one link asks (the ``write`` tool refuses them too).
+  Without a sandbox, the gate asks before anything reads or names a file: safe bins are
+  stdin-only, globs and ``test -e``-style lookups ask, and every redirect to a file asks
+  (``/dev/null`` and the standard streams excepted).
 
-In every mode but ``deny``, a line longer than :data:`MAX_ANALYSED_CHARS` asks without
-being analysed. "Allow always" is offered only when the sole obstacle is programs that
-could be remembered, none of them inside the workspace and none that runs whatever its
-arguments say (shells, interpreters, ``env``, ``xargs``, ``find``, ``git``, ``make``,
-``awk``, ``sed``, ``ssh``, ``curl`` ... see :data:`NEVER_ALWAYS`): those are allowed once,
-and such a program found among the remembered ones (stored by an older version) is ignored.
+In every mode, a line holding lone surrogates (text that is not valid Unicode) asks, and
+so does any error inside the analysis: :func:`decide` never raises. In every mode but
+``deny``, a line longer than :data:`MAX_ANALYSED_CHARS` asks without being analysed.
+
+"Allow always" (``Verdict.always``) is offered only when nothing but programs stands in
+the way: ``"programs"`` when each of them is on :data:`ALWAYS_OK` (programs that run no code
+from their arguments, input or configuration) and none lies inside the workspace;
+otherwise ``"command"``, which remembers this exact command line only. Never for
+destructive lines, lines the analysis could not pin down, or programs inside the workspace
+(files the model can rewrite).
 """
 
 from __future__ import annotations
 
-import fnmatch
+import errno
 import logging
 import os
 import re
@@ -46,7 +51,7 @@ import attrs
 from clawbot_tools.runtime import safe_bins
 from clawbot_tools.runtime.config import ExecSettings
 from clawbot_tools.runtime.destructive import destructive
-from clawbot_tools.runtime.envscrub import is_dangerous
+from clawbot_tools.runtime.envscrub import SETTABLE_SHOWN, settable
 from clawbot_tools.runtime.executables import (
     Budget,
     Entry,
@@ -71,58 +76,39 @@ MAX_ANALYSED_CHARS = 8000
 OUTPUT_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"})
 # not /dev/zero or /dev/urandom: endless input, and sort would spill it to temporary files without end
 INPUT_DEVICES = frozenset({"/dev/null", "/dev/stdin", "/dev/fd/0"})
-# Programs never remembered by "allow always" (by the name they run under or their real
-# file's name): they run whatever their arguments, input or working tree say.
-NEVER_ALWAYS = (
-    # shells and interpreters
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox", "toybox",
-    "python*", "pypy*", "perl*", "ruby*", "irb", "node", "node[0-9]*", "nodejs", "deno", "bun", "bunx", "php*",
-    "lua*", "luajit", "tclsh*", "wish*", "expect", "osascript", "Rscript", "R", "julia", "java", "jshell",
-    "groovy*", "scala", "pwsh", "powershell", "gdb", "lldb", "ld.so", "ld-linux*", "vi", "vim", "nvim", "emacs", "ed", "ex",
-    # programs that start other programs
-    "env", "xargs", "find", "nohup", "timeout", "nice", "ionice", "stdbuf", "time", "command", "exec", "chroot",
-    "setsid", "unshare", "nsenter", "flock", "watch", "strace", "ltrace", "script", "parallel", "screen", "tmux",
-    "systemd-run", "at", "crontab", "bwrap",
-    # programs whose options or configuration run commands, or that reach other machines
-    "git", "make", "gmake", "cmake", "ninja", "awk", "gawk", "mawk", "nawk", "sed", "gsed", "tar", "zip",
-    "ssh", "scp", "sftp", "rsync", "curl", "wget",
-    "sudo", "doas", "su", "pkexec", "run0",
-    # build tools and package managers run the workspace's own scripts
-    "npm", "npx", "pnpm", "yarn", "cargo", "go", "uv", "uvx", "pip", "pip3", "pipx", "poetry", "pytest", "tox",
-    "nox", "docker", "podman", "kubectl",
-    # programs that start other programs (by option, command, escape or configuration)
-    "taskset", "setarch", "linux32", "linux64", "prlimit", "chrt", "setpriv", "runuser", "sg", "newgrp",
-    "unbuffer", "faketime", "firejail", "proot", "fakeroot", "catchsegv", "batch", "sudoedit", "numactl", "cgexec",
-    "sqlite3", "mysql", "mariadb", "psql", "redis-cli", "mongo", "mongosh",
-    "gcc*", "g++*", "cc", "c++", "c89", "c99", "cpp", "clang*", "ld", "ld.*", "gold", "lld", "collect2", "tcc", "rustc",
-    "javac", "openssl", "ssh-keygen", "ssh-agent", "ssh-add", "gpg*", "gpgv", "pinentry*",
-    "less", "more", "most", "pg", "man", "info", "nano", "pico", "joe", "mcedit", "micro", "view", "vimdiff", "rvim",
-    "rview", "gvim", "emacsclient", "mc",
-    "dpkg*", "apt*", "aptitude", "rpm*", "yum", "dnf", "zypper", "pacman", "apk", "snap", "flatpak", "brew",
-    "nix*", "conda", "mamba", "gem", "bundle", "bundler", "rake", "composer", "mvn", "gradle*", "ant", "sbt",
-    "systemctl", "service", "systemd-*", "journalctl", "loginctl", "machinectl", "launchctl", "initctl",
-    "anacron", "atq", "atrm", "docker*", "podman*", "buildah", "kubectl*", "helm", "nerdctl", "ctr",
-    "lxc*", "virsh", "qemu*", "vagrant", "valgrind", "perf", "bpftrace", "rr", "dtrace", "entr", "inotifywait",
-    "byobu", "m4", "dc", "mail", "mailx", "sendmail", "ftp", "telnet", "nc", "ncat", "netcat", "socat", "tftp",
-    "xdg-open", "open", "sensible-*", "editor", "pager", "x-terminal-emulator", "run-parts", "login",
-)
-
-
-# Variables a command line may set without asking (all others ask: POSIXLY_CORRECT changes
-# how GNU tools parse options, TZ and LOCPATH name files, ...).
-HARMLESS_ASSIGNMENTS = frozenset({"COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR"})
-HARMLESS_NAMED = frozenset({"LANG", "LC_ALL", "TERM"})  # and LC_*: only with a fixed value without "/"
-HARMLESS_SHOWN = ("LANG", "LC_*", "TERM", *sorted(HARMLESS_ASSIGNMENTS))
-NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+ENDLESS_INPUT = frozenset({"/dev/zero", "/dev/urandom", "/dev/random"})
+# Programs "allow always" may remember (with any arguments, for this agent): they run no
+# code from their arguments, input, environment or configuration files. Everything else is
+# remembered as the one exact command line the user approved. Not here, on purpose: sort
+# (--compress-program), split (--filter), tar, zip, sed (e), awk, find, xargs, env, less,
+# editors, interpreters, compilers and their wrappers, build tools, pydoc, pygmentize,
+# logsave, capsh, git, curl, wget (-e runs wgetrc commands), rg (--pre), diff3/sdiff
+# (--diff-program).
+ALWAYS_OK = frozenset({
+    "cat", "tac", "nl", "od", "hexdump", "xxd", "base32", "base64", "basenc",
+    "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
+    "wc", "head", "tail", "cut", "paste", "join", "comm", "diff", "cmp", "uniq", "tr", "fold", "fmt", "pr",
+    "expand", "unexpand", "column", "rev", "seq", "yes", "shuf", "tsort", "numfmt", "factor", "expr",
+    "echo", "printf", "basename", "dirname", "realpath", "readlink", "pwd", "ls", "dir", "vdir", "stat",
+    "du", "df", "tree", "file", "grep", "egrep", "fgrep", "jq", "date", "cal", "uname", "id", "whoami",
+    "groups", "nproc", "free", "uptime", "ps", "true", "false", "sleep",
+    "touch", "mkdir", "rmdir", "cp", "mv", "rm", "ln", "chmod", "tee", "truncate",
+    "gzip", "gunzip", "zcat", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "zstd", "unzstd", "iconv",
+})
 
 
 @attrs.frozen
 class Verdict:
     action: Literal["run", "ask", "refuse"]
     reasons: tuple[str, ...] = ()
-    allow_always: bool = False  # the only problem is programs "always" could remember
+    # what "allow always" may remember: the programs (any arguments), this exact command, or nothing
+    always: Literal["programs", "command"] | None = None
     programs: tuple[Program, ...] = ()  # programs not yet allowed (what "always" stores)
     destructive: bool = False
+
+    @property
+    def allow_always(self) -> bool:
+        return self.always is not None
 
 
 @attrs.frozen
@@ -133,6 +119,7 @@ class PolicyInput:
     path_value: str
     home: str | None
     remembered: tuple[Program, ...] = ()
+    confined: bool = False  # the command runs inside an OS sandbox
 
 
 def decide(command: str, given: PolicyInput) -> Verdict:
@@ -152,7 +139,7 @@ def decide(command: str, given: PolicyInput) -> Verdict:
     try:
         return _decide(command, given)
     except OverBudget:
-        return Verdict("ask", ("cannot be checked: too many files to check (split the command up, or name fewer files)",))
+        return Verdict("ask", ("cannot be checked: too many paths to resolve (split the command up)",))
     except Exception:  # a bug in the analysis must not let anything through
         log.exception("exec: the analysis of %r failed", command[:200])
         return Verdict("ask", ("cannot be checked: the command could not be analysed",))
@@ -179,43 +166,32 @@ def _decide(command: str, given: PolicyInput) -> Verdict:
     reasons = hard + soft
     if not reasons:
         return Verdict("run")
-    always = (
-        not hard and not unremembered
-        and all(not inside(given.workspace, p.real) and not never_always(p) for p in programs)
-    )
-    return Verdict("ask", tuple(reasons), allow_always=always, programs=tuple(programs), destructive=bool(hits))
+    always: Literal["programs", "command"] | None = None
+    # a program inside the workspace is a file the model can rewrite: never remembered at all
+    if not hard and not unremembered and not any(inside(given.workspace, p.real) for p in programs):
+        always = "programs" if all(always_ok(p) for p in programs) else "command"
+    return Verdict("ask", tuple(reasons), always=always, programs=tuple(programs), destructive=bool(hits))
 
 
-def harmless_assignment(name: str, value: str | None) -> bool:
-    """Whether setting ``name`` to ``value`` (None: not a fixed word) cannot change what runs or reads what."""
-    if name in HARMLESS_ASSIGNMENTS:
-        return True
-    if name in HARMLESS_NAMED or (name.startswith("LC_") and NAME.fullmatch(name)):
-        # a locale (or terminal) name with "/" is a path: it is loaded from there
-        return value is not None and "/" not in value
-    return False
-
-
-def never_always(program: Program) -> bool:
-    """Whether ``program`` runs arbitrary code from its arguments (never allowed "always")."""
-    names = {program.name, os.path.basename(program.real)}
-    return any(fnmatch.fnmatchcase(name, pattern) for name in names for pattern in NEVER_ALWAYS)
+def always_ok(program: Program) -> bool:
+    """Whether "allow always" may remember ``program`` itself (see :data:`ALWAYS_OK`): by the
+    name it runs under *and* its real file's name (``ls`` linked to ``python3`` is not ``ls``)."""
+    return program.name in ALWAYS_OK and os.path.basename(program.real) in ALWAYS_OK
 
 
 def _allowlist_reasons(analysis: Analysis, given: PolicyInput) -> tuple[list[str], list[Program]]:
     reasons = [f"cannot be checked: {problem}" for problem in analysis.problems]
+    allowed_names = given.settings.env_allow
     for name, value in dict.fromkeys(analysis.assignments):
-        if is_dangerous(name):
-            reason = f"sets {name}, which changes what the commands run"
-        elif not harmless_assignment(name, value):
-            reason = f"sets {name}, which may change what the commands do (only {', '.join(HARMLESS_SHOWN)} are known to be harmless)"
-        else:
-            continue
-        if reason not in reasons:
-            reasons.append(reason)
+        if not settable(name, value, allowed_names):
+            reason = f"sets {name}, which may change what the commands run or read (only {', '.join(SETTABLE_SHOWN)} are known to be harmless)"
+            if reason not in reasons:
+                reasons.append(reason)
+    if not given.confined:
+        reasons += [f"{what} (without a sandbox, exec asks before a command looks at files by name)" for what in analysis.reveals]
     compile_ = _compiler(given)
-    # a remembered interpreter (stored before it was excluded from "always") is ignored
-    remembered = [Entry(p.real, real=p.real, name=p.name) for p in given.remembered if not never_always(p)]
+    # a program remembered by an older version that is not on ALWAYS_OK any more is ignored
+    remembered = [Entry(p.real, real=p.real, name=p.name) for p in given.remembered if always_ok(p)]
     allowed = compile_(given.settings.allowlist) + remembered
     safe = compile_(given.settings.safe_bins)
     programs: list[Program] = []
@@ -257,7 +233,7 @@ def _program_reason(command: Command, given: PolicyInput, allowed: list[Entry], 
     if any(entry.matches(program) for entry in allowed):
         return None, None
     if any(entry.matches(program) for entry in safe):
-        return safe_bins.check(program.name, command.argv, cwd=command.cwd, workspace=given.workspace, home=given.home), None
+        return safe_bins.check(program.name, command.argv, confined=given.confined, cwd_known=command.cwd is not None), None
     return f"{program.real} is not in the exec allowlist", program
 
 
@@ -296,12 +272,27 @@ def _redirect_reason(redirect: Redirect, given: PolicyInput) -> str | None:
         return f"cannot be checked: the redirection target {target.raw!r} is not a fixed word"
     if target.value in (INPUT_DEVICES if reading else OUTPUT_DEVICES):
         return None
+    if reading:
+        if target.value in ENDLESS_INPUT:
+            return f"reads {target.value}, which never ends"
+        return None if given.confined else f"reads the file {target.value} (without a sandbox, exec asks before a command reads files)"
+    if not given.confined:
+        return f"writes to the file {target.value} (without a sandbox, exec asks before a command writes files)"
+    return _linked(target.value, target.raw, target.tilde, redirect.cwd, given.home)
+
+
+def _linked(text: str, raw: str, tilde: bool, cwd: str | None, home: str | None) -> str | None:
+    """Why writing ``text`` could change a file outside the sandbox through a hard link."""
     try:
-        real = place(target.value, target.raw, tilde=target.tilde, cwd=redirect.cwd, home=given.home)
+        real = place(text, raw, tilde=tilde, cwd=cwd, home=home)
     except Unplaceable as exc:
         return f"cannot be checked: cannot tell {exc}"
-    if inside(given.workspace, real):
-        return None
-    if reading:
-        return f"reads {target.value} outside the workspace"
-    return f"writes to {target.value} outside the workspace"
+    try:
+        links = os.stat(real).st_nlink
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return None  # a new file has one name
+        return f"cannot be checked: {text} cannot be examined ({exc.strerror})"
+    if links > 1 and not os.path.isdir(real):
+        return f"writes to {text}, a file with {links} hard links (writing it changes the file under its other names too)"
+    return None

@@ -16,8 +16,8 @@ Paths are resolved with :func:`real_path`, never ``os.path.realpath``: the gate 
 clawbot's process, not in the shell, so ``/proc/self/cwd`` or ``/dev/fd/3`` would point
 into *clawbot's* state. Any step through ``/proc`` (``/dev/fd``, ``/dev/stdin`` ... are
 links into it) makes a path unknown, and so does a loop or more than 40 symlinks. Every
-resolution and every directory entry a glob check reads counts against a per-decision
-:class:`Budget`; past it, :class:`OverBudget` is raised (the policy then asks).
+resolution counts against a per-decision :class:`Budget`; past it, :class:`OverBudget` is
+raised (the policy then asks).
 """
 
 from __future__ import annotations
@@ -38,29 +38,27 @@ GLOB_CHARS = "*?["
 MAX_SYMLINKS = 40  # what Linux follows in one lookup
 MAGIC_ROOTS = ("/proc",)  # links there point into the process that looks (clawbot), not the shell
 MAX_PATHS = 2000  # paths resolved per decision
-MAX_ENTRIES = 20000  # directory entries a glob check may read per decision
 
 
 class OverBudget(Exception):
-    """A decision would resolve too many paths or read too many directory entries."""
+    """A decision would resolve too many paths."""
 
 
 class Budget:
-    def __init__(self, paths: int = MAX_PATHS, entries: int = MAX_ENTRIES) -> None:
-        self.paths, self.entries = paths, entries
+    def __init__(self, paths: int = MAX_PATHS) -> None:
+        self.paths = paths
 
-    def spend(self, paths: int = 0, entries: int = 0) -> None:
+    def spend(self, paths: int) -> None:
         self.paths -= paths
-        self.entries -= entries
-        if self.paths < 0 or self.entries < 0:
-            raise OverBudget("too many files to check")
+        if self.paths < 0:
+            raise OverBudget("too many paths to resolve")
 
 
 _budget: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("exec_gate_budget", default=None)
 
 
 def use_budget(budget: Budget | None) -> contextvars.Token:
-    """Make ``budget`` the one :func:`real_path` and glob checks spend (reset with the token)."""
+    """Make ``budget`` the one :func:`real_path` spends (reset with the token)."""
     return _budget.set(budget)
 
 
@@ -68,10 +66,10 @@ def reset_budget(token: contextvars.Token) -> None:
     _budget.reset(token)
 
 
-def spend(paths: int = 0, entries: int = 0) -> None:
+def spend(paths: int) -> None:
     budget = _budget.get()
     if budget is not None:
-        budget.spend(paths, entries)
+        budget.spend(paths)
 
 
 def _magic(path: str) -> bool:

@@ -4,11 +4,19 @@ Actions: ``list``, ``poll`` (new output since the last poll, and the status; ``w
 waits for the end), ``log`` (the kept output by lines, ``offset``/``limit``), ``write``
 (stdin ``data``, ``eof`` closes it) and ``kill`` (the whole process group). A session
 sees only the processes it started.
+
+Writing to a command the owner approved asks the owner again, with the exact text: the
+approval covered the command line, not what the model types into it afterwards (a shell
+or an installer prompt runs what it reads). Approved commands that were not approved as
+interactive have ``/dev/null`` as input, so there is nothing to write to.
 """
 
 from __future__ import annotations
 
+import contextlib
+
 from clawbot import Tool, ToolCall, ToolResult
+from clawbot.types import ApprovalDecision, ApprovalRefused, ApprovalRequest, ServiceUnavailable
 
 from clawbot_tools.fs.common import int_arg, schema
 from clawbot_tools.runtime.context import RuntimeContext
@@ -70,7 +78,7 @@ async def run_process(call: ToolCall, rt: RuntimeContext) -> ToolResult:
         if action == "log":
             return _log(call, rt, process)
         if action == "write":
-            return await _write(call, process)
+            return await _write(call, rt, process)
     except ValueError as exc:
         return ToolResult.error(f"process: {exc}")
     return await _kill(process)
@@ -131,7 +139,7 @@ def _log(call: ToolCall, rt: RuntimeContext, process: ManagedProcess) -> ToolRes
     )
 
 
-async def _write(call: ToolCall, process: ManagedProcess) -> ToolResult:
+async def _write(call: ToolCall, rt: RuntimeContext, process: ManagedProcess) -> ToolResult:
     data = call.arguments.get("data", "")
     eof = call.arguments.get("eof", False)
     if not isinstance(data, str) or not isinstance(eof, bool):
@@ -140,6 +148,45 @@ async def _write(call: ToolCall, process: ManagedProcess) -> ToolResult:
         return ToolResult.error("process: nothing to write: give data, or eof: true")
     if not process.running:
         return ToolResult.error(f"process: {process.id} has finished ({process.describe_status()}); nothing to write to")
+    if not process.interactive:
+        return ToolResult.error(
+            f"process: {process.id} has no input to write to: it was approved without interactive input (/dev/null). "
+            "Run it again with interactive: true if it needs answers."
+        )
+    if process.approved:
+        return _ask_to_write(call, rt, process, data, eof)
+    return await _deliver(process, data, eof)
+
+
+def _ask_to_write(call: ToolCall, rt: RuntimeContext, process: ManagedProcess, data: str, eof: bool) -> ToolResult:
+    services = call.services
+    if services is None:
+        return ToolResult.error(f"process: writing to {process.id} needs the user's approval, and this run has no chat")
+    what = f"write to {process.id} ({process.command}): {data!r}" + (" and close its input" if eof else "")
+
+    async def decided(decision: ApprovalDecision) -> None:
+        if decision not in (ApprovalDecision.ALLOW_ONCE, ApprovalDecision.ALLOW_ALWAYS) or not process.running:
+            return
+        with contextlib.suppress(OSError, RuntimeError):
+            await process.write(data, eof=eof)
+
+    request = ApprovalRequest(
+        tool_name="process", command=what, allow_always=False, on_decision=decided,
+        reason=f"{process.id} was approved by the user; what is typed into it needs approval too",
+        expires_in_s=float(rt.exec.approval_expiry_s),
+    )
+    try:
+        ticket = services.request_approval(request)
+    except (ApprovalRefused, ServiceUnavailable) as exc:
+        return ToolResult.error(f"process: writing to {process.id} needs the owner's approval: {exc}. Nothing was written.")
+    return ToolResult.text(
+        f"Approval required (approval-pending): nothing was written to {process.id} yet.\nInput: {data!r}\n"
+        f"Reply with: {ticket.reply_with}. Once approved, it is written; poll the process to see what it did.",
+        status="approval-pending", approval_id=ticket.id, process_id=process.id,
+    )
+
+
+async def _deliver(process: ManagedProcess, data: str, eof: bool) -> ToolResult:
     try:
         await process.write(data, eof=eof)
     except (OSError, RuntimeError) as exc:

@@ -2,9 +2,12 @@
 
 One registry per plugin instance (created when the kernel asks the plugin for its tools),
 so two kernels in one Python process never see each other's processes. Every command runs
-as ``/bin/sh -c COMMAND`` in a new session, i.e. its own process group: a timeout, a
-``process kill`` or the kernel shutting down signals the whole group (SIGTERM, then SIGKILL
-after a grace period), so the grandchildren a command left behind die with it.
+as ``/bin/sh -c COMMAND`` inside what the sandbox made of it (a :class:`Launch`: the argv,
+environment and the step the child takes before it runs), in a new session, i.e. its own
+process group: a timeout, a ``process kill`` or the kernel shutting down signals the whole
+group (SIGTERM, then SIGKILL after a grace period), so the grandchildren a command left
+behind die with it. A command the user approved gets ``/dev/null`` as its input unless the
+approval made it interactive (``ManagedProcess.interactive``).
 
 stdout and stderr are merged into one stream (their order is kept) in a bounded buffer.
 A process belongs to the session that started it; others cannot see it. A session may
@@ -23,14 +26,16 @@ import os
 import secrets
 import signal
 import time
-from collections.abc import Coroutine
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 from clawbot_tools.runtime.outbuf import OutputBuffer
 
+if TYPE_CHECKING:
+    from clawbot_tools.runtime.sandbox import Launch
+
 log = logging.getLogger(__name__)
 
-SHELL = "/bin/sh"
 KILL_GRACE_S = 2.0
 DRAIN_S = 0.5  # after the shell exits, how long its output may still arrive before "finished"
 READ_CHUNK = 64 * 1024
@@ -45,8 +50,13 @@ class TooManyProcesses(RuntimeError):
 class ManagedProcess:
     """One command: its process group, output, status and the session it belongs to."""
 
-    def __init__(self, process_id: str, command: str, *, session_key: str, agent_id: str, cwd: str, timeout_s: float) -> None:
+    def __init__(
+        self, process_id: str, command: str, *, session_key: str, agent_id: str, cwd: str, timeout_s: float,
+        approved: bool = False, interactive: bool = True,
+    ) -> None:
         self.id = process_id
+        self.approved = approved  # run after the user's /approve: writing to it asks again
+        self.interactive = interactive  # stdin is a pipe (else /dev/null)
         self.command = command
         self.session_key = session_key
         self.agent_id = agent_id
@@ -72,17 +82,21 @@ class ManagedProcess:
 
     # --- lifecycle ------------------------------------------------------------------
 
-    async def _start(self, env: dict[str, str]) -> None:
+    async def _start(self, launch: Launch) -> None:
         # Not asyncio.create_subprocess_exec: its Process.wait() also waits for the pipes to
         # close, which a background grandchild holding stdout delays until it exits. The
         # protocol below reports the shell's own exit.
         loop = asyncio.get_running_loop()
-        transport, protocol = await loop.subprocess_exec(
-            lambda: _Protocol(self._exited, loop),
-            SHELL, "-c", self.command, cwd=self.cwd, env=env,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
+        try:
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _Protocol(self._exited, loop),
+                *launch.argv, cwd=launch.cwd, env=launch.env,
+                stdin=asyncio.subprocess.PIPE if self.interactive else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True, preexec_fn=launch.preexec_fn, pass_fds=launch.pass_fds,
+            )
+        finally:
+            launch.close()
         self._proc = asyncio.subprocess.Process(transport, protocol, loop)
         self._transport = transport
         reader = asyncio.create_task(self._read(), name=f"exec:{self.id}:read")
@@ -176,8 +190,10 @@ class ManagedProcess:
 
     async def write(self, data: str, *, eof: bool) -> None:
         """Send ``data`` to stdin (and close it if ``eof``); ``OSError`` when it is closed."""
-        assert self._proc is not None and self._proc.stdin is not None
+        assert self._proc is not None
         stdin = self._proc.stdin
+        if stdin is None:
+            raise BrokenPipeError("its input is /dev/null (it was approved without interactive input)")
         if stdin.is_closing():
             raise BrokenPipeError("stdin is closed")
         if data:
@@ -235,8 +251,13 @@ class ProcessRegistry:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
 
-    async def start(self, command: str, *, cwd: str, env: dict[str, str], timeout_s: float, session_key: str, agent_id: str) -> ManagedProcess:
-        """Start ``command``; raises ``OSError`` when it cannot start, ``TooManyProcesses`` over the cap."""
+    async def start(
+        self, command: str, prepare: Callable[[], Launch], *, timeout_s: float, session_key: str, agent_id: str,
+        approved: bool = False, interactive: bool = True,
+    ) -> ManagedProcess:
+        """Start ``command`` as ``prepare()`` (called once the cap allows it) wraps it for the
+        sandbox. Raises ``TooManyProcesses`` over the cap; whatever ``prepare`` raises; and
+        ``OSError`` or ``subprocess.SubprocessError`` when the child cannot start."""
         if self._closed:
             raise RuntimeError("clawbot is shutting down")
         live = self.live(session_key)
@@ -247,17 +268,21 @@ class ProcessRegistry:
                 "([plugins.tools.exec] max_processes). Wait for one to finish (process poll with wait_ms) or stop one "
                 "(process kill), then try again"
             )
-        process = ManagedProcess(self._new_id(), command, session_key=session_key, agent_id=agent_id, cwd=cwd, timeout_s=timeout_s)
+        launch = prepare()
+        process = ManagedProcess(
+            self._new_id(), command, session_key=session_key, agent_id=agent_id, cwd=launch.cwd, timeout_s=timeout_s,
+            approved=approved, interactive=interactive,
+        )
         self._starting[session_key] = self._starting.get(session_key, 0) + 1
         try:
-            await process._start(env)
+            await process._start(launch)
         finally:
             self._starting[session_key] -= 1
             if not self._starting[session_key]:
                 del self._starting[session_key]
         self._items[process.id] = process
         self._prune()
-        log.debug("exec %s started in %s", process.id, cwd)
+        log.debug("exec %s started in %s", process.id, launch.cwd)
         return process
 
     def _new_id(self) -> str:

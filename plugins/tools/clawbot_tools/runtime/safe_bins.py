@@ -1,4 +1,4 @@
-"""What a safe bin may be run with, unasked, in ``allowlist`` mode: options, operands, files.
+"""What a safe bin may be run with, unasked, in ``allowlist`` mode: options and operands.
 
 A safe bin (``[plugins.tools.exec] safe_bins``) runs without asking only when its whole
 argument list is provably harmless:
@@ -13,35 +13,22 @@ argument list is provably harmless:
   (``find -exec``'s ``{}``; ``xargs`` is never looked through). A glob operand must start
   with a fixed character other than ``-`` (``./*.txt`` rather than ``*.txt``, which
   could expand to a file named ``--compress-program=sh``); a glob given as a separate
-  option value, or where the bin wants text (a pattern), asks;
-* every file it reads resolves (``~`` expanded, relative to the command's directory,
-  symlinks followed) inside the workspace: path operands, ``-f FILE``-style values, and
-  the current directory for ``ls`` and ``grep -r`` without operands. Paths are resolved
-  with :func:`~clawbot_tools.runtime.executables.real_path` (a step through ``/proc``
-  asks). A glob operand is checked by its fixed directory and by every entry it *could*
-  match when the check runs: each run of ``*``/``?``/``[...]`` may stand for any text
-  (Python's glob is not the shell's), and a glob component that starts with ``.`` or
-  could match ``.`` or ``..`` asks (dash and older bash match them with ``.*``). A glob operand also
-  asks for bins whose operand count changes what they do (``uniq IN OUT`` writes OUT) and
-  for names without a table.
+  option value, or where the bin wants text (a pattern), asks; so does a glob for bins
+  whose operand count changes what they do (``uniq IN OUT`` writes OUT);
+* which files it reads is the sandbox's business, not this module's: inside an OS sandbox
+  (``confined``) a file operand is whatever the sandbox lets the command read. Without one,
+  safe bins are stdin-only: a file operand or a ``-f FILE`` value asks, and so does reading
+  a directory that is not the one the command started in (``ls`` after ``cd``).
 
-The tables live in :mod:`.safe_bin_specs`. A name in ``safe_bins`` without a table runs unasked only without options, and with
-at most one operand: a path inside the workspace (``xxd IN OUT`` writes OUT).
+A name in ``safe_bins`` without a table runs unasked only without options, and with at
+most one operand (``xxd IN OUT`` writes OUT).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 
-from clawbot_tools.runtime.executables import (
-    Unplaceable,
-    inside,
-    place,
-    real_path,
-    spend,
-)
 from clawbot_tools.runtime.safe_bin_specs import (
     FLAG,
     OPTIONAL,
@@ -54,21 +41,24 @@ from clawbot_tools.runtime.safe_bin_specs import (
 )
 from clawbot_tools.runtime.shell_lexer import GLOB_CHARS, Word
 
-READABLE_DEVICES = frozenset({"-", "/dev/null", "/dev/stdin", "/dev/zero", "/dev/urandom"})
-ENDLESS_DEVICES = frozenset({"/dev/zero", "/dev/urandom"})
+STDIN_NAMES = frozenset({"-", "/dev/stdin", "/dev/null"})  # operands that read no file
+ENDLESS_DEVICES = frozenset({"/dev/zero", "/dev/urandom", "/dev/random"})
 SPILLS_TO_DISK = frozenset({"sort"})  # reads all its input, writing temporary files beyond its buffer
-MAX_GLOB_MATCHES = 2000
 DIGITS = re.compile(r"-[0-9]+")  # ASCII only: str.isdigit and \d accept "²" and "٣"
 
 
-def check(name: str, argv: Sequence[Word], *, cwd: str | None, workspace: str, home: str | None) -> str | None:
-    """Why running safe bin ``name`` with ``argv`` is not provably harmless, or ``None``."""
-    return _Checker(name, SPECS.get(name, UNKNOWN), cwd, real_path(workspace) or workspace, home).run(list(argv[1:]))
+def check(name: str, argv: Sequence[Word], *, confined: bool, cwd_known: bool) -> str | None:
+    """Why running safe bin ``name`` with ``argv`` is not provably harmless, or ``None``.
+
+    ``confined``: the command runs inside an OS sandbox; ``cwd_known``: it runs in the
+    directory the command line started in (no ``cd`` before it).
+    """
+    return _Checker(name, SPECS.get(name, UNKNOWN), confined=confined, cwd_known=cwd_known).run(list(argv[1:]))
 
 
 class _Checker:
-    def __init__(self, name: str, spec: Spec, cwd: str | None, workspace: str, home: str | None) -> None:
-        self.name, self.spec, self.cwd, self.workspace, self.home = name, spec, cwd, workspace, home
+    def __init__(self, name: str, spec: Spec, *, confined: bool, cwd_known: bool) -> None:
+        self.name, self.spec, self.confined, self.cwd_known = name, spec, confined, cwd_known
         self.pattern_given = False  # grep -e / -f: every operand is a file
         self.recursive = False  # grep -r: no operand means the current directory
 
@@ -156,9 +146,7 @@ class _Checker:
             return None  # --include=*.py: each expansion is the same option again
         if kind != PATH:
             return None
-        if attached and value.startswith("~"):  # bash expands ~ after "=", dash does not: both must be inside
-            return self._path(value, word.raw, tilde=False) or self._path(value, word.raw, tilde=True)
-        return self._path(value, word.raw, tilde=word.tilde and not attached)
+        return self._file(value)
 
     # --- operands -----------------------------------------------------------------------
 
@@ -189,74 +177,29 @@ class _Checker:
                     f"the glob {word.raw!r} may expand to several files, and {self.name} treats a further operand "
                     "differently (it may write it); name the files exactly"
                 )
-            reason = self._glob(word, after_dashes) if word.glob else self._path(word.value, word.raw, tilde=word.tilde)
+            reason = self._glob(word, after_dashes) if word.glob else self._file(word.value)
             if reason:
                 return reason
-        if files == 0 and (spec.reads_cwd or (self.name == "grep" and self.recursive)):
-            if self.cwd is None:
-                return f"cannot tell which directory {self.name} reads (it is not known after cd)"
-            if not inside(self.workspace, self.cwd):
-                return f"{self.name} reads the directory {self.cwd}, outside the workspace"
+        reads_cwd = spec.reads_cwd or (self.name == "grep" and self.recursive)
+        if files == 0 and reads_cwd and not self.confined and not self.cwd_known:
+            return f"{self.name} reads a directory that is not known after cd (without a sandbox, exec asks before a command reads files)"
         return None
 
-    def _path(self, text: str, raw: str, *, tilde: bool) -> str | None:
-        if text in READABLE_DEVICES:
-            if text in ENDLESS_DEVICES and self.name in SPILLS_TO_DISK:
-                return f"{self.name} would read {text} without end, writing temporary files until the disk is full"
+    def _file(self, text: str) -> str | None:
+        if text in ENDLESS_DEVICES and self.name in SPILLS_TO_DISK:
+            return f"{self.name} would read {text} without end, writing temporary files until the disk is full"
+        if self.confined or text in STDIN_NAMES:
             return None
-        try:
-            real = place(text, raw, tilde=tilde, cwd=self.cwd, home=self.home)
-        except Unplaceable as exc:
-            return f"cannot tell {exc}"
-        if inside(self.workspace, real):
-            return None
-        return f"{self.name} reads {text} outside the workspace"
+        return f"{self.name} reads the file {text} (without a sandbox, exec asks before a command reads files)"
 
     def _glob(self, word: Word, after_dashes: bool) -> str | None:
-        raw, pattern = word.raw, word.value
-        if not after_dashes and pattern[:1] in GLOB_CHARS:
+        if not after_dashes and word.value[:1] in GLOB_CHARS:
             return (
-                f"the glob {raw!r} could expand to a file name starting with '-', which {self.name} would take "
-                f"for an option; write ./{raw} instead"
+                f"the glob {word.raw!r} could expand to a file name starting with '-', which {self.name} would take "
+                f"for an option; write ./{word.raw} instead"
             )
-        if word.quoted:
-            return f"the glob {raw!r} mixes quoted and unquoted characters; it cannot be checked"
-        if ".." in pattern.split("/"):
-            return f"the glob {raw!r} contains '..'; it cannot be checked"
-        if word.tilde:
-            if not self.home or not pattern.startswith("~/"):
-                return f"cannot tell which files {raw!r} names (~user, or no home directory)"
-            pattern = self.home + pattern[1:]
-        if not os.path.isabs(pattern) and self.cwd is None:
-            return f"cannot tell which files {raw!r} names (the directory is not known after cd)"
-        full = os.path.join(self.cwd or "/", pattern)
-        parts = full.split("/")
-        first_glob = next((k for k, part in enumerate(parts) if any(c in part for c in GLOB_CHARS)), len(parts))
-        for part in parts[first_glob:]:
-            if not any(c in part for c in GLOB_CHARS):
-                continue
-            loose = _loose(part)
-            if part.startswith(".") or loose.fullmatch(".") or loose.fullmatch(".."):
-                return (
-                    f"the glob {raw!r} has a part ({part}) the shell may match with '.' or '..' "
-                    "(dash does for '.*'); it cannot be checked"
-                )
-        fixed = "/".join(parts[:first_glob]) or "/"
-        real_fixed = real_path(fixed)
-        if real_fixed is None:
-            return f"cannot tell which files {raw!r} names (it goes through /proc, or through too many symlinks)"
-        if not inside(self.workspace, real_fixed):
-            return f"{self.name} reads {pattern} outside the workspace"
-        # the word itself (what the shell passes when nothing matches) and every entry it could match
-        candidates = [full, *_could_match(fixed, parts[first_glob:])]
-        for count, match in enumerate(candidates):
-            if count > MAX_GLOB_MATCHES:
-                return f"the glob {raw!r} matches more than {MAX_GLOB_MATCHES} files; they cannot all be checked"
-            real = real_path(match)
-            if real is None:
-                return f"cannot tell which file {match} (matched by {raw}) is (it goes through /proc, or through too many symlinks)"
-            if not inside(self.workspace, real):
-                return f"{self.name} reads {match} (matched by {raw}) outside the workspace"
+        if not self.confined:
+            return f"{self.name} reads the files {word.raw} matches (without a sandbox, exec asks before a command reads files)"
         return None
 
     # --- reasons ------------------------------------------------------------------------
@@ -273,69 +216,3 @@ class _Checker:
 
 def _unfixed(word: Word) -> bool:
     return word.expands or word.brace or word.placeholder
-
-
-def _loose(part: str) -> re.Pattern[str]:
-    """A regex matching at least every name the shell's pattern ``part`` matches.
-
-    ``*`` and ``?`` stand for any text (``?`` for one or more characters: a multibyte
-    character is several bytes in the C locale), and everything from the first ``[`` to
-    the last ``]`` for any text: bracket expressions (``[!a]``, ``[^a]``, ``[[:alpha:]]``)
-    and locale rules are over-approximated, never guessed. A leading ``*``/``?`` does not
-    match a leading ``.`` in any shell; one that starts with ``[`` may (so dot files are
-    candidates, and a part this could match ``.`` or ``..`` with asks).
-    """
-    start, end = part.find("["), part.rfind("]")
-    brackets = (start, end) if 0 <= start < end else (-1, -1)
-    out = ["(?!\\.)"] if part[:1] in "*?" else []
-    i = 0
-    while i < len(part):
-        c = part[i]
-        if i == brackets[0]:
-            out.append(".*")
-            i = brackets[1] + 1
-        elif c == "*":
-            out.append(".*")
-            i += 1
-        elif c == "?":
-            out.append(".+")
-            i += 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return re.compile("".join(out), re.S)
-
-
-def _could_match(fixed: str, parts: list[str]) -> list[str]:
-    """Every existing path under ``fixed`` that the pattern ``parts`` could match (an over-approximation)."""
-    current = [fixed]
-    for index, part in enumerate(parts):
-        if not part:
-            continue
-        if not any(c in part for c in GLOB_CHARS):
-            current = [os.path.join(path, part) for path in current]
-            continue
-        pattern = _loose(part)
-        last = index == len(parts) - 1
-        found: list[str] = []
-        for directory in current:
-            try:
-                with os.scandir(directory) as entries:
-                    for entry in entries:
-                        spend(entries=1)
-                        if pattern.fullmatch(entry.name) and (last or _is_dir(entry)):
-                            found.append(os.path.join(directory, entry.name))
-                            if len(found) > MAX_GLOB_MATCHES:
-                                return found
-            except OSError:
-                continue
-        current = found
-    return current
-
-
-def _is_dir(entry: os.DirEntry) -> bool:
-    try:
-        # a symlink counts as a directory: where it leads is judged by real_path, not here
-        return entry.is_symlink() or entry.is_dir()
-    except OSError:
-        return True

@@ -36,14 +36,15 @@ Variables set for commands (``NAME=value cmd``, ``NAME=value``, ``env NAME=value
 ``export NAME=value``) are listed in ``Analysis.assignments`` with their value (``None``
 when it is not a fixed word); the policy decides which names may be set.
 
-``cd`` is followed (so relative paths are judged where they really point), the way the
-shell does it: logically for ``..``, and only into a directory that exists; after a ``cd``
-that might fail, one run in a pipeline or in the background, or one that might be skipped
-or whose failure changes what runs (not the first command of its ``&&``/``||`` list, or
-followed by ``||``), the directory is unknown. Paths are resolved with
-:func:`~clawbot_tools.runtime.executables.real_path` (``cd /proc/self/cwd`` is unknown).
+``cd`` is not followed: after any ``cd`` (or ``pushd``/``popd``, which ask anyway) the
+working directory is unknown for the rest of the line, so a relative program path after it
+(``cd /usr/bin && ./rm``) cannot be resolved and asks. Where a command may read or write is
+no longer the analysis's business: the OS sandbox confines it (see
+:mod:`~clawbot_tools.runtime.sandbox`). What the analysis still records for the case without
+a sandbox is what names files: globs (they list directories) and ``test``/``[`` file tests,
+in ``Analysis.reveals``.
 
-This module walks the line into commands; ``shell_cd`` follows ``cd``, ``shell_builtins``
+This module walks the line into commands; ``shell_builtins``
 judges builtins, ``shell_wrappers`` looks through wrappers, ``shell_types`` holds the
 shared types.
 """
@@ -60,7 +61,6 @@ from clawbot_tools.runtime.shell_builtins import (
     SAFE_BUILTINS,
     judge_builtin,
 )
-from clawbot_tools.runtime.shell_cd import AndOrList, expand_tilde
 from clawbot_tools.runtime.shell_lexer import Op, Word, lex
 from clawbot_tools.runtime.shell_types import (
     ASSIGNMENT,
@@ -69,6 +69,7 @@ from clawbot_tools.runtime.shell_types import (
     Command,
     Redirect,
     Walk,
+    expand_tilde,
 )
 from clawbot_tools.runtime.shell_wrappers import PRIVILEGED, WRAPPERS, command_builtin
 
@@ -91,17 +92,17 @@ KEYWORDS_BEFORE_A_COMMAND = frozenset({"if", "then", "else", "elif", "while", "u
 def analyse(command: str, cwd: str, home: str | None = None) -> Analysis:
     """Every program ``command`` starts when run by ``/bin/sh`` in ``cwd`` (a real path)."""
     out = Collector()
-    _script(command, {"cwd": cwd, "pwd": cwd}, home, out, depth=0, via=())
+    _script(command, {"cwd": cwd}, home, out, depth=0, via=())
     if out.keywords:
         out.problem(f"shell keywords ({', '.join(out.keywords)}): compound commands (if, for, while, case, {{ }}, [[ ]] ...) are not analysed")
     return Analysis(
         tuple(out.commands), tuple(out.redirects), tuple(out.problems), tuple(out.privileged), tuple(out.wrappers), tuple(out.assigned),
-        tuple(out.assignments),
+        tuple(out.assignments), tuple(out.reveals),
     )
 
 
 def _script(source: str, state: dict, home: str | None, out: Collector, *, depth: int, via: tuple[str, ...]) -> None:
-    """``state``: ``cwd`` (the real directory, None: unknown) and ``pwd`` (the shell's logical one)."""
+    """``state``: ``cwd``, the real directory commands run in (None: unknown, after a ``cd``)."""
     if depth > MAX_DEPTH:
         out.problem("shell scripts nested too deeply")
         return
@@ -111,23 +112,12 @@ def _script(source: str, state: dict, home: str | None, out: Collector, *, depth
     segment: list[Word] = []
     redirects: list[Redirect] = []
     pending_redirect: Op | None = None
-    in_pipeline = False
-    and_or = AndOrList(state)
-    last_op: str | None = None
 
     def finish(next_op: str | None) -> None:
-        nonlocal segment, redirects, in_pipeline, last_op
-        if not segment and not redirects and next_op == "\n" and last_op in ("&&", "||", "|", "|&"):
-            return  # "a &&<newline>b", "a |<newline>b": the list goes on
-        last_op = next_op
-        # in a pipeline or in the background, a command runs in a subshell: its cd stays there
-        detached = in_pipeline or next_op in ("|", "|&", "&")
-        and_or.before(next_op)
+        nonlocal segment, redirects
         out.redirects.extend(attrs.evolve(r, cwd=state["cwd"]) for r in redirects)
         if segment:
-            _simple(segment, state, home, out, depth=depth, via=via, detached=detached)
-        and_or.after(next_op)
-        in_pipeline = next_op in ("|", "|&")
+            _simple(segment, state, home, out, depth=depth, via=via)
         segment, redirects = [], []
 
     for token in lexed.tokens:
@@ -148,7 +138,7 @@ def _script(source: str, state: dict, home: str | None, out: Collector, *, depth
     finish(None)
 
 
-def _simple(words: list[Word], state: dict, home: str | None, out: Collector, *, depth: int, via: tuple[str, ...], detached: bool) -> None:
+def _simple(words: list[Word], state: dict, home: str | None, out: Collector, *, depth: int, via: tuple[str, ...]) -> None:
     """One simple command (already split from its neighbours)."""
     while words:
         first = words[0]
@@ -183,6 +173,8 @@ def _simple(words: list[Word], state: dict, home: str | None, out: Collector, *,
     argv = words[start:]
     printer = bool(argv) and argv[0].literal and argv[0].value in PRINTERS
     for index, word in enumerate(words):
+        if word.glob and index >= start:
+            out.reveal(f"the glob {word.raw!r} lists file names")
         if printer and index > start and not (word.brace and argv[0].value == "printf"):  # printf {-v,PATH}
             continue  # echo/printf arguments are only printed (printf's format is checked in judge_builtin)
         if word.expands:
@@ -190,11 +182,11 @@ def _simple(words: list[Word], state: dict, home: str | None, out: Collector, *,
         elif word.brace:
             out.problem(f"{word.raw!r} may be a brace expansion (bash makes several words of it)")
     if argv:
-        _command(list(argv), state, home, out, depth=depth, via=via, detached=detached)
+        _command(list(argv), state, home, out, depth=depth, via=via)
 
 
 def _command(
-    argv: list[Word], state: dict, home: str | None, out: Collector, *, depth: int, via: tuple[str, ...], detached: bool,
+    argv: list[Word], state: dict, home: str | None, out: Collector, *, depth: int, via: tuple[str, ...],
     default_path: bool = False, wrapped: bool = False, builtins: bool = True,
 ) -> None:
     """``wrapped``: started by a wrapper; ``builtins``: a shell builtin of that name runs (not a program)."""
@@ -219,11 +211,11 @@ def _command(
             out.problem(OPAQUE_BUILTINS[name])
             return
         if name in SAFE_BUILTINS:
-            judge_builtin(argv, state, home, out, detached=detached)
+            judge_builtin(argv, state, out)
             out.commands.append(Command(tuple(argv), state["cwd"], via, builtin=True))
             return
         if name == "command":
-            command_builtin(_WALK, argv, state, home, out, depth=depth, via=via, detached=detached)
+            command_builtin(_WALK, argv, state, home, out, depth=depth, via=via)
             return
     if base in PRIVILEGED:
         out.privileged.append(base)
@@ -231,7 +223,7 @@ def _command(
     if unwrap is not None:
         # the wrapper is a program too: the policy checks it is the system's, not a look-alike
         out.wrappers.append(Command(tuple(argv), state["cwd"], via, default_path=default_path))
-        unwrap(_WALK, argv, state, home, out, depth=depth, via=via, detached=detached, default_path=default_path)
+        unwrap(_WALK, argv, state, home, out, depth=depth, via=via, default_path=default_path)
         return
     out.commands.append(Command(tuple(argv), state["cwd"], via, default_path=default_path))
 

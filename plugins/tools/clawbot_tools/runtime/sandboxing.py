@@ -1,0 +1,111 @@
+"""How ``exec`` puts each command into the OS sandbox: which mechanism, with what policy.
+
+One :class:`Sandboxing` per plugin instance. It chooses the mechanism once (the
+``[plugins.tools.exec] sandbox`` setting; probing may start a process, so the first
+:meth:`Sandboxing.choice` runs in a worker thread), keeps a private temp dir per session
+(removed when the kernel closes), and turns a :class:`~clawbot_tools.runtime.context.Job`
+into the :class:`~clawbot_tools.runtime.sandbox.Launch` the process registry starts:
+
+* read (and run) the system, the skills this agent may read and ``sandbox_read``;
+* read and write the workspace, the session's temp dir and ``sandbox_write``;
+* no network unless the approval granted it; the resource limits in every case;
+* a job approved to run outside the sandbox gets the limits and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+
+from clawbot_tools.runtime.config import ExecSettings
+from clawbot_tools.runtime.context import Job
+from clawbot_tools.runtime.sandbox import Choice, Launch, Limits, SandboxPolicy, choose, unconfined
+
+SHELL = "/bin/sh"
+
+
+class Sandboxing:
+    def __init__(self, settings: ExecSettings, home: str | None) -> None:
+        self.settings = settings
+        self.home = home
+        self._choice: Choice | None = None
+        self._lock = threading.Lock()
+        self._temp: dict[str, str] = {}
+        self._told = False
+
+    def choice(self) -> Choice:
+        """The mechanism commands run in (probed on first use, then kept)."""
+        with self._lock:
+            if self._choice is None:
+                self._choice = choose(self.settings.sandbox)
+            return self._choice
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(memory_mb=self.settings.memory_limit_mb, processes=self.settings.process_limit)
+
+    def problem(self) -> str | None:
+        """Why exec must refuse: the sandbox the user named explicitly cannot be used here."""
+        choice = self.choice()
+        wanted = self.settings.sandbox
+        if wanted in ("auto", "off") or choice.mechanism.name == wanted:
+            return None
+        why = "; ".join(choice.problems) or "it is not available"
+        return (
+            f'the sandbox "{wanted}" set in [plugins.tools.exec] sandbox cannot be used here ({why}). '
+            'Nothing ran. Ask the user to set sandbox = "auto", or "off" to run commands unconfined'
+        )
+
+    def notice_once(self) -> str | None:
+        """The one-time note that commands run unconfined because nothing usable was found."""
+        choice = self.choice()
+        if self._told or choice.mechanism.confines or self.settings.sandbox == "off":
+            return None
+        self._told = True
+        why = "; ".join(choice.problems) or "no sandbox mechanism is available on this system"
+        return (
+            f"Note: no OS sandbox is usable here ({why}), so commands run unconfined and exec asks the user "
+            "before any command reads, lists or writes files by name. `clawbot doctor` explains how to enable one."
+        )
+
+    def prepare(self, job: Job) -> Launch:
+        """``job`` as the registry starts it; raises ``SandboxError`` when the sandbox cannot be built."""
+        mechanism = self.choice().mechanism if job.sandboxed else unconfined()
+        policy = SandboxPolicy(
+            workspace=job.workspace,
+            temp_dir=self._temp_dir(job.session_key),
+            read_only=tuple(job.readable) + self._expanded(self.settings.sandbox_read),
+            read_write=self._expanded(self.settings.sandbox_write),
+            network=job.network,
+            limits=self.limits,
+        )
+        env = dict(job.env)
+        env["TMPDIR"] = policy.temp_dir
+        return mechanism.prepare((SHELL, "-c", job.command), env=env, cwd=job.cwd, policy=policy)
+
+    def _expanded(self, paths: list[str]) -> tuple[str, ...]:
+        out = []
+        for path in paths:
+            if path == "~" or path.startswith("~/"):
+                if not self.home:
+                    continue
+                path = self.home + path[1:]
+            if os.path.isabs(path) and os.path.exists(path):
+                out.append(os.path.realpath(path))
+        return tuple(out)
+
+    def _temp_dir(self, session_key: str) -> str:
+        with self._lock:
+            path = self._temp.get(session_key)
+            if path is None or not os.path.isdir(path):
+                path = tempfile.mkdtemp(prefix="clawbot-exec-")  # mode 0700
+                self._temp[session_key] = path
+            return path
+
+    def close(self) -> None:
+        with self._lock:
+            for path in self._temp.values():
+                shutil.rmtree(path, ignore_errors=True)
+            self._temp.clear()
