@@ -19,7 +19,7 @@ from clawbot.agent.runtime import AgentRuntime
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import plugin_from_hooks
 from clawbot.testing.fake_llm import ToolCallSpec
-from clawbot_terminal.channel import NOTICE_STYLE, TerminalChannel
+from clawbot_terminal.channel import TerminalChannel
 from clawbot_terminal.config import TerminalConfig
 
 from ..gateway.chatkit import guarded_tool
@@ -71,7 +71,7 @@ async def test_a_reply_imitating_the_approval_notice_byte_for_byte_renders_diffe
 
     real, reply = _blocks(screen.getvalue())
     real, reply = [line for line in real if line], [line for line in reply if line]
-    assert real[0].startswith(f"{NOTICE_STYLE}{MARK} Approval needed" if tty else f"{MARK} Approval needed")
+    assert real[0].startswith(f"\x1b[1;36m{MARK} Approval needed" if tty else f"{MARK} Approval needed")
     assert all(MARK in line for line in real)  # every line of clawbot's notice carries the mark
     assert "\x1b" not in "".join(reply) and "\r" not in "".join(reply)  # nothing moved the cursor
     assert reply[0].startswith("\\u001b[3A\\u001b[J\\u000d")  # the attempt is shown, not performed

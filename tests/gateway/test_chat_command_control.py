@@ -12,7 +12,7 @@ import asyncio
 
 import pytest
 from clawbot import ApprovalRequest, ChatCommand
-from clawbot.gateway.commands import BUILTIN_COMMANDS, OWNER_ONLY_COMMANDS
+from clawbot.gateway.commands import BUILTIN_COMMANDS
 from clawbot.sessions.keys import session_key_for
 from clawbot.testing import plugin_from_hooks
 
@@ -30,6 +30,7 @@ ALLOWED_REPLY = {  # what each command answers someone allowed to use it (prefix
     "ping": "pong",  # a plugin's command
 }
 COMMANDS = [*BUILTIN_COMMANDS, "ping"]
+OWNER_ONLY_COMMANDS = ("approve", "deny")
 
 SENDERS = {
     # who: (message fields, extra config, may control the session, is the owner)
@@ -43,7 +44,10 @@ SENDERS = {
 
 
 def test_every_built_in_command_is_in_the_table() -> None:
+    from clawbot.gateway import commands
+
     assert set(ALLOWED_REPLY) == {*BUILTIN_COMMANDS, "ping"}
+    assert set(OWNER_ONLY_COMMANDS) == set(commands.OWNER_ONLY_COMMANDS)
 
 
 @pytest.mark.parametrize("who", SENDERS)
