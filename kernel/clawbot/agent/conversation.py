@@ -93,6 +93,8 @@ class Conversation:
     accepted_thinking: dict[str, str] = attrs.Factory(dict)
     #: sessions, channels and approvals for tools; None: tools get no services (bare embedding)
     runtime: AgentRuntime | None = None
+    #: the bootstrap files as last read, so a turn reads only those whose stat changed
+    bootstrap_states: dict[Any, Any] = attrs.Factory(dict)
 
     def __attrs_post_init__(self) -> None:
         if self.tools is None:
@@ -139,7 +141,8 @@ class Conversation:
                     event=SessionEvent(self.agent_id, session_key, session.info.session_id, reason="first message"),
                 )
             watched = watching_bootstrap_files(
-                self.kernel, self.agent_id, self.workspace, session_key, runtime=self.runtime, origin=origin
+                self.kernel, self.agent_id, self.workspace, session_key,
+                runtime=self.runtime, origin=origin, cache=self.bootstrap_states,
             )
             async with watched as watching:
                 try:
