@@ -192,7 +192,7 @@ async def test_an_approval_round_trip_runs_the_action_once_and_reports_back(make
     tool_plugin = plugin_from_hooks(clawbot_tools=lambda ctx: [_guarded_tool(decisions)])
     provider = ScriptedProvider([call("guarded", "c1")], "Please approve it.", "The rocket is launched.")
     runtime, gateway, task = await _gateway(make_kernel, fake_channel, provider, {"guarded": tool_plugin})
-    await fake_channel.inject("launch please", peer_id="alice")
+    await fake_channel.inject("launch please", peer_id="alice", from_owner=True)
     approval_id = re.search(r"/approve (\w+) allow-once", _last_tool_result(provider)).group(1)
     # the kernel shows the exact command itself before the model's own relay
     assert fake_channel.texts() == [
@@ -201,9 +201,9 @@ async def test_an_approval_round_trip_runs_the_action_once_and_reports_back(make
         "Please approve it.",
     ]
 
-    await fake_channel.inject(f"/approve {approval_id} always", peer_id="alice")
+    await fake_channel.inject(f"/approve {approval_id} always", peer_id="alice", from_owner=True)
     assert "cannot be allowed always" in fake_channel.texts()[-1] and decisions == []
-    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")
+    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice", from_owner=True)
     await _eventually(lambda: fake_channel.texts()[-1] == "The rocket is launched.")
     # the user reads the confirmation, with the exact command, before the action's report
     assert fake_channel.texts()[-2] == "Approved (once); guarded is running:\nlaunch --rocket"
@@ -212,47 +212,26 @@ async def test_an_approval_round_trip_runs_the_action_once_and_reports_back(make
     assert '"system_event": true' in event  # in the trusted block clawbot writes itself
     assert "[System event from clawbot, not written by the user]\nguarded finished: launched the rocket" in event
 
-    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")
+    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice", from_owner=True)
     assert "No pending approval" in fake_channel.texts()[-1] and decisions == [ApprovalDecision.ALLOW_ONCE]
     gateway.stop()
     await task
     await runtime.aclose()
 
 
-async def test_only_the_chat_that_was_asked_can_approve_and_deny_runs_nothing(make_kernel, fake_channel) -> None:
-    decisions: list[ApprovalDecision] = []
-    tool_plugin = plugin_from_hooks(clawbot_tools=lambda ctx: [_guarded_tool(decisions)])
-    provider = ScriptedProvider([call("guarded", "c1")], "Approve?")
-    runtime, gateway, task = await _gateway(make_kernel, fake_channel, provider, {"guarded": tool_plugin})
-    await fake_channel.inject("launch", peer_id="team", chat_type="group", sender_id="alice")
-    approval_id = re.search(r"/approve (\w+)", _last_tool_result(provider)).group(1)
-    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")  # another session
-    assert "No pending approval" in fake_channel.texts()[-1]
-    await fake_channel.inject("/approve", peer_id="team", chat_type="group")
-    assert f"- {approval_id}: guarded launch --rocket" in fake_channel.texts()[-1]  # usage lists what waits
-    await fake_channel.inject(f"/approve {approval_id}", peer_id="team", chat_type="group", sender_id="mallory")
-    assert "No pending approval" in fake_channel.texts()[-1]  # another member of the group
-    await fake_channel.inject(f"/deny {approval_id}", peer_id="team", chat_type="group", sender_id="alice")
-    assert fake_channel.texts()[-1] == "Denied; guarded will not run:\nlaunch --rocket"
-    await runtime.approvals.drain()
-    assert decisions == [ApprovalDecision.DENY]
-    gateway.stop()
-    await task
-
-
-async def test_an_owner_may_answer_and_a_second_answer_finds_nothing(make_kernel) -> None:
-    kernel = await make_kernel(config='[agents.defaults]\nowner_ids = ["boss"]\n')
-    runtime = AgentRuntime(kernel)
+async def test_only_the_owner_may_answer_and_a_second_answer_finds_nothing(make_kernel) -> None:
+    runtime = AgentRuntime(await make_kernel())
     decided: list[ApprovalDecision] = []
 
     async def on_decision(decision: ApprovalDecision) -> None:
         decided.append(decision)
 
     broker = runtime.approvals
-    ticket = broker.register("agent:main:main", ApprovalRequest("t", "rm x", "why", on_decision), requester="alice")
-    assert broker.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE, sender="bob")[1] is None
-    notice, commit = broker.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE, sender="boss", owners=["boss"])
-    again, second = broker.answer("agent:main:main", ticket.id, ApprovalDecision.DENY, sender="alice")
+    ticket = broker.register("agent:main:main", ApprovalRequest("t", "rm x", "why", on_decision))
+    refused, nothing = broker.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE, by_owner=False)
+    assert nothing is None and refused == broker.answer("agent:main:main", "000000", ApprovalDecision.ALLOW_ONCE, by_owner=True)[0].replace("'000000'", f"'{ticket.id}'")
+    notice, commit = broker.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE, by_owner=True)
+    again, second = broker.answer("agent:main:main", ticket.id, ApprovalDecision.DENY, by_owner=True)
     assert notice.startswith("Approved (once)") and commit is not None
     assert "No pending approval" in again and second is None  # claimed: the race has one winner
     commit()
@@ -305,7 +284,7 @@ async def test_an_unanswered_approval_expires(make_kernel) -> None:
 
     ticket = runtime.approvals.register("agent:main:main", ApprovalRequest("t", "cmd", "why", on_decision, expires_in_s=0.05))
     await _eventually(lambda: decided == [ApprovalDecision.EXPIRED])
-    notice, commit = runtime.approvals.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE)
+    notice, commit = runtime.approvals.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE, by_owner=True)
     assert "No pending approval" in notice and commit is None
 
 
@@ -319,9 +298,9 @@ async def test_plugin_chat_commands_answer_without_the_agent(make_kernel, fake_c
     ])
     provider = ScriptedProvider("agent answer")
     _, gateway, task = await _gateway(make_kernel, fake_channel, provider, {"cmds": commands})
-    await fake_channel.inject("/ping@clawbot_bot hello")
-    await fake_channel.inject("/stop")
-    await fake_channel.inject("/boom")
+    await fake_channel.inject("/ping@clawbot_bot hello", from_owner=True)
+    await fake_channel.inject("/stop", from_owner=True)
+    await fake_channel.inject("/boom", from_owner=True)
     await fake_channel.inject("/etc/hosts looks wrong")
     gateway.stop()
     await task

@@ -57,7 +57,7 @@ async def test_approve_runs_the_command_once_and_denied_tools_never_reach_the_mo
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()
 
-    await fake_channel.inject("make approved.txt", peer_id="alice")
+    await fake_channel.inject("make approved.txt", peer_id="alice", from_owner=True)
     offered = set(fake_llm.requests[0].tools)
     assert "exec" in offered and "read" in offered
     assert not offered & {"process", "web_fetch", "web_search"}
@@ -69,14 +69,14 @@ async def test_approve_runs_the_command_once_and_denied_tools_never_reach_the_mo
     assert notice.startswith(f"Approval needed ({approval_id}): exec wants to run\n{COMMAND}\nWhy: ")  # by the kernel
     assert relay == "That needs your approval; send the /approve command shown."
 
-    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")
+    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice", from_owner=True)
     await _until(lambda: fake_channel.texts()[-1] == "Done: approved.txt exists now.")
     assert (workspace / "approved.txt").exists() and (workspace / "runs.log").read_text() == "ran\n"
     assert fake_channel.texts()[-2] == f"Approved (once); exec is running:\n{COMMAND}"
     event = fake_llm.requests[2].messages[-1]
     assert "System event from clawbot" in json.dumps(event) and "exit code 0" in json.dumps(event)
 
-    await fake_channel.inject("do it again", peer_id="alice")
+    await fake_channel.inject("do it again", peer_id="alice", from_owner=True)
     again = _tool_result_texts(fake_llm.requests[4])[-1]  # the history holds the first result too
     second_id = re.search(r"/approve (\w+) allow-once", again).group(1)
     assert second_id != approval_id

@@ -165,7 +165,7 @@ async def test_context_chat_command_reports_the_sessions_prompt(make_kernel, fak
     _, channel, kernel, provider, runtime, _ = await _coder(make_kernel, fake_llm, tmp_path)
     gateway = Gateway(kernel, runtime.respond, "coder", runtime=runtime)
     task = asyncio.create_task(gateway.run([channel]))
-    await channel.inject("/context", peer_id="oc_1")
+    await channel.inject("/context", peer_id="oc_1", from_owner=True)
     gateway.stop()
     await task
     (report,) = channel.texts()

@@ -166,10 +166,10 @@ async def test_stop_cancels_the_running_turn_records_it_and_the_session_goes_on(
     await fake_channel.inject("think hard", wait=False)
     while not provider.requests:
         await asyncio.sleep(0.01)
-    await fake_channel.inject("/stop")
+    await fake_channel.inject("/stop", from_owner=True)
     provider.delay, provider.replies = 0, ["second answer"]  # the cancelled call never got its reply
     await fake_channel.inject("hello again")
-    await fake_channel.inject("/stop")
+    await fake_channel.inject("/stop", from_owner=True)
     gateway.stop()
     await task
     assert fake_channel.texts() == ["Stopped.", "second answer", "Nothing is running."]

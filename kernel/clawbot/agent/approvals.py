@@ -1,17 +1,20 @@
-"""Pending approvals: a tool asks, the user answers ``/approve <id>`` in the same chat.
+"""Pending approvals: a tool asks, the owner answers ``/approve <id>`` in the same chat.
 
 Asking never blocks the turn (seed 004: the tool returns "approval-pending" and the model
 relays the exact ``/approve`` command). The model's relay is not trusted, though: the kernel
 itself sends the chat a notice with the exact command (control and bidi characters made
-visible), so a manipulated model cannot show ``ls`` for a pending ``rm -rf``.
+visible, the notice mark broken up), so a manipulated model cannot show ``ls`` for a
+pending ``rm -rf``.
 
-Who may answer: the sender who started the turn that asked (or an owner listed in
-``agents.defaults.owner_ids``), in the same session; any other chat or sender is told the id
-is unknown, so ids cannot be probed. Answering *claims* the request atomically (a second
-answer finds nothing); the caller shows the confirmation and then commits, so the user reads
-"Approved" before the action's own report, and an answer that races the expiry cannot
-report "Approved" for something that will not run. The decision's ``on_decision`` runs in a
-background task owned by the broker, cancelled when the runtime closes.
+Who may answer: only the owner (:mod:`clawbot.agent.owners`), in the session that asked.
+A turn started by anyone else never gets this far (``request_approval`` refuses at once),
+and an answer from anyone else, or from another chat, is told the id is unknown, exactly
+as for an id that never existed, so ids cannot be probed. Answering *claims* the request
+atomically (a second answer finds nothing); the caller shows the confirmation and then
+commits, so the user reads "Approved" before the action's own report, and an answer that
+races the expiry cannot report "Approved" for something that will not run. The decision's
+``on_decision`` runs in a background task owned by the broker, cancelled when the runtime
+closes.
 """
 
 from __future__ import annotations
@@ -19,12 +22,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import attrs
 
-from clawbot.safetext import visible
+from clawbot.agent.notices import quoted
 from clawbot.types import ApprovalDecision, ApprovalRequest, ApprovalTicket, ServiceUnavailable
 
 log = logging.getLogger(__name__)
@@ -48,13 +51,13 @@ def notice_text(ticket: ApprovalTicket, request: ApprovalRequest) -> str:
         options.append(f"/approve {ticket.id} allow-always")
     options.append(f"/deny {ticket.id}")
     lines = [
-        f"Approval needed ({ticket.id}): {request.tool_name} wants to run",
-        visible(request.command),
-        f"Why: {visible(request.reason)}",
-        *(visible(detail) for detail in request.details),
+        f"Approval needed ({ticket.id}): {quoted(request.tool_name)} wants to run",
+        quoted(request.command),
+        f"Why: {quoted(request.reason)}",
+        *(quoted(detail) for detail in request.details),
     ]
     if request.allow_always and request.always_covers:
-        lines.append(f"allow-always also remembers: {visible(request.always_covers)}")
+        lines.append(f"allow-always also remembers: {quoted(request.always_covers)}")
     lines.append(f"Reply {' or '.join(options)}. Expires in {minutes} min.")
     return "\n".join(lines)
 
@@ -64,7 +67,6 @@ class _Pending:
     ticket: ApprovalTicket
     request: ApprovalRequest
     session_key: str
-    requester: str | None
     timer: asyncio.TimerHandle | None = None
 
 
@@ -73,8 +75,8 @@ class ApprovalBroker:
     _pending: dict[str, _Pending] = attrs.field(factory=dict)
     _tasks: set[asyncio.Task[None]] = attrs.field(factory=set)
 
-    def register(self, session_key: str, request: ApprovalRequest, *, requester: str | None = None) -> ApprovalTicket:
-        """Add a pending request; ``requester`` is the sender allowed to answer it."""
+    def register(self, session_key: str, request: ApprovalRequest) -> ApprovalTicket:
+        """Add a pending request that the owner may answer in ``session_key``."""
         if sum(p.session_key == session_key for p in self._pending.values()) >= MAX_PENDING_PER_SESSION:
             raise ServiceUnavailable(
                 f"{MAX_PENDING_PER_SESSION} approvals are already waiting in this chat; "
@@ -85,7 +87,7 @@ class ApprovalBroker:
             approval_id = secrets.token_hex(3)
         expires_at = datetime.now(UTC) + timedelta(seconds=request.expires_in_s)
         ticket = ApprovalTicket(approval_id, expires_at, f"/approve {approval_id} allow-once")
-        pending = _Pending(ticket, request, session_key, requester)
+        pending = _Pending(ticket, request, session_key)
         pending.timer = asyncio.get_running_loop().call_later(request.expires_in_s, self._expire, approval_id)
         self._pending[approval_id] = pending
         return ticket
@@ -93,7 +95,7 @@ class ApprovalBroker:
     def waiting(self, session_key: str) -> list[str]:
         """One line per request waiting in ``session_key``: the id and the exact command."""
         return [
-            f"{p.ticket.id}: {p.request.tool_name} {visible(p.request.command)!s}"
+            f"{p.ticket.id}: {quoted(p.request.tool_name)} {quoted(p.request.command)}"
             for p in self._pending.values()
             if p.session_key == session_key
         ]
@@ -107,23 +109,22 @@ class ApprovalBroker:
         approval_id: str,
         decision: ApprovalDecision,
         *,
-        sender: str | None = None,
-        owners: Iterable[str] = (),
+        by_owner: bool,
     ) -> tuple[str, Callable[[], None] | None]:
-        """Claim a request for the user's decision: (what to tell them, commit or ``None``).
+        """Claim a request for the owner's decision: (what to tell them, commit or ``None``).
 
-        The claim removes the request at once; ``commit()`` starts acting on it.
+        ``by_owner`` says whether the answer comes from the owner; anyone else gets the
+        answer an unknown id gets. The claim removes the request at once; ``commit()``
+        starts acting on it.
         """
         pending = self._pending.get(approval_id)
-        unknown = f"No pending approval {approval_id!r} here (it may have expired or been answered already)."
-        if pending is None or pending.session_key != session_key:
-            return unknown, None
-        if pending.requester is not None and sender != pending.requester and sender not in set(owners):
+        unknown = f"No pending approval {quoted(approval_id)!r} here (it may have expired or been answered already)."
+        if pending is None or pending.session_key != session_key or not by_owner:
             return unknown, None
         if decision is ApprovalDecision.ALLOW_ALWAYS and not pending.request.allow_always:
             return (
-                f"{pending.request.tool_name} cannot be allowed always for this command "
-                f"({visible(pending.request.reason)}). Send /approve {approval_id} allow-once to run it this one time."
+                f"{quoted(pending.request.tool_name)} cannot be allowed always for this command "
+                f"({quoted(pending.request.reason)}). Send /approve {approval_id} allow-once to run it this one time."
             ), None
         claimed = self._claim(approval_id)
         assert claimed is not None
@@ -131,11 +132,11 @@ class ApprovalBroker:
 
     @staticmethod
     def _confirmation(pending: _Pending, decision: ApprovalDecision) -> str:
-        command = visible(pending.request.command)
+        command, tool = quoted(pending.request.command), quoted(pending.request.tool_name)
         if decision is ApprovalDecision.DENY:
-            return f"Denied; {pending.request.tool_name} will not run:\n{command}"
+            return f"Denied; {tool} will not run:\n{command}"
         scope = "always" if decision is ApprovalDecision.ALLOW_ALWAYS else "once"
-        return f"Approved ({scope}); {pending.request.tool_name} is running:\n{command}"
+        return f"Approved ({scope}); {tool} is running:\n{command}"
 
     def _claim(self, approval_id: str) -> _Pending | None:
         pending = self._pending.pop(approval_id, None)

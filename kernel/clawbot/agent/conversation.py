@@ -10,6 +10,10 @@ Model calls go through :class:`~clawbot.agent.failover.ModelCaller` (auth profil
 retries, thinking downgrade, fallback models for this call only). When the model says the
 context overflows, the registered compaction strategy shrinks the history once and the call
 is retried; with no strategy installed the user gets the short overflow message.
+
+Each turn is watched for changes to the agent's bootstrap files (SOUL.md, MEMORY.md ...):
+whatever tool made them, the chat gets a notice from clawbot saying what changed
+(:mod:`clawbot.agent.bootstrap_changes`), and ``TurnResult.notices`` holds it.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from clawbot.agent.bootstrap_changes import watching_bootstrap_files
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.inbound import render_user_message
@@ -68,6 +73,7 @@ class TurnResult:
     auth_profile: str | None = None
     cost_usd: float | None = None  # None: no price configured for a model this turn used
     thinking: str | None = None  # the thinking level the last model call ran with
+    notices: tuple[str, ...] = ()  # clawbot's own reports on the turn (changed bootstrap files)
 
 
 def _total(costs: list[float | None]) -> float | None:
@@ -87,6 +93,8 @@ class Conversation:
     accepted_thinking: dict[str, str] = attrs.Factory(dict)
     #: sessions, channels and approvals for tools; None: tools get no services (bare embedding)
     runtime: AgentRuntime | None = None
+    #: the bootstrap files as last read, so a turn reads only those whose stat changed
+    bootstrap_states: dict[Any, Any] = attrs.Factory(dict)
 
     def __attrs_post_init__(self) -> None:
         if self.tools is None:
@@ -132,11 +140,16 @@ class Conversation:
                     "clawbot_session_start",
                     event=SessionEvent(self.agent_id, session_key, session.info.session_id, reason="first message"),
                 )
-            try:
-                result = await self._loop(session, session_key, text, channel or (origin and origin.channel), on_text, origin)
-            except asyncio.CancelledError:
-                session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
-                raise
+            watched = watching_bootstrap_files(
+                self.kernel, self.agent_id, self.workspace, session_key,
+                runtime=self.runtime, origin=origin, cache=self.bootstrap_states,
+            )
+            async with watched as watching:
+                try:
+                    result = await self._loop(session, session_key, text, channel or (origin and origin.channel), on_text, origin)
+                except asyncio.CancelledError:
+                    session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
+                    raise
             store.record_turn(
                 session_key,
                 usage=result.usage,
@@ -146,7 +159,7 @@ class Conversation:
                 session_id=session.info.session_id,
                 thinking=result.thinking,
             )
-        return result
+        return attrs.evolve(result, notices=watching.notices) if watching.notices else result
 
     async def _loop(
         self,

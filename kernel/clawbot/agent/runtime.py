@@ -29,7 +29,9 @@ class GatewayPort(Protocol):
 
     def channel_names(self) -> list[str]: ...
 
-    async def deliver(self, message: OutboundMessage, session_key: str | None) -> None: ...
+    async def deliver(self, message: OutboundMessage, session_key: str | None, *, notice: bool = False) -> None:
+        """Send ``message`` on its channel; ``notice`` (set by kernel code only, never from a
+        tool's message) marks it as clawbot's own text."""
 
     def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
         """Answer ``text`` as a system event in ``session_key``; the reply goes to ``origin``."""

@@ -198,10 +198,18 @@ class KernelServices(ToolServices):
         if port is None or origin is None:
             raise ServiceUnavailable(f"nobody can be asked for approval: {NO_GATEWAY}")
         from clawbot.agent.approvals import notice_text
+        from clawbot.agent.owners import is_owner
+        from clawbot.types import ApprovalRefused
 
-        ticket = self.runtime.approvals.register(
-            self.session_key, request, requester=origin.sender_id or origin.peer_id
-        )
+        if not is_owner(origin, self._kernel.config.agents.defaults.owner_ids):
+            # Only the owner may approve, so a request from someone else's turn could never
+            # be answered: refuse now rather than leave it pending for the owner to stumble on.
+            raise ApprovalRefused(
+                "refused: only the owner can approve actions, and this message is not from the owner "
+                "(someone else in a group or another person's chat). Nothing ran and nothing is pending; "
+                "do not retry it here. Say that it needs the owner to ask for it in their own chat."
+            )
+        ticket = self.runtime.approvals.register(self.session_key, request)
         # The kernel shows the exact command itself: the model's relay is not trusted.
         notice = OutboundMessage(
             channel=origin.channel,
@@ -210,7 +218,7 @@ class KernelServices(ToolServices):
             account_id=origin.account_id,
             thread_id=origin.thread_id,
         )
-        self.runtime.spawn(port.deliver(notice, self.session_key), name=f"approval-notice:{ticket.id}")
+        self.runtime.spawn(port.deliver(notice, self.session_key, notice=True), name=f"approval-notice:{ticket.id}")
         return ticket
 
     async def post_system_event(self, text: str) -> None:

@@ -68,11 +68,16 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
         return 1
     finally:
         await runtime.aclose()
+    from clawbot.safetext import visible
+
+    for notice in result.notices:  # clawbot's own, kept apart from the reply on stdout
+        click.echo(visible(notice), err=True)
     if as_json:
         key = session_key
         info = kernel.sessions.get(key)
         payload = {
             "reply": result.text,
+            "notices": list(result.notices),
             "model": result.model,
             "agent": agent_id,
             "session": key,
@@ -88,5 +93,5 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
         }
         click.echo(json.dumps(payload, indent=2))
     else:
-        click.echo(result.text)
+        click.echo(visible(result.text))
     return 0

@@ -1,4 +1,9 @@
-"""``clawbot sessions list|show KEY|path KEY``."""
+"""``clawbot sessions list|show KEY|path KEY``.
+
+What a transcript holds came from the model, tools and chat networks: it is printed with
+control characters shown as ``\\uXXXX`` (``--json`` escapes everything outside ASCII), so a
+stored reply cannot draw on the terminal of whoever reads it.
+"""
 
 from __future__ import annotations
 
@@ -39,10 +44,12 @@ def list_sessions(state: CliState, agent_id: str | None, as_json: bool) -> None:
     if not infos:
         click.echo("no sessions yet")
         return
+    from clawbot.safetext import visible
+
     for i in infos:
         u = i.usage
-        click.echo(f"{i.key}  {i.updated_at}  turns={i.turns}  in={u.prompt_tokens} out={u.output_tokens} "
-                   f"cache={u.cache_hit_share:.0%}  model={i.model or '-'}")
+        click.echo(visible(f"{i.key}  {i.updated_at}  turns={i.turns}  in={u.prompt_tokens} out={u.output_tokens} "
+                   f"cache={u.cache_hit_share:.0%}  model={i.model or '-'}"))
 
 
 def _session_path(state: CliState, key: str):  # noqa: ANN202
@@ -80,8 +87,10 @@ def session_show(state: CliState, key: str, as_json: bool) -> None:
         click.echo(f"warning: {warning}", err=True)
     messages = loaded.messages()
     if as_json:
-        click.echo(json.dumps([store.converter.unstructure(m) for m in messages], indent=2, ensure_ascii=False))
+        click.echo(json.dumps([store.converter.unstructure(m) for m in messages], indent=2))
         return
+    from clawbot.safetext import visible
+
     for m in messages:
-        calls = "".join(f"\n  -> {c.name}({json.dumps(c.arguments)})" for c in m.tool_calls)
-        click.echo(f"[{m.role.value}] {m.text}{calls}")
+        calls = "".join(f"\n  -> {visible(c.name)}({json.dumps(c.arguments)})" for c in m.tool_calls)
+        click.echo(f"[{m.role.value}] {visible(m.text)}{calls}")

@@ -5,6 +5,12 @@ running turns, the approval broker and the session's prompt; every other name is
 (``clawbot_chat_commands``). A slash word nobody knows (``/etc/hosts is broken``) is an
 ordinary message for the agent. A plugin command named like a built-in one is ignored with a
 warning: the built-ins are how a user regains control, so no plugin may shadow them.
+
+Who may use them is decided once, for every command: the owner anywhere; anyone else only
+in a direct chat whose session is theirs alone (``session.dm_scope`` other than ``main``).
+The main session is the owner's, and a group's session is shared, so a member's ``/stop``
+there would cancel the owner's turn. ``/approve`` and ``/deny`` are the owner's alone: anyone
+else is told the id is unknown, as for an id that never existed.
 """
 
 from __future__ import annotations
@@ -16,11 +22,13 @@ import re
 import attrs
 
 from clawbot.agent.approvals import DECISION_WORDS
-from clawbot.types import ApprovalDecision, ChatCommand, ChatCommandContext
+from clawbot.sessions.keys import session_kind
+from clawbot.types import ApprovalDecision, ChatCommand, ChatCommandContext, InboundMessage
 
 log = logging.getLogger(__name__)
 
 BUILTIN_COMMANDS = ("stop", "approve", "deny", "context")
+OWNER_ONLY_COMMANDS = ("approve", "deny")
 _NAME = re.compile(r"[a-z][a-z0-9_-]*")
 
 
@@ -53,6 +61,15 @@ def parse_approval(args: str, *, deny: bool) -> tuple[str, ApprovalDecision] | s
         return (words[0], ApprovalDecision.DENY) if len(words) == 1 else usage
     decision = DECISION_WORDS.get(words[1].lower() if len(words) == 2 else "")
     return usage if decision is None else (words[0], decision)
+
+
+def controls_own_session(message: InboundMessage, session_key: str) -> bool:
+    """A sender who is not the owner controls only a direct chat with a session of its own."""
+    return message.chat_type == "direct" and session_kind(session_key) == "direct"
+
+
+def refusal(name: str) -> str:
+    return f"Only the owner can use /{name} in this chat."
 
 
 def plugin_command(commands: object, name: str) -> ChatCommand | None:

@@ -7,7 +7,13 @@ others. The answering itself is a ``Responder``: ``clawbot run`` passes one that
 agent loop (:class:`clawbot.agent.conversation.Conversation`) for the message's session, and
 tests pass plain functions. Each answer runs in its own task, tracked per session key so
 ``/stop`` can cancel it. Slash commands are answered here, outside the session's lane (see
-:mod:`clawbot.gateway.commands`), so ``/stop`` and ``/approve`` work while a turn runs.
+:mod:`clawbot.gateway.commands`), so ``/stop`` and ``/approve`` work while a turn runs; who
+may use them is checked once, in :meth:`Gateway.accept`.
+
+Everything handed to a channel leaves through one place (:meth:`Gateway._hand_over`):
+control characters are made visible, ``notice`` is set by the gateway alone (clawbot's own
+text: approval notices and confirmations, ``/stop`` answers, failures), and in anything
+else the notice mark is broken up (:mod:`clawbot.agent.notices`).
 
 With an :class:`~clawbot.agent.runtime.AgentRuntime` the gateway is also the runtime's
 :class:`~clawbot.agent.runtime.GatewayPort` while it runs: tools send messages through its
@@ -24,8 +30,20 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from clawbot.agent.notices import outgoing_text
+from clawbot.agent.owners import is_owner
 from clawbot.agent.replies import is_silent
-from clawbot.gateway.commands import parse_approval, parse_command, plugin_command, run_plugin_command, shadowing
+from clawbot.gateway.commands import (
+    BUILTIN_COMMANDS,
+    OWNER_ONLY_COMMANDS,
+    controls_own_session,
+    parse_approval,
+    parse_command,
+    plugin_command,
+    refusal,
+    run_plugin_command,
+    shadowing,
+)
 from clawbot.kernel import Kernel
 from clawbot.sessions.keys import session_key_for
 from clawbot.types import (
@@ -136,17 +154,23 @@ class Gateway:
         """Start answering ``message`` in its own task; slash commands are answered at once."""
         session_key = session_key_for(self.agent_id, message, self.kernel.config.session.dm_scope)
         command = parse_command(message.text)
-        if command is not None and command.name == "stop":
-            notice = await self._stop_session(session_key)
-            return asyncio.create_task(self._send(channel, message, session_key, notice))
-        if command is not None and command.name in ("approve", "deny"):
-            return asyncio.create_task(self._approval(channel, message, session_key, command.args, command.name == "deny"))
-        if command is not None and command.name == "context":
+        plugin = plugin_command(self.kernel.chat_commands, command.name) if command is not None else None
+        if command is None or (command.name not in BUILTIN_COMMANDS and plugin is None):
+            return self._start_answer(channel, message, session_key)
+        owner = is_owner(message, self.kernel.config.agents.defaults.owner_ids)
+        if command.name in OWNER_ONLY_COMMANDS:  # anyone else is told the id is unknown
+            deny = command.name == "deny"
+            return asyncio.create_task(self._approval(channel, message, session_key, command.args, deny, owner))
+        if not owner and not controls_own_session(message, session_key):
+            return asyncio.create_task(self._send(channel, message, session_key, refusal(command.name), notice=True))
+        if command.name == "stop":
+            stopped = await self._stop_session(session_key)
+            return asyncio.create_task(self._send(channel, message, session_key, stopped, notice=True))
+        if command.name == "context":
             return asyncio.create_task(self._reply_with(channel, message, session_key, self._context(message, session_key)))
-        if command is not None and (found := plugin_command(self.kernel.chat_commands, command.name)):
-            ctx = ChatCommandContext(command.args, message, self.agent_id, session_key, self.kernel)
-            return asyncio.create_task(self._reply_with(channel, message, session_key, run_plugin_command(found, ctx)))
-        return self._start_answer(channel, message, session_key)
+        assert plugin is not None  # neither ordinary text nor a built-in
+        ctx = ChatCommandContext(command.args, message, self.agent_id, session_key, self.kernel)
+        return asyncio.create_task(self._reply_with(channel, message, session_key, run_plugin_command(plugin, ctx)))
 
     def _start_answer(self, channel: Channel, message: InboundMessage, session_key: str) -> asyncio.Task[None]:
         task = asyncio.create_task(self.handle(channel, message, session_key), name=f"answer:{session_key}")
@@ -162,22 +186,22 @@ class Gateway:
         await asyncio.gather(*running, return_exceptions=True)
         return "Stopped." if running else "Nothing is running."
 
-    async def _approval(self, channel: Channel, message: InboundMessage, session_key: str, args: str, deny: bool) -> None:
-        """Confirm the user's answer first, then act: they read "Approved" before the result."""
+    async def _approval(
+        self, channel: Channel, message: InboundMessage, session_key: str, args: str, deny: bool, by_owner: bool
+    ) -> None:
+        """Confirm the owner's answer first, then act: they read "Approved" before the result."""
         if self.runtime is None:
-            await self._send(channel, message, session_key, "Nothing here asks for approvals.")
+            await self._send(channel, message, session_key, "Nothing here asks for approvals.", notice=True)
             return
         broker = self.runtime.approvals
         parsed = parse_approval(args, deny=deny)
         if isinstance(parsed, str):
-            waiting = "".join(f"\n- {line}" for line in broker.waiting(session_key))
-            await self._send(channel, message, session_key, parsed + (f"\nWaiting for your answer:{waiting}" if waiting else ""))
+            waiting = "".join(f"\n- {line}" for line in broker.waiting(session_key)) if by_owner else ""
+            text = parsed + (f"\nWaiting for your answer:{waiting}" if waiting else "")
+            await self._send(channel, message, session_key, text, notice=True)
             return
-        notice, commit = broker.answer(
-            session_key, *parsed, sender=message.sender_id or message.peer_id,
-            owners=self.kernel.config.agents.defaults.owner_ids,
-        )
-        await self._send(channel, message, session_key, notice)
+        notice, commit = broker.answer(session_key, *parsed, by_owner=by_owner)
+        await self._send(channel, message, session_key, notice, notice=True)
         if commit is not None:
             commit()
 
@@ -220,7 +244,9 @@ class Gateway:
             text = await self.respond(message, session_key)
         except Exception as exc:
             log.exception("answering a message on %s failed", channel.name)
-            text = getattr(exc, "user_message", None) or FAILURE_REPLY
+            failure = getattr(exc, "user_message", None) or FAILURE_REPLY
+            await self._send(channel, message, session_key, failure, notice=True)
+            return
         if text and not is_silent(text):
             await self._send(channel, message, session_key, text)
 
@@ -229,18 +255,17 @@ class Gateway:
     def channel_names(self) -> list[str]:
         return sorted(self._channels)
 
-    async def deliver(self, message: OutboundMessage, session_key: str | None) -> None:
+    async def deliver(self, message: OutboundMessage, session_key: str | None, *, notice: bool = False) -> None:
         """Send ``message`` on its channel (``message_sending`` hooks apply); raise when the
-        channel is not running, so the tool can tell the model."""
+        channel is not running, so the tool can tell the model. ``notice`` is for kernel code:
+        a tool's message is never a notice, whatever it says."""
         from clawbot.types import ServiceUnavailable
 
         channel = self._channels.get(message.channel)
         if channel is None:
             running = ", ".join(self.channel_names()) or "none"
             raise ServiceUnavailable(f"channel {message.channel!r} is not running (running: {running})")
-        final = await self.kernel.plugins.message_sending(OutboundEvent(message, self.agent_id, session_key))
-        if final is not None:
-            await channel.send(final)
+        await self._hand_over(channel, message, session_key, notice=notice)
 
     def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
         channel = self._channels.get(origin.channel)
@@ -250,7 +275,10 @@ class Gateway:
         event = attrs.evolve(origin, text=text, system_event=True, message_id=None, reply_to_id=None)
         self._start_answer(channel, event, session_key)
 
-    async def _send(self, channel: Channel, message: InboundMessage, session_key: str, text: str) -> None:
+    async def _send(
+        self, channel: Channel, message: InboundMessage, session_key: str, text: str, *, notice: bool = False
+    ) -> None:
+        """Answer ``message`` in its chat; a failing channel is logged, never raised."""
         outbound = OutboundMessage(
             channel=channel.name,
             peer_id=message.peer_id,
@@ -259,10 +287,16 @@ class Gateway:
             reply_to_id=message.message_id,
             thread_id=message.thread_id,
         )
-        final = await self.kernel.plugins.message_sending(OutboundEvent(outbound, self.agent_id, session_key))
-        if final is None:
-            return
         try:
-            await channel.send(final)
+            await self._hand_over(channel, outbound, session_key, notice=notice)
         except Exception:
             log.exception("sending a reply on %s failed", channel.name)
+
+    async def _hand_over(self, channel: Channel, message: OutboundMessage, session_key: str | None, *, notice: bool) -> None:
+        """The one way out to a channel: cleaned before the ``message_sending`` hooks see it
+        and again after they rewrote it, with ``notice`` as the kernel decided."""
+        cleaned = attrs.evolve(message, text=outgoing_text(message.text, notice=notice), notice=notice)
+        final = await self.kernel.plugins.message_sending(OutboundEvent(cleaned, self.agent_id, session_key))
+        if final is None:
+            return
+        await channel.send(attrs.evolve(final, text=outgoing_text(final.text, notice=notice), notice=notice))

@@ -52,7 +52,10 @@ class FakeChannel(Channel):
         """Deliver an inbound message as if a user had typed it.
 
         With ``wait`` (the default) this returns once the gateway has answered it (or the
-        answer was cancelled); ``wait=False`` returns as soon as it was accepted.
+        answer was cancelled); ``wait=False`` returns as soon as it was accepted. Other
+        fields go to the :class:`InboundMessage`: like a real channel, the fake vouches for
+        nobody, so pass ``from_owner=True`` (or list the sender in ``owner_ids``) for the
+        owner, who alone approves commands and controls groups and the main session.
         """
         await self.wait_started()
         assert self._sink is not None

@@ -6,7 +6,7 @@ import abc
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Literal
+from typing import ClassVar, Literal
 
 import attrs
 
@@ -21,6 +21,12 @@ class InboundMessage:
     ``sender_*`` and ``text`` come from outside and are treated as untrusted by the prompt.
     ``system_event`` marks a message clawbot itself queued (an approved command finished, a
     background process ended): it is answered like a message but never shown as the user's.
+
+    ``from_owner`` is for channel authors: set it only when the channel itself has verified
+    that the sender is its owner (the terminal's local user; a chat network's account the
+    channel is configured to trust, matched on the network's own user id). Never derive it
+    from anything a sender chooses (a display name, text). Owners approve commands and use
+    chat commands in groups; see ``agents.defaults.owner_ids`` for owners named in config.
     """
 
     channel: str
@@ -36,11 +42,25 @@ class InboundMessage:
     timestamp: datetime | None = None
     mentioned: bool = False
     system_event: bool = False
+    from_owner: bool = False
 
 
 @attrs.frozen
 class OutboundMessage:
-    """A reply or notice a channel should deliver to ``peer_id``."""
+    """A reply or notice a channel should deliver to ``peer_id``.
+
+    ``notice`` marks text clawbot itself wrote (an approval request, an approval's
+    confirmation, a ``/stop`` answer, a changed-bootstrap-file report), as opposed to what
+    the model or a tool said. Only the kernel sets it: the gateway overwrites whatever a
+    plugin put there. A channel should show notices so that a reply cannot imitate them:
+    prefix every line with :attr:`NOTICE_MARK` (the kernel breaks up that mark wherever it
+    appears in the model's text), and style them where the surface allows it (the model
+    cannot produce formatting the channel adds itself). The kernel already shows control
+    characters in ``text`` as ``\\uXXXX``; a channel writing to a terminal should do so again
+    (``clawbot.safetext.visible``), since it cannot know every sender is the kernel.
+    """
+
+    NOTICE_MARK: ClassVar[str] = "[clawbot]"
 
     channel: str
     peer_id: str
@@ -49,6 +69,7 @@ class OutboundMessage:
     reply_to_id: str | None = None
     thread_id: str | None = None
     media: tuple[str, ...] = ()
+    notice: bool = False
 
 
 InboundSink = Callable[[InboundMessage], Awaitable["asyncio.Future[None]"]]

@@ -6,20 +6,32 @@ so replies can be printed while the user types, and Ctrl-C ends the process at o
 thread of asyncio's default executor would be joined at exit, i.e. wait for Enter. It
 works for any file object (a terminal, a pipe, a StringIO in tests). End of input ends the
 channel.
+
+The person at the keyboard is the owner (``from_owner``): whoever can type here can run
+clawbot anyway. Nothing written here may draw on that person's screen: control characters
+in what arrives are shown as ``\\uXXXX`` again, even though the kernel already did (a channel
+cannot assume every sender is the kernel). clawbot's own notices get the notice mark on
+every line, in colour when the output is a terminal (unless ``NO_COLOR`` is set); the mark
+is broken up in everything else, so a reply cannot pass for an approval request.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
 from typing import TextIO
 
 from clawbot import Channel, InboundMessage, InboundSink, OutboundMessage
+from clawbot.safetext import defuse, visible
 
 from clawbot_terminal.config import TerminalConfig
 
 _Item = str | BaseException  # a line ("" at end of input) or what reading raised
+# Bold cyan for clawbot's notices: a reply cannot produce it, its escape sequences are shown as text.
+NOTICE_STYLE = "\x1b[1;36m"
+RESET_STYLE = "\x1b[0m"
 
 
 class _LineReader:
@@ -70,6 +82,21 @@ class TerminalChannel(Channel):
         self._counter = 0
         self._reader: _LineReader | None = None
 
+    def _styled(self) -> bool:
+        isatty = getattr(self._stdout, "isatty", None)
+        return bool(isatty and isatty()) and not os.environ.get("NO_COLOR")
+
+    def render(self, message: OutboundMessage) -> str:
+        """What the terminal shows for ``message``: escaped, and a notice marked line by line."""
+        mark = OutboundMessage.NOTICE_MARK
+        text = defuse(visible(message.text.rstrip("\n")), (mark,))
+        if not message.notice:
+            return text + "\n"
+        lines = [f"{mark} {line}" for line in text.split("\n")]
+        if self._styled():
+            lines = [f"{NOTICE_STYLE}{line}{RESET_STYLE}" for line in lines]
+        return "\n".join(lines) + "\n"
+
     def _write(self, text: str) -> None:
         self._stdout.write(text)
         self._stdout.flush()
@@ -102,12 +129,13 @@ class TerminalChannel(Channel):
                     sender_id=self.config.peer_id,
                     sender_name=self.config.user_name,
                     message_id=str(self._counter),
+                    from_owner=True,
                 )
             )
             await asyncio.wait([answered])  # turn-taking: the next prompt after the reply
 
     async def send(self, message: OutboundMessage) -> None:
-        self._write(message.text.rstrip("\n") + "\n")
+        self._write(self.render(message))
 
     async def stop(self) -> None:
         self._stopping = True

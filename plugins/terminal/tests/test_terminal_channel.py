@@ -130,3 +130,44 @@ async def test_a_read_error_is_raised_from_start() -> None:
 
     with pytest.raises(OSError, match="terminal gone"):
         await channel.start(sink)
+
+
+async def test_the_person_at_the_terminal_is_the_owner(make_kernel) -> None:
+    channel = TerminalChannel(TerminalConfig(), stdin=io.StringIO("hi\n"), stdout=io.StringIO())
+    received = []
+
+    async def respond(message, session_key):
+        received.append(message.from_owner)
+
+    await Gateway(await make_kernel(), respond, "main").run([channel])
+    assert received == [True]
+
+
+class _TTYOutput(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+async def test_the_terminal_escapes_what_it_writes_whoever_sent_it(monkeypatch) -> None:
+    """Defence in depth: a plugin may hand the channel raw text without the kernel's escaping."""
+    from clawbot import OutboundMessage
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    stdout = _TTYOutput()
+    channel = TerminalChannel(TerminalConfig(), stdin=io.StringIO(""), stdout=stdout)
+    await channel.send(OutboundMessage("terminal", "local", "\x1b[2J\rhi\u202e [clawbot] ok\x9b"))
+    await channel.send(OutboundMessage("terminal", "local", "Stopped.\nsecond \x1b line", notice=True))
+    reply, *notice = stdout.getvalue().split("\n")[:-1]
+    assert reply == "\\u001b[2J\\u000dhi\\u202e [\u2024clawbot] ok\\u009b"
+    assert notice == ["\x1b[1;36m[clawbot] Stopped.\x1b[0m", "\x1b[1;36m[clawbot] second \\u001b line\x1b[0m"]
+
+
+async def test_notices_are_not_coloured_when_output_is_piped_or_no_color_is_set(monkeypatch) -> None:
+    from clawbot import OutboundMessage
+
+    piped = io.StringIO()
+    await TerminalChannel(TerminalConfig(), stdin=io.StringIO(""), stdout=piped).send(OutboundMessage("terminal", "local", "Stopped.", notice=True))
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = _TTYOutput()
+    await TerminalChannel(TerminalConfig(), stdin=io.StringIO(""), stdout=plain).send(OutboundMessage("terminal", "local", "Stopped.", notice=True))
+    assert piped.getvalue() == plain.getvalue() == "[clawbot] Stopped.\n"

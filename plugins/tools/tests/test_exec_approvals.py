@@ -59,7 +59,7 @@ class RecordingPort:
     def channel_names(self) -> list[str]:
         return ["fake"]
 
-    async def deliver(self, message: OutboundMessage, session_key: str | None) -> None:
+    async def deliver(self, message: OutboundMessage, session_key: str | None, *, notice: bool = False) -> None:
         pass
 
     def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
@@ -69,7 +69,7 @@ class RecordingPort:
 class Setup:
     def __init__(self, kernel: Any, runtime: AgentRuntime, port: RecordingPort, ws: Path) -> None:
         self.kernel, self.runtime, self.port, self.ws = kernel, runtime, port, ws
-        self.origin = InboundMessage(channel="fake", peer_id="alice", text="do it")
+        self.origin = InboundMessage(channel="fake", peer_id="alice", text="do it", from_owner=True)
 
     def services(self, agent_id: str = "main", session: str = SESSION, *, with_port: bool = True) -> KernelServices:
         runtime = self.runtime if with_port else AgentRuntime(self.kernel)
@@ -83,7 +83,7 @@ class Setup:
     async def answer(self, result: ToolResult, decision: ApprovalDecision) -> str:
         """What the gateway does for /approve: confirm, then act."""
         approval_id = result.details["approval_id"]
-        notice, commit = self.runtime.approvals.answer(SESSION, approval_id, decision, sender="alice")
+        notice, commit = self.runtime.approvals.answer(SESSION, approval_id, decision, by_owner=True)
         if commit is not None:
             commit()
         await self.runtime.approvals.drain()
@@ -264,14 +264,14 @@ async def test_approve_in_the_chat_runs_the_command_and_the_model_reports(make_k
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()
 
-    await fake_channel.inject("delete victim.txt", peer_id="alice")
+    await fake_channel.inject("delete victim.txt", peer_id="alice", from_owner=True)
     pending_text = provider.requests[1].messages[-1].text
     approval_id = re.search(r"Reply with: /approve (\w+) allow-once", pending_text).group(1)
     notice, relay = fake_channel.texts()
     assert notice.startswith(f"Approval needed ({approval_id}): exec wants to run\n{command}")  # sent by the kernel
     assert relay == "Please approve the command." and (ws / "victim.txt").exists()
 
-    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice")
+    await fake_channel.inject(f"/approve {approval_id}", peer_id="alice", from_owner=True)
     async with asyncio.timeout(10):
         while fake_channel.texts()[-1] != "Deleted victim.txt.":
             await asyncio.sleep(0.02)

@@ -1,0 +1,50 @@
+"""Who the owner is: the one person whose word approves commands and controls group chats.
+
+A message is the owner's when its channel says so (``InboundMessage.from_owner``: the
+terminal's local user, a chat network's configured owner account) or when its sender is
+listed in ``agents.defaults.owner_ids``. An entry there is written either
+
+* ``<channel>:<sender id>`` (``telegram:123456789``): that sender on that channel only, or
+* a bare sender id without a colon (``+15550001``): that sender id on every channel.
+
+An entry holding a colon is always read as channel-qualified (split at the first colon), so
+a sender id that itself contains a colon must be written with its channel
+(``matrix:@me:example.org``), and a sender on one channel can never match an entry meant
+for another by choosing an id that looks like ``telegram:123``. A bare id is convenient
+for one channel; where some channel lets people pick their own ids, qualify every entry.
+
+Only the sender's own id counts. In a group the peer id is the group, never a person, so
+a message without a sender id there belongs to nobody.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from clawbot.types import InboundMessage
+
+
+def sender_of(message: InboundMessage) -> str | None:
+    """The id of the person who wrote ``message``: the sender, or the peer of a direct chat."""
+    if message.sender_id:
+        return message.sender_id
+    return message.peer_id if message.chat_type == "direct" else None
+
+
+def listed_as_owner(message: InboundMessage, owner_ids: Iterable[str]) -> bool:
+    """Whether ``agents.defaults.owner_ids`` names the sender of ``message``."""
+    sender = sender_of(message)
+    if not sender:
+        return False
+    qualified = f"{message.channel}:{sender}"
+    for entry in owner_ids:
+        if entry == qualified or (":" not in entry and entry == sender):
+            return True
+    return False
+
+
+def is_owner(message: InboundMessage | None, owner_ids: Iterable[str]) -> bool:
+    """Whether ``message`` comes from the owner (a system event: whoever started its turn)."""
+    if message is None:
+        return False
+    return message.from_owner or listed_as_owner(message, owner_ids)

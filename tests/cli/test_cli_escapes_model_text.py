@@ -1,0 +1,112 @@
+"""The CLI never lets text from the model draw on the user's terminal.
+
+``clawbot run`` in a real terminal (a pty), ``clawbot agent`` and ``clawbot sessions show``
+print replies with control and format characters shown as ``\\uXXXX``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from clawbot.sessions.store import SessionStore
+from clawbot.types import Message, Role, TextBlock, ToolCallBlock, Usage
+
+from .clihelpers import run_cli
+
+SPOOF = "\x1b[2K\r\x08\u202eAPPROVED\u200b\x9b1m\x07"
+SHOWN = "\\u001b[2K\\u000d\\u0008\\u202eAPPROVED\\u200b\\u009b1m\\u0007"
+
+
+def _config(home: Path, base_url: str) -> None:
+    (home / "clawbot.toml").write_text(
+        '[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
+        f'[providers.openai]\nbase_url = "{base_url}/v1"\napi_key = "sk-test"\n'
+    )
+
+
+def _read_until(fd: int, wanted: bytes, timeout: float, seen: bytearray) -> bool:
+    deadline = time.monotonic() + timeout
+    while wanted not in seen and time.monotonic() < deadline:
+        if select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen.extend(chunk)
+    return wanted in seen
+
+
+def test_run_in_a_real_terminal_shows_escape_sequences_from_a_reply_as_text(tmp_path: Path, fake_llm_thread) -> None:
+    pty = pytest.importorskip("pty")
+    fake_llm_thread.reply(SPOOF + " done")
+    _config(tmp_path, fake_llm_thread.base_url)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWBOT_") and k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "NO_COLOR")}
+    env.update({"CLAWBOT_HOME": str(tmp_path), "HOME": str(tmp_path), "COLUMNS": "200"})
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clawbot.cli.main", "run"], cwd=tmp_path, env=env,
+        stdin=slave, stdout=slave, stderr=subprocess.PIPE, close_fds=True,
+    )
+    os.close(slave)
+    seen = bytearray()
+    try:
+        assert _read_until(master, b"you> ", 60, seen), bytes(seen)
+        os.write(master, b"hello\n")
+        assert _read_until(master, b" done", 30, seen), bytes(seen)
+        os.write(master, b"\x04")  # end of input
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+        os.close(master)
+    screen = bytes(seen).decode(errors="replace")
+    assert SHOWN + " done" in screen
+    assert "\x1b" not in screen and "\u202e" not in screen and "\x07" not in screen
+
+
+def test_agent_prints_a_reply_with_escape_sequences_shown(tmp_path: Path, fake_llm_thread) -> None:
+    fake_llm_thread.reply(SPOOF)
+    fake_llm_thread.reply(SPOOF)
+    _config(tmp_path, fake_llm_thread.base_url)
+    result = run_cli("agent", "-m", "hi", home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == SHOWN + "\n"
+    as_json = run_cli("agent", "-m", "again", "--json", home=tmp_path)
+    assert json.loads(as_json.stdout)["reply"] == SPOOF  # JSON keeps the text, escaped the JSON way
+    assert not any(char in as_json.stdout for char in "\x1b\r\x08\u202e\u200b\x9b\x07")
+
+
+def test_sessions_show_prints_stored_replies_inert(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions")
+    session = store.open("agent:main:main")
+    session.transcript.append_message(Message.user("hi"))
+    call = ToolCallBlock(id="c1", name="exec\x1b[8m", arguments={"command": "ls\x1b[2K"})
+    session.transcript.append_message(Message(Role.ASSISTANT, (TextBlock(SPOOF), call)))
+    store.record_turn("agent:main:main", usage=Usage(), model="openai/gpt-test")
+
+    shown = run_cli("sessions", "show", "agent:main:main", home=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert f"[assistant] {SHOWN}" in shown.stdout
+    assert "-> exec\\u001b[8m(" in shown.stdout
+    as_json = run_cli("sessions", "show", "agent:main:main", "--json", home=tmp_path)
+    for out in (shown.stdout, as_json.stdout):
+        assert not any(char in out for char in "\x1b\r\x08\u202e\u200b\x9b\x07"), out
+    assert SPOOF in _strings(json.loads(as_json.stdout))  # nothing lost: JSON escapes it its own way
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    return [s for item in items for s in _strings(item)]

@@ -1,0 +1,80 @@
+"""A running chat for the gateway tests: real kernel, real gateway and turns, the fake channel.
+
+Only the model is scripted (:class:`~tests.agent.scripted.ScriptedProvider`); the tools,
+the approval broker, the session files and the gateway's command handling are the real ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from clawbot import ApprovalDecision, ApprovalRequest, ServiceUnavailable, Tool, ToolCall, ToolResult
+from clawbot.agent.conversation import Conversation
+from clawbot.agent.models import ModelChoice
+from clawbot.agent.runtime import AgentRuntime
+from clawbot.gateway.runner import Gateway
+from clawbot.testing import plugin_from_hooks
+
+
+def guarded_tool(decisions: list[ApprovalDecision], *, name: str = "guarded", command: str = "launch --rocket") -> Tool:
+    """A tool that needs approval and reports back through a system event once allowed."""
+
+    async def handler(call: ToolCall) -> ToolResult:
+        services = call.services
+        assert services is not None
+
+        async def on_decision(decision: ApprovalDecision) -> None:
+            decisions.append(decision)
+            if decision is ApprovalDecision.ALLOW_ONCE:
+                await services.post_system_event(f"{name} finished: {command}")
+
+        try:
+            ticket = services.request_approval(ApprovalRequest(name, command, "it is irreversible", on_decision, allow_always=False))
+        except ServiceUnavailable as exc:
+            return ToolResult.error(str(exc))
+        return ToolResult.text(f"Approval required. Reply with: {ticket.reply_with}", approval_id=ticket.id)
+
+    return Tool(name, "needs approval", {"type": "object"}, handler)
+
+
+def background_tool(text: str) -> Tool:
+    """A tool whose job finishes later and reports as a system event (like exec in the background)."""
+
+    async def handler(call: ToolCall) -> ToolResult:
+        services = call.services
+        assert services is not None
+        await services.post_system_event(text)
+        return ToolResult.text("started in the background")
+
+    return Tool("background", "starts a job", {"type": "object"}, handler)
+
+
+class Chat:
+    """A gateway serving ``channel`` with one agent ``main`` answering through ``provider``."""
+
+    def __init__(self, kernel: Any, runtime: AgentRuntime, gateway: Gateway, task: asyncio.Task[None], channel: Any) -> None:
+        self.kernel, self.runtime, self.gateway, self.task, self.channel = kernel, runtime, gateway, task, channel
+
+    async def close(self) -> None:
+        self.gateway.stop()
+        await self.task
+        await self.runtime.aclose()
+        await self.kernel.aclose()
+
+
+async def open_chat(make_kernel: Any, channel: Any, provider: Any, *, tools: list[Tool] = (), config: str = "", plugins: dict | None = None) -> Chat:
+    tool_plugin = plugin_from_hooks(clawbot_tools=lambda ctx: list(tools))
+    kernel = await make_kernel(plugins={"fake": channel.as_plugin(), "chat-tools": tool_plugin, **(plugins or {})}, config=config)
+    runtime = AgentRuntime(kernel)
+    runtime.adopt(Conversation(kernel, ModelChoice(provider, "m"), "main"))
+    gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
+    task = asyncio.create_task(gateway.run([channel]))
+    await channel.wait_started()
+    return Chat(kernel, runtime, gateway, task, channel)
+
+
+async def eventually(predicate: Any, timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.01)

@@ -1,0 +1,99 @@
+"""Who may use each chat command: one rule for the built-ins and every plugin command.
+
+The owner anywhere; anyone else only in a direct chat whose session is theirs alone.
+``/approve`` and ``/deny`` are the owner's alone, and anyone else hears what an unknown id
+gets. The table is generated from ``BUILTIN_COMMANDS``: a new built-in fails here until it
+says what its rightful user sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from clawbot import ApprovalRequest, ChatCommand
+from clawbot.gateway.commands import BUILTIN_COMMANDS
+from clawbot.sessions.keys import session_key_for
+from clawbot.testing import plugin_from_hooks
+
+from ..agent.scripted import ScriptedProvider
+from .chatkit import open_chat
+
+OWNER = '[agents.defaults]\nowner_ids = ["fake:alice"]\n'
+PER_PEER = '\n[session]\ndm_scope = "per-peer"\n'
+
+ALLOWED_REPLY = {  # what each command answers someone allowed to use it (prefix)
+    "stop": "Nothing is running.",
+    "context": "System prompt of agent:main:",
+    "approve": "Approved (once); launch is running:",
+    "deny": "Denied; launch will not run:",
+    "ping": "pong",  # a plugin's command
+}
+COMMANDS = [*BUILTIN_COMMANDS, "ping"]
+OWNER_ONLY_COMMANDS = ("approve", "deny")
+
+SENDERS = {
+    # who: (message fields, extra config, may control the session, is the owner)
+    "the owner in a group": ({"peer_id": "team", "chat_type": "group", "sender_id": "alice"}, "", True, True),
+    "a member in a group": ({"peer_id": "team", "chat_type": "group", "sender_id": "mallory"}, "", False, False),
+    "a group message without a sender": ({"peer_id": "team", "chat_type": "group"}, "", False, False),
+    "a stranger in the owner's main session": ({"peer_id": "bob"}, "", False, False),
+    "a stranger in their own session": ({"peer_id": "bob"}, PER_PEER, True, False),
+    "the owner marked by the channel": ({"peer_id": "me", "from_owner": True}, "", True, True),
+}
+
+
+def test_every_built_in_command_is_in_the_table() -> None:
+    from clawbot.gateway import commands
+
+    assert set(ALLOWED_REPLY) == {*BUILTIN_COMMANDS, "ping"}
+    assert set(OWNER_ONLY_COMMANDS) == set(commands.OWNER_ONLY_COMMANDS)
+
+
+@pytest.mark.parametrize("who", SENDERS)
+@pytest.mark.parametrize("command", COMMANDS)
+async def test_who_may_use_each_chat_command(make_kernel, fake_channel, command, who) -> None:
+    fields, extra, controls, owner = SENDERS[who]
+    pinged: list[str] = []
+    commands = plugin_from_hooks(clawbot_chat_commands=lambda ctx: [ChatCommand("ping", "answers", lambda c: pinged.append(c.args) or "pong")])
+    provider = ScriptedProvider("the agent answered")
+    chat = await open_chat(make_kernel, fake_channel, provider, config=OWNER + extra, plugins={"cmds": commands})
+    probe = await fake_channel.inject("hello", **fields)  # the session exists and we know its key
+    key = session_key_for("main", probe, chat.kernel.config.session.dm_scope)
+
+    async def nothing(decision):  # noqa: ANN001, ANN202
+        return None
+
+    ticket = chat.runtime.approvals.register(key, ApprovalRequest("launch", "launch --rocket", "why", nothing, allow_always=False))
+    args = f" {ticket.id}" if command in OWNER_ONLY_COMMANDS else ""
+    await fake_channel.inject(f"/{command}{args}", **fields)
+    reply = fake_channel.sent[-1]
+    allowed = owner if command in OWNER_ONLY_COMMANDS else controls
+    if allowed:
+        assert reply.text.startswith(ALLOWED_REPLY[command])
+    elif command in OWNER_ONLY_COMMANDS:
+        assert reply.text == f"No pending approval '{ticket.id}' here (it may have expired or been answered already)."
+    else:
+        assert reply.text == f"Only the owner can use /{command} in this chat."
+    assert reply.notice is (allowed is False or command in ("stop", *OWNER_ONLY_COMMANDS))  # clawbot's own words
+    assert pinged == ([""] if allowed and command == "ping" else [])
+    still_pending = [t.id for t in chat.runtime.approvals.pending_for(key)]
+    assert still_pending == ([] if allowed and command in OWNER_ONLY_COMMANDS else [ticket.id])
+    assert provider.requests[-1].messages[-1].text.endswith("hello")  # the command never reached the model
+    await chat.close()
+
+
+async def test_a_member_cannot_stop_the_owners_turn_in_a_group(make_kernel, fake_channel) -> None:
+    provider = ScriptedProvider("the owner's answer", delay=0.3)
+    chat = await open_chat(make_kernel, fake_channel, provider, config=OWNER)
+    group = {"peer_id": "team", "chat_type": "group"}
+    await fake_channel.inject("think hard", **group, sender_id="alice", wait=False)
+    while not provider.requests:
+        await asyncio.sleep(0.01)
+    await fake_channel.inject("/stop", **group, sender_id="mallory")
+    assert fake_channel.texts() == ["Only the owner can use /stop in this chat."]
+    async with asyncio.timeout(5):
+        while len(fake_channel.sent) < 2:
+            await asyncio.sleep(0.01)
+    assert fake_channel.texts()[-1] == "the owner's answer"  # the turn ran to its end
+    await chat.close()
