@@ -141,7 +141,8 @@ async def test_allow_always_remembers_the_executables_for_that_agent(setup: Setu
     notice = await setup.answer(first, ApprovalDecision.ALLOW_ALWAYS)
     assert "Approved (always)" in notice and (setup.ws / "one.txt").exists()
     stored = json.loads((setup.kernel.paths.root / "exec-approvals.json").read_text())
-    assert stored["agents"]["main"] == [{"path": TOUCH, "name": "touch"}]
+    assert stored["version"] == 2
+    assert stored["agents"]["main"] == {"programs": [{"path": TOUCH, "name": "touch"}], "commands": []}
     second = await setup.exec("touch two.txt && ls")
     assert not second.is_error and second.details["status"] == "exited" and (setup.ws / "two.txt").exists()
     other_agent = await setup.exec("touch three.txt", agent_id="helper")
@@ -283,3 +284,118 @@ async def test_approve_in_the_chat_runs_the_command_and_the_model_reports(make_k
     await task
     await runtime.aclose()
     await kernel.aclose()
+
+
+# --- what an approval grants, and what it remembers ------------------------------------------
+
+
+async def test_a_turn_started_by_someone_who_may_not_approve_is_refused_at_once(setup: Setup) -> None:
+    setup.origin = InboundMessage(channel="fake", peer_id="group", text="run it", chat_type="group", sender_id="mallory")
+    result = await setup.exec("touch pwned.txt")
+    assert result.is_error and result.details["status"] == "refused", text_of(result)
+    assert "Nothing ran" in text_of(result) and not (setup.ws / "pwned.txt").exists()
+    assert setup.runtime.approvals.pending_for(SESSION) == []  # nothing left waiting for the owner
+
+
+def notice_of(setup: Setup) -> str:
+    """The kernel's own notice for the request that is waiting (what the owner reads)."""
+    from clawbot.agent.approvals import notice_text
+
+    [pending_] = setup.runtime.approvals._pending.values()
+    return notice_text(pending_.ticket, pending_.request)
+
+
+async def test_the_notice_says_what_an_approval_grants(setup: Setup) -> None:
+    result = await setup.exec("touch a.txt", env={"LANG": "C", "NO_COLOR": "1"})
+    notice = notice_of(setup)
+    assert "Runs: " in notice and "no network" in notice and f"Directory: {os.path.realpath(setup.ws)}" in notice
+    assert "Environment it adds: LANG=C NO_COLOR=1" in notice and "Input: none (/dev/null)" in notice
+    assert f"allow-always also remembers: {TOUCH} with any arguments, inside the sandbox, without network" in notice
+    await setup.answer(result, ApprovalDecision.DENY)
+
+    for arguments, words in [
+        ({"network": True}, "with network access"),
+        ({"sandbox": False}, "OUTSIDE the sandbox"),
+        ({"interactive": True}, "Input: interactive: each text the agent sends to it asks you again"),
+    ]:
+        asked = await setup.exec("ls", **arguments)  # ls runs unasked on its own
+        assert asked.details["status"] == "approval-pending", (arguments, text_of(asked))
+        assert words in notice_of(setup), (arguments, notice_of(setup))
+        await setup.answer(asked, ApprovalDecision.DENY)
+
+
+async def test_full_mode_still_asks_before_leaving_the_sandbox_or_using_the_network(make_kernel: Any, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    kernel = await make_kernel(
+        plugins={"tools": clawbot_tools.plugin}, env={"PATH": os.environ.get("PATH", os.defpath)},
+        config='[plugins.tools.exec]\nsecurity = "full"\n',
+    )
+    runtime = AgentRuntime(kernel, port=RecordingPort())
+    try:
+        services = KernelServices(runtime, "main", SESSION, origin=InboundMessage(channel="fake", peer_id="a", text="x", from_owner=True))
+        for arguments in ({"network": True}, {"sandbox": False}):
+            call = ToolCall("c1", "exec", {"command": "touch x.txt", **arguments}, "main", SESSION, ws, services)
+            result = await kernel.tools["exec"].handler(call)
+            assert result.details["status"] == "approval-pending", text_of(result)
+        assert not (ws / "x.txt").exists()
+    finally:
+        await runtime.aclose()
+        await kernel.aclose()
+
+
+async def test_allow_always_for_a_program_that_runs_code_remembers_only_the_exact_command(setup: Setup) -> None:
+    (setup.ws / "a.txt").write_text("one\n")
+    first = await setup.exec("sed -n p a.txt")  # sed runs code from its arguments (e): never remembered as a program
+    assert first.details["allow_always"] is True
+    assert "allow-always also remembers: this exact command" in notice_of(setup)
+    await setup.answer(first, ApprovalDecision.ALLOW_ALWAYS)
+    stored = json.loads((setup.kernel.paths.root / "exec-approvals.json").read_text())
+    [entry] = stored["agents"]["main"]["commands"]
+    assert entry["command"] == "sed -n p a.txt" and stored["agents"]["main"]["programs"] == []
+    again = await setup.exec("sed -n p a.txt")
+    assert again.details["status"] == "exited" and text_of(again).startswith("one\n"), text_of(again)
+    for other in ("sed -n p a.txt ", "sed -n 1p a.txt", "sed 'w b.txt' a.txt"):
+        assert (await setup.exec(other)).details["status"] == "approval-pending", other
+    with_network = await setup.exec("sed -n p a.txt", network=True)
+    assert with_network.details["status"] == "approval-pending"  # the same line with a grant is another approval
+
+
+async def test_a_version_1_approvals_file_is_still_read(setup: Setup) -> None:
+    path = setup.kernel.paths.root / "exec-approvals.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"version": 1, "agents": {"main": [{"path": TOUCH, "name": "touch"}]}}))
+    result = await setup.exec("touch one.txt")
+    assert result.details["status"] == "exited", text_of(result)
+
+
+async def test_an_approved_command_reads_nothing_unless_approved_as_interactive(setup: Setup) -> None:
+    waiting = await setup.exec("sh -c 'read answer; echo got:$answer'")
+    await setup.answer(waiting, ApprovalDecision.ALLOW_ONCE)
+    [event] = setup.port.events
+    assert "got:" in event and "got:y" not in event  # its input was /dev/null: read saw the end at once
+
+
+async def test_writing_to_an_interactive_approved_command_asks_again(setup: Setup) -> None:
+    process_tool = setup.kernel.tools["process"]
+
+    async def process(action: str, **arguments: Any) -> ToolResult:
+        call = ToolCall("c2", "process", {"action": action, **arguments}, "main", SESSION, setup.ws, setup.services())
+        return await process_tool.handler(call)
+
+    waiting = await setup.exec("sh -c 'read answer; echo got:$answer > answer.txt'", interactive=True)
+    notice, commit = setup.runtime.approvals.answer(SESSION, waiting.details["approval_id"], ApprovalDecision.ALLOW_ONCE, by_owner=True)
+    commit()
+    for _ in range(100):
+        listed = await process("list")
+        if listed.details["processes"]:
+            break
+        await asyncio.sleep(0.02)
+    [running] = listed.details["processes"]
+    write = await process("write", id=running["id"], data="rm -rf ~\n")
+    assert write.details["status"] == "approval-pending", text_of(write)
+    assert "rm -rf ~" in notice_of(setup) and not (setup.ws / "answer.txt").exists()
+    notice, commit = setup.runtime.approvals.answer(SESSION, write.details["approval_id"], ApprovalDecision.ALLOW_ONCE, by_owner=True)
+    commit()
+    await setup.runtime.approvals.drain()
+    assert (setup.ws / "answer.txt").read_text() == "got:rm -rf ~\n"
