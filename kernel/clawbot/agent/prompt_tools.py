@@ -3,7 +3,8 @@
 Some local models (configured with ``native_tools = false``) cannot take a ``tools``
 parameter. For them the request is rewritten: the tools and the calling convention go into
 the stable part of the system prompt, earlier tool calls become text, and each tool result
-becomes untrusted text in a :func:`~clawbot.safetext.fence`. The reply's
+becomes untrusted text in a :func:`~clawbot.safetext.fence` (with any ``<tool_call>`` in it
+defused, so a model repeating a page's words cannot run the page's call). The reply's
 ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks become ordinary tool
 calls again (:mod:`clawbot.agent.prompt_tool_calls` finds them), so the loop does not know
 the difference.
@@ -23,8 +24,8 @@ import json
 
 import attrs
 
-from clawbot.agent.prompt_tool_calls import find_calls
-from clawbot.safetext import fence
+from clawbot.agent.prompt_tool_calls import CLOSE, OPEN, find_calls
+from clawbot.safetext import defuse, fence
 from clawbot.types import Message, ModelRequest, Role, StopReason, TextBlock, ToolCallBlock
 
 
@@ -54,6 +55,8 @@ def result_tag(key: bytes, message: Message) -> str:
 
 def _result_as_text(message: Message, key: bytes) -> Message:
     body = "".join(b.text for b in message.content if isinstance(b, TextBlock))
+    # A model that repeats a page's words without quoting them must not run the page's call.
+    body = defuse(body, (OPEN, CLOSE))
     outcome = "error from" if message.is_error else "result of"
     label = f"{outcome} tool {message.tool_name or '?'}, call {message.tool_call_id or '?'}"
     return Message(Role.USER, (TextBlock(fence(body, label=label, tag=result_tag(key, message))),))
@@ -66,7 +69,7 @@ def _calls_as_text(message: Message) -> Message:
             parts.append(block.text)
         elif isinstance(block, ToolCallBlock):
             arguments = block.raw_arguments if block.raw_arguments is not None else json.dumps(block.arguments)
-            parts.append(f'<tool_call>{{"name": {json.dumps(block.name)}, "arguments": {arguments}}}</tool_call>')
+            parts.append(f'{OPEN}{{"name": {json.dumps(block.name)}, "arguments": {arguments}}}{CLOSE}')
     kept = tuple(b for b in message.content if not isinstance(b, TextBlock | ToolCallBlock))
     return attrs.evolve(message, content=(*kept, TextBlock("\n".join(p for p in parts if p))))
 
@@ -88,7 +91,7 @@ def encode(request: ModelRequest) -> ModelRequest:
 def decode(message: Message) -> Message:
     """The reply with the ``<tool_call>`` blocks it makes (not those it quotes) as tool calls."""
     text = message.text
-    if "<tool_call>" not in text:
+    if OPEN not in text:
         return message
     prose, calls = find_calls(text)
     if not calls:
