@@ -124,6 +124,7 @@ def defuse(text: str, phrases: Iterable[str]) -> str:
 
 
 _MARKER_WORDS = ("<<<begin untrusted", "<<<end untrusted")
+_MARKER_BRACKETS = re.compile(r"<{3,}|>{3,}")
 
 
 def fence(
@@ -143,7 +144,9 @@ def fence(
         tag = secrets.token_hex(6)
     elif not tag.isascii() or not tag.isalnum():
         raise ValueError(f"a fence tag is letters and digits only, not {tag!r}")
-    label = visible(" ".join(label.split())).replace("<<<", "<<").replace(">>>", ">>")
+    # Runs, not pairs: replacing "<<<" once would turn "<<<<" back into "<<<".
+    label = _MARKER_BRACKETS.sub(lambda run: run.group()[:2], visible(" ".join(label.split())))
+    label = defuse(label, _MARKER_WORDS)  # look-alikes in compatibility forms (fullwidth ＜＜＜)
     body = defuse(text, _MARKER_WORDS)
     return (
         f"<<<BEGIN UNTRUSTED id={tag}: {label}; {note}; it ends only at the END line with the same id>>>\n"
