@@ -12,8 +12,10 @@ the difference.
 A result's fence id is derived, not drawn: an HMAC of the call id keyed by the stable
 system prompt. The same result therefore renders byte for byte the same in every later
 request of the session (the provider's prompt cache keeps working, and nothing has to be
-stored), while the result itself cannot know its id: the call id is random and was made
-after the content it answers was written, and the key is a prompt no tool returns whole.
+stored beside the transcript, which already holds the call id), while the result cannot
+know its id: that would take the whole stable prompt (bootstrap files, skills, tool
+schemas), which no tool returns, and the id of a call that did not exist when the page or
+file was written (clawbot draws it at random for prompt-based calls).
 """
 
 from __future__ import annotations
