@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -55,14 +56,83 @@ def json_plain(value: Any) -> Any:
     return value
 
 
+#: How deeply a tool call's arguments may nest (the arguments object itself is level 1).
+#: Real tools take a few levels; hundreds of levels only serve to exhaust Python's recursion
+#: in whatever walks them next (JSON decoding, schema checks, copies, the transcript).
+MAX_ARGUMENT_DEPTH = 64
+#: How :func:`tool_arguments_problem` describes such arguments ("The arguments for x ...").
+TOO_DEEP = f"were nested deeper than {MAX_ARGUMENT_DEPTH} levels: flatten them"
+
+#: A JSON string, escapes included, for scanning JSON text without decoding it. An
+#: unterminated string runs to the end of the text, so a match that started never fails
+#: (no backtracking on hostile text).
+JSON_STRING_PATTERN = r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)'
+_STRING_OR_BRACKET = re.compile(JSON_STRING_PATTERN + r"|[\[\]{}]", re.DOTALL)
+
+
+def text_too_deep(text: str, limit: int = MAX_ARGUMENT_DEPTH) -> bool:
+    """Whether the JSON ``text`` nests deeper than ``limit``, found without decoding it.
+
+    One linear scan, brackets inside strings ignored; also works on malformed text.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif token in "]}":
+            depth = max(0, depth - 1)
+    return False
+
+
+def value_too_deep(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> bool:
+    """Whether decoded JSON (dicts, lists, tuples) nests deeper than ``limit``; no recursion."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, Mapping) else item if isinstance(item, list | tuple) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+_JSON_NAMES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
+
+
+def tool_arguments_problem(raw: str) -> str | None:
+    """Why a model's raw argument text cannot be used, ``None`` if it can.
+
+    The words continue "The arguments for <tool> ...", so the model learns what to change.
+    """
+    if text_too_deep(raw):
+        return TOO_DEEP
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        return f"were not valid JSON ({exc})"
+    if not isinstance(value, dict):
+        return f"were a JSON {_JSON_NAMES.get(type(value), type(value).__name__)}, not an object"
+    return None
+
+
 def parse_tool_arguments(raw: str | None) -> tuple[dict, str | None]:
     """(arguments, raw_arguments) of a model's tool call.
 
-    The raw text is kept only when it is not a JSON object, so the agent loop can answer
-    with an error result the model can correct instead of failing.
+    The raw text is kept, and the arguments left empty, when it is not a JSON object or nests
+    deeper than :data:`MAX_ARGUMENT_DEPTH` (checked before decoding), so the agent loop can
+    answer with an error result the model can correct instead of failing.
     """
     if not raw or not raw.strip():
         return {}, None
+    if text_too_deep(raw):
+        return {}, raw
     try:
         value = json.loads(raw)
     except ValueError:
@@ -70,6 +140,48 @@ def parse_tool_arguments(raw: str | None) -> tuple[dict, str | None]:
     if not isinstance(value, dict):
         return {}, raw
     return value, None
+
+
+def decoded_tool_arguments(value: Any) -> tuple[dict, str | None]:
+    """:func:`parse_tool_arguments` for arguments an SDK already decoded.
+
+    Arguments that are not an object or nest too deep are kept as text (written without
+    recursion) for the loop to answer with an error.
+    """
+    if value is None:
+        return {}, None
+    if isinstance(value, Mapping) and not value_too_deep(value):
+        return dict(value), None
+    return {}, _dumps_without_recursion(value)
+
+
+def _dumps_without_recursion(value: Any) -> str:
+    """Compact JSON text of ``value`` however deep it nests (``json.dumps`` recurses)."""
+    out: list[str] = []
+    # Work items: ("value", v) to encode, ("text", s) to emit as is; popped from the end.
+    stack: list[tuple[str, Any]] = [("value", value)]
+    while stack:
+        kind, item = stack.pop()
+        if kind == "text":
+            out.append(item)
+        elif isinstance(item, Mapping):
+            pieces: list[tuple[str, Any]] = [("text", "{")]
+            for index, (key, child) in enumerate(item.items()):
+                pieces.append(("text", ("," if index else "") + json.dumps(str(key), ensure_ascii=False) + ":"))
+                pieces.append(("value", child))
+            pieces.append(("text", "}"))
+            stack.extend(reversed(pieces))
+        elif isinstance(item, list | tuple):
+            pieces = [("text", "[")]
+            for index, child in enumerate(item):
+                if index:
+                    pieces.append(("text", ","))
+                pieces.append(("value", child))
+            pieces.append(("text", "]"))
+            stack.extend(reversed(pieces))
+        else:
+            out.append(json.dumps(item, ensure_ascii=False, default=str))
+    return "".join(out)
 
 
 class ClientsByKey:

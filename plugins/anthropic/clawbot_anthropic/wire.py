@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from clawbot.providerkit import decoded_tool_arguments
 from clawbot.providerkit import field as _get
 from clawbot.providerkit import json_plain as _plain
 from clawbot.providerkit import parse_tool_arguments as parse_arguments
@@ -192,8 +193,8 @@ class _Part:
         if self.kind == "tool_use":
             if text:
                 arguments, raw = parse_arguments(text)
-            else:
-                arguments, raw = dict(self.fields.get("input") or {}), None
+            else:  # the whole input in the start event, already decoded by the SDK
+                arguments, raw = decoded_tool_arguments(self.fields.get("input"))
             return ToolCallBlock(self.fields["id"], self.fields["name"], arguments, raw)
         if self.kind == "thinking":
             return ThinkingBlock(text, signature=self.signature)

@@ -64,7 +64,7 @@ class ToolCallSpec:
         if isinstance(self.arguments, str):
             try:
                 return json.loads(self.arguments)
-            except ValueError:
+            except (ValueError, RecursionError):  # malformed, or nested past the decoder's limit
                 return self.arguments
         return self.arguments
 

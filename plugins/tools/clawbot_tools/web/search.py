@@ -19,8 +19,8 @@ Three rules hold for every provider:
 * **The API key is a secret.** It is sent in the provider's header only; it never appears
   in a result, its details, a log line or an exception text (every message is scrubbed of
   it before it leaves this module, and the settings field has ``repr=False``).
-* **Results are untrusted external content**, wrapped in the same markers as
-  ``web_fetch`` output so the model treats them as data, not instructions.
+* **Results are untrusted external content**, wrapped like ``web_fetch`` output in a
+  :func:`clawbot.safetext.fence` so the model treats them as data, not instructions.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 from clawbot import Tool, ToolCall, ToolResult
+from clawbot.safetext import fence
 
 from clawbot_tools.config import ToolsSettings
-from clawbot_tools.web.fetch import BEGIN_MARK, END_MARK, _neutralise
 from clawbot_tools.web.search_provider import (
     SearchFailed,
     SearchHit,
@@ -307,20 +307,19 @@ def _http_error(provider: SearchProvider, status: int, headers: httpx2.Headers, 
 
 
 def _render(label: str, query: str, page: SearchPage, hits: tuple[SearchHit, ...]) -> str:
-    lines = [BEGIN_MARK.format(url=label), f"Search results for: {_neutralise(query)}"]
-    if page.altered_query:
-        lines.append(f"(showing results for: {_neutralise(page.altered_query)})")
-    lines.extend(_neutralise(note) for note in page.notes)
+    """The hits in a fence, since every word of them (titles, URLs, ages, snippets) comes
+    from the web; the provider's own notes follow the END line, where no hit can forge them."""
+    lines = [f"(showing results for: {page.altered_query})"] if page.altered_query else []
     if not hits:
         lines.append("No results.")
     for number, hit in enumerate(hits, 1):
         lines.append("")
-        lines.append(f"{number}. {_neutralise(hit.title) or '(no title)'}")
-        lines.append(f"   {hit.url}" + (f" · {_neutralise(hit.age)}" if hit.age else ""))
+        lines.append(f"{number}. {hit.title or '(no title)'}")
+        lines.append(f"   {hit.url}" + (f" · {hit.age}" if hit.age else ""))
         if hit.snippet:
-            lines.append(f"   {_neutralise(hit.snippet)}")
-    lines.append(END_MARK)
-    return "\n".join(lines)
+            lines.append(f"   {hit.snippet}")
+    fenced = fence("\n".join(lines).strip("\n"), label=f"{label} results for: {query}")
+    return "\n".join((fenced, *page.notes))
 
 
 def _scrubber(secrets: tuple[str, ...]) -> Callable[[str], str]:
