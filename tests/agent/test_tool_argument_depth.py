@@ -101,10 +101,11 @@ def test_unusable_argument_text_says_what_to_change(raw: str, problem: str) -> N
     assert tool_arguments_problem(raw).startswith(problem)
 
 
-async def test_a_provider_that_decodes_arguments_itself_still_gets_the_depth_error(make_kernel) -> None:
+@pytest.mark.parametrize("depth", [100, 3000])  # 3000: deeper than json.dumps can write to the transcript
+async def test_a_provider_that_decodes_arguments_itself_still_gets_the_depth_error(make_kernel, depth: int) -> None:
     ran: list[dict] = []
     tool = Tool("probe", "Any object.", {"type": "object"}, lambda c: ran.append(c.arguments) or ToolResult.text("ran"))
-    deep = call("probe", "c1", **nested_value(100, "object"))
+    deep = call("probe", "c1", **nested_value(depth, "object"))
     provider = ScriptedProvider([deep], "answered")
     kernel = await make_kernel(plugins={"probe": plugin_from_hooks(clawbot_tools=lambda ctx: [tool])})
 

@@ -22,7 +22,8 @@ import attrs
 from clawbot.agent import context_guard, prompt_tools
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.profiles import AuthProfiles, Profile
-from clawbot.types import Message, ModelRequest, ProviderError, TextSink
+from clawbot.providerkit import decoded_tool_arguments
+from clawbot.types import Message, ModelRequest, ProviderError, TextSink, ToolCallBlock
 
 log = logging.getLogger(__name__)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -161,5 +162,22 @@ class ModelCaller:
                 self.accepted_thinking[choice.ref] = thinking
                 if not info.native_tools:
                     message = prompt_tools.decode(message)
-                return CallOutcome(message, choice, profile, thinking, attempts)
+                return CallOutcome(bounded_arguments(message), choice, profile, thinking, attempts)
         raise _NextModel
+
+
+def bounded_arguments(message: Message) -> Message:
+    """``message`` with every tool call whose decoded arguments nest too deep turned back into
+    raw text, which the loop answers with an error: a provider plugin that decodes arguments
+    itself must not hand the transcript a structure too deep to write."""
+    calls = [b for b in message.content if isinstance(b, ToolCallBlock) and b.raw_arguments is None]
+    if not calls:
+        return message
+    blocks = []
+    for block in message.content:
+        if isinstance(block, ToolCallBlock) and block.raw_arguments is None:
+            arguments, raw = decoded_tool_arguments(block.arguments)
+            if raw is not None:
+                block = attrs.evolve(block, arguments=arguments, raw_arguments=raw)
+        blocks.append(block)
+    return attrs.evolve(message, content=tuple(blocks))

@@ -10,7 +10,6 @@ from clawbot.types.channels import (
     OutboundMessage,
 )
 from clawbot.types.context import ConfigSection, PluginContext
-from clawbot.types.health import HealthCheck, HealthLevel
 from clawbot.types.events import (
     ChatCommand,
     ChatCommandContext,
@@ -18,6 +17,7 @@ from clawbot.types.events import (
     GatewayEvent,
     SessionEvent,
 )
+from clawbot.types.health import HealthCheck, HealthLevel
 from clawbot.types.messages import (
     ContentBlock,
     ImageBlock,
