@@ -59,6 +59,7 @@ def prompt_report(built: BuiltPrompt) -> dict[str, Any]:
                 "raw_chars": f.raw_chars,
                 "injected_chars": len(f.content or ""),
                 "truncated": f.truncated,
+                "not_loaded": getattr(f.content, "reason", None),
             }
             for f in built.context.bootstrap_files
         ],
@@ -87,6 +88,8 @@ def report_text(report: dict[str, Any]) -> str:
         for f in report["files"]:
             if f["missing"]:
                 parts.append(f"{f['name']} missing")
+            elif f["not_loaded"]:
+                parts.append(f"{f['name']} not loaded ({f['not_loaded']})")
             else:
                 cut = f" (truncated from {f['raw_chars']:,})" if f["truncated"] else ""
                 parts.append(f"{f['name']} {f['injected_chars']:,}{cut}")

@@ -84,6 +84,8 @@ def _print(report: dict) -> None:  # noqa: ANN001
         files = Table("file", "raw chars", "injected", "note", title="Workspace files")
         for f in report["files"]:
             note = "missing" if f["missing"] else ("truncated" if f["truncated"] else "")
+            if f["not_loaded"]:
+                note = f"not loaded: {f['not_loaded']}"
             files.add_row(f["name"], f"{f['raw_chars']:,}", f"{f['injected_chars']:,}", note)
         console.print(files)
     if report["skills"]["entries"]:
