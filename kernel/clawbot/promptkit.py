@@ -6,7 +6,8 @@ kernel does: ``read_bounded(path, root=workspace)`` opens a file only if it is r
 the workspace (raising ``FileRefused`` otherwise; ``not_loaded(name, exc.reason)`` is the note
 the prompt shows instead). ``TRUSTED_MARKERS`` are the phrases the kernel marks its own text with in a user
 message; a plugin that pastes untrusted text into one (a command's output in a system event)
-defuses them: ``clawbot.safetext.defuse(text, TRUSTED_MARKERS)``.
+defuses them: ``clawbot.safetext.defuse(text, TRUSTED_MARKERS)``. ``skills_prompt_caps(config)``
+gives the size caps of the skills catalogue a Skills section writes.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from clawbot.agent.bootstrap import (
 from clawbot.agent.inbound import TRUSTED_MARKERS
 from clawbot.agent.replies import SILENT_TOKEN, SILENT_TOKENS, is_silent
 from clawbot.agent.tool_order import CORE_TOOL_ORDER, ordered_tools
+from clawbot.skills.budget import prompt_caps as skills_prompt_caps
 
 __all__ = [
     "CORE_TOOL_ORDER",
@@ -38,4 +40,5 @@ __all__ = [
     "not_loaded",
     "ordered_tools",
     "read_bounded",
+    "skills_prompt_caps",
 ]

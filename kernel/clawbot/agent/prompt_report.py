@@ -65,7 +65,9 @@ def prompt_report(built: BuiltPrompt) -> dict[str, Any]:
         ],
         "skills": {
             "prompt_chars": len(skills_section.text) if skills_section else 0,
-            "entries": [{"name": s.name, "block_chars": blocks.get(s.name, 0)} for s in built.context.skills],
+            "entries": [{"name": s.name, "block_chars": blocks[s.name]} for s in built.context.skills if s.name in blocks],
+            # offered to the prompt but not in the catalogue (skills.prompt_max_chars)
+            "left_out": [s.name for s in built.context.skills if s.name not in blocks] if skills_section else [],
         },
         "tools": {
             "list_chars": len(tooling.text) if tooling else 0,
@@ -97,6 +99,11 @@ def report_text(report: dict[str, Any]) -> str:
     skills = report["skills"]
     if skills["entries"]:
         lines.append(f"Skills ({skills['prompt_chars']:,} chars): " + ", ".join(s["name"] for s in skills["entries"]))
+    if skills["left_out"]:
+        lines.append(
+            f"{len(skills['left_out']):,} more skills left out of the prompt (skills.prompt_max_chars); "
+            "`clawbot skills list` shows them."
+        )
     tools = report["tools"]
     lines.append(
         f"Tools: {len(tools['entries'])} ({tools['list_chars']:,} chars listed, {tools['schema_chars']:,} chars of schemas per request)"

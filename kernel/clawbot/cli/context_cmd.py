@@ -93,6 +93,11 @@ def _print(report: dict) -> None:  # noqa: ANN001
         for s in report["skills"]["entries"]:
             skills.add_row(s["name"], f"{s['block_chars']:,}")
         console.print(skills)
+    if report["skills"]["left_out"]:
+        console.print(
+            f"{len(report['skills']['left_out']):,} more skills left out of the prompt (skills.prompt_max_chars); "
+            "`clawbot skills list` shows them."
+        )
     tools = Table("tool", "summary chars", "schema chars", "properties",
                   title=f"Tools ({report['tools']['schema_chars']:,} chars of schemas sent with every request)")
     for t in report["tools"]["entries"]:
