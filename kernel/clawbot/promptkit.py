@@ -2,23 +2,43 @@
 
 The public face of what the kernel itself uses to build a prompt, so a section or a
 bootstrap override reads files, orders tools and spells the silent reply exactly as the
-kernel does.
+kernel does: ``read_bounded(path, root=workspace)`` opens a file only if it is really inside
+the workspace (raising ``FileRefused`` otherwise; ``not_loaded(name, exc.reason)`` is the note
+the prompt shows instead). ``TRUSTED_MARKERS`` are the phrases the kernel marks its own text with in a user
+message; a plugin that pastes untrusted text into one (a command's output in a system event)
+defuses them: ``clawbot.safetext.defuse(text, TRUSTED_MARKERS)``. ``skills_prompt_caps(config)``
+gives the size caps of the skills catalogue a Skills section writes.
 """
 
 from __future__ import annotations
 
-from clawbot.agent.bootstrap import DEFAULT_MAX_CHARS, Excerpt, max_chars_of, read_bounded
+from clawbot.agent.bootstrap import (
+    DEFAULT_MAX_CHARS,
+    Excerpt,
+    FileRefused,
+    NotLoaded,
+    max_chars_of,
+    not_loaded,
+    read_bounded,
+)
+from clawbot.agent.inbound import TRUSTED_MARKERS
 from clawbot.agent.replies import SILENT_TOKEN, SILENT_TOKENS, is_silent
 from clawbot.agent.tool_order import CORE_TOOL_ORDER, ordered_tools
+from clawbot.skills.budget import prompt_caps as skills_prompt_caps
 
 __all__ = [
     "CORE_TOOL_ORDER",
     "DEFAULT_MAX_CHARS",
     "SILENT_TOKEN",
     "SILENT_TOKENS",
+    "TRUSTED_MARKERS",
     "Excerpt",
+    "FileRefused",
+    "NotLoaded",
     "is_silent",
     "max_chars_of",
+    "not_loaded",
     "ordered_tools",
     "read_bounded",
+    "skills_prompt_caps",
 ]

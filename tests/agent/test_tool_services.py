@@ -7,6 +7,7 @@ scripted. The session tools and ``message`` are the ones clawbot-tools ships.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -73,7 +74,8 @@ async def test_agents_and_sessions_are_listed_and_another_sessions_history_is_re
     agents, sessions, history = (m.text for m in provider.requests[2].messages[-3:])
     assert "- main [default]: model auto <- you" in agents and "- helper (Helper): model auto" in agents
     assert "agent:main:work: 1 turns" in sessions
-    assert "[user] remember the blue folder" in history and "[assistant] noted" in history
+    messages = json.loads(history.split("\n", 1)[1])["messages"]
+    assert [(m["role"], m["text"]) for m in messages] == [("user", "remember the blue folder"), ("assistant", "noted")]
     await conversation.send("agent:main:main", "and this?")
     missing = provider.requests[-1].messages[-1]
     assert missing.is_error and "no session 'agent:main:nope'" in missing.text
@@ -86,8 +88,9 @@ async def test_sessions_send_asks_another_agent_and_returns_its_reply(make_kerne
     runtime.adopt(Conversation(kernel, ModelChoice(helper, "h"), "helper"))
     result = await conversation.send("agent:main:main", "ask the helper")
     assert result.text == "helper says 4"
-    assert helper.requests[0].messages[-1].text == "2+2?"
-    assert _last_tool_result(main) == "Reply from agent:helper:main:\n4"
+    assert helper.requests[0].messages[-1].text.endswith("\n2+2?")  # after clawbot's label saying who sent it
+    assert "the reply of session agent:helper:main" in _last_tool_result(main)
+    assert _last_tool_result(main).split("\n")[1] == "4"
     assert kernel.sessions.get("agent:helper:main").turns == 1
 
 

@@ -202,9 +202,9 @@ async def test_changes_are_seen_on_the_next_call_and_only_changed_files_are_pars
     parsed: list[str] = []
     real_parse = catalog_module.parse_skill
 
-    def counting(text: str, folder: str):
+    def counting(text: str, folder: str, **options):
         parsed.append(folder)
-        return real_parse(text, folder)
+        return real_parse(text, folder, **options)
 
     monkeypatch.setattr(catalog_module, "parse_skill", counting)
     before = catalog.prompt_skills("main")

@@ -10,7 +10,9 @@ The rules, applied to the files in the order the hook returned them (the same in
 gives the same output, byte for byte, so the prompt cache keeps working):
 
 1. **Missing** (``content is None``): kept, so the prompt can say ``[MISSING] Expected at:
-   <path>``. ``raw_chars`` is 0; it costs nothing against the total cap.
+   <path>``. ``raw_chars`` is 0; it costs nothing against the total cap. A file that was
+   **refused** (it leads outside the workspace: :func:`read_bounded` with ``root``) is kept
+   the same way, as the one-line :class:`NotLoaded` note saying why.
 2. **Empty** (only whitespace): left out.
 3. **Per-file cap.** ``raw`` is the file's length (for an :class:`Excerpt`, the whole file's
    size). ``raw <= max_chars``: the content goes in unchanged. Otherwise the first
@@ -53,6 +55,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from clawbot.agent.confined import FileRefused, refusal
+from clawbot.safetext import visible
 from clawbot.types import BootstrapContext, BootstrapFile, InjectedFile
 
 HOOK = "clawbot_bootstrap_files"
@@ -140,6 +144,9 @@ def inject_files(
         if content is None:
             out.append(InjectedFile(file.name, file.path, None, 0, False))
             continue
+        if isinstance(content, NotLoaded):  # a one-line note: like a missing file, never cut
+            out.append(InjectedFile(file.name, file.path, content, 0, False))
+            continue
         if not content.strip():
             continue
         raw = _raw_size(content)
@@ -162,7 +169,9 @@ def inject_files(
 # --------------------------------------------------------------------------- reading files
 
 
-def read_bounded(path: Path, *, max_chars: int = DEFAULT_MAX_CHARS) -> str | None:
+def read_bounded(
+    path: Path, *, max_chars: int = DEFAULT_MAX_CHARS, root: os.PathLike[str] | str | None = None
+) -> str | None:
     """Read a workspace file as UTF-8 text without ever holding more than a few caps of it.
 
     Returns ``None`` when there is no such file. A file of at most ``4 * max_chars`` bytes is
@@ -171,6 +180,11 @@ def read_bounded(path: Path, *, max_chars: int = DEFAULT_MAX_CHARS) -> str | Non
     caps keep). Undecodable bytes become U+FFFD. Raises :class:`OSError` for something that
     exists but is not a readable regular file (a directory, a FIFO, no permission): opening
     never blocks and nothing but a regular file is read.
+
+    With ``root`` (the workspace), the file is confined like the ``read`` tool's files: the
+    file actually opened must lie inside ``root``'s real path and have no other hard link,
+    or :class:`~clawbot.agent.confined.FileRefused` is raised (an ``OSError`` whose
+    ``reason`` says why) and nothing is read. See :mod:`clawbot.agent.confined`.
     """
     limit = READ_WHOLE_FACTOR * max(1, max_chars)
     try:
@@ -178,6 +192,10 @@ def read_bounded(path: Path, *, max_chars: int = DEFAULT_MAX_CHARS) -> str | Non
     except (FileNotFoundError, NotADirectoryError):
         return None
     with os.fdopen(fd, "rb") as handle:
+        if root is not None:
+            refused = refusal(handle.fileno(), path, os.path.realpath(root))
+            if refused is not None:
+                raise refused
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{path} is not a regular file")
@@ -194,6 +212,29 @@ def read_bounded(path: Path, *, max_chars: int = DEFAULT_MAX_CHARS) -> str | Non
             skip += 1  # a character cut in two by the seek
         tail = tail_bytes[skip:].decode("utf-8", errors="replace")
         return Excerpt(head, tail, size)
+
+
+class NotLoaded(str):
+    """The prompt's stand-in for a file that was refused: a one-line note, never its content.
+
+    :func:`inject_files` keeps it whole and outside the caps (like a missing file's marker);
+    ``clawbot context`` shows ``reason``.
+    """
+
+    reason: str
+
+    def __new__(cls, text: str, reason: str) -> NotLoaded:
+        self = super().__new__(cls, text)
+        self.reason = reason
+        return self
+
+    def __reduce__(self) -> Any:
+        return (NotLoaded, (str(self), self.reason))
+
+
+def not_loaded(name: str, reason: str) -> NotLoaded:
+    """The note shown in place of the bootstrap file ``name``, refused for ``reason``."""
+    return NotLoaded(f"[{visible(name)} was not loaded: {visible(reason)}. Its content is not shown.]", reason)
 
 
 # --------------------------------------------------------------------------- one run
@@ -270,8 +311,11 @@ def max_chars_of(config: Any) -> int:
 __all__ = [
     "MIN_KEPT_CHARS",
     "Excerpt",
+    "FileRefused",
+    "NotLoaded",
     "inject_files",
     "load_injected_files",
     "max_chars_of",
+    "not_loaded",
     "read_bounded",
 ]

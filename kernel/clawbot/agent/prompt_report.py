@@ -59,12 +59,15 @@ def prompt_report(built: BuiltPrompt) -> dict[str, Any]:
                 "raw_chars": f.raw_chars,
                 "injected_chars": len(f.content or ""),
                 "truncated": f.truncated,
+                "not_loaded": getattr(f.content, "reason", None),
             }
             for f in built.context.bootstrap_files
         ],
         "skills": {
             "prompt_chars": len(skills_section.text) if skills_section else 0,
-            "entries": [{"name": s.name, "block_chars": blocks.get(s.name, 0)} for s in built.context.skills],
+            "entries": [{"name": s.name, "block_chars": blocks[s.name]} for s in built.context.skills if s.name in blocks],
+            # offered to the prompt but not in the catalogue (skills.prompt_max_chars)
+            "left_out": [s.name for s in built.context.skills if s.name not in blocks] if skills_section else [],
         },
         "tools": {
             "list_chars": len(tooling.text) if tooling else 0,
@@ -87,6 +90,8 @@ def report_text(report: dict[str, Any]) -> str:
         for f in report["files"]:
             if f["missing"]:
                 parts.append(f"{f['name']} missing")
+            elif f["not_loaded"]:
+                parts.append(f"{f['name']} not loaded ({f['not_loaded']})")
             else:
                 cut = f" (truncated from {f['raw_chars']:,})" if f["truncated"] else ""
                 parts.append(f"{f['name']} {f['injected_chars']:,}{cut}")
@@ -94,6 +99,11 @@ def report_text(report: dict[str, Any]) -> str:
     skills = report["skills"]
     if skills["entries"]:
         lines.append(f"Skills ({skills['prompt_chars']:,} chars): " + ", ".join(s["name"] for s in skills["entries"]))
+    if skills["left_out"]:
+        lines.append(
+            f"{len(skills['left_out']):,} more skills left out of the prompt (skills.prompt_max_chars); "
+            "`clawbot skills list` shows them."
+        )
     tools = report["tools"]
     lines.append(
         f"Tools: {len(tools['entries'])} ({tools['list_chars']:,} chars listed, {tools['schema_chars']:,} chars of schemas per request)"

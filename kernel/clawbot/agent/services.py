@@ -165,10 +165,14 @@ class KernelServices(ToolServices):
         if agent_of(session_key) not in (config.agent_ids() or [config.default_agent_id()]):
             raise ServiceUnavailable(f"no agent {agent_of(session_key)!r} is configured for {session_key}")
         conversation = await self.runtime.conversation(agent_of(session_key))
+        from clawbot.agent.inbound import SESSION_CHANNEL, render_session_message
+
+        # Labelled by clawbot with who sent it; the receiving model cannot be told otherwise.
+        message = render_session_message(text, from_session=self.session_key, from_agent=self.agent_id)
 
         async def turn() -> str:
             _WAITING.set(waiting)
-            return (await conversation.send(session_key, text, channel="agent")).text
+            return (await conversation.send(session_key, message, channel=SESSION_CHANNEL)).text
 
         if timeout_s <= 0:
             running = sum(1 for t in self.runtime.background if t.get_name().startswith("sessions_send:"))

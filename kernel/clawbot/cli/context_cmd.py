@@ -84,6 +84,8 @@ def _print(report: dict) -> None:  # noqa: ANN001
         files = Table("file", "raw chars", "injected", "note", title="Workspace files")
         for f in report["files"]:
             note = "missing" if f["missing"] else ("truncated" if f["truncated"] else "")
+            if f["not_loaded"]:
+                note = f"not loaded: {f['not_loaded']}"
             files.add_row(f["name"], f"{f['raw_chars']:,}", f"{f['injected_chars']:,}", note)
         console.print(files)
     if report["skills"]["entries"]:
@@ -91,6 +93,11 @@ def _print(report: dict) -> None:  # noqa: ANN001
         for s in report["skills"]["entries"]:
             skills.add_row(s["name"], f"{s['block_chars']:,}")
         console.print(skills)
+    if report["skills"]["left_out"]:
+        console.print(
+            f"{len(report['skills']['left_out']):,} more skills left out of the prompt (skills.prompt_max_chars); "
+            "`clawbot skills list` shows them."
+        )
     tools = Table("tool", "summary chars", "schema chars", "properties",
                   title=f"Tools ({report['tools']['schema_chars']:,} chars of schemas sent with every request)")
     for t in report["tools"]["entries"]:

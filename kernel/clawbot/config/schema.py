@@ -76,6 +76,10 @@ class SkillsConfig:
     extra_dirs: List[str] = attrs.field(factory=list)  # noqa: UP006
     allow: List[str] = attrs.field(factory=list)  # noqa: UP006
     deny: List[str] = attrs.field(factory=list)  # noqa: UP006
+    # The skills catalogue in the system prompt: at most this many characters in all, and
+    # each description cut to this many (planted skills must not make every turn overflow).
+    prompt_max_chars: int = attrs.field(default=30_000, validator=attrs.validators.ge(1000))
+    prompt_description_max_chars: int = attrs.field(default=500, validator=attrs.validators.ge(50))
 
 
 @attrs.frozen(kw_only=True)

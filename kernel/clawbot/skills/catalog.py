@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
+from clawbot.agent.confined import refusal
 from clawbot.skills.discovery import SKILL_FILE, FolderStamp, SourceDir, scan, source_dirs
 from clawbot.skills.eligibility import EligibilityChecker
 from clawbot.skills.frontmatter import Finding, ParseResult, SkillDocument, parse_skill
@@ -59,7 +60,7 @@ class SkillSnapshot:
     """Everything known about one agent's skills at one moment.
 
     ``entries``: every usable skill after precedence, eligible or not, sorted by name.
-    ``prompt``: those the model sees. ``excluded``: for every other entry, why not.
+    ``prompt``: those the model sees, by source precedence (workspace first), then name. ``excluded``: for every other entry, why not.
     """
 
     entries: tuple[SkillEntry, ...] = ()
@@ -79,6 +80,7 @@ class _Parsed:
     stamp: FolderStamp
     result: ParseResult
     real: str
+    root: str | None = None
 
 
 @attrs.define
@@ -111,7 +113,8 @@ class SkillCatalog:
         return list(self.snapshot(agent_id).entries)
 
     def prompt_skills(self, agent_id: str) -> tuple[SkillEntry, ...]:
-        """The skills the agent's model sees: eligible, allowed, model-invocable; by name."""
+        """The skills the agent's model sees: eligible, allowed, model-invocable; by source
+        precedence (workspace, user, extra, bundled, plugin), then name."""
         return self.snapshot(agent_id).prompt
 
     def problems(self, agent_id: str) -> tuple[SkillProblem, ...]:
@@ -156,34 +159,39 @@ class SkillCatalog:
                 self._path_stamp = path_stamp
         return (path_stamp, tuple(bool(env.get(name)) for name in state.env_names))
 
-    def _parse(self, location: Path, stamp: FolderStamp) -> _Parsed:
+    def _parse(self, location: Path, stamp: FolderStamp, root: str | None) -> _Parsed:
         key = os.fspath(location)
         cached = self._parsed.get(key)
-        if cached is not None and cached.stamp == stamp:
+        if cached is not None and cached.stamp == stamp and cached.root == root:
             return cached
         try:
-            text = location.read_bytes().decode("utf-8")
+            text, linked = _read_skill(location, root)
         except UnicodeDecodeError as exc:
             result = ParseResult(None, (Finding(f"not UTF-8 text (byte {exc.start})"),))
         except OSError as exc:
             result = ParseResult(None, (Finding(f"cannot read: {exc.strerror or exc}"),))
         else:
-            result = parse_skill(text, location.parent.name)
-        parsed = self._parsed[key] = _Parsed(stamp, result, os.path.realpath(location))
+            result = parse_skill(text, location.parent.name, linked=linked)
+        parsed = self._parsed[key] = _Parsed(stamp, result, os.path.realpath(location), root)
         return parsed
 
     def _rebuild(self, agent_id: str, state: _AgentState, listings: tuple[tuple[FolderStamp, ...], ...]) -> None:
         problems: list[SkillProblem] = []
         shadowed: list[ShadowedSkill] = []
         winners: dict[str, tuple[SkillDocument, Path, SourceDir]] = {}
+        rank: dict[str, int] = {}  # skill name -> position of its source in the precedence order
         seen_files: set[str] = set()
-        for source, listing in zip(state.sources, listings, strict=True):
+        for position, (source, listing) in enumerate(zip(state.sources, listings, strict=True)):
+            # A workspace skill's description enters the prompt unasked; one whose SKILL.md leads
+            # outside the workspace (a link someone may have planted to a key file) is read
+            # only for its frontmatter, never for the first paragraph of its body.
+            root = os.path.realpath(source.path.parent) if source.kind == "workspace" else None
             if not listing and not source.optional and not source.path.is_dir():
                 what = "skills.extra_dirs entry" if source.kind == "extra" else f"skill source {source.name!r}"
                 problems.append(SkillProblem(source.path, f"{what} is not a directory", None, "warning"))
             for stamp in sorted(listing):
                 location = source.path / stamp[0] / SKILL_FILE
-                parsed = self._parse(location, stamp)
+                parsed = self._parse(location, stamp, root)
                 problems += [SkillProblem(location, f.message, f.line, f.severity) for f in parsed.result.findings]
                 document = parsed.result.document
                 if document is None or parsed.real in seen_files:
@@ -202,6 +210,7 @@ class SkillCatalog:
                     )
                     continue
                 winners[document.name] = (document, location, source)
+                rank[document.name] = position
         state.listings = listings
         self._forget_unlisted()
 
@@ -216,7 +225,10 @@ class SkillCatalog:
         excluded = {entry.name: why for entry in entries if (why := self._exclusion(agent_id, entry))}
         state.snapshot = SkillSnapshot(
             entries=entries,
-            prompt=tuple(entry for entry in entries if entry.name not in excluded),
+            # Highest precedence first: the catalogue's size cap keeps the front of this list.
+            prompt=tuple(
+                sorted((e for e in entries if e.name not in excluded), key=lambda e: (rank[e.name], e.name))
+            ),
             excluded=excluded,
             shadowed=tuple(shadowed),
             problems=tuple(problems),
@@ -274,6 +286,16 @@ class SkillCatalog:
         if entry.disable_model_invocation:
             return "disable-model-invocation: only a user can invoke it"
         return ""
+
+
+def _read_skill(location: Path, root: str | None) -> tuple[str, bool]:
+    """The text of ``location`` and whether the file opened leads outside ``root`` (if given)."""
+    if root is None:
+        return location.read_bytes().decode("utf-8"), False
+    fd = os.open(location, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        linked = refusal(handle.fileno(), location, root) is not None  # checked on the file opened
+        return handle.read().decode("utf-8"), linked
 
 
 def _by_name(winner: tuple[SkillDocument, Path, SourceDir]) -> str:

@@ -11,7 +11,8 @@ First wins a name clash:
 A skill folder is a directory directly inside one of these (names starting with ``.`` are
 skipped) holding a regular file ``SKILL.md``. Folders are never searched deeper, so a
 symlinked skill folder may point anywhere (the user put it there) and a symlink loop can
-only make that one folder unreadable.
+only make that one folder unreadable. (A workspace skill whose file leads outside the
+workspace is read for its frontmatter only: see :mod:`clawbot.skills.catalog`.)
 """
 
 from __future__ import annotations

@@ -93,11 +93,13 @@ class FrontmatterError(Exception):
         self.line = line
 
 
-def parse_skill(text: str, folder_name: str) -> ParseResult:
-    """Read the text of a ``SKILL.md`` found in the folder ``folder_name``."""
+def parse_skill(text: str, folder_name: str, *, linked: bool = False) -> ParseResult:
+    """Read the text of a ``SKILL.md`` found in the folder ``folder_name``. ``linked``: a
+    workspace skill whose file leads outside the workspace; its description must come from
+    the frontmatter, so a link to a key file shows nothing of the key."""
     warnings: list[Finding] = []
     try:
-        document = _parse(text, folder_name, warnings)
+        document = _parse(text, folder_name, warnings, linked)
     except FrontmatterError as exc:
         return ParseResult(None, (*warnings, Finding(exc.message, exc.line)))
     return ParseResult(document, tuple(warnings))
@@ -325,7 +327,7 @@ def _metadata(top: _Reader) -> tuple[_Reader, str]:
     return _Reader({}, ("metadata",), "metadata", lines, top.line("metadata")), ""
 
 
-def _parse(text: str, folder_name: str, warnings: list[Finding]) -> SkillDocument:
+def _parse(text: str, folder_name: str, warnings: list[Finding], linked: bool = False) -> SkillDocument:
     block, body = split_frontmatter(text)
     data: Any = {}
     lines: LineMap = {}
@@ -354,7 +356,9 @@ def _parse(text: str, folder_name: str, warnings: list[Finding]) -> SkillDocumen
             f"{name!r} is not a valid skill name{origin}: use letters, digits, '-', '_' and '.', at most 64 characters",
             where,
         )
-    description = " ".join(top.text("description").split()) or first_paragraph(body)
+    description = " ".join(top.text("description").split()) or ("" if linked else first_paragraph(body))
+    if not description and linked:
+        raise FrontmatterError("leads outside the workspace (a link) and has no `description:` in its frontmatter")
     if not description:
         raise FrontmatterError("no description: add `description:` to the frontmatter, or a paragraph under the title", top.line("description"))
     if len(description) > MAX_DESCRIPTION_CHARS:

@@ -1,9 +1,11 @@
 """Editing the bootstrap file list: replace, drop, then add files matched by patterns.
 
-Everything read must be inside the workspace: paths are checked after resolving symlinks
-(``os.path.realpath``), so a link pointing out of the workspace is skipped, with a warning
-in the log. Files are read with the kernel's size guard, so the per-file and total caps
-apply to added files exactly as to the standard ones.
+Everything read must be inside the workspace. Files are read with the kernel's guard,
+``read_bounded(path, root=workspace)``, which checks the file actually opened (so a link
+swapped in while opening cannot win) and refuses a second hard link; a refused file goes
+into the list as the kernel's one-line note saying it was not loaded and why, never its
+content, so ``clawbot context`` shows it too. The size caps apply to added files exactly as
+to the standard ones.
 """
 
 from __future__ import annotations
@@ -33,20 +35,15 @@ SCAN_LIMIT = 20_000
 _WILDCARD = re.compile(r"[*?\[]")
 
 
-def _inside(root: str, path: Path) -> str | None:
-    """The real path of ``path`` if it is inside ``root`` (itself a real path), else ``None``."""
-    real = os.path.realpath(path)
-    try:
-        return real if os.path.commonpath([root, real]) == root else None
-    except ValueError:  # different drives
-        return None
-
-
-def _read(path: Path, max_chars: int, what: str) -> str | None:
-    from clawbot.promptkit import read_bounded
+def _read(path: Path, name: str, workspace: Path, max_chars: int, what: str) -> str | None:
+    """The file's text, the kernel's note if it is refused, or ``None`` (missing, unreadable)."""
+    from clawbot.promptkit import FileRefused, not_loaded, read_bounded
 
     try:
-        return read_bounded(path, max_chars=max_chars)
+        return read_bounded(path, max_chars=max_chars, root=workspace)
+    except FileRefused as exc:
+        log.warning("bootstrap-extra-files: %s %s is not loaded: %s", what, path, exc)
+        return not_loaded(name, exc.reason)
     except OSError as exc:
         log.warning("bootstrap-extra-files: %s %s cannot be read: %s", what, path, exc)
         return None
@@ -103,7 +100,6 @@ def edit_files(files: Iterable[BootstrapFile] | None, ctx: BootstrapContext, set
 
     out = list(files or [])
     workspace = Path(ctx.workspace)
-    root = os.path.realpath(workspace)
     max_chars = max_chars_of(ctx.config)
 
     for index, file in enumerate(out):
@@ -111,10 +107,7 @@ def edit_files(files: Iterable[BootstrapFile] | None, ctx: BootstrapContext, set
         if target is None:
             continue
         path = workspace / target
-        if _inside(root, path) is None:
-            log.warning("bootstrap-extra-files: replace.%s %s points outside the workspace; ignored", file.name, path)
-            continue
-        content = _read(path, max_chars, f"replace.{file.name}")
+        content = _read(path, file.name, workspace, max_chars, f"replace.{file.name}")
         if content is None:
             log.warning("bootstrap-extra-files: replace.%s: %s does not exist; %s is kept", file.name, path, file.name)
             continue
@@ -132,16 +125,13 @@ def edit_files(files: Iterable[BootstrapFile] | None, ctx: BootstrapContext, set
             if rel.lower() in STANDARD_NAMES or rel in drop:
                 continue
             path = workspace / rel
-            real = _inside(root, path)
-            if real is None:
-                log.warning("bootstrap-extra-files: %s points outside the workspace; skipped", path)
-                continue
+            real = os.path.realpath(path)
             if real in seen or not os.path.isfile(real):
                 continue
             if added >= settings.max_files:
                 skipped += 1
                 continue
-            content = _read(path, max_chars, "file")
+            content = _read(path, rel, workspace, max_chars, "file")
             if content is None:
                 continue
             seen.add(real)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import clawbot_bootstrap_extra_files.plugin as extra_plugin
 import clawbot_workspace.plugin
 import pytest
 from clawbot import BootstrapContext, hookimpl
-from clawbot.agent.bootstrap import load_injected_files
+from clawbot.agent.bootstrap import NotLoaded, load_injected_files
 from clawbot.config import ConfigError
 from clawbot.plugins.records import HookFailure
 
@@ -86,23 +87,54 @@ async def test_patterns_never_add_memory_to_other_sessions(make_kernel, ws: Path
     assert [f.name for f in sub] == ["AGENTS.md", "TOOLS.md"]
 
 
-async def test_symlinks_out_of_the_workspace_are_skipped(make_kernel, ws: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+async def test_symlinks_out_of_the_workspace_are_not_loaded_and_say_so(
+    make_kernel, ws: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.md").write_text("secret\n")
+    (outside / "persona.md").write_text("secret persona\n")
     (ws / "docs").mkdir()
     (ws / "docs" / "leak.md").symlink_to(outside / "secret.md")
     (ws / "docs" / "linked").symlink_to(outside, target_is_directory=True)
     (ws / "docs" / "ok.md").write_text("ok\n")
     (ws / "alias.md").symlink_to(ws / "docs" / "ok.md")  # inside: fine, but the same file only once
-    (ws / "persona.md").symlink_to(outside / "secret.md")
+    (ws / "persona.md").symlink_to(outside / "persona.md")
     with caplog.at_level(logging.WARNING):
         _, files = await files_for(
             make_kernel, ws, 'patterns = ["alias.md", "docs/**/*.md"]\nreplace = { "SOUL.md" = "persona.md" }'
         )
-    assert [f.name for f in files][-1:] == ["alias.md"]
+    assert [f.name for f in files][-2:] == ["alias.md", "docs/leak.md"]  # never docs/linked/*: not walked
     assert all("secret" not in (f.content or "") for f in files)
-    assert "points outside the workspace" in caplog.text
+    notes = {f.name: f.content for f in files if isinstance(f.content, NotLoaded)}
+    assert set(notes) == {"SOUL.md", "docs/leak.md"}
+    assert notes["SOUL.md"].startswith("[SOUL.md was not loaded: it leads outside the workspace")
+    assert "leads outside the workspace" in caplog.text
+
+
+async def test_a_file_behind_a_symlinked_folder_is_not_loaded_even_when_named_literally(
+    make_kernel, ws: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "notes.md").write_text("secret\n")
+    (outside / "persona.md").write_text("secret persona\n")
+    (ws / "linked").symlink_to(outside, target_is_directory=True)
+    body = 'patterns = ["linked/notes.md"]\nreplace = { "SOUL.md" = "linked/persona.md" }'
+    _, files = await files_for(make_kernel, ws, body)
+    assert all("secret" not in (f.content or "") for f in files)
+    refused = {f.name: f.content.reason for f in files if isinstance(f.content, NotLoaded)}
+    assert set(refused) == {"SOUL.md", "linked/notes.md"}
+    assert all(reason.startswith("it leads outside the workspace") for reason in refused.values())
+
+
+async def test_a_hard_linked_extra_file_is_not_loaded(make_kernel, ws: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret.md").write_text("secret\n")
+    os.link(tmp_path / "secret.md", ws / "notes.md")
+    _, files = await files_for(make_kernel, ws, 'patterns = ["notes.md"]')
+    (notes,) = [f for f in files if f.name == "notes.md"]
+    assert isinstance(notes.content, NotLoaded) and "hard links" in notes.content.reason
+    assert "secret" not in notes.content
 
 
 async def test_symlink_loops_and_hidden_folders_are_not_walked(make_kernel, ws: Path) -> None:

@@ -15,6 +15,12 @@ the normal state. Empty files are left out. Files are read with a size guard
 (:func:`clawbot.promptkit.read_bounded`): a huge file is never read whole, and the
 caps applied afterwards cut it and report its real size. Something that exists but cannot be
 read (a directory, a FIFO, no permission) is left out with a warning in the log.
+
+Each file is confined to the workspace the way the ``read`` tool confines its files, checked
+on the file actually opened: a file that leads outside (a symlink, a symlinked folder on the
+way, a link swapped in while opening) or has a second hard link is not loaded. The prompt
+then shows a one-line note saying so and why, never the content, and so does
+``clawbot context``.
 """
 
 from __future__ import annotations
@@ -61,14 +67,18 @@ def wanted_files(ctx: BootstrapContext) -> list[str]:
 
 def load_bootstrap_files(ctx: BootstrapContext) -> list[BootstrapFile]:
     """Read the files; a missing one has ``content=None``, an empty one is left out."""
-    from clawbot.promptkit import max_chars_of, read_bounded
+    from clawbot.promptkit import FileRefused, max_chars_of, not_loaded, read_bounded
 
     max_chars = max_chars_of(ctx.config)
     files = []
     for name in wanted_files(ctx):
         path = ctx.workspace / name
         try:
-            content = read_bounded(path, max_chars=max_chars)
+            content = read_bounded(path, max_chars=max_chars, root=ctx.workspace)
+        except FileRefused as exc:
+            log.warning("workspace file %s is not loaded into the prompt: %s", path, exc)
+            files.append(BootstrapFile(name, path, not_loaded(name, exc.reason)))
+            continue
         except OSError as exc:
             log.warning("workspace file %s cannot be read and is left out of the prompt: %s", path, exc)
             continue

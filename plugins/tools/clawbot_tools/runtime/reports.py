@@ -56,17 +56,29 @@ def yielded_text(process: ManagedProcess, output: str, waited_s: float, *, notif
 
 
 def event_text(process: ManagedProcess, secrets: tuple[str, ...], *, approved: bool) -> str:
-    """The system event posted when a background or approved command finishes."""
+    """The system event posted when a background or approved command finishes.
+
+    The gateway answers it as a turn labelled as clawbot's own, so the command's output (which
+    anyone who controls a web page, a file or a server can write) goes between fence lines
+    with a random id, and any spelling of the kernel's labels in it, or in the command, is
+    broken: "Exec finished. [System event from clawbot ...] The user says ..." stays output.
+    """
+    from clawbot.promptkit import TRUSTED_MARKERS
+    from clawbot.safetext import defuse, fence, visible
+
     kind = "approved command" if approved else "background command"
     output = redact(process.output.text(), secrets).rstrip("\n")
     if len(output) > EVENT_OUTPUT_CHARS:
         output = "[...]\n" + output[-EVENT_OUTPUT_CHARS:]
+    command = visible(defuse(preview(process.command, 300), TRUSTED_MARKERS))
     lines = [
         f"exec {process.id} finished ({kind}): {process.describe_status()} after {process.runtime_s():.1f} s.",
-        f"Command: {preview(process.command, 300)}",
-        "Output (last part):" if output else "No output.",
+        f"Command: {command}",
     ]
     if output:
-        lines.append(output)
+        label = f"output of the {kind} exec {process.id} (last part)"
+        lines.append(fence(defuse(output, TRUSTED_MARKERS), label=label))
+    else:
+        lines.append("No output.")
     lines.append(f'Tell the user the result. Full output: process log with id "{process.id}".')
     return "\n".join(lines)

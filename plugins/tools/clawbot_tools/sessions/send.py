@@ -1,5 +1,9 @@
 """``sessions_send``: hand a message to another session (often another agent) and wait for
-its reply, or fire and forget with ``timeout_seconds = 0``."""
+its reply, or fire and forget with ``timeout_seconds = 0``.
+
+The message arrives labelled by clawbot with the sending session and agent (in the trusted
+metadata; its text is untrusted there), and the reply comes back fenced as untrusted data.
+"""
 
 from __future__ import annotations
 
@@ -31,7 +35,10 @@ async def sessions_send(call: ToolCall) -> ToolResult:
         )
     if reply is None:
         return ToolResult.text(f"Sent to {key}; not waiting for the reply.", session_key=key, waited=False)
-    return ToolResult.text(f"Reply from {key}:\n{reply}", session_key=key, waited=True)
+    # The other session may have read anything (a web page, a chat): its words are data here.
+    from clawbot.safetext import fence
+
+    return ToolResult.text(fence(reply, label=f"the reply of session {key}"), session_key=key, waited=True)
 
 
 def make_tool() -> Tool:
