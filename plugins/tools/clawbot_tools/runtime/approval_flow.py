@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 
 import attrs
 from clawbot import ToolCall, ToolResult
+from clawbot.safetext import visible
 from clawbot.types import (
     ApprovalDecision,
     ApprovalRefused,
@@ -179,7 +180,7 @@ async def on_decision(decision: ApprovalDecision, rt: RuntimeContext, job: Job, 
             session_key=job.session_key, agent_id=job.agent_id, approved=True, interactive=job.interactive,
         )
     except Exception as exc:  # the owner must hear why their approved command did not run
-        await post(services, f"exec: the approved command could not start: {exc}\nCommand: {job.command}")
+        await post(services, f"exec: the approved command could not start: {visible(str(exc))}\nCommand: {visible(job.command)}")
         return
     process.backgrounded = True
     await process.wait(None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from clawbot.safetext import visible
 from clawbot.types import InjectedFile, PromptContext
 
 from clawbot_workspace.sections._text import block
@@ -19,10 +20,13 @@ def workspace_files(ctx: PromptContext) -> str | None:
 
 
 def _file_block(file: InjectedFile) -> str:
+    # names come from the workspace (extra-files patterns): a newline in one must not start a heading
+    name = visible(file.name).replace("\n", "\\n")
     if file.content is None:
-        return f"## {file.name}\n[MISSING] Expected at: {file.path.as_posix()}"
+        path = visible(file.path.as_posix()).replace("\n", "\\n")
+        return f"## {name}\n[MISSING] Expected at: {path}"
     content = file.content.lstrip("\n").rstrip()
-    return f"## {file.name}\n{content}"
+    return f"## {name}\n{content}"
 
 
 def project_context(ctx: PromptContext) -> str | None:
