@@ -234,3 +234,58 @@ class World:
         if answer["signalled"]:
             reached["signal"] = answer["signalled"]
         return reached
+
+
+def mechanism(name: str):
+    """The mechanism ``name`` ("off" included); skips when it is not usable here."""
+    if name == "off":
+        from clawbot_tools.runtime.sandbox.off import OffMechanism
+
+        return OffMechanism()
+    usable(name)
+    return probe(name)[0]
+
+
+def run_sandboxed(name: str, line: str, policy, *, env: dict[str, str] | None = None, cwd: str | None = None,
+                  timeout: float = 30, stdin: str | None = None, shell: str = "/bin/sh", as_user: int | None = None) -> subprocess.CompletedProcess:
+    """``shell -c line`` under mechanism ``name`` as exec starts commands (new session); output merged.
+
+    ``as_user``: run as that uid/gid, as if clawbot ran as that ordinary user (root only).
+    """
+    env = env if env is not None else {"PATH": PATH, "HOME": "/nonexistent", "LANG": "C.UTF-8"}
+    launch = mechanism(name).prepare([shell, "-c", line], env=env, cwd=cwd or policy.workspace, policy=policy)
+    preexec, user = launch.preexec_fn, {}
+    if as_user is not None:
+        user = {"user": as_user, "group": as_user, "extra_groups": []}
+        preexec = _as_if_always(as_user, launch.preexec_fn)
+    try:
+        child = subprocess.Popen(
+            launch.argv, env=launch.env, cwd=launch.cwd, preexec_fn=preexec, pass_fds=launch.pass_fds,
+            start_new_session=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **user,
+        )
+    except subprocess.SubprocessError as exc:
+        raise RuntimeError(f"the sandbox refused to start the command: {launch.explain()}") from exc
+    finally:
+        launch.close()
+    try:
+        output, _ = child.communicate(stdin, timeout=timeout)
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, 9)
+        child.wait()
+    return subprocess.CompletedProcess(launch.argv, child.returncode, output, "")
+
+
+def _as_if_always(uid: int, preexec):
+    """Popen switched the child from root to ``uid``, which makes it non-dumpable (its /proc
+    files stay root's); a process that always ran as that user is dumpable: restore that."""
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+    def run() -> None:
+        prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
+        if preexec is not None:
+            preexec()
+
+    return run

@@ -38,9 +38,6 @@ class ChildSetup:
         self._unshare, self._prctl, self._syscall = lib.unshare, lib.prctl, lib.syscall  # looked up here, not in the child
         self._ruleset_fd = ruleset_fd
         self._flags = CLONE_NEWUSER | (CLONE_NEWNET if new_net else 0)
-        uid, gid = os.getuid(), os.getgid()
-        self._uid_map = f"{uid} {uid} 1".encode()  # the same ids inside: files keep their owner
-        self._gid_map = f"{gid} {gid} 1".encode()
         self._early = rlimits.applier(early_limits)
         self._late = rlimits.applier(late_limits)
         self._filter = seccomp.compiled() if unix_filter else None
@@ -49,11 +46,15 @@ class ChildSetup:
         self._closed = False
 
     def run(self) -> None:
+        # The same ids inside the user namespace, so files keep their owner. Read here, not
+        # in the parent, in case the caller switched users after fork; before unshare, which
+        # leaves them unmapped until the maps are written.
+        uid, gid = os.geteuid(), os.getegid()
         self._step(b"resource limits", self._early)
         self._check(b"unshare(user, net namespaces)", self._unshare(self._flags))
         self._write(b"/proc/self/setgroups", b"deny")
-        self._write(b"/proc/self/uid_map", self._uid_map)
-        self._write(b"/proc/self/gid_map", self._gid_map)
+        self._write(b"/proc/self/uid_map", b"%d %d 1" % (uid, uid))
+        self._write(b"/proc/self/gid_map", b"%d %d 1" % (gid, gid))
         self._step(b"process limit", self._late)
         self._check(b"no_new_privs", self._prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
         if self._filter_ref is not None:
