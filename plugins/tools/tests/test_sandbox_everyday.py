@@ -42,6 +42,7 @@ EVERYDAY = {
     "stdin": ("tr a-z A-Z", "PIPED\n"),
     "dev-null-and-friends": ("echo gone > /dev/null && head -c 3 /dev/zero | wc -c && head -c 4 /dev/urandom | wc -c", "3\n4\n"),
     "exit-code": ("exit 7", ""),
+    "stream-socketpair": (f"{PYTHON} -c 'import socket; a, b = socket.socketpair(); a.sendall(b\"x\"); print(b.recv(1))'", "b'x'\n"),
 }
 
 
