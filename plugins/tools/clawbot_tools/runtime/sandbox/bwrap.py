@@ -20,9 +20,9 @@ from clawbot_tools.runtime.sandbox import limits as rlimits
 from clawbot_tools.runtime.sandbox import paths
 from clawbot_tools.runtime.sandbox.policy import Launch, Mechanism, SandboxError, SandboxPolicy
 
-NAMESPACES = (
-    "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--cap-drop", "ALL",
-)
+NAMESPACES = ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent")
+# bwrap keeps root's capabilities inside unless told; an ordinary user's are dropped anyway
+ROOT_ONLY = ("--cap-drop", "ALL")
 RESOLV_CONF = "/etc/resolv.conf"
 
 
@@ -40,7 +40,7 @@ class BwrapMechanism(Mechanism):
 
     def prepare(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str, policy: SandboxPolicy) -> Launch:
         real_cwd = paths.check_required(policy, cwd)
-        command = [self.bwrap, *NAMESPACES]
+        command = [self.bwrap, *NAMESPACES, *(ROOT_ONLY if os.geteuid() == 0 else ())]
         if policy.network:
             command.append("--share-net")
         for _depth_key, _order, operation in sorted(self._mounts(policy)):
