@@ -24,16 +24,16 @@ SECRET = "TOPSECRET-4711"
 SHELLS = [shell for shell in ("/bin/sh", shutil.which("bash")) if shell]
 
 
-def given(world: Path, *, path_value: str = SYSTEM_PATH, confined: bool = False, **settings: Any) -> PolicyInput:
+def given(world: Path, *, path_value: str = SYSTEM_PATH, confined: bool = False, hides_names: bool | None = None, **settings: Any) -> PolicyInput:
     """The gate's input for a line run in the workspace; allowlist mode with only the default safe bins.
 
-    ``confined``: the command would run inside an OS sandbox. The default, False, is the
-    analysis alone, the strictest the gate gets."""
+    ``confined``: the command would run inside an OS sandbox (by default one that hides
+    names, like bwrap). The default, False, is the analysis alone, the strictest the gate gets."""
     settings.setdefault("allowlist", [])
     ws = os.path.realpath(world / "ws")
     return PolicyInput(
         settings=ExecSettings(**settings), cwd=ws, workspace=ws, path_value=path_value, home=str(world / "home"),
-        confined=confined,
+        confined=confined, hides_names=confined if hides_names is None else hides_names,
     )
 
 
@@ -74,6 +74,35 @@ def alive(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def running_with(marker: str) -> list[int]:
+    """Host pids of live processes whose command line holds ``marker`` (pids a command sees
+    inside bwrap's namespace mean nothing out here, so tests find processes by what they run)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    if marker.encode() in handle.read() and alive(int(entry)):
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+async def contained(command: str, world: Path, gate: Harness) -> None:
+    """The line cannot reach the secret or leave a payload: the analysis alone (no sandbox)
+    asks, and in the sandbox it either asks too or runs without reaching anything."""
+    bare = Harness.in_world(world, session="agent:main:bare", sandbox="off")
+    try:
+        result = await bare.exec(command, timeout=20)
+        assert result.details.get("status") == "approval-unavailable", ("without a sandbox", command, text_of(result))
+    finally:
+        await bare.close()
+    result = await gate.exec(command, timeout=20)
+    assert result.details.get("status") in ("approval-unavailable", "exited"), (command, text_of(result))
+    assert SECRET not in text_of(result) and traces(world) == [], ("in the sandbox", command, text_of(result))
 
 
 def text_of(result: ToolResult) -> str:

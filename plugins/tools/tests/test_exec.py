@@ -7,12 +7,15 @@ import os
 from pathlib import Path
 from typing import Any
 
-import clawbot_tools.runtime.processes as processes_module
+import clawbot_tools.runtime.sandboxing as sandboxing_module
 import pytest
 from clawbot import ToolCall
 from clawbot.agent.toolrun import schema_problem
 
-from .exec_support import Harness, alive, text_of
+from .exec_support import Harness, running_with, text_of
+from .sandbox_world import usable
+
+MECHANISMS = ("bwrap", "landlock", "off")
 
 SECRET = "sk-test-0123456789abcdef"
 PASSED = "ghp_passthrough_0123456789"
@@ -96,11 +99,12 @@ async def test_cwd_is_inside_the_workspace(full: Harness, ws: Path) -> None:
     assert missing.is_error and "not an existing directory" in text_of(missing)
 
 
-async def test_env_argument_adds_variables_but_not_dangerous_ones(full: Harness) -> None:
-    result = await full.exec('echo "$GREETING"', env={"GREETING": "hello there"})
-    assert text_of(result).startswith("hello there\n")
-    for name in ("PATH", "LD_PRELOAD", "BASH_ENV", "ENV", "IFS", "PYTHONSTARTUP", "GIT_SSH_COMMAND", "HOME", "DYLD_LIBRARY_PATH"):
-        refused = await full.exec("true", env={name: "/tmp/x"})
+async def test_env_argument_adds_only_allow_listed_variables(full: Harness) -> None:
+    result = await full.exec('echo "$LANG $NO_COLOR"', env={"LANG": "C", "NO_COLOR": "1"})
+    assert text_of(result).startswith("C 1\n")
+    names = ("GREETING", "PATH", "LD_PRELOAD", "BASH_ENV", "ENV", "IFS", "PYTHONSTARTUP", "GIT_SSH_COMMAND", "HOME", "DYLD_LIBRARY_PATH")
+    for name in names:
+        refused = await full.exec("true", env={name: "x"})
         assert refused.is_error and f"may not set {name}" in text_of(refused), name
     bad = await full.exec("true", env={"1BAD": "x"})
     assert bad.is_error and "not a valid variable name" in text_of(bad)
@@ -110,7 +114,7 @@ async def test_secrets_are_scrubbed_from_the_environment_and_masked_in_output(fu
     result = await full.exec("env")
     text = text_of(result)
     assert "OPENAI_API_KEY" not in text and SECRET not in text
-    assert "PLAIN_SETTING=visible" in text
+    assert "PLAIN_SETTING" not in text  # only allow-listed names of clawbot's environment
     assert "GH_TOKEN=[redacted]" in text and PASSED not in text  # passed through, but never shown
     present = await full.exec('test "$GH_TOKEN" = "ghp_passthrough_0123456789" && echo present')
     assert text_of(present).startswith("present")
@@ -131,23 +135,51 @@ async def test_output_is_capped_in_the_middle(ws: Path, tmp_path: Path, env: dic
     await harness.close()
 
 
-async def test_timeout_kills_the_whole_process_group(full: Harness, ws: Path) -> None:
-    command = "sleep 1000 & echo $! > pids; (sleep 1000 & echo $! >> pids; wait) & sleep 1000"
-    result = await full.exec(command, timeout=1)
-    assert not result.is_error and "killed after the 1 s timeout" in text_of(result)
-    assert result.details["status"] == "timed-out"
-    pids = [int(line) for line in (ws / "pids").read_text().split()]
-    assert len(pids) == 2
-    await eventually(lambda: not any(alive(pid) for pid in pids))
+def in_mode(mode: str, ws: Path, tmp_path: Path, env: dict[str, str]) -> Harness:
+    if mode != "off":
+        usable(mode)
+    return Harness(ws, tmp_path / "state", env, security="full", sandbox=mode)
 
 
-async def test_background_children_of_a_finished_command_die_at_its_timeout(full: Harness, ws: Path) -> None:
-    result = await full.exec("sleep 1000 & echo $! > pid; echo started", timeout=2)
-    text = text_of(result)
-    assert "[exit code 0;" in text and "still running" in text and result.details["process_id"]
-    pid = int((ws / "pid").read_text())
-    assert alive(pid)
-    await eventually(lambda: not alive(pid), timeout=6)
+@pytest.mark.parametrize("mode", MECHANISMS)
+async def test_timeout_kills_the_whole_process_group(mode: str, ws: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    marker = f"tree-{mode}-{os.getpid()}"
+    harness = in_mode(mode, ws, tmp_path, env)
+    try:
+        sleeper = f"sh -c 'sleep 1000' {marker}"
+        result = await harness.exec(f"{sleeper} & ({sleeper} & wait) & {sleeper}", timeout=1)
+        assert not result.is_error and "killed after the 1 s timeout" in text_of(result)
+        assert result.details["status"] == "timed-out"
+        await eventually(lambda: running_with(marker) == [])
+    finally:
+        await harness.close()
+
+
+@pytest.mark.parametrize("mode", ("landlock", "off"))
+async def test_background_children_of_a_finished_command_die_at_its_timeout(mode: str, ws: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    marker = f"left-{mode}-{os.getpid()}"
+    harness = in_mode(mode, ws, tmp_path, env)
+    try:
+        result = await harness.exec(f"sh -c 'sleep 1000' {marker} & echo started", timeout=2)
+        text = text_of(result)
+        assert "[exit code 0;" in text and "still running" in text and result.details["process_id"]
+        assert running_with(marker)
+        await eventually(lambda: running_with(marker) == [], timeout=6)
+    finally:
+        await harness.close()
+
+
+async def test_under_bwrap_background_children_end_with_the_command(ws: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    """bwrap's process namespace ends with the command's shell: nothing it left behind survives
+    (to keep a server running, the model starts it with background: true)."""
+    marker = f"left-bwrap-{os.getpid()}"
+    harness = in_mode("bwrap", ws, tmp_path, env)
+    try:
+        result = await harness.exec(f"sh -c 'sleep 1000' {marker} & echo started", timeout=30)
+        assert text_of(result).startswith("started") and "still running" not in text_of(result)
+        await eventually(lambda: running_with(marker) == [])
+    finally:
+        await harness.close()
 
 
 async def test_deny_mode_refuses_everything(ws: Path, tmp_path: Path, env: dict[str, str]) -> None:
@@ -168,10 +200,15 @@ async def test_without_a_chat_a_command_needing_approval_is_refused_with_a_way_o
     assert (ws / "victim.txt").exists()
 
 
-async def test_a_command_that_cannot_start_is_an_error(full: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(processes_module, "SHELL", "/nonexistent/sh")
-    result = await full.exec("echo hi")
-    assert result.is_error and "could not start" in text_of(result)
+@pytest.mark.parametrize("mode", ("landlock", "off"))
+async def test_a_command_that_cannot_start_is_an_error(mode: str, ws: Path, tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandboxing_module, "SHELL", "/nonexistent/sh")
+    harness = in_mode(mode, ws, tmp_path, env)
+    try:
+        result = await harness.exec("echo hi")
+        assert result.is_error and "could not start" in text_of(result) and "nothing ran" in text_of(result)
+    finally:
+        await harness.close()
 
 
 async def test_bad_arguments_are_errors(full: Harness) -> None:
@@ -186,10 +223,10 @@ async def test_a_kernel_with_the_plugin_offers_exec_and_kills_processes_on_close
     kernel = await make_kernel(plugins={"tools": clawbot_tools.plugin}, config='[plugins.tools.exec]\nsecurity = "full"\n')
     exec_tool = kernel.tools["exec"]
     assert kernel.tools["process"].group == "runtime"
-    result = await exec_tool.handler(ToolCall("c1", "exec", {"command": "sleep 1000 & echo $! > pid; wait", "background": True}, "main", "s", workspace))
+    marker = f"closing-{os.getpid()}"
+    command = f"sh -c 'sleep 1000' {marker} & wait"
+    result = await exec_tool.handler(ToolCall("c1", "exec", {"command": command, "background": True}, "main", "s", workspace))
     assert result.details["status"] == "running"
-    await eventually(lambda: (workspace / "pid").exists() and (workspace / "pid").read_text().strip() != "")
-    pid = int((workspace / "pid").read_text())
-    assert alive(pid)
+    await eventually(lambda: running_with(marker) != [])
     await kernel.aclose()
-    await eventually(lambda: not alive(pid))
+    await eventually(lambda: running_with(marker) == [])

@@ -313,12 +313,12 @@ async def test_the_notice_says_what_an_approval_grants(setup: Setup) -> None:
     assert f"allow-always also remembers: {TOUCH} with any arguments, inside the sandbox, without network" in notice
     await setup.answer(result, ApprovalDecision.DENY)
 
-    for arguments, words in [
-        ({"network": True}, "with network access"),
-        ({"sandbox": False}, "OUTSIDE the sandbox"),
-        ({"interactive": True}, "Input: interactive: each text the agent sends to it asks you again"),
+    for command, arguments, words in [
+        ("ls", {"network": True}, "with network access"),  # ls runs unasked on its own
+        ("ls", {"sandbox": False}, "OUTSIDE the sandbox"),
+        ("touch b.txt", {"interactive": True}, "Input: interactive: each text the agent sends to it asks you again"),
     ]:
-        asked = await setup.exec("ls", **arguments)  # ls runs unasked on its own
+        asked = await setup.exec(command, **arguments)
         assert asked.details["status"] == "approval-pending", (arguments, text_of(asked))
         assert words in notice_of(setup), (arguments, notice_of(setup))
         await setup.answer(asked, ApprovalDecision.DENY)

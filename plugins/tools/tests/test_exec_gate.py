@@ -33,6 +33,7 @@ from .exec_support import (
     SECRET,
     SYSTEM_PATH,
     Harness,
+    contained,
     text_of,
     traces,
     verdict,
@@ -135,18 +136,14 @@ SECRET_READS = [
 
 @pytest.mark.parametrize(("finding", "command"), SECRET_READS, ids=[c for _, c in SECRET_READS])
 async def test_safe_bins_do_not_read_outside_the_workspace(finding: str, command: str, world: Path, gate: Harness) -> None:
-    result = await gate.call("exec", command=command.replace("{world}", str(world)))
-    assert result.details.get("status") == "approval-unavailable", text_of(result)
-    assert SECRET not in text_of(result)
+    await contained(command.replace("{world}", str(world)), world, gate)
 
 
 async def test_a_symlink_in_the_workspace_does_not_lead_a_safe_bin_out(world: Path, gate: Harness) -> None:
     (world / "ws" / "link.txt").symlink_to(world / "secret.txt")
     (world / "ws" / "up").symlink_to(world)
     for command in ("head link.txt", "head ./l*.txt", "wc < link.txt", "head up/secret.txt", "cd up && head secret.txt"):
-        result = await gate.call("exec", command=command)
-        assert result.details.get("status") == "approval-unavailable", (command, text_of(result))
-        assert SECRET not in text_of(result)
+        await contained(command, world, gate)
 
 
 # --- the decision tables ------------------------------------------------------------------
@@ -498,7 +495,8 @@ async def test_finished_commands_with_live_children_count_and_the_default_is_8(w
     assert ExecSettings().max_processes == 8
     with pytest.raises(ValueError):
         ExecSettings(max_processes=0)
-    harness = Harness.in_world(world, security="full", max_processes=1)
+    # without bwrap (whose namespace ends what a command leaves behind) children can linger
+    harness = Harness.in_world(world, security="full", max_processes=1, sandbox="off")
     try:
         first = await harness.call("exec", command="sleep 30 & echo started")
         assert first.details["status"] == "exited" and first.details["process_id"]  # its child still runs

@@ -32,12 +32,13 @@ def ws(tmp_path: Path) -> Path:
     return workspace
 
 
-def verdict(command: str, ws: Path, *, confined: bool, **settings) -> Verdict:
+def verdict(command: str, ws: Path, *, confined: bool, hides_names: bool | None = None, **settings) -> Verdict:
+    """``confined``: inside a sandbox, by default one that hides names outside it (bwrap)."""
     settings.setdefault("allowlist", [])
     real = os.path.realpath(ws)
     given = PolicyInput(
         settings=ExecSettings(**settings), cwd=real, workspace=real, path_value=SYSTEM_PATH,
-        home=str(ws.parent / "home"), confined=confined,
+        home=str(ws.parent / "home"), confined=confined, hides_names=confined if hides_names is None else hides_names,
     )
     return decide(command, given)
 
@@ -83,6 +84,30 @@ def test_file_access_is_left_to_the_sandbox_and_asked_about_without_one(command:
     assert without.action == bare, (command, without)
     if bare == "ask" and sandboxed == "run":
         assert any("without a sandbox" in reason for reason in without.reasons), without.reasons
+
+
+# command, in a sandbox that hides what it does not allow (bwrap), in one that only refuses it (Landlock)
+NAMES = [
+    ("test -e ~/.ssh/id_rsa && echo yes", "run", "ask"),
+    ("[ -f ../secret.txt ]", "run", "ask"),
+    ("[ -d /etc/ssh ]", "run", "run"),  # the system is readable anyway
+    ("[ -f a.txt ] && head a.txt", "run", "run"),
+    ("[ '-e' = x ]", "run", "run"),  # a quoted word is a string, not a test
+    ("head ~/.ssh/id_rsa", "run", "ask"),
+    ("wc -l ../secret.txt", "run", "ask"),
+    ("ls /home", "run", "ask"),
+    ("grep x /etc/hosts", "run", "run"),
+    ("head ./*.txt", "run", "run"),  # a glob lists only what the sandbox lets it read
+]
+
+
+@pytest.mark.parametrize(("command", "hiding", "refusing"), NAMES, ids=[c for c, _, _ in NAMES])
+def test_where_the_sandbox_shows_names_outside_looking_them_up_asks(command: str, hiding: str, refusing: str, ws: Path) -> None:
+    """Landlock refuses to open a file outside but stat() still answers: `test -e` would tell
+    whether ~/.ssh/id_rsa exists. bwrap's root holds nothing outside, so there is nothing to tell."""
+    assert verdict(command, ws, confined=True, hides_names=True).action == hiding, command
+    found = verdict(command, ws, confined=True, hides_names=False)
+    assert found.action == refusing, (command, found)
 
 
 def test_a_redirect_into_a_hard_linked_file_asks_even_in_the_sandbox(ws: Path) -> None:
@@ -142,7 +167,7 @@ def test_allow_always_says_what_it_would_remember(ws: Path, tmp_path: Path) -> N
     real = os.path.realpath(ws)
 
     def decided(command: str) -> Verdict:
-        given = PolicyInput(settings=ExecSettings(), cwd=real, workspace=real, path_value=path, home=None, confined=True)
+        given = PolicyInput(settings=ExecSettings(), cwd=real, workspace=real, path_value=path, home=None, confined=True, hides_names=True)
         return decide(command, given)
 
     assert decided("jq . a.txt").always == "programs"

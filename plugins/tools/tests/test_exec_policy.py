@@ -33,7 +33,7 @@ def verdict(
     settings.setdefault("allowlist", ["ls", "echo"])
     given = PolicyInput(
         settings=ExecSettings(**settings), cwd=os.path.realpath(ws), workspace=os.path.realpath(ws),
-        path_value=path, home=str(ws.parent / "home"), remembered=remembered, confined=confined,
+        path_value=path, home=str(ws.parent / "home"), remembered=remembered, confined=confined, hides_names=confined,
     )
     return decide(command, given)
 

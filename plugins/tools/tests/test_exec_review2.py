@@ -37,8 +37,8 @@ from .exec_support import (
     SYSTEM_PATH,
     Harness,
     assert_blocked,
+    contained,
     text_of,
-    traces,
     verdict,
 )
 
@@ -122,9 +122,7 @@ REAL_EXEC = [
 
 @pytest.mark.parametrize("command", REAL_EXEC)
 async def test_review2_bypasses_through_the_exec_tool(command: str, world: Path, gate: Harness) -> None:
-    result = await gate.call("exec", command=command, timeout=20)
-    assert result.details.get("status") == "approval-unavailable", text_of(result)
-    assert SECRET not in text_of(result) and traces(world) == []
+    await contained(command, world, gate)
 
 
 # --- 1: cd and && / || ------------------------------------------------------------------------

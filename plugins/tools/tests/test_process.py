@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
 from clawbot_tools.runtime.outbuf import OutputBuffer
 
-from .exec_support import Harness, alive, text_of
+from .exec_support import Harness, running_with, text_of
 
 SESSION = "agent:main:test"
 
@@ -63,18 +64,17 @@ async def test_log_pages_through_lines(harness: Harness) -> None:
 
 
 async def test_kill_stops_the_process_group_and_list_shows_it(harness: Harness) -> None:
-    process_id = await harness.start("sleep 1000 & echo $! > child.pid; sleep 1000", background=True)
-    pid_file = harness.ws / "child.pid"
+    marker = f"kill-me-{os.getpid()}"
+    process_id = await harness.start(f"sh -c 'sleep 1000' {marker} & sleep 1000", background=True)
     async with asyncio.timeout(5):
-        while not pid_file.exists() or not pid_file.read_text().strip():
+        while not running_with(marker):
             await asyncio.sleep(0.02)
-    child = int(pid_file.read_text())
     listed = await harness.process("list")
     assert process_id in text_of(listed) and "running" in text_of(listed)
     killed = await harness.process("kill", id=process_id)
     assert f"Killed {process_id}" in text_of(killed) and killed.details["status"] == "killed"
     async with asyncio.timeout(5):
-        while alive(child):
+        while running_with(marker):
             await asyncio.sleep(0.02)
     listed = await harness.process("list")
     assert f"{process_id}  killed" in text_of(listed)

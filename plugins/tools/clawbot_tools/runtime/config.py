@@ -48,10 +48,12 @@ class ExecSettings:
     sandbox_read: list[str] = attrs.field(factory=list, validator=_names)
     # Extra paths commands may write inside the sandbox (the workspace and a private temp dir always).
     sandbox_write: list[str] = attrs.field(factory=list, validator=_names)
-    # Memory (MB of data segment) one command and each process it starts may use.
-    memory_limit_mb: int = attrs.field(default=4096, validator=_at_least(64))
-    # Processes one command may have at once, itself and its children included.
-    process_limit: int = attrs.field(default=256, validator=_at_least(8))
+    # Memory (MB, RLIMIT_DATA) each process of a command may use; more fails inside the command.
+    memory_limit_mb: int = attrs.field(default=2048, validator=_at_least(64))
+    # Processes and threads of the user a command may bring about (RLIMIT_NPROC; root is exempt).
+    process_limit: int = attrs.field(default=4096, validator=_at_least(64))
+    # The largest file (MB) a command may write.
+    file_size_limit_mb: int = attrs.field(default=8192, validator=_at_least(1))
     # Command names (resolved on PATH), absolute paths or path globs ("/usr/bin/*", "~/bin/tool").
     allowlist: list[str] = attrs.field(factory=list, validator=_names)
     # Read-only stdout utilities that count as allowed in allowlist mode.

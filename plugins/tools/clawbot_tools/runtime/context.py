@@ -77,7 +77,7 @@ class RuntimeContext:
         base = dict(os.environ if env is None else env)
         store = ApprovalsStore(state_dir / FILE_NAME if state_dir is not None else None)
         registry = ProcessRegistry(max_per_session=settings.exec.max_processes)
-        sandbox = Sandboxing(settings.exec, base.get("HOME") or None)
+        sandbox = Sandboxing(settings.exec, base.get("HOME") or None, os.fspath(state_dir) if state_dir is not None else None)
         return cls(settings, base, registry, store, sandbox, secret_values(base))
 
     async def aclose(self) -> None:

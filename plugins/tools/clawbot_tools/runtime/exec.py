@@ -76,7 +76,8 @@ def make_tool(rt: RuntimeContext) -> Tool:
             "Run a shell command in the workspace, inside a sandbox: it can read the system and the workspace, write "
             "only the workspace and a private temp dir ($TMPDIR), and has no network. stdout and stderr come back merged, "
             f"with the exit code. A command still running after yield_ms (default {rt.exec.yield_ms} ms) continues in the "
-            "background: use the process tool to poll it, read its log, write to its stdin or kill it. Commands outside "
+            "background: use the process tool to poll it, read its log, write to its stdin or kill it. To keep a server "
+            "running, start it with background: true (what a command leaves running with & may end with it). Commands outside "
             "the allowlist, destructive ones, and any that ask for network or to leave the sandbox need the user's "
             "approval: the result then says approval-pending and gives the exact /approve line to relay. "
             f"A session may have at most {rt.exec.max_processes} commands running at once."
@@ -137,6 +138,7 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
     given = PolicyInput(
         settings=rt.exec, cwd=job.cwd, workspace=job.workspace, path_value=job.env["PATH"], home=rt.home,
         remembered=await asyncio.to_thread(rt.store.allowed, job.agent_id), confined=confined,
+        hides_names=confined and choice.mechanism.hides_names,
     )
     verdict = await asyncio.to_thread(decide, job.command, given)  # PATH lookups touch the disk
     if verdict.action == "refuse":
@@ -157,7 +159,7 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
     except SandboxError as exc:
         return ToolResult.error(f"exec: the sandbox could not be set up, so nothing ran: {exc}", status="failed")
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
-        return ToolResult.error(f"exec: the command could not start: {exc}", status="failed")
+        return ToolResult.error(f"exec: the command could not start, so nothing ran: {exc}", status="failed")
     note = rt.sandbox.notice_once()
     if await process.wait(yield_s):
         return _finished(process, rt, note)

@@ -67,6 +67,7 @@ from clawbot_tools.runtime.executables import (
     trusted_path,
     use_budget,
 )
+from clawbot_tools.runtime.sandbox.paths import SYSTEM_TREES
 from clawbot_tools.runtime.shell_analysis import Analysis, Command, Redirect, analyse
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,8 @@ MAX_ANALYSED_CHARS = 8000
 OUTPUT_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"})
 # not /dev/zero or /dev/urandom: endless input, and sort would spill it to temporary files without end
 INPUT_DEVICES = frozenset({"/dev/null", "/dev/stdin", "/dev/fd/0"})
+# Trees every sandbox lets commands read (looking a name up there reveals nothing private).
+READABLE_TREES = (*SYSTEM_TREES, "/dev", "/proc/self")
 ENDLESS_INPUT = frozenset({"/dev/zero", "/dev/urandom", "/dev/random"})
 # Programs "allow always" may remember (with any arguments, for this agent): they run no
 # code from their arguments, input, environment or configuration files. Everything else is
@@ -120,6 +123,7 @@ class PolicyInput:
     home: str | None
     remembered: tuple[Program, ...] = ()
     confined: bool = False  # the command runs inside an OS sandbox
+    hides_names: bool = False  # ... one in which paths outside its policy do not exist (no stat oracle)
 
 
 def decide(command: str, given: PolicyInput) -> Verdict:
@@ -173,6 +177,15 @@ def _decide(command: str, given: PolicyInput) -> Verdict:
     return Verdict("ask", tuple(reasons), always=always, programs=tuple(programs), destructive=bool(hits))
 
 
+def names_outside(text: str) -> bool:
+    """Whether the file name ``text`` may point outside the workspace and the system trees
+    (``~/...``, ``..``, an absolute path elsewhere): with a sandbox that does not hide names,
+    looking it up tells whether it exists."""
+    if text.startswith("~") or ".." in text.split("/"):
+        return True
+    return text.startswith("/") and not any(text == tree or text.startswith(tree + "/") for tree in READABLE_TREES)
+
+
 def always_ok(program: Program) -> bool:
     """Whether "allow always" may remember ``program`` itself (see :data:`ALWAYS_OK`): by the
     name it runs under *and* its real file's name (``ls`` linked to ``python3`` is not ``ls``)."""
@@ -188,7 +201,12 @@ def _allowlist_reasons(analysis: Analysis, given: PolicyInput) -> tuple[list[str
             if reason not in reasons:
                 reasons.append(reason)
     if not given.confined:
-        reasons += [f"{what} (without a sandbox, exec asks before a command looks at files by name)" for what in analysis.reveals]
+        reasons += [f"{what} (without a sandbox, exec asks before a command looks at files by name)" for what, _ in analysis.reveals]
+    elif not given.hides_names:
+        reasons += [
+            f"{what} (this sandbox hides what files outside hold, not whether they exist)"
+            for what, name in analysis.reveals if name is not None and names_outside(name)
+        ]
     compile_ = _compiler(given)
     # a program remembered by an older version that is not on ALWAYS_OK any more is ignored
     remembered = [Entry(p.real, real=p.real, name=p.name) for p in given.remembered if always_ok(p)]
@@ -233,7 +251,11 @@ def _program_reason(command: Command, given: PolicyInput, allowed: list[Entry], 
     if any(entry.matches(program) for entry in allowed):
         return None, None
     if any(entry.matches(program) for entry in safe):
-        return safe_bins.check(program.name, command.argv, confined=given.confined, cwd_known=command.cwd is not None), None
+        found = safe_bins.check(
+            program.name, command.argv, confined=given.confined, cwd_known=command.cwd is not None,
+            names_outside=None if given.hides_names else names_outside,
+        )
+        return found, None
     return f"{program.real} is not in the exec allowlist", program
 
 

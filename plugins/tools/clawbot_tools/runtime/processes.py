@@ -25,6 +25,7 @@ import logging
 import os
 import secrets
 import signal
+import subprocess
 import time
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
@@ -95,6 +96,8 @@ class ManagedProcess:
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True, preexec_fn=launch.preexec_fn, pass_fds=launch.pass_fds,
             )
+        except subprocess.SubprocessError as exc:  # the child could not be confined: it did not run
+            raise subprocess.SubprocessError(f"the sandbox could not be set up ({launch.explain() or exc})") from exc
         finally:
             launch.close()
         self._proc = asyncio.subprocess.Process(transport, protocol, loop)

@@ -27,7 +27,7 @@ most one operand (``xxd IN OUT`` writes OUT).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from clawbot_tools.runtime.safe_bin_specs import (
     FLAG,
@@ -47,18 +47,24 @@ SPILLS_TO_DISK = frozenset({"sort"})  # reads all its input, writing temporary f
 DIGITS = re.compile(r"-[0-9]+")  # ASCII only: str.isdigit and \d accept "²" and "٣"
 
 
-def check(name: str, argv: Sequence[Word], *, confined: bool, cwd_known: bool) -> str | None:
+def check(
+    name: str, argv: Sequence[Word], *, confined: bool, cwd_known: bool, names_outside: Callable[[str], bool] | None = None,
+) -> str | None:
     """Why running safe bin ``name`` with ``argv`` is not provably harmless, or ``None``.
 
     ``confined``: the command runs inside an OS sandbox; ``cwd_known``: it runs in the
-    directory the command line started in (no ``cd`` before it).
+    directory the command line started in (no ``cd`` before it); ``names_outside``: for a
+    sandbox that hides contents but not names (Landlock), which file names could tell
+    whether something outside exists (those ask).
     """
-    return _Checker(name, SPECS.get(name, UNKNOWN), confined=confined, cwd_known=cwd_known).run(list(argv[1:]))
+    checker = _Checker(name, SPECS.get(name, UNKNOWN), confined=confined, cwd_known=cwd_known, names_outside=names_outside)
+    return checker.run(list(argv[1:]))
 
 
 class _Checker:
-    def __init__(self, name: str, spec: Spec, *, confined: bool, cwd_known: bool) -> None:
+    def __init__(self, name: str, spec: Spec, *, confined: bool, cwd_known: bool, names_outside: Callable[[str], bool] | None) -> None:
         self.name, self.spec, self.confined, self.cwd_known = name, spec, confined, cwd_known
+        self.names_outside = names_outside
         self.pattern_given = False  # grep -e / -f: every operand is a file
         self.recursive = False  # grep -r: no operand means the current directory
 
@@ -188,7 +194,11 @@ class _Checker:
     def _file(self, text: str) -> str | None:
         if text in ENDLESS_DEVICES and self.name in SPILLS_TO_DISK:
             return f"{self.name} would read {text} without end, writing temporary files until the disk is full"
-        if self.confined or text in STDIN_NAMES:
+        if text in STDIN_NAMES:
+            return None
+        if self.confined:
+            if self.names_outside is not None and self.names_outside(text):
+                return f"{self.name} would tell whether {text} exists (this sandbox hides what files outside hold, not whether they exist)"
             return None
         return f"{self.name} reads the file {text} (without a sandbox, exec asks before a command reads files)"
 

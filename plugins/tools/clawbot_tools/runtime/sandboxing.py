@@ -8,6 +8,8 @@ into the :class:`~clawbot_tools.runtime.sandbox.Launch` the process registry sta
 
 * read (and run) the system, the skills this agent may read and ``sandbox_read``;
 * read and write the workspace, the session's temp dir and ``sandbox_write``;
+* nothing of clawbot's state dir or the rest of the home directory, even where an
+  allowed tree contains them;
 * no network unless the approval granted it; the resource limits in every case;
 * a job approved to run outside the sandbox gets the limits and nothing else.
 """
@@ -21,15 +23,18 @@ import threading
 
 from clawbot_tools.runtime.config import ExecSettings
 from clawbot_tools.runtime.context import Job
-from clawbot_tools.runtime.sandbox import Choice, Launch, Limits, SandboxPolicy, choose, unconfined
+from clawbot_tools.runtime.sandbox import Choice, Launch, Limits, SandboxPolicy, choose
+from clawbot_tools.runtime.sandbox.off import OffMechanism
 
 SHELL = "/bin/sh"
 
 
 class Sandboxing:
-    def __init__(self, settings: ExecSettings, home: str | None) -> None:
+    def __init__(self, settings: ExecSettings, home: str | None, state_dir: str | None) -> None:
         self.settings = settings
         self.home = home
+        # hidden even where an allowed tree contains them (bwrap masks them, Landlock refuses)
+        self.protected = tuple(p for p in (state_dir, home) if p and os.path.isdir(p))
         self._choice: Choice | None = None
         self._lock = threading.Lock()
         self._temp: dict[str, str] = {}
@@ -44,7 +49,8 @@ class Sandboxing:
 
     @property
     def limits(self) -> Limits:
-        return Limits(memory_mb=self.settings.memory_limit_mb, processes=self.settings.process_limit)
+        settings = self.settings
+        return Limits(memory_mb=settings.memory_limit_mb, processes=settings.process_limit, file_size_mb=settings.file_size_limit_mb)
 
     def problem(self) -> str | None:
         """Why exec must refuse: the sandbox the user named explicitly cannot be used here."""
@@ -72,7 +78,7 @@ class Sandboxing:
 
     def prepare(self, job: Job) -> Launch:
         """``job`` as the registry starts it; raises ``SandboxError`` when the sandbox cannot be built."""
-        mechanism = self.choice().mechanism if job.sandboxed else unconfined()
+        mechanism = self.choice().mechanism if job.sandboxed else OffMechanism()
         policy = SandboxPolicy(
             workspace=job.workspace,
             temp_dir=self._temp_dir(job.session_key),
@@ -80,10 +86,9 @@ class Sandboxing:
             read_write=self._expanded(self.settings.sandbox_write),
             network=job.network,
             limits=self.limits,
+            protected=self.protected,
         )
-        env = dict(job.env)
-        env["TMPDIR"] = policy.temp_dir
-        return mechanism.prepare((SHELL, "-c", job.command), env=env, cwd=job.cwd, policy=policy)
+        return mechanism.prepare((SHELL, "-c", job.command), env=job.env, cwd=job.cwd, policy=policy)
 
     def _expanded(self, paths: list[str]) -> tuple[str, ...]:
         out = []

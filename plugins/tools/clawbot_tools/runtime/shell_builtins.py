@@ -74,8 +74,9 @@ def judge_builtin(argv: list[Word], state: dict, out: Collector) -> None:
     elif name in ("test", "["):
         if any(w.value in ("-v", "-R") for w in args):
             out.problem(f"{name} -v/-R looks a variable up by a name bash evaluates as arithmetic (which can run commands)")
-        if any(w.value in FILE_TESTS for w in args):
-            out.reveal(f"{name} looks files up by name")
+        for primary, operand in zip(args, args[1:], strict=False):
+            if primary.value in FILE_TESTS and not primary.quoted:
+                out.reveal(f"{name} {primary.value} looks {operand.value} up by name", operand.value)
     elif name in ("export", "readonly"):
         _export(name, args, out)
     elif name == "set":

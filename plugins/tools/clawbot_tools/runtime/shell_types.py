@@ -62,7 +62,8 @@ class Analysis:
     wrappers: tuple[Command, ...]  # programs looked through (sh -c, env, nice, xargs ...)
     assigned: tuple[str, ...]  # variable names set for commands (VAR=x cmd, env VAR=x, export VAR=)
     assignments: tuple[tuple[str, str | None], ...] = ()  # (name, value; None: not a fixed word)
-    reveals: tuple[str, ...] = ()  # what names files by itself (globs, test -e ...): asks without a sandbox
+    # what looks files up by name (globs, test -e NAME): (what, the name or None for a glob)
+    reveals: tuple[tuple[str, str | None], ...] = ()
 
 
 class Collector:
@@ -77,16 +78,16 @@ class Collector:
         self.assigned: list[str] = []
         self.assignments: list[tuple[str, str | None]] = []
         self.keywords: list[str] = []
-        self.reveals: list[str] = []
+        self.reveals: list[tuple[str, str | None]] = []
 
     def assign(self, word: Word, text: str | None = None) -> None:
         name, _, value = (word.value if text is None else text).partition("=")
         self.assigned.append(name)
         self.assignments.append((name, value if word.literal else None))
 
-    def reveal(self, text: str) -> None:
-        if text not in self.reveals:
-            self.reveals.append(text)
+    def reveal(self, text: str, name: str | None = None) -> None:
+        if (text, name) not in self.reveals:
+            self.reveals.append((text, name))
 
     def problem(self, text: str) -> None:
         if text not in self.problems:
