@@ -24,6 +24,11 @@ error nothing is written. A normal 10-hunk patch of a 20,000-line file is timed 
 Part 4, the ``exec`` gate (allowlist mode, default safe bins): how long deciding run / ask
 takes for everyday lines, and for adversarial ones near the 8,000-character cap (the
 review found a destructive-pattern regex that took a minute on 82 characters).
+
+Part 5, a whole ``exec`` call of ``true`` through the real tool (gate, sandbox set-up,
+spawn, wait, result), without a sandbox (``sandbox = "off"``: resource limits only) and in
+each sandbox usable here, the modes taking turns so machine load hits them alike. Median
+and p90, and the median cost the sandbox adds (target: at most 10 ms).
 """
 
 from __future__ import annotations
@@ -225,18 +230,69 @@ def exec_gate(runs: int) -> None:
             print(f"  {label:42s} {median * 1000:9.1f} us   {verdict.action}")
 
 
+def exec_true(runs: int) -> None:
+    from clawbot import ToolCall
+    from clawbot.types import PluginContext
+    from clawbot_tools.config import ToolsSettings
+    from clawbot_tools.runtime import tools
+    from clawbot_tools.runtime.config import ExecSettings
+    from clawbot_tools.runtime.sandbox.choose import probe
+
+    modes = ["off"] + [name for name in ("landlock", "bwrap") if probe(name)[0] is not None]
+    count = runs * 15
+    print(f"\nPart 5: exec of `true` through the tool, {count} calls per mode after 10 warm-up calls, modes taking turns")
+
+    async def measure() -> dict[str, list[float]]:
+        closers: list = []
+        with tempfile.TemporaryDirectory() as tmp:
+            ws = Path(tmp) / "ws"
+            ws.mkdir()
+            env = {"PATH": "/usr/bin:/bin", "HOME": str(Path(tmp) / "home"), "LANG": "C.UTF-8"}
+            handlers = {}
+            for mode in modes:
+                ctx = PluginContext(plugin_name="tools", config=None, state_dir=Path(tmp) / "state", env=env, on_close=closers.append)
+                found = {t.name: t for t in tools(ToolsSettings(exec=ExecSettings(security="full", sandbox=mode)), ctx)}
+                handlers[mode] = found["exec"].handler
+            samples: dict[str, list[float]] = {mode: [] for mode in modes}
+            for index in range(count + 10):
+                for mode in modes:
+                    call = ToolCall("c1", "exec", {"command": "true"}, "main", "agent:main:bench", ws)
+                    started = time.perf_counter()
+                    result = await handlers[mode](call)
+                    elapsed = (time.perf_counter() - started) * 1000
+                    assert result.details.get("status") == "exited", result
+                    if index >= 10:
+                        samples[mode].append(elapsed)
+            for close in closers:
+                await close()
+        return samples
+
+    samples = asyncio.run(measure())
+    base = statistics.median(samples["off"])
+    for mode, values in samples.items():
+        values.sort()
+        median = statistics.median(values)
+        added = "" if mode == "off" else f"   +{median - base:.2f} ms over no sandbox"
+        print(f"  {'sandbox = ' + repr(mode):24s} median {median:6.2f} ms   p90 {values[int(len(values) * 0.9)]:6.2f} ms{added}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=3000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--dispatch-only", action="store_true")
+    parser.add_argument("--exec-only", action="store_true", help="only part 5 (exec of true with and without the sandbox)")
     args = parser.parse_args()
     print(f"clawbot tools bench, {time.strftime('%Y-%m-%d')}, Python {sys.version.split()[0]}")
+    if args.exec_only:
+        exec_true(args.runs)
+        return
     asyncio.run(dispatch(args.calls))
     if not args.dispatch_only:
         grep_comparison(args.runs)
         patch_adversarial(args.runs)
         exec_gate(args.runs)
+        exec_true(args.runs)
 
 
 if __name__ == "__main__":

@@ -80,10 +80,10 @@ async def test_output_and_exit_code(full: Harness) -> None:
     assert text_of(ok).startswith("(no output)") and "[exit code 0;" in text_of(ok)
 
 
-async def test_allowlisted_pipelines_run_without_approval(ws: Path, tmp_path: Path, env: dict[str, str]) -> None:
+async def test_allowlisted_pipelines_run_without_approval(ws: Path, tmp_path: Path, env: dict[str, str], make_harness) -> None:
     (ws / "a.txt").write_text("x\n")
     (ws / "b.txt").write_text("y\n")
-    harness = Harness(ws, tmp_path / "state", env)  # default: allowlist mode, safe bins only
+    harness = make_harness(ws, tmp_path / "state", env)  # default: allowlist mode, safe bins only
     result = await harness.exec("ls | wc -l && echo done > sub/out.txt")
     assert not result.is_error and text_of(result).startswith("3\n"), text_of(result)
     assert (ws / "sub" / "out.txt").read_text() == "done\n"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from clawbot.types import HealthCheck
 
 from clawbot_tools.runtime.config import ExecSettings
@@ -15,6 +17,19 @@ ENABLE = (
 
 
 def sandbox_checks(settings: ExecSettings) -> list[HealthCheck]:
+    return _mechanism_checks(settings) + _root_check()
+
+
+def _root_check() -> list[HealthCheck]:
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return []
+    return [HealthCheck(
+        "warn", "sandbox", "clawbot runs as root: the kernel does not apply the process limit to root, so only the "
+        "timeout stops a command that forks without end", "run clawbot as an ordinary user",
+    )]
+
+
+def _mechanism_checks(settings: ExecSettings) -> list[HealthCheck]:
     choice = choose(settings.sandbox)
     mechanism = choice.mechanism
     if settings.sandbox == "off":
