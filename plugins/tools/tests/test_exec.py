@@ -230,3 +230,16 @@ async def test_a_kernel_with_the_plugin_offers_exec_and_kills_processes_on_close
     await eventually(lambda: running_with(marker) != [])
     await kernel.aclose()
     await eventually(lambda: running_with(marker) == [])
+
+
+@pytest.mark.parametrize("mode", MECHANISMS)
+async def test_a_command_that_eats_memory_without_end_is_stopped_by_its_limit(mode: str, ws: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    """`tail /dev/zero` keeps the whole endless "line" in memory; it used to grow until the machine swapped."""
+    harness = in_mode(mode, ws, tmp_path, env)
+    try:
+        result = await harness.exec("tail /dev/zero", timeout=60)
+        text = text_of(result)
+        assert result.details["status"] == "exited" and result.details["exit_code"] != 0, text
+        assert "memory exhausted" in text and result.details["duration_s"] < 30, text
+    finally:
+        await harness.close()
