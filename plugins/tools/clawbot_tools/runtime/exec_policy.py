@@ -183,7 +183,7 @@ def names_outside(text: str) -> bool:
     looking it up tells whether it exists."""
     if text.startswith("~") or ".." in text.split("/"):
         return True
-    return text.startswith("/") and not any(text == tree or text.startswith(tree + "/") for tree in READABLE_TREES)
+    return text.startswith("/") and not any(inside(tree, os.path.normpath(text)) for tree in READABLE_TREES)
 
 
 def always_ok(program: Program) -> bool:
