@@ -64,6 +64,12 @@ class Vocabulary:
     words: tuple[str, ...]  # arguments
     body_lines: tuple[str, ...]  # here-document lines
     hidden: tuple[str, ...] = ()  # programs behind quotes, wrappers, substitutions ..., drawn now and then
+    separators: tuple[str, ...] = tuple(SEPARATORS)
+    redirect_ops: tuple[str, ...] = tuple(REDIRECT_OPS)
+    assignments: tuple[str, ...] = tuple(ASSIGNMENTS)
+    fds: tuple[str, ...] = tuple(FDS)
+    compound_one_in: int = 10  # how rarely a command is put in a compound command ({ }, if, for ...)
+    exotic: int = 8  # percent of word pieces that are $ forms, $'...' or $"..." (the lexer gives up on all of them)
 
 
 class _Line:
@@ -89,18 +95,18 @@ class _Line:
                 pieces.append(self.pick(self.vocabulary.words))
             elif kind < 75:
                 pieces.append(self.pick(QUOTES).format(self.pick([*self.vocabulary.words, *ODD[:8]])))
-            elif kind < 92:
+            elif kind < 100 - self.vocabulary.exotic:
                 pieces.append(self.pick(ODD))
-            elif kind < 96:
+            elif kind < 100 - self.vocabulary.exotic // 2:
                 pieces.append(self.pick(DOLLARS))
-            elif kind < 98:
+            elif kind < 100 - self.vocabulary.exotic // 4:
                 pieces.append("$'" + self.pick(ESCAPES) + self.pick(self.vocabulary.words) + "'")
             else:
                 pieces.append('$"' + self.pick(self.vocabulary.words) + '"')
         return "".join(pieces)
 
     def redirection(self) -> str:
-        fd = self.pick(FDS)
+        fd = self.pick(self.vocabulary.fds)
         if self.chance(6):
             delimiter = self.pick(DELIMITERS)
             bare = delimiter.replace("'", "").replace('"', "").replace("\\", "").split(" ")[0]
@@ -108,7 +114,7 @@ class _Line:
             end = self.pick([bare, bare, bare, "\t" + bare, bare + " ", "x", bare + "\\"])
             self.heredocs.append("\n".join([*body, end]) + "\n")
             return f"{fd}<<{self.pick(['', '-'])}{self.pick(GAPS)}{delimiter}"
-        op = self.pick(REDIRECT_OPS)
+        op = self.pick(self.vocabulary.redirect_ops)
         if op.endswith("-") and self.chance(2):
             return fd + op  # >&- alone
         target = self.pick(TARGETS) if self.chance(2) else self.word()
@@ -118,7 +124,7 @@ class _Line:
         """Assignments, a program (maybe behind a wrapper), words and redirections in any order."""
         parts: list[str] = []
         if self.chance(6):
-            parts.append(self.pick(ASSIGNMENTS))
+            parts.append(self.pick(self.vocabulary.assignments))
         hidden = self.vocabulary.hidden and self.chance(5)
         program = self.pick(self.vocabulary.hidden if hidden else self.vocabulary.programs)
         wrap = self.rng.randrange(12)
@@ -136,13 +142,13 @@ class _Line:
         out: list[str] = []
         for index in range(self.pick([1, 1, 2, 2, 3, 4])):
             if index:
-                separator = self.pick(SEPARATORS)
+                separator = self.pick(self.vocabulary.separators)
                 if "\n" in separator and self.heredocs:
                     separator = separator.rstrip("\n") + "\n" + "".join(self.heredocs)
                     self.heredocs.clear()
                 out.append(separator)
             command = self.simple_command()
-            if self.chance(10):
+            if self.chance(self.vocabulary.compound_one_in):
                 form = self.pick(KEYWORD_FORMS)
                 command = form % (command, *(self.simple_command() for _ in range(form.count("%s") - 1)))
             out.append(command)
@@ -176,6 +182,13 @@ CANARY = Vocabulary(
         "PATH=sub:$PATH canary", "alias ls=canary; ls", "hash -p ./canary ls; ls", "export PATH=.; canary",
         "cd sub; cd ..; ./canary", "cd ~; ../ws/canary", "ls >&-canary", "sort 2>&-x --co=canary -S1k big.txt",
     ),
+    # mostly what the gate lets run, so that a canary hidden in it is put to the test
+    separators=(";", "; ", " ; ", " && ", "&&", " || ", " | ", "|", " & ", "\n", ";\n", " &&\n", "|\n", "|&"),
+    redirect_ops=("<", ">", ">", ">>", ">|", "<>", "<&", ">&", ">&", ">&-", "<&-", "&>"),
+    assignments=("COLUMNS=80", "LC_ALL=C", "NO_COLOR=1", "A=1", "LANG=~", "TERM=x:~"),
+    fds=("", "", "", "", "", "", "", "", "0", "1", "2", "2", "9", "12", "٢"),
+    compound_one_in=25,
+    exotic=3,
 )
 
 

@@ -14,14 +14,18 @@ wrong: ``${x-{}`` ends at the first ``}``), process substitution (``<(...)``), p
 unquoted here-document, and unclosed quotes. A word is also flagged when its value is not
 fixed: ``expands`` (a simple ``$NAME`` / ``${NAME}`` / ``$1`` / ``$?`` / ``$'...'``),
 ``glob`` (an unquoted ``*``, ``?`` or ``[``) and ``brace`` (an unquoted ``{a,b}`` or
-``{1..3}``, which bash turns into several words).
+``{1..3}``, which bash turns into several words). A word that looks like an assignment with
+a ``~`` after its ``=`` or a ``:`` (``x=~/a``) ``expands`` too: bash puts the home directory
+in, even in arguments.
 
 Redirections are read as bash reads them, and wherever sh (dash) reads one differently the
 line has a problem: a descriptor number of more than one digit (``12>x``: sh passes ``12``
 to the command), anything but a single digit or ``-`` after ``<&``/``>&`` (bash writes
 ``>&FILE`` to a file, sh refuses the line), and text stuck to a closing ``-`` (bash reads
 ``2>&-x`` as ``2>&-`` and a word ``x``, so ``sort 2>&---co=sh`` runs ``sort --co=sh``).
-Here-document bodies are handled in :mod:`.shell_heredocs`, ``$`` forms in :mod:`.shell_dollar`.
+bash-only operators (``<<<``, ``|&``) are problems too: sh refuses the line.
+
+Here-document bodies are read in :mod:`.shell_heredocs`, ``$`` forms in :mod:`.shell_dollar`.
 """
 
 from __future__ import annotations
@@ -291,7 +295,7 @@ def _descriptor_target_problem(op: Op, target: Word) -> str | None:
     sh takes one digit and refuses anything else (a word with a ``$`` form it reads when
     the command runs).
     """
-    if target.raw in DIGITS and len(target.raw) == 1:
+    if len(target.raw) == 1 and target.raw in DIGITS:
         return None
     return (f"the redirection {op.text}{short(target.raw)}: only a single digit or - after {op.text[-2:]} is read "
             "alike by sh and bash (bash takes a file name or any number there)")
