@@ -63,7 +63,7 @@ class Vocabulary:
     programs: tuple[str, ...]
     words: tuple[str, ...]  # arguments
     body_lines: tuple[str, ...]  # here-document lines
-    hidden: tuple[str, ...] = ()  # programs behind quotes, wrappers, substitutions ..., drawn now and then
+    hidden: tuple[str, ...] = ()  # programs behind quotes, wrappers, substitutions ...: one command of most lines
     separators: tuple[str, ...] = tuple(SEPARATORS)
     redirect_ops: tuple[str, ...] = tuple(REDIRECT_OPS)
     assignments: tuple[str, ...] = tuple(ASSIGNMENTS)
@@ -120,14 +120,13 @@ class _Line:
         target = self.pick(TARGETS) if self.chance(2) else self.word()
         return f"{fd}{op}{self.pick(GAPS)}{target}"
 
-    def simple_command(self) -> str:
+    def simple_command(self, hidden: bool = False) -> str:
         """Assignments, a program (maybe behind a wrapper), words and redirections in any order."""
         parts: list[str] = []
         if self.chance(6):
             parts.append(self.pick(self.vocabulary.assignments))
-        hidden = self.vocabulary.hidden and self.chance(5)
         program = self.pick(self.vocabulary.hidden if hidden else self.vocabulary.programs)
-        wrap = self.rng.randrange(12)
+        wrap = self.rng.randrange(4 if hidden else 12)
         if wrap == 0:
             program = f"{self.pick(WRAPPERS)} {program}"
         elif wrap == 1:
@@ -140,14 +139,16 @@ class _Line:
     def line(self) -> str:
         """One to four commands joined by control operators, maybe in compound commands."""
         out: list[str] = []
-        for index in range(self.pick([1, 1, 2, 2, 3, 4])):
+        count = self.pick([1, 1, 2, 2, 3, 4])
+        hidden = self.rng.randrange(count) if self.vocabulary.hidden and not self.chance(4) else -1
+        for index in range(count):
             if index:
                 separator = self.pick(self.vocabulary.separators)
                 if "\n" in separator and self.heredocs:
                     separator = separator.rstrip("\n") + "\n" + "".join(self.heredocs)
                     self.heredocs.clear()
                 out.append(separator)
-            command = self.simple_command()
+            command = self.simple_command(hidden=index == hidden)
             if self.chance(self.vocabulary.compound_one_in):
                 form = self.pick(KEYWORD_FORMS)
                 command = form % (command, *(self.simple_command() for _ in range(form.count("%s") - 1)))

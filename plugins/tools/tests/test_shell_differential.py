@@ -27,8 +27,8 @@ from clawbot_tools.runtime.exec_policy import PolicyInput
 from .shell_differential import SHELLS, World, gate_bypass, lexer_mismatch
 from .shell_lines import CANARY, HARMLESS, Vocabulary, generate, shrink
 
-LEXER_EXAMPLES = int(os.environ.get("CLAWBOT_FUZZ_EXAMPLES", "2500"))
-GATE_EXAMPLES = int(os.environ.get("CLAWBOT_FUZZ_EXAMPLES", "2000"))
+LEXER_EXAMPLES = int(os.environ.get("CLAWBOT_FUZZ_EXAMPLES", "3000"))
+GATE_EXAMPLES = int(os.environ.get("CLAWBOT_FUZZ_EXAMPLES", "4000"))
 _SEED = os.environ.get("CLAWBOT_FUZZ_SEED", "")
 SEED = random.randrange(2**32) if _SEED == "random" else int(_SEED or "20250601")
 MAX_REPORTED = 5  # distinct failures shrunk and shown per run
