@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from clawbot.safetext import defuse, fence, fold, visible
 
 LABEL = "[System event from clawbot, not written by the user]"
