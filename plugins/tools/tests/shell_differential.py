@@ -64,7 +64,7 @@ class Run:
 class Segment:
     """A simple command as the lexer sees it."""
 
-    program: Word | None
+    program: Word
     args: tuple[Word, ...]
     understood: bool  # every argument is a fixed word the shell passes as it stands
 
@@ -105,12 +105,14 @@ class World:
         os.close(write_end)
         err_path = self.root / "stderr"
         try:
-            with open(err_path, "wb") as err:
-                process = subprocess.Popen(
-                    [SHELLS[shell], "-c", line], cwd=self.ws, env=self.env, stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL, stderr=err, pass_fds=(holder,), start_new_session=True,
-                )
-            os.close(holder)
+            try:
+                with open(err_path, "wb") as err:
+                    process = subprocess.Popen(
+                        [SHELLS[shell], "-c", line], cwd=self.ws, env=self.env, stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL, stderr=err, pass_fds=(holder,), start_new_session=True,
+                    )
+            finally:
+                os.close(holder)  # from now on only what the line started holds it
             timed_out = not _until_closed(read_end, time.monotonic() + RUN_TIMEOUT_S)
             if timed_out:
                 _kill(process.pid)
