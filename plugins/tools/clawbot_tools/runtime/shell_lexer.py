@@ -14,7 +14,18 @@ wrong: ``${x-{}`` ends at the first ``}``), process substitution (``<(...)``), p
 unquoted here-document, and unclosed quotes. A word is also flagged when its value is not
 fixed: ``expands`` (a simple ``$NAME`` / ``${NAME}`` / ``$1`` / ``$?`` / ``$'...'``),
 ``glob`` (an unquoted ``*``, ``?`` or ``[``) and ``brace`` (an unquoted ``{a,b}`` or
-``{1..3}``, which bash turns into several words).
+``{1..3}``, which bash turns into several words). A word that looks like an assignment with
+a ``~`` after its ``=`` or a ``:`` (``x=~/a``) ``expands`` too: bash puts the home directory
+in, even in arguments.
+
+Redirections are read as bash reads them, and wherever sh (dash) reads one differently the
+line has a problem: a descriptor number of more than one digit (``12>x``: sh passes ``12``
+to the command), anything but a single digit or ``-`` after ``<&``/``>&`` (bash writes
+``>&FILE`` to a file, sh refuses the line), and text stuck to a closing ``-`` (bash reads
+``2>&-x`` as ``2>&-`` and a word ``x``, so ``sort 2>&---co=sh`` runs ``sort --co=sh``).
+bash-only operators (``<<<``, ``|&``) are problems too: sh refuses the line.
+
+Here-document bodies are read in :mod:`.shell_heredocs`, ``$`` forms in :mod:`.shell_dollar`.
 """
 
 from __future__ import annotations
@@ -23,19 +34,21 @@ import re
 
 import attrs
 
+from clawbot_tools.runtime.shell_dollar import dollar, short
+from clawbot_tools.runtime.shell_heredocs import skip_bodies
+
 CONTROL_OPS = ("||", "&&", "|&", ";;", ";&", "|", ";", "&", "\n", "(", ")")
 REDIRECT_OPS = ("<<<", "&>>", "<<-", "<<", ">>", "<&", ">&", "<>", ">|", "&>", "<", ">")
-NAME_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
-NAME_CHARS = NAME_START + "0123456789"
-SPECIAL_PARAMS = "@*#?$!-0123456789"
 GLOB_CHARS = "*?["
 CONTINUATION_JOINS = "$|&;<>("  # a \<newline> after these may join an operator or a $-form
 QUOTED_MARK = "\x00"  # stands for a quoted character in Word.mask
 DIGITS = "0123456789"  # ASCII: str.isdigit accepts "²"
-WORD_END = " \t\n;|&<>"  # a $ before these (or at the end) is a plain "$" in every shell
 BAD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+ASSIGNMENT_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")  # unquoted: see _assignment_tilde
 NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
-SIMPLE_BRACED = re.compile(r"\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])\}")
+BASH_ONLY_OPS = {"<<<": "a here-string", "|&": "a pipe of stdout and stderr"}
+DUPLICATING_OPS = ("<&", ">&")  # their target is a descriptor number, or "-" (close)
+STUCK = re.compile(r"[^ \t\n;|&<>()]*")  # what sticks to a word: all up to a blank or an operator
 
 
 @attrs.frozen
@@ -50,6 +63,7 @@ class Word:
     tilde: bool = False  # starts with an unquoted ~
     brace: bool = False  # holds an unquoted {a,b} / {1..3}: bash may make several words of it
     placeholder: bool = False  # filled in later by a wrapper (find -exec's {}): unknown here
+    start: int = attrs.field(default=-1, eq=False)  # where ``raw`` begins in the lexed text (-1: not lexed)
 
     @property
     def literal(self) -> bool:
@@ -94,9 +108,23 @@ class _Builder:
     def word(self, source: str, end: int) -> Word:
         mask = "".join(self.mask)
         return Word(
-            "".join(self.value), source[self.raw_start:end], self.expands, self.glob or _globs(mask), self.quoted,
-            self.tilde, brace=_brace_expands(mask),
+            "".join(self.value), source[self.raw_start:end], self.expands or _assignment_tilde(mask),
+            self.glob or _globs(mask), self.quoted,
+            self.tilde, brace=_brace_expands(mask), start=self.raw_start,
         )
+
+
+def _assignment_tilde(mask: str) -> bool:
+    """Whether bash expands a ``~`` in the word as in an assignment: ``x=~/a``, ``x=a:~``.
+
+    bash does so for every word that looks like an assignment, arguments too (``ls x=~``
+    lists ``x=/home/me``); sh only for real assignments. Either way the value is not the text.
+    """
+    match = ASSIGNMENT_LIKE.match(mask)
+    if match is None:
+        return False
+    value = mask[match.end():]
+    return value.startswith("~") or ":~" in value
 
 
 def _globs(mask: str) -> bool:
@@ -137,7 +165,12 @@ def lex(source: str) -> Lexed:
     def flush(end: int) -> None:
         nonlocal word
         if word.started:
-            tokens.append(word.word(source, end))
+            made = word.word(source, end)
+            if tokens and _duplicates(tokens[-1]):
+                problem = _descriptor_target_problem(tokens[-1], made)
+                if problem:
+                    note(problem)
+            tokens.append(made)
         word = _Builder()
 
     def note(problem: str) -> None:
@@ -154,7 +187,7 @@ def lex(source: str) -> Lexed:
                     note("a line continuation inside an operator or after $ (the shell joins what the lexer splits)")
                 i += 2  # line continuation
                 continue
-            word.add(source[i + 1:i + 2], quoted=True)
+            word.add(source[i + 1:i + 2] or "\\", quoted=True)  # a \ that ends the line stands for itself
             i += 2
         elif c == "'":
             end = source.find("'", i + 1)
@@ -173,7 +206,7 @@ def lex(source: str) -> Lexed:
             word.add("`", quoted=True)
             i += 1
         elif c == "$":
-            i = _dollar(source, i, word, note, quoted=False)
+            i = dollar(source, i, word, note, quoted=False)
         elif c in " \t":
             flush(i)
             i += 1
@@ -183,8 +216,18 @@ def lex(source: str) -> Lexed:
         elif c in "|&;\n<>()":
             if c in "<>" and word.started and not word.quoted and NAMED_FD.fullmatch("".join(word.value)):
                 note("a {NAME}> redirection (bash puts a file descriptor number in NAME)")
-            if c in "<>" and word.started and not word.quoted and _all_digits("".join(word.value)):
-                prefix, word = "".join(word.value), _Builder()  # an fd number: 2>file
+            digits = "".join(word.value) if c in "<>" and word.started and not word.quoted else ""
+            if _all_digits(digits) and tokens and _duplicates(tokens[-1]):
+                # bash: 2>&1>x is 2>&1 then >x; sh reads a redirection where the descriptor should be
+                note(f"a descriptor number directly before a redirection ({tokens[-1].text}{digits}{c}): "
+                     "bash and sh read it differently")
+                prefix = ""
+                flush(i)
+            elif _all_digits(digits):
+                if len(digits) > 1:
+                    note(f"the descriptor number {digits} before a redirection: sh takes a single digit "
+                         f"(it passes {digits} to the command as a word), bash takes any number")
+                prefix, word = digits, _Builder()  # an fd number: 2>file
             else:
                 prefix = ""
                 flush(i)
@@ -193,6 +236,8 @@ def lex(source: str) -> Lexed:
                 heredocs.append(len(tokens))
             if op in (";;", ";&"):
                 note("a case statement")
+            if op in BASH_ONLY_OPS:
+                note(f"{op} ({BASH_ONLY_OPS[op]}) is bash syntax: sh refuses the line")
             if op in ("&>", "&>>"):
                 note(f"{op} redirects in bash but means '&' then '{op[1:]}' in sh (which then runs the words after it)")
             if op in ("<", ">") and source.startswith("(", i + 1):
@@ -201,8 +246,10 @@ def lex(source: str) -> Lexed:
                 note("a subshell, (( )) or function definition (parentheses)")  # "<(" was reported with its "<"
             tokens.append(Op(prefix + op, redirect=op in REDIRECT_OPS))
             i += len(op)
+            if op in DUPLICATING_OPS:
+                i = _closing_dash(source, i, tokens, note)
             if op == "\n" and heredocs:
-                i = _heredoc_bodies(source, i, [tokens[k:k + 2] for k in heredocs], note)
+                i = skip_bodies(source, i, [_heredoc(tokens, k) for k in heredocs], note)
                 heredocs.clear()
         else:
             word.add(c, quoted=False)
@@ -215,61 +262,50 @@ def _all_digits(text: str) -> bool:
     return bool(text) and all(ch in DIGITS for ch in text)
 
 
-def _heredoc_bodies(source: str, i: int, pending: list[list[Token]], note) -> int:
-    """Skip the here-document bodies that start at ``i``; returns the index after them.
+def _duplicates(token: Token) -> bool:
+    """Whether ``token`` is ``<&`` or ``>&`` (with or without a descriptor number before it)."""
+    return isinstance(token, Op) and token.text.endswith(DUPLICATING_OPS)
 
-    A body is data for the command's stdin, not commands; with an unquoted delimiter the
-    shell still expands ``$`` forms and backticks in it. Plain ``$NAME`` / ``${NAME}`` only
-    insert a value; anything else (``$(...)``, backticks, ``$((...))``, ``$[...]``,
-    ``${x[...]}``, ``${x:-...}``) may run code, which the analysis cannot see.
+
+def _closing_dash(source: str, i: int, tokens: list[Token], note) -> int:
+    """After ``<&``/``>&``: a ``-`` is a word of its own; returns the index after it.
+
+    bash reads a ``-`` there (blanks between allowed) as a token by itself, whatever
+    follows: ``2>&-x`` closes stderr and passes ``x`` to the command, so ``sort 2>&---co=sh``
+    is ``sort --co=sh``. sh reads ``-x`` as the target and refuses the line. Lexed the way
+    bash reads it, and a problem when something sticks to the ``-``.
     """
-    for pair in pending:
-        op, delimiter = pair[0], pair[1] if len(pair) > 1 else None
-        if not isinstance(delimiter, Word) or not delimiter.literal:
-            note("a here-document whose delimiter is not a fixed word")
-            return len(source)
-        strip_tabs = isinstance(op, Op) and op.text.endswith("<<-")
-        body_start = i
-        while i < len(source):
-            end = source.find("\n", i)
-            line = source[i:] if end < 0 else source[i:end]
-            i = len(source) if end < 0 else end + 1
-            if (line.lstrip("\t") if strip_tabs else line) == delimiter.value:
-                break
-        if not delimiter.quoted:
-            body = source[body_start:i]
-            if "\\\n" in body:  # bash joins such lines before it looks for the delimiter
-                note("a line continuation in a here-document (bash may end it elsewhere)")
-            problem = _body_problem(body)
-            if problem:
-                note(f"{problem} in a here-document")
-    return i
+    j, n = i, len(source)
+    while j < n and (source[j] in " \t" or source.startswith("\\\n", j)):
+        j += 1 if source[j] in " \t" else 2
+    if not source.startswith("-", j):
+        return i
+    stuck = STUCK.match(source, j + 1).group()
+    if stuck:
+        note(f"{short('-' + stuck)!r} after {tokens[-1].text}: bash closes the descriptor and passes "
+             f"what follows the - to the command as a word, sh refuses the line")
+    tokens.append(Word("-", "-", start=j))
+    return j + 1
 
 
-def _body_problem(body: str) -> str | None:
-    """What in an unquoted here-document body the shell would evaluate beyond plain ``$NAME``."""
-    i, n = 0, len(body)
-    while i < n:
-        c = body[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "`":
-            return "command substitution"
-        if c == "$":
-            nxt = body[i + 1:i + 2]
-            if nxt == "(":
-                return "command substitution" if body[i + 2:i + 3] != "(" else "arithmetic expansion"
-            if nxt == "[":
-                return "arithmetic expansion"
-            if nxt == "{":
-                match = SIMPLE_BRACED.match(body, i)
-                if match is None:
-                    return "a ${...} expansion with operators"
-                i = match.end()
-                continue
-        i += 1
-    return None
+def _descriptor_target_problem(op: Op, target: Word) -> str | None:
+    """What is wrong with the target of ``<&``/``>&``: only a single unquoted digit (or ``-``) is read alike.
+
+    bash takes any number, and for ``>&WORD`` writes stdout and stderr to the file WORD;
+    sh takes one digit and refuses anything else (a word with a ``$`` form it reads when
+    the command runs).
+    """
+    if len(target.raw) == 1 and target.raw in DIGITS:
+        return None
+    return (f"the redirection {op.text}{short(target.raw)}: only a single digit or - after {op.text[-2:]} is read "
+            "alike by sh and bash (bash takes a file name or any number there)")
+
+
+def _heredoc(tokens: list[Token], index: int) -> tuple[bool, Word | None]:
+    """(strip leading tabs, the delimiter) of the here-document operator at ``tokens[index]``."""
+    op = tokens[index]
+    delimiter = tokens[index + 1] if index + 1 < len(tokens) else None
+    return op.text.endswith("<<-"), delimiter if isinstance(delimiter, Word) else None
 
 
 def _double_quoted(source: str, i: int, word: _Builder, note) -> int:
@@ -290,105 +326,9 @@ def _double_quoted(source: str, i: int, word: _Builder, note) -> int:
             word.expands = True
             i += 1
         elif c == "$":
-            i = _dollar(source, i, word, note, quoted=True)
+            i = dollar(source, i, word, note, quoted=True)
         else:
             word.add(c, quoted=True)
             i += 1
     note('an unclosed " quote')
     return n
-
-
-def _dollar(source: str, i: int, word: _Builder, note, *, quoted: bool) -> int:
-    """Consume a ``$`` form starting at ``i``; returns the index after it."""
-    n = len(source)
-    nxt = source[i + 1:i + 2]
-    if nxt == "(":
-        if source.startswith("((", i + 1):
-            note("arithmetic expansion $((...))")
-        else:
-            note("command substitution $(...)")
-        word.expands = True
-        word.add("$(", quoted=True)
-        return i + 2
-    if nxt == "[":
-        note("arithmetic expansion $[...]")
-        word.expands = True
-        word.add("$[", quoted=True)
-        return i + 2
-    if nxt == "{":
-        word.expands = True
-        match = SIMPLE_BRACED.match(source, i)
-        if match is not None:
-            word.add(match.group(), quoted=True)
-            return match.end()
-        end = _braced_end(source, i + 2)
-        text = source[i:end]
-        note(f"a ${{...}} expansion other than a plain ${{NAME}} ({_short(text)})")
-        word.add(text, quoted=True)
-        return end
-    if nxt and (nxt in NAME_START or nxt in SPECIAL_PARAMS):
-        j = i + 2
-        if nxt in NAME_START:
-            while j < n and source[j] in NAME_CHARS:
-                j += 1
-        word.expands = True
-        word.add(source[i:j], quoted=True)
-        return j
-    if nxt == "'" and not quoted:
-        # $'...': ANSI-C quoting in bash (\' does not end it), "$" then '...' in sh: they
-        # disagree on where it ends, so what follows cannot be trusted
-        note("ANSI-C quoting $'...' (bash and sh disagree on where it ends)")
-        word.expands = True
-        j = i + 2
-        while j < n and source[j] != "'":
-            j += 2 if source[j] == "\\" else 1
-        end = min(n, j + 1)
-        word.add(source[i:end], quoted=True)
-        return end
-    if not (nxt == "" or nxt in WORD_END or (quoted and nxt in "\"'")):
-        # $"..." is a translated string in bash (looked up in a message catalogue); $%, $/ ...
-        # are plain text, but nothing here depends on telling them apart
-        note(f"a $ followed by {nxt!r} (bash reads $\"...\" as a translated string; only $NAME, ${{NAME}} and $? ... are analysed)")
-        word.expands = True
-    word.add("$", quoted=quoted)
-    return i + 1
-
-
-def _braced_end(source: str, i: int) -> int:
-    """Where a ``${`` whose contents start at ``i`` ends, as ``sh``/``bash`` see it.
-
-    A plain ``{`` does not nest (``${x-{}`` ends at the first ``}``); ``${`` and ``$(``
-    inside do, and quotes hide what they enclose. This only decides where lexing goes on:
-    such an expansion is already a problem, so a wrong guess can only make the line ask.
-    """
-    n = len(source)
-    depth = 1
-    while i < n:
-        c = source[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "'":
-            end = source.find("'", i + 1)
-            i = n if end < 0 else end + 1
-            continue
-        if c == '"':
-            end = i + 1
-            while end < n and source[end] != '"':
-                end += 2 if source[end] == "\\" else 1
-            i = end + 1
-            continue
-        if c == "$" and source.startswith("{", i + 1):
-            depth += 1
-            i += 2
-            continue
-        if c == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return n
-
-
-def _short(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
