@@ -178,7 +178,7 @@ def _simple(words: list[Word], state: dict, home: str | None, out: Collector, *,
         if printer and index > start and not (word.brace and argv[0].value == "printf"):  # printf {-v,PATH}
             continue  # echo/printf arguments are only printed (printf's format is checked in judge_builtin)
         if word.expands:
-            out.problem(f"{word.raw!r} holds a $ expansion or substitution, whose value is not known here")
+            out.problem(f"{word.raw!r} holds an expansion ($, a substitution, or a ~ after =) whose value is not known here")
         elif word.brace:
             out.problem(f"{word.raw!r} may be a brace expansion (bash makes several words of it)")
     if argv:
