@@ -9,6 +9,8 @@ through the modes so machine load hits them alike:
   * ``plain``     no sandbox, no limits (what exec did before the sandbox)
   * ``off``       the "off" mechanism: resource limits only
   * ``landlock``  user + net namespaces, seccomp below ABI 9, the Landlock ruleset
+  * ``landlock-plain``  the same ruleset without namespaces (where they are disabled):
+                  capabilities dropped, a seccomp filter refusing network sockets
   * ``bwrap``     bubblewrap with every namespace and the default mounts
 
 Each figure includes ``prepare()`` (building the ruleset or the bwrap argv) and
@@ -26,7 +28,7 @@ import time
 from pathlib import Path
 
 from clawbot_tools.runtime.sandbox import SandboxPolicy
-from clawbot_tools.runtime.sandbox.choose import probe
+from clawbot_tools.runtime.sandbox.choose import candidates, probe
 from clawbot_tools.runtime.sandbox.off import OffMechanism
 
 ARGV = ["/bin/sh", "-c", "true"]
@@ -71,6 +73,11 @@ async def main(runs: int) -> None:
             skipped.append(f"{name}: {problem}")
         else:
             modes[name] = mechanism
+        if name == "landlock" and mechanism is not None:
+            found = candidates("landlock")
+            plain = [candidate for candidate in found if not candidate.namespaces] if isinstance(found, list) else []
+            if plain:
+                modes["landlock-plain"] = plain[0]
     with tempfile.TemporaryDirectory() as folder:
         ws, temp = Path(folder, "ws"), Path(folder, "tmp")
         ws.mkdir()
@@ -84,10 +91,10 @@ async def main(runs: int) -> None:
                     times[name].append(elapsed)
     plain = statistics.median(times["plain"])
     print(f"spawn of {' '.join(ARGV)!r} via asyncio, {runs} runs each (ms)")
-    print(f"{'mode':10} {'median':>8} {'p90':>8} {'added':>8}")
+    print(f"{'mode':15} {'median':>8} {'p90':>8} {'added':>8}")
     for name, values in times.items():
         median = statistics.median(values)
-        print(f"{name:10} {median:8.2f} {p90(values):8.2f} {median - plain:+8.2f}")
+        print(f"{name:15} {median:8.2f} {p90(values):8.2f} {median - plain:+8.2f}")
     for line in skipped:
         print(f"not measured: {line}")
 

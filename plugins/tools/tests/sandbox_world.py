@@ -20,19 +20,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from clawbot_tools.runtime.sandbox.choose import probe
 
 from .sandbox_payloads import Payload
+from .sandbox_variants import CONFINING, find
 
 HERE = Path(__file__).parent
 PYTHON = "/usr/bin/python3"
-MECHANISMS = ("bwrap", "landlock")
+MECHANISMS = CONFINING
 PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 
 
 def usable(name: str) -> None:
     """Skip (naming what is missing) when ``name`` cannot run on this machine."""
-    mechanism, problem = probe(name)
+    mechanism, problem = find(name)
     if mechanism is None:
         pytest.skip(f"the {name} sandbox is not usable here: {problem}")
 
@@ -238,12 +238,8 @@ class World:
 
 def mechanism(name: str):
     """The mechanism ``name`` ("off" included); skips when it is not usable here."""
-    if name == "off":
-        from clawbot_tools.runtime.sandbox.off import OffMechanism
-
-        return OffMechanism()
     usable(name)
-    return probe(name)[0]
+    return find(name)[0]
 
 
 def run_sandboxed(name: str, line: str, policy, *, env: dict[str, str] | None = None, cwd: str | None = None,

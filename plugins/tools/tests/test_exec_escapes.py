@@ -18,7 +18,7 @@ import pytest
 
 from .exec_support import Harness, text_of
 from .sandbox_payloads import PAYLOADS, Payload
-from .sandbox_world import MECHANISMS, PATH, Driver, Listeners, World, missing, usable
+from .sandbox_world import PATH, Driver, Listeners, World, missing, usable
 
 THROUGH_EXEC = tuple(p for p in PAYLOADS if "{parent_pid}" not in p.line and "$PPID" not in p.line)
 
@@ -68,7 +68,7 @@ def test_the_exec_table_is_big_enough() -> None:
     assert {p.shows for p in THROUGH_EXEC} >= {"canary", "write", "tcp", "udp", "unix"}
 
 
-@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("mechanism", ("bwrap", "landlock"))  # the settings a user can choose
 @pytest.mark.parametrize("payload", THROUGH_EXEC, ids=lambda p: p.id)
 async def test_in_full_mode_the_sandbox_alone_stops_every_payload(world: World, mechanism: str, payload: Payload) -> None:
     usable(mechanism)

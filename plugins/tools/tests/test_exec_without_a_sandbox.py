@@ -2,8 +2,9 @@
 a sandbox the user insisted on makes exec refuse; `clawbot doctor` tells which is which.
 
 "No sandbox here" is real, not pretended: the checks run inside bwrap, which lets nothing in
-it create user namespaces (as on hardened distributions), so neither bwrap nor Landlock's
-namespaces can start there.
+it create user namespaces (as on hardened distributions), under a seccomp filter that makes
+Landlock's system calls fail as on a kernel without it (``without_landlock.py``). Without
+user namespaces alone, Landlock still confines: that is checked here too, through exec.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from clawbot_tools.runtime.sandbox import SandboxPolicy
 from .sandbox_world import PATH, run_sandboxed, usable
 
 REPO = Path(__file__).resolve().parents[3]
+WITHOUT_LANDLOCK = Path(__file__).with_name("without_landlock.py")
 
 EXEC_SCRIPT = """
 import asyncio, json, tempfile
@@ -53,6 +55,10 @@ asyncio.run(main())
 """
 
 
+def inside_a_machine_without_any_sandbox(tmp_path: Path, line: str, env: dict[str, str] | None = None) -> str:
+    return inside_a_machine_without_user_namespaces(tmp_path, f"{sys.executable} {WITHOUT_LANDLOCK} {line}", env)
+
+
 def inside_a_machine_without_user_namespaces(tmp_path: Path, line: str, env: dict[str, str] | None = None) -> str:
     usable("bwrap")
     (tmp_path / "ws").mkdir()
@@ -64,7 +70,7 @@ def inside_a_machine_without_user_namespaces(tmp_path: Path, line: str, env: dic
 
 
 def test_without_any_sandbox_exec_says_so_once_and_asks_before_reading_files(tmp_path: Path) -> None:
-    output = inside_a_machine_without_user_namespaces(tmp_path, f"{sys.executable} -c '{EXEC_SCRIPT}'")
+    output = inside_a_machine_without_any_sandbox(tmp_path, f"{sys.executable} -c '{EXEC_SCRIPT}'")
     report = json.loads(output.splitlines()[-1])
     (first_status, first), (second_status, second), (third_status, third) = report["auto"]
     assert first_status == "exited" and first.startswith("Note: no OS sandbox is usable here (bwrap: "), first
@@ -86,10 +92,57 @@ def test_doctor_says_which_sandbox_commands_run_in(tmp_path: Path) -> None:
     assert "exec runs commands in the bwrap sandbox (tools)" in text, here.stdout
     assert "no network" in text
 
-    inside = inside_a_machine_without_user_namespaces(
+    inside = inside_a_machine_without_any_sandbox(
         tmp_path, f"{sys.executable} -m clawbot.cli.main doctor",
         env={"CLAWBOT_HOME": str(tmp_path / "ws" / "state"), "HOME": str(tmp_path / "ws"), "NO_COLOR": "1", "COLUMNS": "250"},
     )
     text = " ".join(inside.split())
     assert "no OS sandbox is usable" in text and "commands run unconfined" in text, inside
-    assert "unprivileged user namespaces" in text  # the fix
+    assert "unprivileged user namespaces" in text and "not enabled in this kernel" in text  # the fixes
+
+
+CONFINED_SCRIPT = """
+import asyncio, json, socket, tempfile
+from pathlib import Path
+from clawbot import ToolCall
+from clawbot.types import PluginContext
+from clawbot_tools.config import ToolsSettings
+from clawbot_tools.runtime import tools
+from clawbot_tools.runtime.config import ExecSettings
+
+async def main():
+    tmp = Path(tempfile.mkdtemp())
+    ws, home = tmp / "ws", tmp / "home"
+    ws.mkdir()
+    home.mkdir()
+    (home / "secret").write_text("canary")
+    listener = socket.create_server(("127.0.0.1", 0))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home)}
+    closers = []
+    ctx = PluginContext(plugin_name="tools", config=None, state_dir=tmp / "state", env=env, on_close=closers.append)
+    settings = ToolsSettings(exec=ExecSettings(security="full"))  # no analysis: only the sandbox stands in the way
+    exec_tool = {t.name: t for t in tools(settings, ctx)}["exec"]
+    port = listener.getsockname()[1]
+    line = f"echo ok; cat {home}/secret; python3 -c \\"import socket; socket.create_connection((\\x27127.0.0.1\\x27, {port}))\\""
+    result = await exec_tool.handler(ToolCall("c1", "exec", {"command": line}, "main", "agent:main:t", ws))
+    listener.setblocking(False)
+    try:
+        listener.accept()
+        reached = True
+    except BlockingIOError:
+        reached = False
+    for close in closers:
+        await close()
+    print(json.dumps({"status": result.details.get("status"), "text": "".join(b.text for b in result.content), "reached": reached}))
+
+asyncio.run(main())
+"""
+
+
+def test_without_user_namespaces_exec_still_runs_commands_under_landlock(tmp_path: Path) -> None:
+    output = inside_a_machine_without_user_namespaces(tmp_path, f"{sys.executable} -c '{CONFINED_SCRIPT}'")
+    report = json.loads(output.splitlines()[-1])
+    assert report["status"] == "exited", report
+    assert report["text"].startswith("ok\n") and "Note:" not in report["text"], report  # confined: nothing to warn about
+    assert "canary" not in report["text"] and "Permission denied" in report["text"], report
+    assert report["reached"] is False, report

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from clawbot_tools.runtime.sandbox import SandboxPolicy
 
+from .sandbox_variants import ALL, CONFINING
 from .sandbox_world import PATH, PYTHON, run_sandboxed
 
-ALL = ("off", "bwrap", "landlock")
 
 
 @pytest.fixture
@@ -111,7 +111,7 @@ def test_the_network_is_reachable_when_the_policy_allows_it(dirs, name: str) -> 
         server.accept()[0].close()
 
 
-@pytest.mark.parametrize("name", ("bwrap", "landlock"))
+@pytest.mark.parametrize("name", CONFINING)
 def test_names_outside_are_hidden_exactly_when_the_mechanism_says_so(dirs, name: str, tmp_path: Path) -> None:
     from .sandbox_world import mechanism
 

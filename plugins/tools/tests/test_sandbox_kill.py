@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from clawbot_tools.runtime.sandbox import SandboxPolicy
 
+from .sandbox_variants import ALL
 from .sandbox_world import PATH, PYTHON, mechanism
 
-ALL = ("off", "bwrap", "landlock")
 
 
 def _sleeper(marker: str) -> str:

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from clawbot_tools.runtime.sandbox import Limits, SandboxPolicy
 
+from .sandbox_variants import ALL
 from .sandbox_world import run_sandboxed
 
-ALL = ("off", "bwrap", "landlock")
 
 
 def policy_in(tmp_path: Path, **limits: object) -> SandboxPolicy:
@@ -64,7 +64,7 @@ for _ in range(60):
     started += 1
 print("started", started)
 '"""
-USERS = {"off": 4241, "bwrap": 4242, "landlock": 4243}  # one each: the limit counts the user's processes
+USERS = {"off": 4241, "bwrap": 4242, "landlock": 4243, "landlock-without-namespaces": 4244}  # one each: the limit counts the user's processes
 
 
 def _processes_of(uid: int) -> int:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from clawbot_tools.runtime.sandbox import SETTINGS, Limits, SandboxError, SandboxPolicy, choose
 
+from .sandbox_variants import CONFINING, WITHOUT_NAMESPACES
 from .sandbox_world import PATH, mechanism, run_sandboxed, usable
 
-CONFINING = ("bwrap", "landlock")
 REPO = Path(__file__).resolve().parents[3]
 
 
@@ -38,15 +38,14 @@ def test_off_confines_nothing_and_says_so() -> None:
 
 def test_auto_prefers_bwrap_then_landlock() -> None:
     choice = choose("auto")
-    usable_here = [name for name in CONFINING if choose(name).mechanism.name == name]
+    usable_here = [name for name in ("bwrap", "landlock") if choose(name).mechanism.name == name]
     assert choice.mechanism.name == (usable_here[0] if usable_here else "off")
     assert choice.wanted == "auto"
 
 
 @pytest.mark.parametrize("name", CONFINING)
 def test_each_mechanism_describes_its_guarantees_and_gaps(name: str) -> None:
-    usable(name)
-    lines = choose(name).mechanism.describe()
+    lines = mechanism(name).describe()
     assert any("no network" in line for line in lines)
     assert all(isinstance(line, str) and line for line in lines)
     assert any(line.startswith("gap:") for line in lines)
@@ -119,14 +118,17 @@ def test_a_workspace_inside_the_home_folder_is_fine(dirs, name: str) -> None:
     assert run_sandboxed(name, "echo ok > f && cat f", policy).stdout == "ok\n"
 
 
-# --- no user namespaces: nothing confines, and nothing runs unconfined by accident ----------
+# --- no user namespaces: Landlock without them, and nothing runs unconfined by accident ------
 
 NO_USERNS_SCRIPT = """
 import json, subprocess, tempfile, os
 from clawbot_tools.runtime.sandbox import SandboxPolicy, choose
 from clawbot_tools.runtime.sandbox.landlock import LandlockMechanism
 import landlockpy
-report = {name: [choose(name).mechanism.name, list(choose(name).problems)] for name in ("auto", "bwrap", "landlock")}
+report = {}
+for name in ("auto", "bwrap", "landlock"):
+    choice = choose(name)
+    report[name] = [choice.mechanism.name, getattr(choice.mechanism, "namespaces", None), list(choice.problems)]
 ws = tempfile.mkdtemp()
 launch = LandlockMechanism(landlockpy.abi_version()).prepare(
     ["/bin/sh", "-c", "echo ran > ran.txt"], env={"PATH": "/usr/bin:/bin"}, cwd=ws,
@@ -143,19 +145,25 @@ print(json.dumps(report))
 """
 
 
-def test_without_user_namespaces_nothing_is_usable_and_a_landlock_launch_fails_closed(dirs) -> None:
+def test_without_user_namespaces_landlock_runs_without_them_and_a_namespaced_launch_fails_closed(dirs) -> None:
     """Run the probes inside bwrap, where creating user namespaces is disabled (as on
-    hardened distributions)."""
+    hardened distributions and in most containers)."""
     usable("bwrap")
     trees = {os.path.realpath(path) for path in (sys.base_prefix, sys.prefix, REPO)}
     policy = SandboxPolicy(workspace=str(dirs[0]), temp_dir=str(dirs[1]), read_only=tuple(trees))
     done = run_sandboxed("bwrap", f"{sys.executable} -c '{NO_USERNS_SCRIPT}'", policy, env={"PATH": PATH}, timeout=60)
     report = json.loads(done.stdout.splitlines()[-1])
-    assert report["auto"][0] == "off" and len(report["auto"][1]) == 2, report
-    assert report["bwrap"][0] == "off" and report["bwrap"][1][0].startswith("bwrap:"), report
-    assert report["landlock"][0] == "off" and "unshare" in report["landlock"][1][0], report
+    assert report["auto"][:2] == ["landlock", False] and report["auto"][2][0].startswith("bwrap:"), report
+    assert report["bwrap"][0] == "off" and report["bwrap"][2][0].startswith("bwrap:"), report
+    assert report["landlock"] == ["landlock", False, []], report
     assert report["popen"].startswith("refused: unshare(user, net namespaces)"), report
     assert report["ran"] is False
+
+
+def test_landlock_without_namespaces_says_how_it_keeps_the_network_out() -> None:
+    lines = " ".join(mechanism(WITHOUT_NAMESPACES).describe())
+    assert "without user namespaces" in lines and "seccomp filter refuses every socket but Unix ones" in lines
+    assert "no capabilities, also for root" in lines
 
 
 def test_settings_are_the_four_documented_ones() -> None:

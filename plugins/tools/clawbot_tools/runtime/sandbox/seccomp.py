@@ -1,12 +1,19 @@
-"""A seccomp filter that stops a command from opening Unix sockets, built in the parent.
+"""A seccomp filter that keeps a Landlocked command off sockets it must not use, built in the parent.
 
-Before Landlock ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX), a Landlocked command can still
-connect to a socket path it cannot read, and the user's D-Bus session bus
-(/run/user/<uid>/bus) starts anything outside the sandbox (``systemd-run --user``). The
-filter refuses to create AF_UNIX sockets (EACCES); stream socket pairs stay possible (they
-cannot be pointed at a path). It also refuses io_uring (its socket operation would pass by
-the filter) and every system call of another ABI (32-bit ``socketcall`` hides its
-arguments; x32 numbers), so the checked numbers are the only way in.
+Two reasons to refuse ``socket(2)``, each switched on separately:
+
+* **Unix sockets** (``deny_unix``): before Landlock ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) a
+  Landlocked command can still connect to a socket path it cannot read, and the user's D-Bus
+  session bus (/run/user/<uid>/bus) starts anything outside the sandbox (``systemd-run
+  --user``). AF_UNIX sockets are refused (EACCES); stream socket pairs stay possible (they
+  cannot be pointed at a path).
+* **The network** (``deny_network``): where no network namespace can be made (user namespaces
+  disabled), every other address family is refused, so neither TCP nor UDP nor raw sockets
+  reach the host's loopback (the gateway's control API) or anywhere else.
+
+Either way io_uring is refused (its socket operation would pass by the filter), and so is every
+system call of another ABI (32-bit ``socketcall`` hides its arguments; x32 numbers), so the
+checked numbers are the only way in.
 """
 
 from __future__ import annotations
@@ -56,11 +63,29 @@ def supported() -> bool:
     return platform.machine() in SYSCALLS
 
 
-def program() -> list[tuple[int, int, int, int]]:
+def program(*, deny_unix: bool, deny_network: bool) -> list[tuple[int, int, int, int]]:
     """The filter as (code, jt, jf, k) instructions for this machine."""
     arch, socket_nr, socketpair_nr, io_uring_nr = SYSCALLS[platform.machine()]
-    deny = RET_ERRNO | errno.EACCES
-    insns = [
+    deny = (BPF_RET_K, 0, 0, RET_ERRNO | errno.EACCES)
+    allow = (BPF_RET_K, 0, 0, RET_ALLOW)
+    # socket(domain, ...): Unix sockets and the other families each allowed or refused
+    socket_check = [
+        (BPF_LD_W_ABS, 0, 0, ARG0),
+        (BPF_JEQ_K, 0, 1, AF_UNIX),
+        deny if deny_unix else allow,
+        deny if deny_network else allow,
+    ]
+    # socketpair(domain, type, ...): Unix stream pairs only (other families have no pairs)
+    pair_check = [
+        (BPF_LD_W_ABS, 0, 0, ARG0),
+        (BPF_JEQ_K, 0, 4, AF_UNIX),
+        (BPF_LD_W_ABS, 0, 0, ARG1),
+        (BPF_AND_K, 0, 0, SOCK_TYPE_MASK),
+        (BPF_JEQ_K, 1, 0, SOCK_STREAM),
+        deny,
+        allow,
+    ] if deny_unix else [allow]
+    return [
         (BPF_LD_W_ABS, 0, 0, ARCH),
         (BPF_JEQ_K, 1, 0, arch),
         (BPF_RET_K, 0, 0, RET_ERRNO | errno.EPERM),  # another ABI
@@ -69,28 +94,16 @@ def program() -> list[tuple[int, int, int, int]]:
         (BPF_RET_K, 0, 0, RET_ERRNO | errno.EPERM),  # x32 numbering
         (BPF_JEQ_K, 0, 1, io_uring_nr),
         (BPF_RET_K, 0, 0, RET_ERRNO | errno.ENOSYS),  # programs fall back to plain I/O
-        (BPF_JEQ_K, 2, 0, socket_nr),
-        (BPF_JEQ_K, 5, 0, socketpair_nr),
-        (BPF_RET_K, 0, 0, RET_ALLOW),
-        # socket(domain, ...): refuse AF_UNIX
-        (BPF_LD_W_ABS, 0, 0, ARG0),
-        (BPF_JEQ_K, 0, 1, AF_UNIX),
-        (BPF_RET_K, 0, 0, deny),
-        (BPF_RET_K, 0, 0, RET_ALLOW),
-        # socketpair(domain, type, ...): AF_UNIX only as a stream pair
-        (BPF_LD_W_ABS, 0, 0, ARG0),
-        (BPF_JEQ_K, 0, 4, AF_UNIX),
-        (BPF_LD_W_ABS, 0, 0, ARG1),
-        (BPF_AND_K, 0, 0, SOCK_TYPE_MASK),
-        (BPF_JEQ_K, 1, 0, SOCK_STREAM),
-        (BPF_RET_K, 0, 0, deny),
-        (BPF_RET_K, 0, 0, RET_ALLOW),
+        (BPF_JEQ_K, 2, 0, socket_nr),  # to the socket check
+        (BPF_JEQ_K, len(socket_check) + 1, 0, socketpair_nr),  # to the pair check
+        allow,
+        *socket_check,
+        *pair_check,
     ]
-    return insns
 
 
-def compiled() -> tuple[SockFprog, ctypes.Array]:
+def compiled(*, deny_unix: bool, deny_network: bool) -> tuple[SockFprog, ctypes.Array]:
     """The ``sock_fprog`` for prctl and the instruction array it points to (keep both alive)."""
-    insns = program()
+    insns = program(deny_unix=deny_unix, deny_network=deny_network)
     array = (SockFilter * len(insns))(*(SockFilter(*insn) for insn in insns))
     return SockFprog(len(insns), ctypes.cast(array, ctypes.POINTER(SockFilter))), array
