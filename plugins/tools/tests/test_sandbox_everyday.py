@@ -14,7 +14,6 @@ from .sandbox_variants import ALL, CONFINING
 from .sandbox_world import PATH, PYTHON, run_sandboxed
 
 
-
 @pytest.fixture
 def dirs(tmp_path: Path) -> tuple[Path, Path]:
     ws, temp = tmp_path / "ws", tmp_path / "tmp"

@@ -18,7 +18,6 @@ from .sandbox_variants import ALL
 from .sandbox_world import PATH, PYTHON, mechanism
 
 
-
 def _sleeper(marker: str) -> str:
     return f"{PYTHON} -c 'import time; time.sleep(300)' {marker} </dev/null >/dev/null 2>&1"
 

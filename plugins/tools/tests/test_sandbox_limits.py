@@ -17,7 +17,6 @@ from .sandbox_variants import ALL
 from .sandbox_world import run_sandboxed
 
 
-
 def policy_in(tmp_path: Path, **limits: object) -> SandboxPolicy:
     ws, temp = tmp_path / "ws", tmp_path / "tmp"
     ws.mkdir()

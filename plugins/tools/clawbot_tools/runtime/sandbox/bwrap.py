@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
+from clawbot_tools.containment import inside
 from clawbot_tools.runtime.sandbox import limits as rlimits
 from clawbot_tools.runtime.sandbox import paths
 from clawbot_tools.runtime.sandbox.policy import Launch, Mechanism, SandboxError, SandboxPolicy
@@ -67,7 +68,7 @@ class BwrapMechanism(Mechanism):
         add("/dev", "--dev", "/dev")
         add("/proc", "--proc", "/proc")
         add("/tmp", "--bind", policy.temp_dir, "/tmp")
-        if not paths.inside(policy.temp_dir, "/tmp"):
+        if not inside("/tmp", policy.temp_dir):
             add(policy.temp_dir, "--bind", policy.temp_dir, policy.temp_dir)
         add(policy.workspace, "--bind", policy.workspace, policy.workspace)
         for tree in policy.read_only:
@@ -93,7 +94,7 @@ class BwrapMechanism(Mechanism):
         exposed = paths.exposures(policy)
         paths.refuse_equal(exposed)
         for protected, _label, _tree in exposed:
-            if paths.inside(protected, policy.temp_dir):
+            if inside(policy.temp_dir, protected):
                 raise SandboxError(f"the temp dir {policy.temp_dir} contains the protected folder {protected}")
         return tuple(sorted({protected for protected, _label, _tree in exposed}))
 

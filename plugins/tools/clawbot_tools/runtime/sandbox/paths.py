@@ -13,6 +13,7 @@ import os
 import stat
 from collections.abc import Iterable
 
+from clawbot_tools.containment import inside
 from clawbot_tools.runtime.sandbox.policy import SandboxError, SandboxPolicy
 
 SYSTEM_TREES = (
@@ -25,11 +26,6 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
 # Files under /etc only root may read (password hashes, host keys): hidden where the
 # mechanism can hide single files, because a command run by root could read them.
 ROOT_ONLY_DIRS = ("/etc", "/etc/ssh")
-
-
-def inside(path: str, tree: str) -> bool:
-    """``path`` is ``tree`` or lies beneath it (both real, absolute)."""
-    return path == tree or path.startswith(tree.rstrip("/") + "/")
 
 
 def system_trees() -> tuple[str, ...]:
@@ -80,7 +76,7 @@ def check_required(policy: SandboxPolicy, cwd: str) -> str:
             raise SandboxError(f"the sandbox's {label} {path} is not an existing directory")
     real_cwd = os.path.realpath(cwd)
     writable = (policy.workspace, policy.temp_dir, *policy.read_write, *policy.read_only)
-    if not any(inside(real_cwd, tree) for tree in writable):
+    if not any(inside(tree, real_cwd) for tree in writable):
         raise SandboxError(f"the working directory {real_cwd} is outside the workspace, so the sandbox would hide it")
     return real_cwd
 
@@ -95,7 +91,7 @@ def exposures(policy: SandboxPolicy) -> tuple[tuple[str, str, str], ...]:
         if not os.path.lexists(protected):
             continue
         for label, tree in allowed_trees(policy):
-            if inside(protected, tree):
+            if inside(tree, protected):
                 found.append((protected, label, tree))
     return tuple(found)
 
