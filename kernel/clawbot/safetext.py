@@ -21,7 +21,9 @@ from collections.abc import Iterable
 
 __all__ = ["Folded", "defuse", "fence", "fold", "visible"]
 
-_KEPT_CONTROLS = "\n\t"
+# Newline and tab lay text out; ZERO WIDTH JOINER only joins emoji (a family, a profession)
+# and cannot move the cursor, so escaping it would only break replies.
+_KEPT_CONTROLS = "\n\t\u200d"
 _INVISIBLE = ("Cc", "Cf", "Co", "Cs", "Zl", "Zp")
 # What breaks a defused phrase: U+2060 WORD JOINER would be invisible, so a visible mark.
 _BREAK = "\u2024"  # ONE DOT LEADER: reads as a dot, never matches an ASCII marker
@@ -29,16 +31,18 @@ _BREAK = "\u2024"  # ONE DOT LEADER: reads as a dot, never matches an ASCII mark
 
 def visible(text: str) -> str:
     """``text`` with control and format characters (escape sequences, bidi overrides,
-    zero-width characters, line and paragraph separators) written as ``\\uXXXX``.
+    zero-width characters, line and paragraph separators, tag characters) written as
+    ``\\uXXXX`` (``\\UXXXXXXXX`` beyond U+FFFF).
 
-    Newlines and tabs stay; so does every printable character of any script.
+    Newlines, tabs and emoji joiners stay; so does every printable character of any script.
     """
     if text.isprintable():
         return text
     out = []
     for char in text:
         if char not in _KEPT_CONTROLS and unicodedata.category(char) in _INVISIBLE:
-            out.append(f"\\u{ord(char):04x}")
+            code = ord(char)
+            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
         else:
             out.append(char)
     return "".join(out)

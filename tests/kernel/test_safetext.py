@@ -20,6 +20,8 @@ LABEL = "[System event from clawbot, not written by the user]"
         ("zero\u200bwidth", "zero\\u200bwidth"),
         ("bell\x07 and \r return", "bell\\u0007 and \\u000d return"),
         ("line\u2028separator", "line\\u2028separator"),
+        ("family \U0001f468\u200d\U0001f469\u200d\U0001f467", "family \U0001f468\u200d\U0001f469\u200d\U0001f467"),
+        ("hidden \U000e0041\U000e0042 tags", "hidden \\U000e0041\\U000e0042 tags"),
     ],
 )
 def test_visible_escapes_what_could_redraw_or_reorder_a_terminal(text: str, shown: str) -> None:

@@ -99,3 +99,20 @@ def test_help_lists_the_skills_command(tmp_path: Path) -> None:
     result = run_cli("--help", home=tmp_path)
     assert result.returncode == 0
     assert "skills" in result.stdout and "List the skills each agent has" in result.stdout
+
+
+def test_list_says_which_skills_the_full_catalogue_left_out_of_the_prompt(tmp_path: Path) -> None:
+    home, workspace = _setup(tmp_path, extra="[skills]\nprompt_max_chars = 1200\nprompt_description_max_chars = 60\n")
+    for index in range(12):
+        write_skill(workspace / "skills", f"planted-{index:02d}", description="Use this skill for its topic. " * 5)
+    payload = json.loads(run_cli("skills", "list", "--json", home=home).stdout)
+    skills = {s["name"]: s for s in payload["skills"]}
+    assert skills["planted-00"]["in_prompt"] is True  # workspace skills come first
+    left_out = [name for name, s in skills.items() if s["excluded_because"] and "catalogue is full" in s["excluded_because"]]
+    assert "planted-11" in left_out and all(skills[name]["in_prompt"] is False for name in left_out)
+    listed = sum(1 for s in skills.values() if s["in_prompt"])
+    assert 0 < listed < 12
+
+    table = run_cli("skills", "list", home=home).stdout
+    assert f"{len(skills)} skills, {listed} in the prompt of agent main" in " ".join(table.split())
+    assert "catalogue is full" in " ".join(table.split())

@@ -12,12 +12,40 @@ import re
 from typing import Any
 
 from clawbot.agent.system_prompt import BuiltPrompt
+from clawbot.kernel import Kernel
 
 _SKILL_BLOCK = re.compile(r"<skill>.*?<name>(.*?)</name>.*?</skill>", re.DOTALL)
 
 
 def _tokens(chars: int) -> int:
     return (chars + 3) // 4
+
+
+async def agent_prompt(kernel: Kernel, agent_id: str, session_key: str | None = None, channel: str | None = None) -> BuiltPrompt:
+    """The system prompt ``agent_id`` would get in ``session_key`` (its main session by
+    default), built as a turn builds it; without a usable model the Runtime line says so."""
+    from clawbot.agent.models import ModelError, choose_chain
+    from clawbot.agent.policy import allowed_tools
+    from clawbot.agent.system_prompt import PromptRequest, build_system_prompt
+    from clawbot.paths import expand_user_path
+
+    key = session_key or f"agent:{agent_id}:main"
+    if not key.startswith("agent:"):
+        key = f"agent:{agent_id}:{key}"
+    try:
+        model = (await choose_chain(kernel, agent_id))[0].ref
+    except ModelError:
+        model = None
+    request = PromptRequest(
+        agent_id=agent_id,
+        session_key=key,
+        workspace=expand_user_path(kernel.config.agent_workspace(agent_id), kernel.env),
+        tools=allowed_tools(kernel.tools, kernel.config, agent_id),
+        model=model,
+        channel=channel,
+        thinking=kernel.config.agents.defaults.thinking,
+    )
+    return await build_system_prompt(kernel, request)
 
 
 def prompt_report(built: BuiltPrompt) -> dict[str, Any]:

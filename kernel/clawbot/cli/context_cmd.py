@@ -27,33 +27,13 @@ async def _context(state: CliState, agent_id, session_key, channel, as_json: boo
     with user_errors():
         kernel = await state.kernel()
     try:
-        from clawbot.agent.models import ModelError, choose_chain
-        from clawbot.agent.policy import allowed_tools
-        from clawbot.agent.prompt_report import prompt_report
-        from clawbot.agent.system_prompt import PromptRequest, build_system_prompt
-        from clawbot.paths import expand_user_path
+        from clawbot.agent.prompt_report import agent_prompt, prompt_report
 
         agent_id = agent_id or kernel.config.default_agent_id()
         if kernel.config.agent_ids() and agent_id not in kernel.config.agent_ids():
             click.echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)
             return 2
-        key = session_key or f"agent:{agent_id}:main"
-        if not key.startswith("agent:"):
-            key = f"agent:{agent_id}:{key}"
-        try:
-            model = (await choose_chain(kernel, agent_id))[0].ref
-        except ModelError:
-            model = None  # the prompt does not need a model; the Runtime line says so
-        request = PromptRequest(
-            agent_id=agent_id,
-            session_key=key,
-            workspace=expand_user_path(kernel.config.agent_workspace(agent_id), kernel.env),
-            tools=allowed_tools(kernel.tools, kernel.config, agent_id),
-            model=model,
-            channel=channel,
-            thinking=kernel.config.agents.defaults.thinking,
-        )
-        built = await build_system_prompt(kernel, request)
+        built = await agent_prompt(kernel, agent_id, session_key, channel)
         report = prompt_report(built)
         if as_json:
             click.echo(json.dumps(report, indent=2, ensure_ascii=False))

@@ -6,6 +6,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import click
 
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
@@ -21,13 +22,30 @@ def skills() -> None:
     """List the skills each agent has, or check them for problems."""
 
 
-def _snapshots(state: CliState, agent_id: str | None) -> dict[str, SkillSnapshot]:
-    """Boot the kernel (plugin skill sources included) and read the skills of the agents."""
+def _snapshots(state: CliState, agent_id: str | None, *, with_prompt: bool = False) -> dict[str, SkillSnapshot]:
+    """Boot the kernel (plugin skill sources included) and read the skills of the agents.
+
+    ``with_prompt``: also build each agent's system prompt, so skills offered to it but left
+    out of its catalogue (``skills.prompt_max_chars``) are excluded with that reason.
+    """
     import logging
 
+    from clawbot.agent.prompt_report import agent_prompt, prompt_report
     from clawbot.skills.catalog import SkillCatalog
 
     logging.getLogger("clawbot.skills").setLevel(logging.ERROR)  # this command prints the problems itself
+
+    async def snapshot(kernel, catalog: SkillCatalog, agent: str) -> SkillSnapshot:  # noqa: ANN001
+        found = catalog.snapshot(agent)
+        if not with_prompt:
+            return found
+        left_out = prompt_report(await agent_prompt(kernel, agent))["skills"]["left_out"]
+        reason = "left out of the prompt: the catalogue is full (skills.prompt_max_chars)"
+        return attrs.evolve(
+            found,
+            prompt=tuple(entry for entry in found.prompt if entry.name not in left_out),
+            excluded={**found.excluded, **dict.fromkeys(left_out, reason)},
+        )
 
     async def read() -> dict[str, SkillSnapshot]:
         kernel = await state.kernel()
@@ -39,7 +57,7 @@ def _snapshots(state: CliState, agent_id: str | None) -> dict[str, SkillSnapshot
                 sys.exit(EXIT_CONFIG)
             catalog = SkillCatalog(kernel)
             ids = [agent_id] if agent_id is not None else config.agent_ids() or [config.default_agent_id()]
-            return {one: catalog.snapshot(one) for one in ids}
+            return {one: await snapshot(kernel, catalog, one) for one in ids}
         finally:
             await kernel.aclose()
 
@@ -103,7 +121,7 @@ def list_skills(state: CliState, agent_id: str | None, as_json: bool) -> None:
     whether it reaches the prompt (and if not, why: not eligible, not allowed, only for
     users, or shadowed by a skill of the same name)."""
     agent = _default_agent(state, agent_id)
-    snapshot = _snapshots(state, agent)[agent]
+    snapshot = _snapshots(state, agent, with_prompt=True)[agent]
     if as_json:
         payload = {
             "agent": agent,
