@@ -38,7 +38,7 @@ import attrs
 
 from clawbot.agent.notices import quoted
 from clawbot.sessions.keys import session_kind
-from clawbot.types import BootstrapContext, BootstrapFile, InboundMessage, OutboundMessage
+from clawbot.types import BootstrapContext, BootstrapFile, InboundMessage
 
 if TYPE_CHECKING:
     from clawbot.agent.runtime import AgentRuntime
@@ -216,15 +216,8 @@ async def deliver(runtime: AgentRuntime | None, origin: InboundMessage | None, s
     port = runtime.port if runtime is not None else None
     if port is None or origin is None:
         return
-    message = OutboundMessage(
-        channel=origin.channel,
-        peer_id=origin.peer_id,
-        text=text,
-        account_id=origin.account_id,
-        thread_id=origin.thread_id,
-    )
     try:
-        await port.deliver(message, session_key, notice=True)
+        await port.deliver(origin.answer(text), session_key, notice=True)
     except Exception:
         log.exception("telling %s about changed bootstrap files failed", session_key)
 

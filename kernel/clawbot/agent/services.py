@@ -215,13 +215,7 @@ class KernelServices(ToolServices):
             )
         ticket = self.runtime.approvals.register(self.session_key, request)
         # The kernel shows the exact command itself: the model's relay is not trusted.
-        notice = OutboundMessage(
-            channel=origin.channel,
-            peer_id=origin.peer_id,
-            text=notice_text(ticket, request),
-            account_id=origin.account_id,
-            thread_id=origin.thread_id,
-        )
+        notice = origin.answer(notice_text(ticket, request))
         self.runtime.spawn(port.deliver(notice, self.session_key, notice=True), name=f"approval-notice:{ticket.id}")
         return ticket
 

@@ -152,6 +152,8 @@ class Gateway:
 
     async def accept(self, channel: Channel, message: InboundMessage) -> asyncio.Task[None]:
         """Start answering ``message`` in its own task; slash commands are answered at once."""
+        if message.channel != channel.name:  # a message belongs to the channel it came in on, whatever it says
+            message = attrs.evolve(message, channel=channel.name)
         session_key = session_key_for(self.agent_id, message, self.kernel.config.session.dm_scope)
         command = parse_command(message.text)
         plugin = plugin_command(self.kernel.chat_commands, command.name) if command is not None else None
@@ -279,16 +281,8 @@ class Gateway:
         self, channel: Channel, message: InboundMessage, session_key: str, text: str, *, notice: bool = False
     ) -> None:
         """Answer ``message`` in its chat; a failing channel is logged, never raised."""
-        outbound = OutboundMessage(
-            channel=channel.name,
-            peer_id=message.peer_id,
-            text=text,
-            account_id=message.account_id,
-            reply_to_id=message.message_id,
-            thread_id=message.thread_id,
-        )
         try:
-            await self._hand_over(channel, outbound, session_key, notice=notice)
+            await self._hand_over(channel, message.answer(text, quoting=True), session_key, notice=notice)
         except Exception:
             log.exception("sending a reply on %s failed", channel.name)
 

@@ -44,6 +44,17 @@ class InboundMessage:
     system_event: bool = False
     from_owner: bool = False
 
+    def answer(self, text: str, *, quoting: bool = False) -> OutboundMessage:
+        """``text`` for the chat (and thread) this message came from; ``quoting``: as a reply to it."""
+        return OutboundMessage(
+            channel=self.channel,
+            peer_id=self.peer_id,
+            text=text,
+            account_id=self.account_id,
+            reply_to_id=self.message_id if quoting else None,
+            thread_id=self.thread_id,
+        )
+
 
 @attrs.frozen
 class OutboundMessage:
