@@ -59,9 +59,8 @@ class FakeChannel(Channel):
         """
         await self.wait_started()
         assert self._sink is not None
-        message = InboundMessage(
-            channel=self.name, peer_id=peer_id, text=text, message_id=str(next(self._ids)), **fields
-        )
+        fields = {"channel": self.name, "message_id": str(next(self._ids)), **fields}
+        message = InboundMessage(peer_id=peer_id, text=text, **fields)
         answered = await self._sink(message)
         if wait and answered is not None:
             await asyncio.wait([answered])
