@@ -15,6 +15,7 @@ template over a *world* (:class:`World` in sandbox_world.py fills it in):
                 it records the signals it receives
 ``{token}``     unique per run, for files a payload tries to create on the host
 ``{python}``    /usr/bin/python3
+``{sysctl}`` ``{sysctl_new}``  a harmless host kernel setting and a value it does not have
 
 ``shows`` is how success shows, and what the positive control (the same line without a
 sandbox) must produce: ``canary`` (a canary in the output or copied into the workspace),
@@ -112,6 +113,15 @@ PAYLOADS: tuple[Payload, ...] = (
     Payload(
         "nsenter-net", "nsenter -t {parent_pid} -n bash -c 'echo hi > /dev/tcp/127.0.0.1/{tcp_port}'",
         "join the parent's network namespace", "tcp", needs=("nsenter", "bash"), control_as_root=True,
+    ),
+    # --- the host's kernel settings ---------------------------------------------------------
+    Payload(
+        "host-sysctl", "echo {sysctl_new} > {sysctl}", "change a host kernel setting (as root: core_pattern runs code)",
+        "write", control_as_root=True,
+    ),
+    Payload(
+        "host-sysctl-cp", "echo {sysctl_new} > v; cp v {sysctl}", "change a host kernel setting with a program",
+        "write", control_as_root=True,
     ),
     # --- signals ---------------------------------------------------------------------
     Payload("kill-parent", "kill -USR1 {parent_pid}", "signal clawbot", "signal"),

@@ -28,6 +28,7 @@ HERE = Path(__file__).parent
 PYTHON = "/usr/bin/python3"
 MECHANISMS = CONFINING
 PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+SYSCTL = Path("/proc/sys/kernel/printk_ratelimit")
 
 
 def usable(name: str) -> None:
@@ -145,6 +146,9 @@ class World:
         }
         self.secrets["environ"] = driver.canary
         self.host_files = tuple(Path(folder, f"clawbot-escape-{self.token}") for folder in ("/tmp", "/var/tmp", "/etc"))
+        # A harmless host kernel setting: as root, a write to it would change the host
+        # (core_pattern, next to it, would run a program as root outside any sandbox).
+        self.sysctl_value = SYSCTL.read_text().strip() if SYSCTL.exists() else "5"
 
     def values(self) -> dict[str, object]:
         ports = self.listeners.ports
@@ -152,6 +156,7 @@ class World:
             "home": self.home, "state": self.state, "ws": self.ws, "outside": self.outside, "token": self.token,
             "tcp_port": ports["tcp"], "tcp6_port": ports["tcp6"], "udp_port": ports["udp"],
             "unix_path": ports["unix"], "unix_dgram_path": ports["unix_dgram"], "parent_pid": self.driver.pid, "python": PYTHON,
+            "sysctl": SYSCTL, "sysctl_new": int(self.sysctl_value) + 3,
         }
 
     def line(self, payload: Payload) -> str:
@@ -164,6 +169,7 @@ class World:
         for path in self.host_files:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+        self._restore_sysctl()
         (self.home / ".ssh").mkdir(parents=True)
         (self.home / ".ssh" / "id_rsa").write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{self.secrets['ssh']}\n")
         (self.home / ".bashrc").write_text(f"# {self.secrets['bashrc']}\n")
@@ -182,6 +188,12 @@ class World:
         for path in self.host_files:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+        self._restore_sysctl()
+
+    def _restore_sysctl(self) -> None:
+        with contextlib.suppress(OSError):
+            if SYSCTL.read_text().strip() != self.sysctl_value:
+                SYSCTL.write_text(self.sysctl_value)
 
     def request(self, mechanism: str, line: str, *, shell: str = "/bin/sh", settle_s: float = 0.0, timeout: float = 20, **policy: object) -> dict:
         policy.setdefault("protected", [str(self.home), str(self.state)])
@@ -203,6 +215,8 @@ class World:
         for path in self.host_files:
             if path.exists():
                 files[str(path)] = "exists"
+        with contextlib.suppress(OSError):
+            files[str(SYSCTL)] = SYSCTL.read_text().strip()
         return {"files": files, "hits": self.listeners.drain()}
 
     def copied_secrets(self) -> list[str]:

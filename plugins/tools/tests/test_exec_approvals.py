@@ -48,6 +48,7 @@ from clawbot_tools.runtime.executables import Program
 SESSION = "agent:main:main"
 RM = os.path.realpath("/bin/rm")
 TOUCH = os.path.realpath("/usr/bin/touch")
+MKDIR = os.path.realpath("/usr/bin/mkdir")
 
 
 class RecordingPort:
@@ -306,11 +307,15 @@ def notice_of(setup: Setup) -> str:
 
 
 async def test_the_notice_says_what_an_approval_grants(setup: Setup) -> None:
-    result = await setup.exec("touch a.txt", env={"LANG": "C", "NO_COLOR": "1"})
+    from clawbot_tools.runtime.sandbox import choose
+
+    result = await setup.exec("mkdir new", env={"LANG": "C", "NO_COLOR": "1"})
     notice = notice_of(setup)
     assert "Runs: " in notice and "no network" in notice and f"Directory: {os.path.realpath(setup.ws)}" in notice
     assert "Environment it adds: LANG=C NO_COLOR=1" in notice and "Input: none (/dev/null)" in notice
-    assert f"allow-always also remembers: {TOUCH} with any arguments, inside the sandbox, without network" in notice
+    mechanism = choose("auto").mechanism.name
+    covered = f"{MKDIR} with any arguments, inside the sandbox ({mechanism})" if mechanism != "off" else "this exact command"
+    assert f"allow-always also remembers: {covered}" in notice
     await setup.answer(result, ApprovalDecision.DENY)
 
     for command, arguments, words in [

@@ -541,6 +541,7 @@ def test_a_remembered_interpreter_no_longer_runs_unasked(world: Path) -> None:
     remembered = (Program(os.path.realpath(python), "python3"), Program(os.path.realpath("/bin/rm"), "rm"))
     given = PolicyInput(
         settings=ExecSettings(), cwd=ws, workspace=ws, path_value=SYSTEM_PATH, home=None, remembered=remembered,
+        confined=True, hides_names=True, guards_metadata=True,
     )
     assert decide("python3 -c 1", given).action == "ask"
     assert decide("rm a.txt", given).action == "run"  # an ordinary remembered program still runs

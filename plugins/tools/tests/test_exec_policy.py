@@ -34,6 +34,7 @@ def verdict(
     given = PolicyInput(
         settings=ExecSettings(**settings), cwd=os.path.realpath(ws), workspace=os.path.realpath(ws),
         path_value=path, home=str(ws.parent / "home"), remembered=remembered, confined=confined, hides_names=confined,
+        guards_metadata=confined,
     )
     return decide(command, given)
 
@@ -245,11 +246,12 @@ def test_unknown_programs_ask_and_say_so(ws: Path) -> None:
     assert found.action == "ask" and "'no-such-program-xyz' was not found" in found.reasons[0]
 
 
-def test_remembered_programs_run_without_asking(ws: Path) -> None:
+def test_remembered_programs_run_without_asking_inside_the_sandbox(ws: Path) -> None:
     rm = Program(os.path.realpath("/bin/rm"), "rm")
-    assert verdict("rm x", ws, remembered=(rm,)).action == "run"
-    assert verdict("ls && rm x", ws, remembered=(rm,)).action == "run"
-    assert verdict("rm -r x", ws, remembered=(rm,)).action == "ask"  # destructive asks anyway
+    assert verdict("rm x", ws, remembered=(rm,), confined=True).action == "run"
+    assert verdict("ls && rm x", ws, remembered=(rm,), confined=True).action == "run"
+    assert verdict("rm -r x", ws, remembered=(rm,), confined=True).action == "ask"  # destructive asks anyway
+    assert verdict("rm x", ws, remembered=(rm,)).action == "ask"  # "any arguments" held inside the sandbox only
 
 
 def test_deny_mode_refuses_everything(ws: Path) -> None:

@@ -296,9 +296,9 @@ def test_the_notice_says_allow_always_allows_any_arguments() -> None:
     ticket = ApprovalTicket("ab12cd", datetime.now(UTC) + timedelta(minutes=30), "/approve ab12cd allow-once")
     job = Job("touch x", "/ws", {}, 60.0, "agent:main:x", "main")
     verdict_ = Verdict("ask", ("/usr/bin/touch is not in the exec allowlist",), always="programs", programs=(Program("/usr/bin/touch", "touch"),))
-    text = text_of(pending(ticket, job, verdict_, allow_always=True, covers=always_covers(job, verdict_)))
+    text = text_of(pending(ticket, job, verdict_, allow_always=True, covers=always_covers(verdict_, "bwrap")))
     assert "/approve ab12cd allow-always" in text
-    assert "/usr/bin/touch with any arguments, inside the sandbox, without network run for this agent without asking" in text
+    assert "/usr/bin/touch with any arguments, inside the sandbox (bwrap), without network run for this agent without asking" in text
 
 
 # --- 12: a budget of files per decision ----------------------------------------------------------

@@ -93,3 +93,20 @@ def test_the_process_limit_bounds_a_fork_loop_of_an_ordinary_user(name: str) -> 
         shutil.rmtree(base)
     assert done.stdout.startswith("started "), done.stdout
     assert 0 < int(done.stdout.split()[1]) < 20, done.stdout
+
+
+def test_under_bwrap_no_file_outside_the_workspace_can_hold_memory(tmp_path: Path) -> None:
+    """bwrap builds the new root, /dev and the covers of protected folders in memory (tmpfs):
+    they are read-only once built, and /dev/shm (shared memory for semaphores) is small."""
+    policy = policy_in(tmp_path)
+    line = (
+        "for target in /fill /dev/fill /usr/fill; do { echo x > $target; } 2>/dev/null && echo wrote $target; done; "
+        "head -c 100000000 /dev/zero > /dev/shm/fill 2>/dev/null; wc -c < /dev/shm/fill; "
+        "{ echo h > /proc/sysrq-trigger; } 2>/dev/null && echo sysrq; { echo 5 > /proc/sys/kernel/printk_ratelimit; } 2>/dev/null && echo sysctl; "
+        "echo ok > $TMPDIR/t && cat $TMPDIR/t"
+    )
+    done = run_sandboxed("bwrap", line, policy)
+    lines = done.stdout.split()
+    assert "wrote" not in lines and "sysrq" not in lines and "sysctl" not in lines, done.stdout
+    assert int(lines[0]) <= 64 * 1024 * 1024, done.stdout  # shared memory stopped at its cap
+    assert lines[-1] == "ok"  # the temp dir stays writable

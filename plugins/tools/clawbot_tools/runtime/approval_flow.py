@@ -41,6 +41,7 @@ from clawbot.types import (
 
 from clawbot_tools.runtime.context import Job, RuntimeContext
 from clawbot_tools.runtime.exec_policy import Verdict
+from clawbot_tools.runtime.processes import ManagedProcess
 from clawbot_tools.runtime.reports import event_text
 
 log = logging.getLogger(__name__)
@@ -77,10 +78,10 @@ def grant_lines(job: Job, mechanism: str) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def always_covers(job: Job, verdict: Verdict) -> str | None:
+def always_covers(verdict: Verdict, mechanism: str) -> str | None:
     if verdict.always == "programs":
         programs = ", ".join(p.real for p in verdict.programs)
-        return f"{programs} with any arguments, inside the sandbox, without network"
+        return f"{programs} with any arguments, inside the sandbox ({mechanism}), without network"
     if verdict.always == "command":
         return "this exact command, in this directory, with the same environment and the same grants"
     return None
@@ -100,7 +101,7 @@ def ask(call: ToolCall, rt: RuntimeContext, job: Job, verdict: Verdict) -> ToolR
         allow_always=always,
         expires_in_s=float(rt.exec.approval_expiry_s),
         details=grant_lines(job, mechanism),
-        always_covers=always_covers(job, verdict) if always else None,
+        always_covers=always_covers(verdict, mechanism) if always else None,
     )
     try:
         ticket = services.request_approval(request)
@@ -175,16 +176,24 @@ async def on_decision(decision: ApprovalDecision, rt: RuntimeContext, job: Job, 
         elif verdict.always == "command":
             await asyncio.to_thread(rt.store.add_command, job.agent_id, job.remembered_as())
     try:
-        process = await rt.registry.start(
-            job.command, lambda: rt.sandbox.prepare(job), timeout_s=job.timeout_s,
-            session_key=job.session_key, agent_id=job.agent_id, approved=True, interactive=job.interactive,
-        )
+        process = await start_job(rt, job, approved=True)
     except Exception as exc:  # the owner must hear why their approved command did not run
         await post(services, f"exec: the approved command could not start: {visible(str(exc))}\nCommand: {visible(job.command)}")
         return
     process.backgrounded = True
     await process.wait(None)
     await post(services, event_text(process, rt.secrets, approved=True))
+
+
+async def start_job(rt: RuntimeContext, job: Job, *, approved: bool) -> ManagedProcess:
+    """The one way exec starts a command. ``approved``: an approval covers it, given now or
+    remembered ("allow always"): it gets /dev/null as input unless the approval said
+    interactive, and each text sent to it later asks again. A command the gate let run
+    unasked keeps an open input."""
+    return await rt.registry.start(
+        job.command, lambda: rt.sandbox.prepare(job), timeout_s=job.timeout_s, session_key=job.session_key,
+        agent_id=job.agent_id, approved=approved, interactive=job.interactive if approved else True,
+    )
 
 
 async def post(services: ToolServices, text: str) -> None:

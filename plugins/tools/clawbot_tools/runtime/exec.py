@@ -26,7 +26,7 @@ from clawbot_tools.fs.paths import PathRefused, display, resolve, workspace_root
 from clawbot_tools.runtime import approval_flow
 from clawbot_tools.runtime.context import Job, RuntimeContext
 from clawbot_tools.runtime.envscrub import EnvRefused, child_env, extra_env
-from clawbot_tools.runtime.exec_policy import PolicyInput, Verdict, decide
+from clawbot_tools.runtime.exec_policy import PolicyInput, decide
 from clawbot_tools.runtime.processes import ManagedProcess, TooManyProcesses
 from clawbot_tools.runtime.reports import event_text, finished_text, shown, yielded_text
 from clawbot_tools.runtime.sandbox import SandboxError
@@ -138,22 +138,20 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
     given = PolicyInput(
         settings=rt.exec, cwd=job.cwd, workspace=job.workspace, path_value=job.env["PATH"], home=rt.home,
         remembered=await asyncio.to_thread(rt.store.allowed, job.agent_id), confined=confined,
-        hides_names=confined and choice.mechanism.hides_names,
+        hides_names=confined and choice.mechanism.hides_names, guards_metadata=confined and choice.mechanism.guards_metadata,
     )
     verdict = await asyncio.to_thread(decide, job.command, given)  # PATH lookups touch the disk
     if verdict.action == "refuse":
         return ToolResult.error(f"exec: {verdict.reasons[0]}. Nothing ran.", status="refused")
     if job.grants:
         verdict = approval_flow.with_grants(verdict, job, choice.mechanism.name)
-    if verdict.action == "ask" and not verdict.destructive and await asyncio.to_thread(rt.store.remembers, job.agent_id, job.remembered_as()):
-        verdict = Verdict("run")  # the user allowed this exact command always
-    if verdict.action == "ask":
+    remembered = verdict.action == "ask" and not verdict.destructive and await asyncio.to_thread(
+        rt.store.remembers, job.agent_id, job.remembered_as()
+    )
+    if verdict.action == "ask" and not remembered:
         return approval_flow.ask(call, rt, job, verdict)
-    try:
-        process = await rt.registry.start(
-            job.command, lambda: rt.sandbox.prepare(job), timeout_s=job.timeout_s,
-            session_key=job.session_key, agent_id=job.agent_id,
-        )
+    try:  # the user allowed this exact command always: it runs as approved, with the input the approval said
+        process = await approval_flow.start_job(rt, job, approved=remembered)
     except TooManyProcesses as exc:
         return ToolResult.error(f"exec: {exc}. Nothing ran.", status="too-many-processes")
     except SandboxError as exc:

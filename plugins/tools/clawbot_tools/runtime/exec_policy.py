@@ -99,6 +99,9 @@ ALWAYS_OK = frozenset({
     "gzip", "gunzip", "zcat", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "zstd", "unzstd", "iconv",
 })
 
+# Programs whose harm is a file's mode, owner, times or attributes, which Landlock does not mediate
+METADATA_PROGRAMS = frozenset({"chmod", "chown", "chgrp", "touch", "setfacl", "setfattr", "chattr"})
+
 
 @attrs.frozen
 class Verdict:
@@ -124,6 +127,7 @@ class PolicyInput:
     remembered: tuple[Program, ...] = ()
     confined: bool = False  # the command runs inside an OS sandbox
     hides_names: bool = False  # ... one in which paths outside its policy do not exist (no stat oracle)
+    guards_metadata: bool = False  # ... one that also keeps modes and times of files outside as they are
 
 
 def decide(command: str, given: PolicyInput) -> Verdict:
@@ -173,7 +177,7 @@ def _decide(command: str, given: PolicyInput) -> Verdict:
     always: Literal["programs", "command"] | None = None
     # a program inside the workspace is a file the model can rewrite: never remembered at all
     if not hard and not unremembered and not any(inside(given.workspace, p.real) for p in programs):
-        always = "programs" if all(always_ok(p) for p in programs) else "command"
+        always = "programs" if all(rememberable(p, given) for p in programs) else "command"
     return Verdict("ask", tuple(reasons), always=always, programs=tuple(programs), destructive=bool(hits))
 
 
@@ -192,6 +196,16 @@ def always_ok(program: Program) -> bool:
     return program.name in ALWAYS_OK and os.path.basename(program.real) in ALWAYS_OK
 
 
+def rememberable(program: Program, given: PolicyInput) -> bool:
+    """Whether "allow always" may let ``program`` run with any arguments here: one of
+    :data:`ALWAYS_OK`, and only where the sandbox is what keeps its arguments harmless
+    (unconfined, ``cat ~/.ssh/id_rsa`` would read the key), and programs that change a file's
+    mode or times only where the sandbox stops that outside the workspace."""
+    if not given.confined or not always_ok(program):
+        return False
+    return given.guards_metadata or not {program.name, os.path.basename(program.real)} & METADATA_PROGRAMS
+
+
 def _allowlist_reasons(analysis: Analysis, given: PolicyInput) -> tuple[list[str], list[Program]]:
     reasons = [f"cannot be checked: {problem}" for problem in analysis.problems]
     allowed_names = given.settings.env_allow
@@ -208,8 +222,9 @@ def _allowlist_reasons(analysis: Analysis, given: PolicyInput) -> tuple[list[str
             for what, name in analysis.reveals if name is not None and names_outside(name)
         ]
     compile_ = _compiler(given)
-    # a program remembered by an older version that is not on ALWAYS_OK any more is ignored
-    remembered = [Entry(p.real, real=p.real, name=p.name) for p in given.remembered if always_ok(p)]
+    # a program remembered by an older version that is not on ALWAYS_OK any more is ignored, and
+    # so is every one where the sandbox that made its arguments harmless is not there
+    remembered = [Entry(p.real, real=p.real, name=p.name) for p in given.remembered if rememberable(p, given)]
     allowed = compile_(given.settings.allowlist) + remembered
     safe = compile_(given.settings.safe_bins)
     programs: list[Program] = []

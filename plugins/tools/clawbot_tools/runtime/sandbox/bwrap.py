@@ -8,7 +8,11 @@ inside, so names cannot be probed either. Capabilities are dropped, further user
 are disabled (no ``unshare -r`` to regain them), and the sandbox dies with its parent.
 
 Mounts are made parents first: a protected tree inside an opened one is covered by an empty
-tmpfs, and a tree opened inside a protected one is mounted again on top of that.
+tmpfs, and a tree opened inside a protected one is mounted again on top of that. Once all
+are made, the memory-backed ones (the new root, /dev, the covers) and /proc are made
+read-only: a file written there would hold RAM beyond any limit, and /proc/sys belongs to
+the host (as root, a write to it would change the host's kernel settings). /dev/shm is a
+small tmpfs of its own.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ NAMESPACES = ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with
 # bwrap keeps root's capabilities inside unless told; an ordinary user's are dropped anyway
 ROOT_ONLY = ("--cap-drop", "ALL")
 RESOLV_CONF = "/etc/resolv.conf"
+SHM_BYTES = 64 * 1024 * 1024  # POSIX shared memory and semaphores (multiprocessing) need little
 
 
 def _depth(path: str) -> int:
@@ -35,6 +40,7 @@ class BwrapMechanism(Mechanism):
     name = "bwrap"
     confines = True
     hides_names = True
+    guards_metadata = True  # outside files do not exist, system trees are read-only mounts
 
     def __init__(self, bwrap: str) -> None:
         self.bwrap = bwrap
@@ -44,9 +50,13 @@ class BwrapMechanism(Mechanism):
         command = [self.bwrap, *NAMESPACES, *(ROOT_ONLY if os.geteuid() == 0 else ())]
         if policy.network:
             command.append("--share-net")
-        for _depth_key, _order, operation in sorted(self._mounts(policy)):
+        mounts = sorted(self._mounts(policy))
+        for _depth_key, _order, operation in mounts:
             command.extend(operation)
-        command += ["--chdir", real_cwd, "--", *argv]
+        for _depth_key, _order, operation in reversed(mounts):  # innermost first, the root last
+            if operation[0] in ("--tmpfs", "--dev", "--proc"):
+                command += ["--remount-ro", operation[-1]]
+        command += ["--remount-ro", "/", "--chdir", real_cwd, "--", *argv]
         child_env = dict(env)
         child_env["TMPDIR"] = "/tmp"
         apply = rlimits.applier(rlimits.rlimits(policy.limits))
@@ -66,6 +76,7 @@ class BwrapMechanism(Mechanism):
             else:
                 add(tree, "--ro-bind", os.path.realpath(tree), tree)
         add("/dev", "--dev", "/dev")
+        add("/dev/shm", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm")
         add("/proc", "--proc", "/proc")
         add("/tmp", "--bind", policy.temp_dir, "/tmp")
         if not inside("/tmp", policy.temp_dir):
@@ -108,7 +119,9 @@ class BwrapMechanism(Mechanism):
             "no capabilities, no new user namespaces, no setuid gains; the sandbox dies with clawbot",
             "a protected folder inside an opened tree is covered by an empty tmpfs; as root, root-only files "
             "in /etc (shadow, host keys) are hidden",
-            "resource limits apply: memory (RLIMIT_DATA), file size, processes (not for root), no core dumps",
+            "resource limits apply: memory (RLIMIT_DATA), file size, processes (not for root), no core dumps; "
+            "nothing outside the workspace and temp dir can be written to hold memory (the new root, /dev and /proc "
+            "are read-only; /dev/shm holds at most 64 MiB)",
             "gap: processes a command leaves in the background end when its shell exits (the pid namespace ends)",
             "gap: programs find HOME missing; only trees listed as read-only or read-write appear under it",
         )

@@ -41,6 +41,7 @@ class LandlockMechanism(Mechanism):
     name = "landlock"
     confines = True
     hides_names = False  # stat() is not mediated: `test -e ~/.ssh/id_rsa` still answers
+    guards_metadata = False  # chmod, chown, utimes and xattrs are not mediated either
 
     def __init__(self, abi: int, *, namespaces: bool = True) -> None:
         """``namespaces=False`` needs a seccomp filter for this machine (:func:`seccomp.supported`)."""
@@ -121,6 +122,9 @@ class LandlockMechanism(Mechanism):
             "about test operands)",
             "gap: other processes stay visible in /proc (their command lines too; their environment and memory do not)",
             "gap: a protected folder inside an allowed tree cannot be hidden, so such a policy is refused",
+            "gap: changing a file's mode, owner, times or extended attributes is not mediated: a command can make "
+            "a file outside it cannot read readable by others (chmod), and as root change system files' modes "
+            "(the exec gate never remembers chmod, touch and the like for any arguments here)",
             "gap: no /dev/shm (POSIX shared memory and semaphores fail) and no terminals; programs that write to "
             "/tmp instead of $TMPDIR fail",
             "gap: as root, root-only files in the system trees (/etc/shadow) stay readable",

@@ -16,6 +16,7 @@ class OffMechanism(Mechanism):
     name = "off"
     confines = False
     hides_names = False
+    guards_metadata = False
 
     def prepare(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str, policy: SandboxPolicy) -> Launch:
         child_env = dict(env)

@@ -116,6 +116,8 @@ class Mechanism(abc.ABC):
     name: str  # "bwrap" | "landlock" | "off"
     confines: bool  # False for "off" (limits only)
     hides_names: bool  # True: paths outside the policy do not exist for the command (no stat oracle)
+    # True: the mode, owner, times and extended attributes of files outside cannot change either
+    guards_metadata: bool
 
     @abc.abstractmethod
     def prepare(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str, policy: SandboxPolicy) -> Launch:
