@@ -39,10 +39,10 @@ async def spawn(mechanism, policy: SandboxPolicy) -> float:
     started = time.perf_counter()
     loop = asyncio.get_running_loop()
     if mechanism is None:
-        argv, env, cwd, preexec, close = ARGV, ENV, policy.workspace, None, None
+        argv, env, cwd, preexec, fds, close = ARGV, ENV, policy.workspace, None, (), None
     else:
         launch = mechanism.prepare(ARGV, env=ENV, cwd=policy.workspace, policy=policy)
-        argv, env, cwd, preexec, close = launch.argv, launch.env, launch.cwd, launch.preexec_fn, launch.close
+        argv, env, cwd, preexec, fds, close = launch.argv, launch.env, launch.cwd, launch.preexec_fn, launch.pass_fds, launch.close
     done = loop.create_future()
 
     class Protocol(asyncio.SubprocessProtocol):
@@ -50,7 +50,7 @@ async def spawn(mechanism, policy: SandboxPolicy) -> float:
             done.set_result(None)
 
     transport, _ = await loop.subprocess_exec(
-        Protocol, *argv, env=env, cwd=cwd, preexec_fn=preexec, start_new_session=True,
+        Protocol, *argv, env=env, cwd=cwd, preexec_fn=preexec, pass_fds=fds, start_new_session=True,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
     )
     if close is not None:

@@ -127,3 +127,15 @@ def test_bwrap_hides_root_only_system_files_from_root(dirs) -> None:
     assert "root:" in run_sandboxed("off", "cat /etc/shadow", policy_for(dirs)).stdout
     done = run_sandboxed("bwrap", "cat /etc/shadow", policy_for(dirs))
     assert "root:" not in done.stdout
+
+
+VSOCK = f"{PYTHON} -c \"import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM); print('made')\""
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_vsock_sockets_are_refused_inside_every_sandbox(dirs, name: str) -> None:
+    """A network namespace does not stop vsock, which reaches a virtual machine's host."""
+    if run_sandboxed("off", VSOCK, policy_for(dirs)).stdout.strip() != "made":
+        pytest.skip("this kernel has no vsock sockets to refuse")
+    done = run_sandboxed(name, VSOCK, policy_for(dirs, network=True))
+    assert ("made" in done.stdout) is (name == "off"), done.stdout

@@ -121,7 +121,7 @@ async def test_under_bwrap_the_sandbox_dies_with_clawbot(tmp_path: Path) -> None
         "from clawbot_tools.runtime.sandbox.choose import probe\n"
         f"policy = SandboxPolicy(workspace={str(ws)!r}, temp_dir={str(temp)!r})\n"
         f"launch = probe('bwrap')[0].prepare(['/bin/sh', '-c', {_sleeper(marker)!r}], env={{'PATH': {PATH!r}}}, cwd={str(ws)!r}, policy=policy)\n"
-        "subprocess.Popen(launch.argv, env=launch.env, cwd=launch.cwd, preexec_fn=launch.preexec_fn, start_new_session=True)\n"
+        "subprocess.Popen(launch.argv, env=launch.env, cwd=launch.cwd, preexec_fn=launch.preexec_fn, pass_fds=launch.pass_fds, start_new_session=True)\n"
         "import time; time.sleep(1); os._exit(0)\n"
     )
     mechanism("bwrap")

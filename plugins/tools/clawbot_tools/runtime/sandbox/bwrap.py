@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 
 from clawbot_tools.containment import inside
 from clawbot_tools.runtime.sandbox import limits as rlimits
-from clawbot_tools.runtime.sandbox import paths
+from clawbot_tools.runtime.sandbox import paths, seccomp
 from clawbot_tools.runtime.sandbox.policy import Launch, Mechanism, SandboxError, SandboxPolicy
 
 NAMESPACES = ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent")
@@ -30,6 +30,17 @@ NAMESPACES = ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with
 ROOT_ONLY = ("--cap-drop", "ALL")
 RESOLV_CONF = "/etc/resolv.conf"
 SHM_BYTES = 64 * 1024 * 1024  # POSIX shared memory and semaphores (multiprocessing) need little
+
+
+def _seccomp_fd() -> int | None:
+    """A file holding the filter bwrap puts on the command: no vsock sockets (a network
+    namespace does not stop them reaching the hypervisor), no io_uring."""
+    if not seccomp.supported():
+        return None
+    fd = os.memfd_create("clawbot-seccomp", os.MFD_CLOEXEC)
+    os.write(fd, seccomp.raw(deny_unix=False, deny_network=False))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _depth(path: str) -> int:
@@ -56,11 +67,20 @@ class BwrapMechanism(Mechanism):
         for _depth_key, _order, operation in reversed(mounts):  # innermost first, the root last
             if operation[0] in ("--tmpfs", "--dev", "--proc"):
                 command += ["--remount-ro", operation[-1]]
-        command += ["--remount-ro", "/", "--chdir", real_cwd, "--", *argv]
+        command += ["--remount-ro", "/"]
+        filter_fd = _seccomp_fd()
+        if filter_fd is not None:
+            command += ["--seccomp", str(filter_fd)]
+        command += ["--chdir", real_cwd, "--", *argv]
         child_env = dict(env)
         child_env["TMPDIR"] = "/tmp"
         apply = rlimits.applier(rlimits.rlimits(policy.limits))
-        return Launch(argv=tuple(command), env=child_env, cwd=real_cwd, preexec_fn=apply, pass_fds=())
+        if filter_fd is None:
+            return Launch(argv=tuple(command), env=child_env, cwd=real_cwd, preexec_fn=apply)
+        return Launch(
+            argv=tuple(command), env=child_env, cwd=real_cwd, preexec_fn=apply, pass_fds=(filter_fd,),
+            cleanup=lambda: os.close(filter_fd),
+        )
 
     def _mounts(self, policy: SandboxPolicy) -> list[tuple[int, int, tuple[str, ...]]]:
         """(depth, order, bwrap arguments): sorted, parents are mounted before what lies inside them."""
@@ -117,6 +137,8 @@ class BwrapMechanism(Mechanism):
             "no network: a network namespace of its own (its loopback is not the host's), unless network is on",
             "its own pid namespace: other processes are invisible and cannot be signalled or traced",
             "no capabilities, no new user namespaces, no setuid gains; the sandbox dies with clawbot",
+            "no vsock sockets (they would reach a virtual machine's host whatever the network namespace), no io_uring",
+            "gap: 32-bit programs do not run (the filter refuses system calls of other ABIs)",
             "a protected folder inside an opened tree is covered by an empty tmpfs; as root, root-only files "
             "in /etc (shadow, host keys) are hidden",
             "resource limits apply: memory (RLIMIT_DATA), file size, processes (not for root), no core dumps; "

@@ -43,11 +43,12 @@ class ChildSetup:
     """One child's confinement steps; :meth:`run` is the ``preexec_fn``."""
 
     def __init__(
-        self, *, ruleset_fd: int, namespaces: bool, new_net: bool, early_limits, late_limits, deny_unix: bool, deny_network: bool,
+        self, *, ruleset_fd: int, namespaces: bool, new_net: bool, early_limits, late_limits,
+        socket_filter: bool, deny_unix: bool, deny_network: bool,
     ) -> None:
         """``namespaces``: a user namespace of its own (and a network one when ``new_net``);
-        without it every capability is dropped instead. ``deny_unix`` / ``deny_network``:
-        the socket families the seccomp filter refuses (no filter when neither)."""
+        without it every capability is dropped instead. ``socket_filter``: the seccomp filter
+        of :mod:`.seccomp`, refusing vsock always and Unix sockets / the network as asked."""
         lib = libc()
         self._unshare, self._prctl, self._syscall, self._capset = lib.unshare, lib.prctl, lib.syscall, lib.capset  # looked up here, not in the child
         self._ruleset_fd = ruleset_fd
@@ -56,7 +57,7 @@ class ChildSetup:
         self._no_capabilities = (ctypes.byref(self._cap_header), ctypes.byref(self._cap_data))
         self._early = rlimits.applier(early_limits)
         self._late = rlimits.applier(late_limits)
-        self._filter = seccomp.compiled(deny_unix=deny_unix, deny_network=deny_network) if deny_unix or deny_network else None
+        self._filter = seccomp.compiled(deny_unix=deny_unix, deny_network=deny_network) if socket_filter else None
         self._filter_ref = ctypes.byref(self._filter[0]) if self._filter else None
         self._read_end, self._write_end = os.pipe2(os.O_CLOEXEC)
         self._closed = False

@@ -67,8 +67,9 @@ class LandlockMechanism(Mechanism):
             new_net=not policy.network,
             early_limits=rlimits.rlimits(policy.limits, with_processes=False),
             late_limits=rlimits.process_rlimit(policy.limits),
+            socket_filter=seccomp.supported(),
             deny_unix=self.unix_filter,
-            deny_network=not self.namespaces and not policy.network,
+            deny_network=not policy.network,
         )
 
         def cleanup() -> None:
@@ -129,6 +130,9 @@ class LandlockMechanism(Mechanism):
             "/tmp instead of $TMPDIR fail",
             "gap: as root, root-only files in the system trees (/etc/shadow) stay readable",
         ]
+        if seccomp.supported():
+            lines.append("no vsock sockets (they would reach a virtual machine's host), no io_uring")
+            lines.append("gap: 32-bit programs do not run (the filter refuses system calls of other ABIs)")
         if self.unix_filter:
             lines.append(
                 "Unix sockets cannot be created (a seccomp filter below ABI 9 keeps the command away from the "

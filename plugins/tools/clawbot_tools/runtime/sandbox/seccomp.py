@@ -7,9 +7,11 @@ Two reasons to refuse ``socket(2)``, each switched on separately:
   session bus (/run/user/<uid>/bus) starts anything outside the sandbox (``systemd-run
   --user``). AF_UNIX sockets are refused (EACCES); stream socket pairs stay possible (they
   cannot be pointed at a path).
-* **The network** (``deny_network``): where no network namespace can be made (user namespaces
-  disabled), every other address family is refused, so neither TCP nor UDP nor raw sockets
-  reach the host's loopback (the gateway's control API) or anywhere else.
+* **The network** (``deny_network``): every other address family is refused, so where no
+  network namespace can be made (user namespaces disabled) neither TCP nor UDP nor raw
+  sockets reach the host's loopback (the gateway's control API) or anywhere else.
+* **What no namespace confines** (:data:`ALWAYS_DENIED`): vsock sockets reach the hypervisor
+  of a virtual machine whatever the network namespace, so every sandbox refuses them.
 
 Either way io_uring is refused (its socket operation would pass by the filter), and so is every
 system call of another ABI (32-bit ``socketcall`` hides its arguments; x32 numbers), so the
@@ -37,6 +39,8 @@ BPF_RET_K = 0x06
 RET_ALLOW = 0x7FFF0000
 RET_ERRNO = 0x00050000
 AF_UNIX = 1
+AF_VSOCK = 40
+ALWAYS_DENIED = (AF_VSOCK,)
 SOCK_TYPE_MASK = 0xF
 SOCK_STREAM = 1
 X32_BIT = 0x40000000
@@ -68,12 +72,15 @@ def program(*, deny_unix: bool, deny_network: bool) -> list[tuple[int, int, int,
     arch, socket_nr, socketpair_nr, io_uring_nr = SYSCALLS[platform.machine()]
     deny = (BPF_RET_K, 0, 0, RET_ERRNO | errno.EACCES)
     allow = (BPF_RET_K, 0, 0, RET_ALLOW)
-    # socket(domain, ...): Unix sockets and the other families each allowed or refused
-    socket_check = [
-        (BPF_LD_W_ABS, 0, 0, ARG0),
+    # socket(domain, ...): the families refused everywhere, then Unix sockets, then the rest
+    socket_check = [(BPF_LD_W_ABS, 0, 0, ARG0)]
+    for position, family in enumerate(ALWAYS_DENIED):
+        socket_check.append((BPF_JEQ_K, len(ALWAYS_DENIED) - position + 2, 0, family))  # to the deny at the end
+    socket_check += [
         (BPF_JEQ_K, 0, 1, AF_UNIX),
         deny if deny_unix else allow,
         deny if deny_network else allow,
+        deny,
     ]
     # socketpair(domain, type, ...): Unix stream pairs only (other families have no pairs)
     pair_check = [
@@ -104,6 +111,14 @@ def program(*, deny_unix: bool, deny_network: bool) -> list[tuple[int, int, int,
 
 def compiled(*, deny_unix: bool, deny_network: bool) -> tuple[SockFprog, ctypes.Array]:
     """The ``sock_fprog`` for prctl and the instruction array it points to (keep both alive)."""
-    insns = program(deny_unix=deny_unix, deny_network=deny_network)
-    array = (SockFilter * len(insns))(*(SockFilter(*insn) for insn in insns))
-    return SockFprog(len(insns), ctypes.cast(array, ctypes.POINTER(SockFilter))), array
+    array = _array(program(deny_unix=deny_unix, deny_network=deny_network))
+    return SockFprog(len(array), ctypes.cast(array, ctypes.POINTER(SockFilter))), array
+
+
+def raw(*, deny_unix: bool, deny_network: bool) -> bytes:
+    """The filter as the bytes of a ``sock_filter`` array (what ``bwrap --seccomp FD`` reads)."""
+    return bytes(_array(program(deny_unix=deny_unix, deny_network=deny_network)))
+
+
+def _array(insns: list[tuple[int, int, int, int]]) -> ctypes.Array:
+    return (SockFilter * len(insns))(*(SockFilter(*insn) for insn in insns))
