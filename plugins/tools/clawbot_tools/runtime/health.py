@@ -17,16 +17,20 @@ ENABLE = (
 
 
 def sandbox_checks(settings: ExecSettings) -> list[HealthCheck]:
-    return _mechanism_checks(settings) + _root_check()
+    return _mechanism_checks(settings) + _root_check(settings)
 
 
-def _root_check() -> list[HealthCheck]:
+def _root_check(settings: ExecSettings) -> list[HealthCheck]:
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return []
-    return [HealthCheck(
-        "warn", "sandbox", "clawbot runs as root: the kernel does not apply the process limit to root, so only the "
-        "timeout stops a command that forks without end", "run clawbot as an ordinary user",
-    )]
+    detail = (
+        "clawbot runs as root: the kernel does not apply the process limit to root, so only the timeout stops a "
+        "command that forks without end"
+    )
+    mechanism = choose(settings.sandbox).mechanism
+    if mechanism.confines and not mechanism.guards_metadata:
+        detail += "; and the sandbox here does not stop a command run as root from changing system files' modes (chmod)"
+    return [HealthCheck("warn", "sandbox", detail, "run clawbot as an ordinary user")]
 
 
 def _mechanism_checks(settings: ExecSettings) -> list[HealthCheck]:
