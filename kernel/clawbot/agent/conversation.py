@@ -245,7 +245,7 @@ class Conversation:
         strategies = list(self.kernel.compaction_strategies)
         if not strategies:
             raise error
-        strategy = strategies[0]  # stage 6 adds agents.defaults.compaction.strategy
+        strategy = strategies[0]  # one strategy until agents.defaults.compaction.strategy can choose
         before = sum(len(m.text) for m in messages) // 4
         event = CompactionEvent(self.agent_id, session_key, session.info.session_id, tokens_before=before)
         await self.kernel.plugins.notify("clawbot_before_compaction", event=event)

@@ -264,7 +264,7 @@ async def test_dropped_stream_is_an_error_not_half_a_message(fake_llm: FakeLLM) 
     with pytest.raises(ProviderError) as caught:
         await provider.complete(make_request(), sink)
     assert caught.value.kind in ("connection", "server")
-    # the retry (the kernel's job in stage 2) gets the whole reply
+    # the retry (the kernel's job) gets the whole reply
     message = await provider.complete(make_request())
     assert message.text == "This answer is long enough to be cut off half way through its deltas."
 

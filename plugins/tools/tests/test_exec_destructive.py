@@ -1,4 +1,4 @@
-"""Destructive patterns ask in every mode, ``full`` included (an adversarial review's misses).
+"""Destructive patterns ask in every mode, ``full`` included (patterns once missed).
 
 Each line of ``DESTRUCTIVE`` ran unasked in ``full`` mode before the fix (several destroyed
 data when executed): GNU long-option abbreviations (``rm --r``), git's global options and

@@ -1,4 +1,4 @@
-"""Regression tests for the exec gate's security review (findings E1-E9 and allow-always).
+"""Lines that once got past the exec gate, and what allow-always may remember.
 
 Each finding has a table of commands the gate must not let run unasked in ``allowlist``
 mode. Where running is involved, the commands go through the real ``exec`` tool with real

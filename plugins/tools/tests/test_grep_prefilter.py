@@ -134,7 +134,7 @@ def test_grep_output_equals_a_naive_per_line_search(ws: Path, pattern: str, igno
 @pytest.mark.parametrize(
     ("pattern", "file_text"),
     [
-        (r"(?<![\s\S])foo", "bar\nfoo\n"),  # the review's cases: whole-file meaning differs
+        (r"(?<![\s\S])foo", "bar\nfoo\n"),  # whole-file meaning differs
         (r"foo(?![\s\S])", "foo\nbar\n"),
         (r"(?-m:^)foo", "bar\nfoo\n"),
         (r"[[:alpha:]]x", "ax\n"),  # regex reads a POSIX class, re a '[' ... ']'

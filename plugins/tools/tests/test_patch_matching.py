@@ -208,8 +208,8 @@ def _hunk_lines(lines: list[str]) -> list[str]:
 
 
 ADVERSARIAL = {
-    "review-shape-300-lines": ("a\n" * 20_000, _hunk_lines(["a"] * 299 + ["b"])),  # 0.7 s before the index
-    # the same at the size of the review's ~6 KB patch: 2,000 lines checked at every position
+    "300-line-hunk-in-20k-lines": ("a\n" * 20_000, _hunk_lines(["a"] * 299 + ["b"])),  # 0.7 s before the index
+    # the same at the size of a ~6 KB patch: 2,000 lines checked at every position
     "identical-lines-then-a-miss": ("a\n" * 20_000, _hunk_lines(["a"] * 1999 + ["b"])),
     "trailing-space-near-misses": ("a \n" * 40_000, _hunk_lines(["a"] * 1999 + ["b"])),
     "every-position-matches": ("a\n" * 40_000, _hunk_lines(["a"] * 2000)),

@@ -126,7 +126,7 @@ def context(workspace: Path, *, tools: tuple[str, ...] = CODER_TOOLS, **override
 
 
 def system_event_label() -> str:
-    """The label the kernel puts on system events (its module moved during stage 4)."""
+    """The label the kernel puts on system events (wherever its module lives)."""
     import importlib
 
     for module in ("clawbot.agent.inbound", "clawbot.agent.conversation"):

@@ -1,4 +1,4 @@
-"""The third review of the exec gate: a cd the shell refuses, `cd -P -L`, and sort spilling to /tmp."""
+"""The exec gate and a cd the shell refuses, `cd -P -L`, and sort spilling to /tmp."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Regression tests for the second review of the exec gate (findings 1-13).
+"""Tables of lines that once got past the exec gate, by kind of bypass.
 
-Each finding has a table of lines the gate must not let run unasked in ``allowlist`` mode.
+Each kind has a table of lines the gate must not let run unasked in ``allowlist`` mode.
 Where running is involved, the line goes to :func:`decide`; if (wrongly) allowed, it is run
 for real with ``/bin/sh`` and with ``bash`` in a tmp workspace, and the test checks that no
 payload ran (no ``pwned`` file, nothing written outside the workspace) and that the secret
