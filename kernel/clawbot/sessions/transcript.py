@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 import cattrs
 
-from clawbot.statefile import make_private_dir
+from clawbot.statefile import json_text, make_private_dir
 from clawbot.types import Message, Role, TextBlock
 
 log = logging.getLogger(__name__)
@@ -114,7 +114,7 @@ class Transcript:
         if message is not None:
             record["message"] = self._conv.unstructure(message)
         record.update(data)
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        line = json_text(record) + "\n"  # any str can be written: a failed append would lose the turn
         with self.path.open("a", encoding="utf-8") as handle:
             # A torn previous line (crash mid-write) must not swallow this entry. Once this
             # object has written a whole line itself, the file is known to end cleanly.
