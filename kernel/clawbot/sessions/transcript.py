@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 import cattrs
 
+from clawbot.agent.inbound import render_summary
 from clawbot.statefile import json_text, make_private_dir
 from clawbot.types import Message, Role, TextBlock
 
@@ -53,13 +54,13 @@ class LoadedTranscript:
     def messages(self) -> list[Message]:
         """The conversation since the last compaction, repaired for dangling tool calls."""
         start = 0
-        summary: str | None = None
+        compaction: Entry | None = None
         for index, entry in enumerate(self.entries):
             if entry.type == "compaction":
-                start, summary = index + 1, entry.data.get("summary")
+                start, compaction = index + 1, entry
         messages = [e.message for e in self.entries[start:] if e.type == "message" and e.message is not None]
-        if summary:
-            messages.insert(0, Message.user(f"[Summary of the earlier conversation]\n{summary}"))
+        if compaction is not None and compaction.data.get("summary"):
+            messages.insert(0, Message.user(render_summary(compaction.data["summary"], compaction.id)))
         return repair_tool_calls(messages)
 
 
