@@ -50,7 +50,7 @@ def _assert_untrusted(summary: str) -> None:
     assert summary.startswith(f"{SUMMARY_LABEL}\n<<<BEGIN UNTRUSTED id=")
     tag = re.match(r".*\n<<<BEGIN UNTRUSTED id=(\w{12}):", summary).group(1)
     assert summary.endswith(f"\n<<<END UNTRUSTED id={tag}>>>") and summary.count(f"id={tag}>>>") == 1
-    for marker in (TRUSTED_HEADER, "System event from clawbot"):
+    for marker in (TRUSTED_HEADER, "System event from clawbot", "<tool_call>", "</tool_call>"):
         assert fold(marker) not in fold(summary), marker
     assert "We discussed cats." in summary and "pre-approved" in summary  # shown, only defused
 

@@ -20,7 +20,8 @@ Nothing a channel, a command or another session supplies can pass as metadata:
 * every untrusted string, the text included, has the phrases the kernel marks its own text
   with (:data:`TRUSTED_MARKERS`) defused however they are spelt (case, spacing, zero-width
   or bidi characters, fullwidth letters: :func:`clawbot.safetext.defuse`), so the header,
-  the system event label and the session message label occur only where clawbot put them.
+  the system event label and the session message label occur only where clawbot put them,
+  and a ``<tool_call>`` in a message, an event or another session's text is only shown.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
+from clawbot.agent.prompt_tool_calls import CLOSE, OPEN
 from clawbot.safetext import defuse, fence
 from clawbot.types import InboundMessage
 
@@ -57,11 +59,14 @@ TRUSTED_MARKERS = (
     "System event from clawbot",
     "Message from another clawbot session",
     "[message_id:",
+    OPEN,
+    CLOSE,
 )
-"""Phrases that mark text as the kernel's own. Untrusted text never carries them: they are
-defused wherever a channel's, a command's or another session's text, or a compaction
-summary, enters a user message (and plugins that paste untrusted text into one do the same:
-``clawbot.promptkit``)."""
+"""Phrases that mark text as the kernel's own: its labels, and the tags of prompt-based tool
+calling (``native_tools = false``), which a model that repeats what it read would otherwise
+run as its own call. Untrusted text never carries them: they are defused wherever a
+channel's, a command's or another session's text, or a compaction summary, enters a user
+message (and plugins that paste untrusted text into one do the same: ``clawbot.promptkit``)."""
 
 # A value outside the JSON blocks is shown raw only when it cannot look like anything else.
 _PLAIN_TOKEN = re.compile(r"[\w.@+\-]{1,128}")
