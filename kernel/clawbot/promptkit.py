@@ -5,7 +5,7 @@ bootstrap override reads files, orders tools and spells the silent reply exactly
 kernel does: ``read_bounded(path, root=workspace)`` opens a file only if it is really inside
 the workspace (raising ``FileRefused`` otherwise; ``not_loaded(name, exc.reason)`` is the note
 the prompt shows instead). ``TRUSTED_MARKERS`` are the phrases the kernel marks its own text with in a user
-message; a plugin that pastes untrusted text into one (a command's output in a system event)
+message (and the ``<tool_call>`` tags of prompt-based tool calling); a plugin that pastes untrusted text into one (a command's output in a system event)
 defuses them: ``clawbot.safetext.defuse(text, TRUSTED_MARKERS)``. ``skills_prompt_caps(config)``
 gives the size caps of the skills catalogue a Skills section writes.
 """

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import email.utils
 import json
+import math
 import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from clawbot.safetext import LONE_SURROGATE
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -103,6 +106,59 @@ def value_too_deep(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> bool:
     return False
 
 
+#: How :func:`tool_arguments_problem` describes a number JSON cannot carry (NaN, Infinity, 1e999).
+NOT_FINITE = "held a number JSON cannot carry (NaN or Infinity): write a finite number or null"
+#: ... and a string holding half of a UTF-16 surrogate pair (``"\\ud800"`` alone).
+NOT_TEXT = "held a string that is not valid Unicode (a lone surrogate escape such as \\ud800): write the character itself"
+# Half of a surrogate pair: JSON decoding joins real pairs, so any left over stands alone.
+# No SDK can send such a string again and no file can store it as UTF-8.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def value_problem(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> str | None:
+    """Why decoded arguments cannot be used or sent again, ``None`` if they can: nesting deeper
+    than ``limit``, a non-finite number, a lone surrogate in a string or a key. No recursion."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if LONE_SURROGATE.search(item):
+                return NOT_TEXT
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return NOT_FINITE
+        elif isinstance(item, Mapping | list | tuple):
+            if depth > limit:
+                return TOO_DEEP
+            if isinstance(item, Mapping):
+                stack.extend((str(key), depth) for key in item)
+                stack.extend((child, depth + 1) for child in item.values())
+            else:
+                stack.extend((child, depth + 1) for child in item)
+    return None
+
+
+class NotFiniteNumber(ValueError):
+    """JSON text held NaN, Infinity or a number too large for a float."""
+
+
+def _refuse_constant(name: str) -> float:
+    raise NotFiniteNumber(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise NotFiniteNumber(f"{text[:40]} is too large for a number")
+    return value
+
+
+def strict_json(text: str) -> Any:
+    """``json.loads`` as JSON itself defines it: NaN, Infinity and numbers that overflow to
+    infinity are errors (Python accepts them, and every SDK then refuses to send them back)."""
+    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+
+
 _JSON_NAMES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
 
 
@@ -114,30 +170,33 @@ def tool_arguments_problem(raw: str) -> str | None:
     if text_too_deep(raw):
         return TOO_DEEP
     try:
-        value = json.loads(raw)
+        value = strict_json(raw)
+    except NotFiniteNumber:
+        return NOT_FINITE
     except ValueError as exc:
         return f"were not valid JSON ({exc})"
     if not isinstance(value, dict):
         return f"were a JSON {_JSON_NAMES.get(type(value), type(value).__name__)}, not an object"
-    return None
+    return value_problem(value)
 
 
 def parse_tool_arguments(raw: str | None) -> tuple[dict, str | None]:
     """(arguments, raw_arguments) of a model's tool call.
 
-    The raw text is kept, and the arguments left empty, when it is not a JSON object or nests
-    deeper than :data:`MAX_ARGUMENT_DEPTH` (checked before decoding), so the agent loop can
-    answer with an error result the model can correct instead of failing.
+    The raw text is kept, and the arguments left empty, when it is not a JSON object, nests
+    deeper than :data:`MAX_ARGUMENT_DEPTH` (checked before decoding), holds a number JSON
+    cannot carry (NaN, Infinity) or a lone surrogate, so the agent loop can answer with an
+    error result the model can correct instead of failing, now or in a later request.
     """
     if not raw or not raw.strip():
         return {}, None
     if text_too_deep(raw):
         return {}, raw
     try:
-        value = json.loads(raw)
+        value = strict_json(raw)
     except ValueError:
         return {}, raw
-    if not isinstance(value, dict):
+    if not isinstance(value, dict) or value_problem(value) is not None:
         return {}, raw
     return value, None
 
@@ -145,12 +204,12 @@ def parse_tool_arguments(raw: str | None) -> tuple[dict, str | None]:
 def decoded_tool_arguments(value: Any) -> tuple[dict, str | None]:
     """:func:`parse_tool_arguments` for arguments an SDK already decoded.
 
-    Arguments that are not an object or nest too deep are kept as text (written without
-    recursion) for the loop to answer with an error.
+    Arguments that are not an object, nest too deep, hold a non-finite number or a lone
+    surrogate are kept as text (written without recursion) for the loop to answer with an error.
     """
     if value is None:
         return {}, None
-    if isinstance(value, Mapping) and not value_too_deep(value):
+    if isinstance(value, Mapping) and value_problem(value) is None:
         return dict(value), None
     return {}, _dumps_without_recursion(value)
 

@@ -19,7 +19,7 @@ import secrets
 import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["Folded", "defuse", "fence", "fold", "visible"]
+__all__ = ["LONE_SURROGATE", "Folded", "defuse", "fence", "fold", "sendable", "visible"]
 
 # Newline and tab lay text out; ZERO WIDTH JOINER only joins emoji (a family, a profession)
 # and cannot move the cursor, so escaping it would only break replies.
@@ -27,6 +27,16 @@ _KEPT_CONTROLS = "\n\t\u200d"
 _INVISIBLE = ("Cc", "Cf", "Co", "Cs", "Zl", "Zp")
 # What breaks a defused phrase: U+2060 WORD JOINER would be invisible, so a visible mark.
 _BREAK = "\u2024"  # ONE DOT LEADER: reads as a dot, never matches an ASCII marker
+
+
+#: Half of a UTF-16 surrogate pair standing alone (JSON's ``"\\ud800"`` decodes to one). No
+#: SDK can send such a string and UTF-8 cannot store it; a real pair is one character in Python.
+LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def sendable(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD, so it can be encoded as UTF-8."""
+    return LONE_SURROGATE.sub("\ufffd", text) if LONE_SURROGATE.search(text) else text
 
 
 def visible(text: str) -> str:

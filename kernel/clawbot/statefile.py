@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from clawbot.safetext import LONE_SURROGATE
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -49,6 +51,20 @@ def make_private_dir(directory: Path) -> None:
             pass
 
 
+def json_text(data: Any, **options: Any) -> str:
+    """JSON text of ``data`` that UTF-8 can always store, non-ASCII text kept readable.
+
+    ``json.dumps(ensure_ascii=False)`` leaves a lone surrogate (from a model's ``"\\ud800"``,
+    a file name, a channel) raw, and writing it as UTF-8 raises: the write, and whatever turn
+    or decision made it, would be lost. Here it becomes its ``\\uXXXX`` escape instead (it can
+    only stand inside a JSON string), which reads back as exactly the same string.
+    """
+    text = json.dumps(data, ensure_ascii=False, **options)
+    if LONE_SURROGATE.search(text) is None:
+        return text
+    return LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 def atomic_write_json(path: Path, data: Any, mode: int = PRIVATE_FILE_MODE, *, durable: bool = False) -> None:
     """Write ``data`` as compact JSON to ``path`` atomically, the file getting ``mode``.
 
@@ -63,7 +79,7 @@ def atomic_write_json(path: Path, data: Any, mode: int = PRIVATE_FILE_MODE, *, d
     for other processes, which is what concurrent ``clawbot`` commands need (and ext4's
     default ``auto_da_alloc`` writes out a file renamed over an existing one with the rename).
     """
-    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    payload = json_text(data, separators=(",", ":")).encode("utf-8")
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # created 0600
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -181,7 +181,7 @@ async def test_context_overflow_compacts_once_and_retries(make_kernel) -> None:
     result = await conv.send("agent:main:main", "more cats")
     assert result.text == "answer from m" and seen == ["we talked about cats"]
     history = kernel.sessions.open("agent:main:main").transcript.load().messages()
-    assert history[0].text.endswith("we talked about cats") and history[1].text == "more cats"
+    assert "\nwe talked about cats\n<<<END UNTRUSTED id=" in history[0].text and history[1].text == "more cats"
 
     provider.errors["m"] = [err("context_overflow", status=400)] * 2
     with pytest.raises(ProviderError) as info:

@@ -10,6 +10,7 @@ import time
 import pytest
 from clawbot import CompactionResult, CompactionStrategy, ProviderError
 from clawbot.agent.conversation import Conversation
+from clawbot.agent.inbound import render_summary
 from clawbot.agent.models import ModelChoice
 from clawbot.testing import plugin_from_hooks
 from clawbot.testing.fake_llm import ToolCallSpec
@@ -241,15 +242,15 @@ async def test_context_overflow_compacts_the_history_and_retries(make_kernel, fa
 
     assert turn.text == "Still here after compaction."
     assert strategy.seen == [3]
-    rejected, retried = fake_llm.requests[1:3]
-    assert wire_history(rejected) == [user("tell me about cats"), said("Cats are great."), user("and dogs?")]
-    summary = f"[Summary of the earlier conversation]\n{SUMMARY}"
-    assert wire_history(retried) == [user(summary), user("and dogs?")]
-
     entries = transcript_lines(transcript_path(kernel))[1:]
     kinds = [e["type"] if e["type"] != "message" else e["message"]["role"] for e in entries]
     assert kinds == ["user", "assistant", "user", "compaction", "user", "assistant"]
     compaction = entries[3]
+    rejected, retried = fake_llm.requests[1:3]
+    assert wire_history(rejected) == [user("tell me about cats"), said("Cats are great."), user("and dogs?")]
+    summary = render_summary(SUMMARY, compaction["id"])  # fenced, as untrusted text
+    assert summary.startswith("[Summary of the earlier conversation]\n<<<BEGIN UNTRUSTED") and SUMMARY in summary
+    assert wire_history(retried) == [user(summary), user("and dogs?")]
     assert compaction["summary"] == SUMMARY and compaction["strategy"] == "keep-last"
     assert (compaction["tokens_before"], compaction["tokens_after"]) == (5000, 40)
 

@@ -27,7 +27,7 @@ import attrs
 from clawbot.agent.bootstrap_changes import watching_bootstrap_files
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
-from clawbot.agent.inbound import render_user_message
+from clawbot.agent.inbound import render_summary, render_user_message
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.policy import allowed_tools
 from clawbot.agent.system_prompt import (
@@ -256,12 +256,12 @@ class Conversation:
         kept = messages[start:]
         # The compaction entry starts a new stretch of the transcript: the kept messages are
         # written again after it, so loading needs only "everything after the last compaction".
-        session.transcript.append("compaction", summary=result.summary, tokens_before=result.tokens_before,
-                                  tokens_after=result.tokens_after, strategy=strategy.name)
+        entry = session.transcript.append("compaction", summary=result.summary, tokens_before=result.tokens_before,
+                                          tokens_after=result.tokens_after, strategy=strategy.name)
         for message in kept:
             session.transcript.append_message(message)
         await self.kernel.plugins.notify(
             "clawbot_after_compaction",
             event=attrs.evolve(event, tokens_after=result.tokens_after, summary=result.summary),
         )
-        return [Message.user(f"[Summary of the earlier conversation]\n{result.summary}"), *kept]
+        return [Message.user(render_summary(result.summary, entry.id)), *kept]

@@ -22,6 +22,7 @@ import attrs
 from clawbot.agent import context_guard, prompt_tools
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.profiles import AuthProfiles, Profile
+from clawbot.agent.sendable import sendable_request
 from clawbot.providerkit import decoded_tool_arguments
 from clawbot.types import Message, ModelRequest, ProviderError, TextSink, ToolCallBlock
 
@@ -99,6 +100,7 @@ class ModelCaller:
     async def complete(self, request: ModelRequest, on_text: TextSink | None = None, pinned: str | None = None) -> CallOutcome:
         errors: list[ProviderError] = []
         stream = _StreamOnce(on_text) if on_text is not None else None
+        request = sendable_request(request)  # one bad value must not fail every later request
         for choice in self.chain:
             try:
                 return await self._with_model(choice, request, stream, pinned, errors)
@@ -167,9 +169,10 @@ class ModelCaller:
 
 
 def bounded_arguments(message: Message) -> Message:
-    """``message`` with every tool call whose decoded arguments nest too deep turned back into
-    raw text, which the loop answers with an error: a provider plugin that decodes arguments
-    itself must not hand the transcript a structure too deep to write."""
+    """``message`` with every tool call whose decoded arguments nest too deep, hold NaN or a
+    lone surrogate turned back into raw text, which the loop answers with an error: a provider
+    plugin that decodes arguments itself must not hand the transcript a structure too deep to
+    write, or later requests a value no SDK can send."""
     calls = [b for b in message.content if isinstance(b, ToolCallBlock) and b.raw_arguments is None]
     if not calls:
         return message

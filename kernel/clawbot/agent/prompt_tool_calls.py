@@ -23,7 +23,7 @@ import json
 import re
 import secrets
 
-from clawbot.providerkit import JSON_STRING_PATTERN, MAX_ARGUMENT_DEPTH
+from clawbot.providerkit import JSON_STRING_PATTERN, MAX_ARGUMENT_DEPTH, strict_json, value_problem
 from clawbot.types import ToolCallBlock
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
@@ -148,14 +148,14 @@ def _call_from(payload: str, depth: int) -> ToolCallBlock:
     call_id = f"call_{secrets.token_hex(8)}"
     if depth <= MAX_ARGUMENT_DEPTH + 1:  # the payload object wraps the arguments: one level more
         try:
-            value = json.loads(payload)
-        except ValueError:
+            value = strict_json(payload)
+        except ValueError:  # NaN and Infinity included: kept raw, answered with an error
             value = None
         if isinstance(value, dict):
             name, arguments = value.get("name"), value.get("arguments", {})
             if not isinstance(name, str):
                 return ToolCallBlock(call_id, "", {}, raw_arguments=payload)
-            if isinstance(arguments, dict):
+            if isinstance(arguments, dict) and value_problem(arguments) is None:
                 return ToolCallBlock(call_id, name, arguments)
             return ToolCallBlock(call_id, name, {}, raw_arguments=json.dumps(arguments, ensure_ascii=False))
     match = _NAME.search(payload)

@@ -1,8 +1,9 @@
 """Running one tool call the model made, always ending in a result the model can act on.
 
-Unknown tool, arguments that are not a JSON object, nest too deep or fail the tool's
-schema, a plugin guard's block, a handler that raises or times out: each becomes an
-``is_error`` tool result that says what to change, never an exception out of the loop.
+Unknown tool, arguments that are not a JSON object, nest too deep, hold NaN or a lone
+surrogate or fail the tool's schema, a plugin guard's block, a handler that raises or times
+out: each becomes an ``is_error`` tool result that says what to change, never an exception
+out of the loop.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 import attrs
 
 from clawbot.kernel import Kernel
-from clawbot.providerkit import TOO_DEEP, tool_arguments_problem, value_too_deep
+from clawbot.providerkit import tool_arguments_problem, value_problem
 from clawbot.types import (
     Message,
     Role,
@@ -99,12 +100,12 @@ async def _checked_execute(ctx: ToolRunContext, call: ToolCallBlock) -> ToolResu
         available = ", ".join(sorted(ctx.tools)) or "none"
         return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {available}.")
     # Checked before anything walks the arguments: a schema check, a guard's copy or the
-    # handler would recurse once per level of nesting and could abort the turn.
-    problem = None
+    # handler would recurse once per level of nesting and could abort the turn; a NaN or a
+    # lone surrogate would reach the tool (and its files) as if it were a value.
     if call.raw_arguments is not None:
         problem = tool_arguments_problem(call.raw_arguments)
-    elif value_too_deep(call.arguments):  # a provider that did not parse through providerkit
-        problem = TOO_DEEP
+    else:  # also for a provider that did not parse through providerkit
+        problem = value_problem(call.arguments)
     if problem is not None:
         return ToolResult.error(f"The arguments for {call.name} {problem}. Send one JSON object matching the tool's schema.")
     if (broken := schema_problem(tool.parameters)) is not None:

@@ -22,7 +22,8 @@ from typing import Any
 import attrs
 import cattrs
 
-from clawbot.statefile import make_private_dir
+from clawbot.agent.inbound import render_summary
+from clawbot.statefile import json_text, make_private_dir
 from clawbot.types import Message, Role, TextBlock
 
 log = logging.getLogger(__name__)
@@ -53,13 +54,13 @@ class LoadedTranscript:
     def messages(self) -> list[Message]:
         """The conversation since the last compaction, repaired for dangling tool calls."""
         start = 0
-        summary: str | None = None
+        compaction: Entry | None = None
         for index, entry in enumerate(self.entries):
             if entry.type == "compaction":
-                start, summary = index + 1, entry.data.get("summary")
+                start, compaction = index + 1, entry
         messages = [e.message for e in self.entries[start:] if e.type == "message" and e.message is not None]
-        if summary:
-            messages.insert(0, Message.user(f"[Summary of the earlier conversation]\n{summary}"))
+        if compaction is not None and compaction.data.get("summary"):
+            messages.insert(0, Message.user(render_summary(compaction.data["summary"], compaction.id)))
         return repair_tool_calls(messages)
 
 
@@ -114,7 +115,7 @@ class Transcript:
         if message is not None:
             record["message"] = self._conv.unstructure(message)
         record.update(data)
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        line = json_text(record) + "\n"  # any str can be written: a failed append would lose the turn
         with self.path.open("a", encoding="utf-8") as handle:
             # A torn previous line (crash mid-write) must not swallow this entry. Once this
             # object has written a whole line itself, the file is known to end cleanly.

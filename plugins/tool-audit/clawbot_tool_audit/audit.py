@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from clawbot.statefile import json_text
 
 from clawbot_tool_audit.config import BlockRule, ToolAuditConfig
 
@@ -122,7 +123,7 @@ class AuditLog:
         self.path = path
 
     def append(self, record: Mapping[str, Any]) -> None:
-        line = (json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n").encode("utf-8")
+        line = (json_text(record, default=str, separators=(",", ":")) + "\n").encode("utf-8")
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
