@@ -92,3 +92,28 @@ async def test_a_workspace_skill_linked_to_a_key_file_shows_nothing_of_it(make_k
     assert "PRIVATE KEY" not in system and "b3BlbnNzaC1rZXkt" not in system
     assert "ssh" not in [s.name for s in built.context.skills]
     assert "<name>deploy</name><description>Deploys the site.</description>" in section
+
+
+
+async def test_a_skill_file_swapped_for_a_device_link_is_never_read(make_kernel, workspace: Path, monkeypatch) -> None:
+    """The listing sees a regular SKILL.md; a link to /dev/zero swapped in before it is opened
+    must not be read (it would never end)."""
+    import os
+
+    planted = write_skill(workspace / "skills", "zero", description="Harmless.")
+    write_skill(workspace / "skills", "pdf", description="Work with PDFs.")
+    kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin}, config=config_for(workspace))
+    real_open = os.open
+    swapped: list[str] = []
+
+    def open_after_a_swap(path, flags, *args, **kwargs):  # noqa: ANN001, ANN202
+        if os.fspath(path) == os.fspath(planted) and not swapped:
+            planted.unlink()
+            planted.symlink_to("/dev/zero")
+            swapped.append("done")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", open_after_a_swap)
+    skills = kernel.skill_catalog.prompt_skills("main")
+    assert swapped
+    assert [s.name for s in skills if s.source == "workspace"] == ["pdf"]

@@ -55,7 +55,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from clawbot.agent.confined import FileRefused, refusal
+from clawbot.agent.confined import READ_FLAGS, FileRefused, open_confined
 from clawbot.safetext import visible
 from clawbot.types import BootstrapContext, BootstrapFile, InjectedFile
 
@@ -188,14 +188,10 @@ def read_bounded(
     """
     limit = READ_WHOLE_FACTOR * max(1, max_chars)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, READ_FLAGS) if root is None else open_confined(path, root)
     except (FileNotFoundError, NotADirectoryError):
         return None
     with os.fdopen(fd, "rb") as handle:
-        if root is not None:
-            refused = refusal(handle.fileno(), path, os.path.realpath(root))
-            if refused is not None:
-                raise refused
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{path} is not a regular file")

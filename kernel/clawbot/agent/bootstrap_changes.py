@@ -7,11 +7,8 @@ the files are looked at when a turn starts and again when it ends, whatever ran 
 and each changed file is reported with the lines added and removed and the first few of
 them (escaped and cut short).
 
-Looking is cheap: a file is read and hashed only when its ``stat`` (size, modification and
-change times, inode) differs from the last time it was read, so an unchanged file costs a
-``stat`` per look. A rewrite that keeps the size and lands within the same clock tick as the
-previous write would leave the ``stat`` unchanged, so (as git does for its index) a file
-modified less than :data:`RACY_NS` before it was read is read again every time.
+Looking is cheap (a ``stat`` per file while it is unchanged) and confined: a file that now
+leads outside the workspace is reported as such, never read (:mod:`clawbot.agent.file_states`).
 
 The files are the ones the hook lists for the agent's main session (the widest set: it
 includes MEMORY.md, which a group turn must not change unseen either), plus any the hook
@@ -19,24 +16,27 @@ lists only at the end (a file created during the turn). Lines of a file the sess
 prompt does not load (MEMORY.md in a group) are not shown there, only counted. The line
 counts compare the two versions as multisets of lines: linear in the file's size whatever a
 model writes, and a moved line is not a change.
+
+The workspace's skills feed every later prompt too (their names and descriptions), so the
+``SKILL.md`` of each skill folder the agent reads from inside the workspace is watched the
+same way, and an added, changed or removed skill is reported in the same notice
+(:mod:`clawbot.agent.skill_changes`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
-import stat
-import time
-from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from clawbot.agent.file_states import MAX_COMPARED_BYTES, FileChange, FileState, StateCache, current_state, line_changes
 from clawbot.agent.notices import quoted
+from clawbot.agent.skill_changes import describe_skill, one_line, shown_path, skill_files
 from clawbot.sessions.keys import session_kind
 from clawbot.types import BootstrapContext, BootstrapFile, InboundMessage
 
@@ -45,85 +45,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RACY_NS = 2_000_000_000
-"""A file modified this recently before it was read may change again without its stat showing it."""
-MAX_COMPARED_BYTES = 256 * 1024
-"""Larger files are compared by size, time and inode only, and reported without lines."""
+__all__ = ["HEADER", "LINE_CHARS", "MAX_COMPARED_BYTES", "SHOWN_LINES", "watching_bootstrap_files"]
+
 SHOWN_LINES = 6
 LINE_CHARS = 120
 HEADER = "Files that shape the agent changed during this turn:"
-
-
-StatKey = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
-
-
-@attrs.frozen
-class FileState:
-    fingerprint: str  # a hash of the content, or the stat of a file too large to read
-    size: int
-    lines: tuple[str, ...] | None  # None: too large to compare line by line
-    stat_key: StatKey = (0, 0, 0, 0)
-    read_at_ns: int = 0
-
-    def settled(self) -> bool:
-        """Whether the stat proves the content: it was last modified well before it was read."""
-        return max(self.stat_key[1], self.stat_key[2]) < self.read_at_ns - RACY_NS
-
-
-StateCache = dict[Path, FileState]
-"""The last state read of each file, reused while its ``stat`` is unchanged."""
-
-
-@attrs.frozen
-class FileChange:
-    name: str
-    before: FileState | None  # None: missing (or not yet a bootstrap file)
-    after: FileState | None  # None: deleted
-    lines_shown: bool
-
-
-def _stat_key(info: os.stat_result) -> StatKey:
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-
-
-def read_state(path: Path) -> FileState | None:
-    """The state of a regular file, or ``None`` when there is none (or it cannot be read)."""
-    read_at = time.time_ns()
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                return None
-            key = _stat_key(info)
-            if info.st_size > MAX_COMPARED_BYTES:
-                return FileState(f"stat:{key}", info.st_size, None, key, read_at)
-            data = handle.read(MAX_COMPARED_BYTES + 1)
-    except OSError:
-        return None
-    if len(data) > MAX_COMPARED_BYTES:  # it grew while we looked
-        return FileState(f"stat:{key}", len(data), None, key, read_at)
-    lines = data.decode("utf-8", errors="replace").split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return FileState(hashlib.sha256(data).hexdigest(), len(data), tuple(lines), key, read_at)
-
-
-def current_state(path: Path, cache: StateCache) -> FileState | None:
-    """``read_state``, skipped while the file's ``stat`` matches the state last read."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        info = None
-    known = cache.get(path)
-    if info is not None and known is not None and _stat_key(info) == known.stat_key and known.settled():
-        return known
-    state = read_state(path)
-    if state is None:
-        cache.pop(path, None)
-    else:
-        cache[path] = state
-    return state
 
 
 def listed_files(kernel: Any, agent_id: str, workspace: Path, kind: str) -> dict[Path, str]:
@@ -139,18 +65,6 @@ def listed_files(kernel: Any, agent_id: str, workspace: Path, kind: str) -> dict
     return found
 
 
-def _unmatched(lines: tuple[str, ...], other: tuple[str, ...]) -> list[str]:
-    """The lines of ``lines`` left over once each line of ``other`` has cancelled one copy."""
-    left = Counter(other)
-    out = []
-    for line in lines:
-        if left[line] > 0:
-            left[line] -= 1
-        else:
-            out.append(line)
-    return out
-
-
 def _shown(line: str) -> str:
     cut = line[:LINE_CHARS] + ("…" if len(line) > LINE_CHARS else "")
     return quoted(cut)
@@ -158,15 +72,19 @@ def _shown(line: str) -> str:
 
 def describe(change: FileChange) -> list[str]:
     """The notice's lines for one changed file."""
-    name = quoted(change.name)
-    before, after = change.before, change.after
+    if change.skill:
+        return describe_skill(change)
+    name = one_line(change.name)
+    after = change.after
+    before = None if change.before is None or change.before.refused else change.before  # nothing of it was shown
     if after is None:
         had = f" (it had {len(before.lines)} lines)" if before is not None and before.lines is not None else ""
         return [f"{name}: deleted{had}"]
+    if after.refused:
+        return [f"{name}: now {after.refused} (not shown)"]
     if after.lines is None or (before is not None and before.lines is None):
         return [f"{name}: changed ({before.size if before else 0} -> {after.size} bytes)"]
-    removed = _unmatched(before.lines if before else (), after.lines)
-    added = _unmatched(after.lines, before.lines if before else ())
+    added, removed = line_changes(before, after)
     head = f"{name}: +{len(added)} -{len(removed)} lines"
     if not change.lines_shown:
         return [f"{head} (not shown in this chat)"]
@@ -177,7 +95,7 @@ def describe(change: FileChange) -> list[str]:
 
 @attrs.define
 class BootstrapWatch:
-    """The bootstrap files of one agent as a turn found them."""
+    """The bootstrap files and workspace skills of one agent as a turn found them."""
 
     kernel: Any
     agent_id: str
@@ -185,23 +103,33 @@ class BootstrapWatch:
     session_key: str
     cache: StateCache = attrs.Factory(dict)
     before: dict[Path, FileState | None] = attrs.Factory(dict)
+    skills_before: frozenset[Path] = frozenset()
 
     @classmethod
     def start(cls, kernel: Any, agent_id: str, workspace: Path, session_key: str, cache: StateCache | None = None) -> BootstrapWatch:
         watch = cls(kernel, agent_id, workspace, session_key, {} if cache is None else cache)
-        watch.before = {path: current_state(path, watch.cache) for path in listed_files(kernel, agent_id, workspace, "main")}
+        skills = skill_files(kernel, agent_id, workspace)
+        watch.skills_before = frozenset(skills)
+        paths = [*listed_files(kernel, agent_id, workspace, "main"), *skills]
+        watch.before = {path: current_state(path, workspace, watch.cache) for path in paths}
         return watch
 
     def changes(self) -> list[FileChange]:
         names = listed_files(self.kernel, self.agent_id, self.workspace, "main")
         kind = session_kind(self.session_key)
         shown = set(names) if kind == "main" else set(listed_files(self.kernel, self.agent_id, self.workspace, kind))
+        skills = skill_files(self.kernel, self.agent_id, self.workspace)
         found = []
-        for path in dict.fromkeys([*self.before, *names]):
-            before, after = self.before.get(path), current_state(path, self.cache)
+        for path in dict.fromkeys([*self.before, *names, *skills]):
+            before, after = self.before.get(path), current_state(path, self.workspace, self.cache)
             if (before and before.fingerprint) == (after and after.fingerprint):
                 continue
-            found.append(FileChange(names.get(path, path.name), before, after, path in shown))
+            if path in names:
+                found.append(FileChange(names[path], before, after, path in shown))
+            elif path in skills or path in self.skills_before:
+                found.append(FileChange(skills.get(path) or shown_path(path, self.workspace), before, after, True, skill=True))
+            else:  # no longer listed by the hook
+                found.append(FileChange(path.name, before, after, path in shown))
         return found
 
     def notice(self) -> str | None:

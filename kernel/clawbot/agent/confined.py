@@ -14,6 +14,11 @@ the path before opening, so a link swapped in between cannot win:
   (``.venv``, ``node_modules``), a bootstrap file is loaded unasked into every prompt,
   nothing legitimate needs one to be a hard link, and a hard link to a secret (the same
   user may link their own files) cannot be told apart from the secret by its path.
+
+:func:`open_confined` is the one way the kernel opens a workspace file it reads on its own
+behalf (to put it into a prompt, to hash it or to show it in a notice). It also refuses
+anything but a regular file, and checks the real path before opening too, so a link to a
+device or a FIFO outside is never even opened in the common case.
 """
 
 from __future__ import annotations
@@ -21,28 +26,39 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["FileRefused", "refusal"]
+__all__ = ["FileRefused", "NotRegularFile", "inside", "open_confined", "refusal"]
 
 
 class FileRefused(OSError):
     """A file that is not loaded because it is not (only) inside the workspace.
 
     ``reason`` says why in a few words (shown in the prompt and by ``clawbot context``);
-    ``detail`` adds what only the log should carry (where a link leads).
+    ``detail`` adds what only the log should carry (where a link leads);
+    ``summary`` is the same in a few words for a one-line notice ("leads outside the workspace").
     """
 
-    def __init__(self, path: os.PathLike[str] | str, reason: str, detail: str = "") -> None:
+    def __init__(self, path: os.PathLike[str] | str, reason: str, detail: str = "", summary: str = "") -> None:
         super().__init__(f"{os.fspath(path)}: {reason}" + (f" ({detail})" if detail else ""))
         self.path = os.fspath(path)
         self.reason = reason
         self.detail = detail
+        self.summary = summary or reason
+
+
+class NotRegularFile(OSError):
+    """Something that exists but is not a regular file (a directory, a FIFO, a device)."""
 
 
 OUTSIDE = "it leads outside the workspace (a symbolic link, or a folder on its path that is one)"
+OUTSIDE_SUMMARY = "leads outside the workspace"
 CHANGED = "it changed while it was being opened"
+CHANGED_SUMMARY = "changed while it was being opened"
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+"""Opening never blocks (a FIFO) and never makes a terminal clawbot's own."""
 
 
-def _inside(root: str, path: str) -> bool:
+def inside(root: str, path: str) -> bool:
+    """Whether the real path ``path`` is ``root`` or lies below it."""
     try:
         return os.path.commonpath([root, path]) == root
     except ValueError:
@@ -65,22 +81,47 @@ def refusal(fd: int, path: os.PathLike[str] | str, root: str) -> FileRefused | N
     opened = os.fstat(fd)
     actual = _opened_path(fd)
     if actual is not None:
-        if not _inside(root, actual):
-            return FileRefused(path, OUTSIDE, f"it is {actual}")
+        if not inside(root, actual):
+            return FileRefused(path, OUTSIDE, f"it is {actual}", OUTSIDE_SUMMARY)
     else:  # no /proc: the checked real path must be the very file that is open
         real = os.path.realpath(path)
         try:
             named = os.stat(real)
         except OSError:
-            return FileRefused(path, CHANGED)
-        if not _inside(root, real):
-            return FileRefused(path, OUTSIDE, f"it is {real}")
+            return FileRefused(path, CHANGED, summary=CHANGED_SUMMARY)
+        if not inside(root, real):
+            return FileRefused(path, OUTSIDE, f"it is {real}", OUTSIDE_SUMMARY)
         if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
-            return FileRefused(path, CHANGED)
+            return FileRefused(path, CHANGED, summary=CHANGED_SUMMARY)
     if stat.S_ISREG(opened.st_mode) and opened.st_nlink > 1:
         return FileRefused(
             path,
             f"it has {opened.st_nlink} hard links and another may be outside the workspace; "
             "replace it with a file of its own",
+            summary=f"has {opened.st_nlink} hard links, so it may be a file outside the workspace",
         )
     return None
+
+
+def open_confined(path: os.PathLike[str] | str, root: os.PathLike[str] | str) -> int:
+    """A descriptor of ``path`` open for reading, if it is a regular file really inside ``root``.
+
+    Raises :class:`FileNotFoundError` (or ``NotADirectoryError``) when there is nothing there,
+    :class:`FileRefused` when it leads outside ``root`` or has another hard link, and
+    :class:`NotRegularFile` for a directory, a FIFO or a device inside ``root``.
+    """
+    root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if not inside(root, real):  # a link to a device outside is not opened at all
+        raise FileRefused(path, OUTSIDE, f"it is {real}", OUTSIDE_SUMMARY)
+    fd = os.open(path, READ_FLAGS)
+    try:
+        refused = refusal(fd, path, root)  # on the file actually opened: a swapped-in link loses
+        if refused is not None:
+            raise refused
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

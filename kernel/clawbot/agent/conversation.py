@@ -11,9 +11,9 @@ retries, thinking downgrade, fallback models for this call only). When the model
 context overflows, the registered compaction strategy shrinks the history once and the call
 is retried; with no strategy installed the user gets the short overflow message.
 
-Each turn is watched for changes to the agent's bootstrap files (SOUL.md, MEMORY.md ...):
-whatever tool made them, the chat gets a notice from clawbot saying what changed
-(:mod:`clawbot.agent.bootstrap_changes`), and ``TurnResult.notices`` holds it.
+Each turn is watched for changes to the agent's bootstrap files (SOUL.md, MEMORY.md ...)
+and workspace skills: whatever tool made them, the chat gets a notice from clawbot saying
+what changed (:mod:`clawbot.agent.bootstrap_changes`), and ``TurnResult.notices`` holds it.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ class Conversation:
     accepted_thinking: dict[str, str] = attrs.Factory(dict)
     #: sessions, channels and approvals for tools; None: tools get no services (bare embedding)
     runtime: AgentRuntime | None = None
-    #: the bootstrap files as last read, so a turn reads only those whose stat changed
+    #: the bootstrap and skill files as last read, so a turn reads only those whose stat changed
     bootstrap_states: dict[Any, Any] = attrs.Factory(dict)
 
     def __attrs_post_init__(self) -> None:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
-from clawbot.agent.confined import refusal
+from clawbot.agent.confined import READ_FLAGS, NotRegularFile, refusal
 from clawbot.skills.discovery import SKILL_FILE, FolderStamp, SourceDir, scan, source_dirs
 from clawbot.skills.eligibility import EligibilityChecker
 from clawbot.skills.frontmatter import Finding, ParseResult, SkillDocument, parse_skill
@@ -289,12 +290,16 @@ class SkillCatalog:
 
 
 def _read_skill(location: Path, root: str | None) -> tuple[str, bool]:
-    """The text of ``location`` and whether the file opened leads outside ``root`` (if given)."""
-    if root is None:
-        return location.read_bytes().decode("utf-8"), False
-    fd = os.open(location, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    """The text of ``location`` and whether the file opened leads outside ``root`` (if given).
+
+    Only a regular file is read: the listing saw one, but a link swapped in since could name a
+    device that never ends (``/dev/zero``).
+    """
+    fd = os.open(location, READ_FLAGS)
     with os.fdopen(fd, "rb") as handle:
-        linked = refusal(handle.fileno(), location, root) is not None  # checked on the file opened
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise NotRegularFile(f"{location} is not a regular file")
+        linked = root is not None and refusal(handle.fileno(), location, root) is not None  # on the file opened
         return handle.read().decode("utf-8"), linked
 
 
