@@ -115,7 +115,7 @@ async def test_clawbots_own_answers_are_notices(make_kernel, fake_channel) -> No
     await fake_channel.inject(f"/deny {approval_id}", from_owner=True)
     await fake_channel.inject("/stop", from_owner=True)
     assert [(m.text.split("\n")[0], m.notice) for m in fake_channel.sent] == [
-        (f"Approval needed ({approval_id}): guarded wants to run", True),
+        (f"Approval needed ({approval_id}): guarded wants to run the command below", True),
         ("Please approve.", False),
         ("Denied; guarded will not run:", True),
         ("Nothing is running.", True),

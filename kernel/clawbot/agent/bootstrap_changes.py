@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from clawbot.agent.notices import quoted
+from clawbot.agent.notices import quoted, quoted_line
 from clawbot.sessions.keys import session_kind
 from clawbot.types import BootstrapContext, BootstrapFile, InboundMessage
 
@@ -158,7 +158,7 @@ def _shown(line: str) -> str:
 
 def describe(change: FileChange) -> list[str]:
     """The notice's lines for one changed file."""
-    name = quoted(change.name)
+    name = quoted_line(change.name)
     before, after = change.before, change.after
     if after is None:
         had = f" (it had {len(before.lines)} lines)" if before is not None and before.lines is not None else ""
