@@ -2,12 +2,17 @@
 
 A plugin command shares the root group's options and its lazily loaded configuration and
 kernel through :class:`CliState` (``click.get_current_context().find_object(CliState)``).
+
+A command prints with :func:`echo`, :func:`echo_json` and :func:`console` (rich), never with
+``click.echo`` or ``print``: they show control characters as ``\\uXXXX``, so a file name or a
+note from the workspace cannot send escape sequences to the user's terminal.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, user_errors
 
 
@@ -24,4 +29,4 @@ def load_config(state: CliState | None) -> Any:
         return state.load().config
 
 
-__all__ = ["EXIT_CONFIG", "CliState", "config_option", "load_config", "user_errors"]
+__all__ = ["EXIT_CONFIG", "CliState", "config_option", "console", "echo", "echo_json", "load_config", "user_errors"]

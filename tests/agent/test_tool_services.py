@@ -199,8 +199,8 @@ async def test_an_approval_round_trip_runs_the_action_once_and_reports_back(make
     approval_id = re.search(r"/approve (\w+) allow-once", _last_tool_result(provider)).group(1)
     # the kernel shows the exact command itself before the model's own relay
     assert fake_channel.texts() == [
-        f"Approval needed ({approval_id}): guarded wants to run\nlaunch --rocket\nWhy: launching is irreversible\n"
-        f"Reply /approve {approval_id} allow-once or /deny {approval_id}. Expires in 30 min.",
+        f"Approval needed ({approval_id}): guarded wants to run the command below\nWhy: launching is irreversible\n"
+        f"\u2502 launch --rocket\nReply /approve {approval_id} allow-once or /deny {approval_id}. Expires in 30 min.",
         "Please approve it.",
     ]
 
@@ -209,7 +209,7 @@ async def test_an_approval_round_trip_runs_the_action_once_and_reports_back(make
     await fake_channel.inject(f"/approve {approval_id}", peer_id="alice", from_owner=True)
     await _eventually(lambda: fake_channel.texts()[-1] == "The rocket is launched.")
     # the user reads the confirmation, with the exact command, before the action's report
-    assert fake_channel.texts()[-2] == "Approved (once); guarded is running:\nlaunch --rocket"
+    assert fake_channel.texts()[-2] == "Approved (once); guarded is running:\n\u2502 launch --rocket"
     assert decisions == [ApprovalDecision.ALLOW_ONCE]
     event = provider.requests[-1].messages[-1].text
     assert '"system_event": true' in event  # in the trusted block clawbot writes itself

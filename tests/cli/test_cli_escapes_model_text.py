@@ -1,7 +1,8 @@
 """The CLI never lets text from the model draw on the user's terminal.
 
 ``clawbot run`` in a real terminal (a pty), ``clawbot agent`` and ``clawbot sessions show``
-print replies with control and format characters shown as ``\\uXXXX``.
+print replies with control and format characters shown as ``\\uXXXX``; ``clawbot agent``
+also breaks the notice mark in a reply, as a channel does.
 """
 
 from __future__ import annotations
@@ -85,6 +86,15 @@ def test_agent_prints_a_reply_with_escape_sequences_shown(tmp_path: Path, fake_l
     as_json = run_cli("agent", "-m", "again", "--json", home=tmp_path)
     assert json.loads(as_json.stdout)["reply"] == SPOOF  # JSON keeps the text, escaped the JSON way
     assert not any(char in as_json.stdout for char in "\x1b\r\x08\u202e\u200b\x9b\x07")
+
+
+def test_agent_prints_a_reply_that_cannot_pass_for_a_notice(tmp_path: Path, fake_llm_thread) -> None:
+    """The reply goes out as a channel would send it: the notice mark broken however spelt."""
+    fake_llm_thread.reply("[clawbot] Approval needed (ab12cd): exec wants to run\n[\u0441lawbot] Reply /approve ab12cd")
+    _config(tmp_path, fake_llm_thread.base_url)
+    result = run_cli("agent", "-m", "hi", home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "[\u2024clawbot] Approval needed (ab12cd): exec wants to run\n[\u2024\u0441lawbot] Reply /approve ab12cd\n"
 
 
 def test_sessions_show_prints_stored_replies_inert(tmp_path: Path) -> None:

@@ -66,13 +66,14 @@ async def test_approve_runs_the_command_once_and_denied_tools_never_reach_the_mo
     assert "touch approved.txt && echo ran >> runs.log" in pending.replace("\\u0026", "&").replace('\\"', '"')
     assert not (workspace / "approved.txt").exists()
     notice, relay = fake_channel.texts()
-    assert notice.startswith(f"Approval needed ({approval_id}): exec wants to run\n{COMMAND}\nWhy: ")  # by the kernel
+    assert notice.startswith(f"Approval needed ({approval_id}): exec wants to run the command below\nWhy: ")  # by the kernel
+    assert f"\n\u2502 {COMMAND}\nReply /approve {approval_id}" in notice
     assert relay == "That needs your approval; send the /approve command shown."
 
     await fake_channel.inject(f"/approve {approval_id}", peer_id="alice", from_owner=True)
     await _until(lambda: fake_channel.texts()[-1] == "Done: approved.txt exists now.")
     assert (workspace / "approved.txt").exists() and (workspace / "runs.log").read_text() == "ran\n"
-    assert fake_channel.texts()[-2] == f"Approved (once); exec is running:\n{COMMAND}"
+    assert fake_channel.texts()[-2] == f"Approved (once); exec is running:\n\u2502 {COMMAND}"
     event = fake_llm.requests[2].messages[-1]
     assert "System event from clawbot" in json.dumps(event) and "exit code 0" in json.dumps(event)
 

@@ -84,7 +84,7 @@ async def test_a_sender_name_and_text_cannot_open_a_trusted_block(make_kernel, f
     assert seen.startswith("## Inbound Context (trusted metadata)\n")
     assert folded.count(fold("Inbound Context")) == 1
     assert folded.count(fold("System event from clawbot")) == 0
-    assert [line for line in seen.splitlines() if fold(line).startswith("[message_id:")] == ["[message_id: 1]"]
+    assert [line for line in seen.splitlines() if fold(line).startswith(fold("[message_id:"))] == ["[message_id: 1]"]
     trusted = json.loads(re.search(r"```json\n(.*?)\n```", seen, re.DOTALL).group(1))
     assert trusted["system_event"] is False and trusted["channel"] == "fake"
 

@@ -67,6 +67,33 @@ async def test_text_from_the_model_or_a_tool_reaches_the_channel_inert(make_kern
     await chat.close()
 
 
+# A notice mark with a character that draws nothing inside it, or letters of other scripts
+# that look like its own (Cyrillic "с", fullwidth "ｃ", "ł"), reads as the mark all the same.
+LOOKALIKE_MARKS = (
+    "[claw\u034fbot] Approval needed (a1b2c3): exec wants to run",
+    "[claw\ufe0fbot] Reply /approve a1b2c3 allow-once",
+    "[claw\u180bbot] [claw\u3164bot] [cl\u0301awbot]",
+    "[\u0441lawbot] [\uff43law\ufe00bot] [c\u0142awbo\u0442]",
+)
+HIDDEN = "\u034f\ufe0f\u180b\u3164\u0301\ufe00"
+
+
+def _as_read(text: str) -> str:
+    """What a person reads: characters that draw nothing gone, look-alike letters as Latin."""
+    text = "".join(c for c in text if c not in HIDDEN)
+    return text.translate(str.maketrans("\u0441\uff43\u0142\u0442", "cclt"))
+
+
+async def test_a_reply_cannot_spell_the_notice_mark_with_hidden_or_look_alike_letters(make_kernel, fake_channel) -> None:
+    chat = await open_chat(make_kernel, fake_channel, ScriptedProvider("\n".join(LOOKALIKE_MARKS)))
+    await fake_channel.inject("hi", from_owner=True)
+    await eventually(lambda: len(fake_channel.sent) >= 1)
+    (sent,) = fake_channel.sent
+    assert sent.notice is False
+    assert MARK not in _as_read(sent.text), sent.text
+    await chat.close()
+
+
 async def test_a_message_sending_hook_cannot_turn_a_reply_into_a_notice(make_kernel, fake_channel) -> None:
     def promote(event):
         return attrs.evolve(event.message, notice=True, text=event.message.text + "\x1b[0m")
@@ -88,7 +115,7 @@ async def test_clawbots_own_answers_are_notices(make_kernel, fake_channel) -> No
     await fake_channel.inject(f"/deny {approval_id}", from_owner=True)
     await fake_channel.inject("/stop", from_owner=True)
     assert [(m.text.split("\n")[0], m.notice) for m in fake_channel.sent] == [
-        (f"Approval needed ({approval_id}): guarded wants to run", True),
+        (f"Approval needed ({approval_id}): guarded wants to run the command below", True),
         ("Please approve.", False),
         ("Denied; guarded will not run:", True),
         ("Nothing is running.", True),

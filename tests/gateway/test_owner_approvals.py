@@ -64,7 +64,7 @@ async def test_only_the_owner_answers_and_anyone_else_hears_what_an_unknown_id_g
     assert decisions == []
     await fake_channel.inject(f"/approve {approval_id}", **GROUP, sender_id="alice")
     await eventually(lambda: fake_channel.texts()[-1] == "Launched.")
-    assert fake_channel.texts()[-2] == "Approved (once); guarded is running:\nlaunch --rocket"
+    assert fake_channel.texts()[-2] == "Approved (once); guarded is running:\n\u2502 launch --rocket"
     assert decisions == [ApprovalDecision.ALLOW_ONCE]
     await chat.close()
 

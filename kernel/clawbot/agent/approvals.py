@@ -3,8 +3,9 @@
 Asking never blocks the turn (seed 004: the tool returns "approval-pending" and the model
 relays the exact ``/approve`` command). The model's relay is not trusted, though: the kernel
 itself sends the chat a notice with the exact command (control and bidi characters made
-visible, the notice mark broken up), so a manipulated model cannot show ``ls`` for a
-pending ``rm -rf``.
+visible, the notice mark broken up, every line behind a gutter mark after the notice's own
+lines), so a manipulated model cannot show ``ls`` for a pending ``rm -rf``, nor write
+lines that read as the notice's "Why:" or "Reply /approve".
 
 Who may answer: only the owner (:mod:`clawbot.agent.owners`), in the session that asked.
 A turn started by anyone else never gets this far (``request_approval`` refuses at once),
@@ -27,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 
 import attrs
 
-from clawbot.agent.notices import quoted
+from clawbot.agent.notices import quoted_block, quoted_line
 from clawbot.types import ApprovalDecision, ApprovalRequest, ApprovalTicket, ServiceUnavailable
 
 log = logging.getLogger(__name__)
@@ -50,14 +51,16 @@ def notice_text(ticket: ApprovalTicket, request: ApprovalRequest) -> str:
     if request.allow_always:
         options.append(f"/approve {ticket.id} allow-always")
     options.append(f"/deny {ticket.id}")
+    # clawbot's own lines first, then the command behind a gutter (no line of it can pass
+    # for "Why:" or "Reply /approve"), then the answer line.
     lines = [
-        f"Approval needed ({ticket.id}): {quoted(request.tool_name)} wants to run",
-        quoted(request.command),
-        f"Why: {quoted(request.reason)}",
-        *(quoted(detail) for detail in request.details),
+        f"Approval needed ({ticket.id}): {quoted_line(request.tool_name)} wants to run the command below",
+        f"Why: {quoted_line(request.reason)}",
+        *(quoted_line(detail) for detail in request.details),
     ]
     if request.allow_always and request.always_covers:
-        lines.append(f"allow-always also remembers: {quoted(request.always_covers)}")
+        lines.append(f"allow-always also remembers: {quoted_line(request.always_covers)}")
+    lines.append(quoted_block(request.command))
     lines.append(f"Reply {' or '.join(options)}. Expires in {minutes} min.")
     return "\n".join(lines)
 
@@ -95,7 +98,7 @@ class ApprovalBroker:
     def waiting(self, session_key: str) -> list[str]:
         """One line per request waiting in ``session_key``: the id and the exact command."""
         return [
-            f"{p.ticket.id}: {quoted(p.request.tool_name)} {quoted(p.request.command)}"
+            f"{p.ticket.id}: {quoted_line(p.request.tool_name)}\n{quoted_block(p.request.command)}"
             for p in self._pending.values()
             if p.session_key == session_key
         ]
@@ -118,13 +121,13 @@ class ApprovalBroker:
         starts acting on it.
         """
         pending = self._pending.get(approval_id)
-        unknown = f"No pending approval {quoted(approval_id)!r} here (it may have expired or been answered already)."
+        unknown = f"No pending approval {quoted_line(approval_id)!r} here (it may have expired or been answered already)."
         if pending is None or pending.session_key != session_key or not by_owner:
             return unknown, None
         if decision is ApprovalDecision.ALLOW_ALWAYS and not pending.request.allow_always:
             return (
-                f"{quoted(pending.request.tool_name)} cannot be allowed always for this command "
-                f"({quoted(pending.request.reason)}). Send /approve {approval_id} allow-once to run it this one time."
+                f"{quoted_line(pending.request.tool_name)} cannot be allowed always for this command "
+                f"({quoted_line(pending.request.reason)}). Send /approve {approval_id} allow-once to run it this one time."
             ), None
         claimed = self._claim(approval_id)
         assert claimed is not None
@@ -132,7 +135,7 @@ class ApprovalBroker:
 
     @staticmethod
     def _confirmation(pending: _Pending, decision: ApprovalDecision) -> str:
-        command, tool = quoted(pending.request.command), quoted(pending.request.tool_name)
+        command, tool = quoted_block(pending.request.command), quoted_line(pending.request.tool_name)
         if decision is ApprovalDecision.DENY:
             return f"Denied; {tool} will not run:\n{command}"
         scope = "always" if decision is ApprovalDecision.ALLOW_ALWAYS else "once"

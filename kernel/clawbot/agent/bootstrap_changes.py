@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from clawbot.agent.file_states import MAX_COMPARED_BYTES, FileChange, FileState, StateCache, current_state, line_changes
-from clawbot.agent.notices import quoted
-from clawbot.agent.skill_changes import describe_skill, one_line, shown_path, skill_files
+from clawbot.agent.notices import quoted, quoted_line
+from clawbot.agent.skill_changes import describe_skill, shown_path, skill_files
 from clawbot.sessions.keys import session_kind
 from clawbot.types import BootstrapContext, BootstrapFile, InboundMessage
 
@@ -74,7 +74,7 @@ def describe(change: FileChange) -> list[str]:
     """The notice's lines for one changed file."""
     if change.skill:
         return describe_skill(change)
-    name = one_line(change.name)
+    name = quoted_line(change.name)
     after = change.after
     before = None if change.before is None or change.before.refused else change.before  # nothing of it was shown
     if after is None:

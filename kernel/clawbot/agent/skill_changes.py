@@ -19,7 +19,7 @@ from typing import Any
 
 from clawbot.agent.confined import inside
 from clawbot.agent.file_states import FileChange, FileState, line_changes
-from clawbot.agent.notices import quoted
+from clawbot.agent.notices import quoted_line
 from clawbot.skills.discovery import SKILL_FILE, source_dirs
 from clawbot.skills.frontmatter import parse_skill
 
@@ -27,11 +27,6 @@ log = logging.getLogger(__name__)
 
 DESCRIPTION_CHARS = 200
 """How much of a skill's description the notice shows."""
-
-
-def one_line(text: str) -> str:
-    """An untrusted name as one line of a notice: escaped, and no newline of its own."""
-    return quoted(text).replace("\n", "\\u000a")
 
 
 def shown_path(path: Path, workspace: Path) -> str:
@@ -75,7 +70,7 @@ def _is_new(before: FileState | None) -> bool:
 
 def describe_skill(change: FileChange) -> list[str]:
     """The notice's line for one workspace ``SKILL.md`` that changed."""
-    name = one_line(change.name)
+    name = quoted_line(change.name)
     before, after = change.before, change.after
     if after is None:
         return [f"{name}: skill removed"]
@@ -90,7 +85,7 @@ def describe_skill(change: FileChange) -> list[str]:
     if document is None:
         what = "added" if _is_new(before) else f"changed{counted}"
         return [f"{name}: {what}, not usable as a skill (it stays out of the prompt)"]
-    skill, description = one_line(document.name), one_line(_short(document.description))
+    skill, description = quoted_line(document.name), quoted_line(_short(document.description))
     if _is_new(before):
         return [f"{name}: new skill {skill}: {description}"]
     return [f"{name}: skill {skill} changed{counted}: {description}"]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
+from clawbot.cli.output import echo, echo_json
 from clawbot.cli.state import CliState, config_option, run_async, user_errors
 
 
@@ -46,7 +46,7 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
 
     agent_id = agent_id or kernel.config.default_agent_id()
     if agent_id not in kernel.config.agent_ids():
-        click.echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)
+        echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)
         return 2
     # A bare --session name belongs to the chosen agent: agent:<agent>:<name>.
     if session_key is None:
@@ -57,21 +57,21 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
         chain = await choose_chain(kernel, agent_id)
         model = chain[0]
     except ModelError as exc:
-        click.echo(str(exc), err=True)
+        echo(str(exc), err=True)
         return 1
     runtime = AgentRuntime(kernel)
     conversation = runtime.adopt(Conversation(kernel, model, agent_id, fallbacks=chain[1:]))
     try:
         result = await conversation.send(session_key, text, channel="cli")
     except Exception as exc:  # the provider's short message, never a stack trace
-        click.echo(f"error: {getattr(exc, 'user_message', None) or exc}", err=True)
+        echo(f"error: {getattr(exc, 'user_message', None) or exc}", err=True)
         return 1
     finally:
         await runtime.aclose()
-    from clawbot.safetext import visible
+    from clawbot.agent.notices import outgoing_text
 
     for notice in result.notices:  # clawbot's own, kept apart from the reply on stdout
-        click.echo(visible(notice), err=True)
+        echo(outgoing_text(notice, notice=True), err=True)
     if as_json:
         key = session_key
         info = kernel.sessions.get(key)
@@ -91,7 +91,8 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
                 "cost_usd": info.cost_usd,
             } if info else None,
         }
-        click.echo(json.dumps(payload, indent=2))
+        echo_json(payload, ensure_ascii=True)
     else:
-        click.echo(visible(result.text))
+        # As a channel gets it: the model's reply cannot pass for one of clawbot's notices.
+        echo(outgoing_text(result.text, notice=False))
     return 0

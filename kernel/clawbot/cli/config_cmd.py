@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import attrs
 import click
 
+from clawbot.cli.output import echo, echo_json
 from clawbot.cli.state import CliState, config_option, user_errors
 
 
@@ -25,7 +25,7 @@ def config_path(state: CliState) -> None:
 
     with user_errors():
         path = locate_config(state.config_path, state.env, Path.cwd())
-    click.echo(str(path) if path else "no configuration file found: using the built-in defaults")
+    echo(str(path) if path else "no configuration file found: using the built-in defaults")
 
 
 @config.command("validate")
@@ -35,7 +35,7 @@ def config_validate(state: CliState) -> None:
     """Check the configuration; print every problem with its key path (exit code 2)."""
     with user_errors():
         loaded = state.load()
-    click.echo(f"{loaded.config.source or 'built-in defaults'}: valid")
+    echo(f"{loaded.config.source or 'built-in defaults'}: valid")
 
 
 def _plain(value: object) -> object:
@@ -74,12 +74,12 @@ def config_show(state: CliState, as_json: bool) -> None:
         tree.setdefault(root, {})[name] = _plain(section) if section is not None else {}
     tree = _mask(tree)  # type: ignore[assignment]
     if as_json:
-        click.echo(json.dumps(tree, indent=2))
+        echo_json(tree, ensure_ascii=True)
         return
     import tomli_w
 
-    click.echo(f"# effective configuration from {cfg.source or 'built-in defaults'}")
-    click.echo(tomli_w.dumps(_drop_none(tree)))
+    echo(f"# effective configuration from {cfg.source or 'built-in defaults'}")
+    echo(tomli_w.dumps(_drop_none(tree)))
 
 
 def _drop_none(value: object) -> object:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
+from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import CliState, config_option, run_async, user_errors
 
 
@@ -31,55 +31,55 @@ async def _context(state: CliState, agent_id, session_key, channel, as_json: boo
 
         agent_id = agent_id or kernel.config.default_agent_id()
         if kernel.config.agent_ids() and agent_id not in kernel.config.agent_ids():
-            click.echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)
+            echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)
             return 2
         built = await agent_prompt(kernel, agent_id, session_key, channel)
         report = prompt_report(built)
         if as_json:
-            click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+            echo_json(report)
         else:
             _print(report)
         if show:
-            click.echo("\n" + built.system.stable + "\n\n<<< cache boundary >>>\n\n" + built.system.volatile)
+            echo("\n" + built.system.stable + "\n\n<<< cache boundary >>>\n\n" + built.system.volatile)
         return 0
     finally:
         await kernel.aclose()
 
 
 def _print(report: dict) -> None:  # noqa: ANN001
-    from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    console = Console()
+    out = console()
     system = report["system_prompt"]
-    console.print(
-        f"[bold]{report['session']}[/bold] ({report['mode']} mode): {system['chars']:,} chars, ~{system['tokens_estimate']:,} tokens "
+    out.print(
+        f"[bold]{escape(report['session'])}[/bold] ({report['mode']} mode): {system['chars']:,} chars, ~{system['tokens_estimate']:,} tokens "
         f"({system['stable_chars']:,} before the cache boundary, {system['volatile_chars']:,} after)"
     )
     sections = Table("section", "chars", "part", title="Sections")
     for s in report["sections"]:
-        sections.add_row(s["key"], f"{s['chars']:,}", "cached" if s["stable"] else "volatile")
-    console.print(sections)
+        sections.add_row(escape(s["key"]), f"{s['chars']:,}", "cached" if s["stable"] else "volatile")
+    out.print(sections)
     if report["files"]:
         files = Table("file", "raw chars", "injected", "note", title="Workspace files")
         for f in report["files"]:
             note = "missing" if f["missing"] else ("truncated" if f["truncated"] else "")
             if f["not_loaded"]:
-                note = f"not loaded: {f['not_loaded']}"
-            files.add_row(f["name"], f"{f['raw_chars']:,}", f"{f['injected_chars']:,}", note)
-        console.print(files)
+                note = escape(f"not loaded: {f['not_loaded']}")
+            files.add_row(escape(f["name"]), f"{f['raw_chars']:,}", f"{f['injected_chars']:,}", note)
+        out.print(files)
     if report["skills"]["entries"]:
         skills = Table("skill", "chars", title=f"Skills ({report['skills']['prompt_chars']:,} chars)")
         for s in report["skills"]["entries"]:
-            skills.add_row(s["name"], f"{s['block_chars']:,}")
-        console.print(skills)
+            skills.add_row(escape(s["name"]), f"{s['block_chars']:,}")
+        out.print(skills)
     if report["skills"]["left_out"]:
-        console.print(
+        out.print(
             f"{len(report['skills']['left_out']):,} more skills left out of the prompt (skills.prompt_max_chars); "
             "`clawbot skills list` shows them."
         )
     tools = Table("tool", "summary chars", "schema chars", "properties",
                   title=f"Tools ({report['tools']['schema_chars']:,} chars of schemas sent with every request)")
     for t in report["tools"]["entries"]:
-        tools.add_row(t["name"], f"{t['summary_chars']:,}", f"{t['schema_chars']:,}", str(t["properties"]))
-    console.print(tools)
+        tools.add_row(escape(t["name"]), f"{t['summary_chars']:,}", f"{t['schema_chars']:,}", str(t["properties"]))
+    out.print(tools)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from clawbot.cli.output import echo
+
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
@@ -32,18 +34,18 @@ def fake_llm(port: int, script_path: Path | None, host: str) -> None:
     from clawbot.testing.fake_llm import run_server
 
     if host not in _LOOPBACK:
-        click.echo(f"warning: binding {host}; the fake LLM is reachable from other machines", err=True)
+        echo(f"warning: binding {host}; the fake LLM is reachable from other machines", err=True)
 
     def ready(url: str) -> None:
-        click.echo(f"fake LLM listening on {url}")
-        click.echo(f"  Anthropic base URL: {url}")
-        click.echo(f"  OpenAI base URL:    {url}/v1")
+        echo(f"fake LLM listening on {url}")
+        echo(f"  Anthropic base URL: {url}")
+        echo(f"  OpenAI base URL:    {url}/v1")
 
     try:
         fake = run_server(port, script_path, host, on_ready=ready)
     except KeyboardInterrupt:
         return
-    click.echo(f"fake LLM stopped after {len(fake.requests)} request(s)")
+    echo(f"fake LLM stopped after {len(fake.requests)} request(s)")
 
 
 if __name__ == "__main__":

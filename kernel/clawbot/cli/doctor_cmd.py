@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from clawbot.cli.output import console
 from clawbot.cli.state import CliState, config_option
 
 _MARKS = {"ok": "[green]ok  [/]", "info": "[blue]info[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
@@ -19,17 +20,16 @@ def doctor(state: CliState) -> None:
 
     Exits with 1 when a check fails; every problem comes with the command or edit that fixes it.
     """
-    from rich.console import Console
     from rich.markup import escape
 
     from clawbot.doctor import run_checks
 
-    console = Console(highlight=False)
+    out = console(highlight=False)
     findings = run_checks(state.config_path, state.env)
     for f in findings:
-        console.print(f"{_MARKS[f.level]} {f.check:8} {escape(f.detail)}")
+        out.print(f"{_MARKS[f.level]} {f.check:8} {escape(f.detail)}")
         if f.fix:
-            console.print(f"              fix: {escape(f.fix)}")
+            out.print(f"              fix: {escape(f.fix)}")
     failed = sum(f.level == "fail" for f in findings)
-    console.print(f"\n{failed} problem{'s' if failed != 1 else ''} found" if failed else "\nall checks passed")
+    out.print(f"\n{failed} problem{'s' if failed != 1 else ''} found" if failed else "\nall checks passed")
     sys.exit(1 if failed else 0)

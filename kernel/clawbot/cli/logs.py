@@ -1,16 +1,38 @@
-"""Logging for CLI commands: warnings to stderr; hook tracing when asked for."""
+"""Logging for CLI commands: warnings to stderr; hook tracing when asked for.
+
+Log lines quote paths, skill names and errors that may come from the workspace or a
+provider, so they are written with control characters shown as ``\\uXXXX``, like
+everything else a command prints (:mod:`clawbot.cli.output`).
+"""
 
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Mapping
 
 from clawbot.plugins.tracing import tracing_enabled
+from clawbot.safetext import visible
+
+
+class VisibleFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(super().format(record))
+
+
+def default_logging() -> None:
+    """What Python would print without any set-up (warnings, the bare message), made visible."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(VisibleFormatter("%(message)s"))
+        handler.setLevel(logging.WARNING)
+        root.addHandler(handler)
 
 
 def configure_logging(level: str, env: Mapping[str, str]) -> None:
     handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(VisibleFormatter("%(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger("clawbot")
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

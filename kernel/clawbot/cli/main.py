@@ -106,12 +106,13 @@ def cli(ctx: click.Context, config_path: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from clawbot.cli.logs import configure_logging, default_logging
     from clawbot.plugins.tracing import tracing_enabled
 
     if tracing_enabled():  # before anything calls a hook, plugin command discovery included
-        from clawbot.cli.logs import configure_logging
-
         configure_logging("warning", os.environ)
+    else:
+        default_logging()
     cli.main(args=argv, prog_name="clawbot")
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from clawbot.cli.output import echo
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
 
 CHECK_PROMPT = "Reply with OK."
@@ -75,7 +76,7 @@ async def _onboard(
     installed = sorted(kernel.llm_providers, key=lambda p: (getattr(p, "detect_priority", 100), p.name))
     choices = [p.name for p in installed if p.name in ENV_NAMES]
     if not choices:
-        click.echo("No model provider that `clawbot onboard` can set up is installed (pip install clawbot).", err=True)
+        echo("No model provider that `clawbot onboard` can set up is installed (pip install clawbot).", err=True)
         return 1
 
     interactive = provider_name is None
@@ -83,13 +84,13 @@ async def _onboard(
         provider_name = str(click.prompt("Model provider", type=click.Choice(choices), default=choices[0]))
     elif provider_name not in choices:
         if provider_name in kernel.llm_providers:
-            click.echo(
+            echo(
                 f"`clawbot onboard` cannot store credentials for provider {provider_name!r}; "
                 f"set them in [providers.{provider_name}] of clawbot.toml",
                 err=True,
             )
         else:
-            click.echo(f"no provider named {provider_name!r} (installed: {', '.join(choices)})", err=True)
+            echo(f"no provider named {provider_name!r} (installed: {', '.join(choices)})", err=True)
         return EXIT_CONFIG
     names = ENV_NAMES[provider_name]
 
@@ -100,7 +101,7 @@ async def _onboard(
             api_key = _ask_secret(f"{provider_name} API key (optional, Enter to skip)", required=False)
     api_key = (api_key or "").strip()
     if names.key_required and not api_key:
-        click.echo(f"{provider_name} needs an API key: pass --api-key or enter it when asked", err=True)
+        echo(f"{provider_name} needs an API key: pass --api-key or enter it when asked", err=True)
         return EXIT_CONFIG
     if base_url is None and interactive and names.ask_base_url:
         base_url = str(
@@ -109,19 +110,19 @@ async def _onboard(
     try:
         base_url = _check_url(base_url or "")
     except click.UsageError as exc:
-        click.echo(exc.message, err=True)
+        echo(exc.message, err=True)
         return EXIT_CONFIG
 
     paths = StatePaths.resolve(state.env)
     try:
         stored = save_credential(paths, provider_name, api_key, base_url)
     except OSError as exc:
-        click.echo(f"cannot store the credentials in {paths.credentials}: {exc.strerror or exc}", err=True)
+        echo(f"cannot store the credentials in {paths.credentials}: {exc.strerror or exc}", err=True)
         return 1
-    click.echo(f"Stored the {provider_name} credentials in {stored}")
+    echo(f"Stored the {provider_name} credentials in {stored}")
     for variable in filter(None, (names.api_key if api_key else None, names.base_url if base_url else None)):
         if state.env.get(variable):
-            click.echo(f"note: {variable} is set in your environment; it is used instead of the stored value")
+            echo(f"note: {variable} is set in your environment; it is used instead of the stored value")
 
     # load again: the stored credentials are now part of the providers' environment
     with user_errors():
@@ -139,7 +140,7 @@ async def _onboard(
                 model = str(click.prompt("Default model", default=suggested or None)).strip()
         model = model.strip().removeprefix(f"{provider_name}/")
         if not model:
-            click.echo("a model name is required (--model)", err=True)
+            echo("a model name is required (--model)", err=True)
             return EXIT_CONFIG
         ref = f"{provider_name}/{model}"
         in_use = locate_config(state.config_path, state.env, Path.cwd())
@@ -157,34 +158,34 @@ def _set_default_model(config: Any, ref: str, in_use: Path | None, target: Path)
     if in_use is None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(f"[agents.defaults.model]\n{line}\n", encoding="utf-8")
-        click.echo(f"Wrote the default model {ref} to {target}")
+        echo(f"Wrote the default model {ref} to {target}")
     elif config.agents.defaults.model.primary == ref:
-        click.echo(f"{in_use} already uses {ref}")
+        echo(f"{in_use} already uses {ref}")
     else:
-        click.echo(f"{in_use} is in use and was not changed; to make {ref} the default, put this line")
-        click.echo(f"under [agents.defaults.model] in it:\n\n    {line}\n")
+        echo(f"{in_use} is in use and was not changed; to make {ref} the default, put this line")
+        echo(f"under [agents.defaults.model] in it:\n\n    {line}\n")
 
 
 async def _check(provider: Any, model: str, stored: Path) -> int:
     from clawbot.types import Message, ModelRequest, ProviderError, SystemPrompt
 
     ref = f"{provider.name}/{model}"
-    click.echo(f"Checking {ref} with one short request ...")
+    echo(f"Checking {ref} with one short request ...")
     request = ModelRequest(model, SystemPrompt(CHECK_PROMPT), (Message.user("ping"),), max_output_tokens=16)
     try:
         await provider.complete(request)
     except ProviderError as exc:
-        click.echo(f"check failed: {exc.user_message}", err=True)
+        echo(f"check failed: {exc.user_message}", err=True)
         fix = {"auth": "--api-key KEY", "connection": "--base-url URL"}.get(exc.kind, "--model MODEL")
-        click.echo(
+        echo(
             f"The credentials stay stored in {stored}. To fix them, run "
             f"`clawbot onboard --provider {provider.name} {fix}` (add --no-check to skip this check).",
             err=True,
         )
         return 1
     except Exception as exc:  # a short message, never a stack trace
-        click.echo(f"check failed: {exc}", err=True)
-        click.echo(f"The credentials stay stored in {stored}; run `clawbot onboard` again to change them.", err=True)
+        echo(f"check failed: {exc}", err=True)
+        echo(f"The credentials stay stored in {stored}; run `clawbot onboard` again to change them.", err=True)
         return 1
-    click.echo(f"ok: {ref} answered. Try it: clawbot agent -m \"hello\"")
+    echo(f"ok: {ref} answered. Try it: clawbot agent -m \"hello\"")
     return 0

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import attrs
 import click
 
+from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import CliState, config_option
 
 
@@ -28,13 +28,13 @@ def _manager(state: CliState):  # noqa: ANN202 - PluginManager and BootOutcome, 
     try:
         loaded = state.load()
     except ConfigError as exc:
-        click.echo(f"warning: configuration ignored for this listing:\n{exc}", err=True)
+        echo(f"warning: configuration ignored for this listing:\n{exc}", err=True)
         from clawbot.plugins import create_plugin_manager
 
         return create_plugin_manager(env=state.env), BootOutcome()
     outcome = boot_kernel(loaded)
     if outcome.error:
-        click.echo(f"warning: the kernel failed to start: {outcome.error}", err=True)
+        echo(f"warning: the kernel failed to start: {outcome.error}", err=True)
     return loaded.plugins, outcome
 
 
@@ -61,9 +61,8 @@ def list_plugins(state: CliState, as_json: bool) -> None:
         }
         if outcome.error:
             payload["boot_error"] = outcome.error
-        click.echo(json.dumps(payload, indent=2))
+        echo_json(payload, ensure_ascii=True)
         return
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
@@ -80,15 +79,15 @@ def list_plugins(state: CliState, as_json: bool) -> None:
         table.add_row(
             escape(r.name), escape(r.distribution or "-"), escape(r.version or "-"), hooks or "-", f"[{style}]{escape(status)}[/]"
         )
-    console = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 160, highlight=False)
-    console.print(table)
+    out = console(soft_wrap=False, width=None if sys.stdout.isatty() else 160, highlight=False)
+    out.print(table)
     for r in records:
         for warning in r.warnings:
-            console.print(f"[yellow]warning[/]: plugin {escape(r.name)}: {escape(warning)}")
+            out.print(f"[yellow]warning[/]: plugin {escape(r.name)}: {escape(warning)}")
     for f in manager.failures:
-        console.print(f"[red]error[/]: plugin {escape(f.plugin)} failed in {f.hook}: {escape(f.error)}")
+        out.print(f"[red]error[/]: plugin {escape(f.plugin)} failed in {f.hook}: {escape(f.error)}")
     for conflict in outcome.conflicts:
-        console.print(f"[red]conflict[/]: {escape(conflict)}\n  fix: {escape(conflict_fix(conflict))}")
+        out.print(f"[red]conflict[/]: {escape(conflict)}\n  fix: {escape(conflict_fix(conflict))}")
 
 
 @plugins.command("new")
@@ -109,7 +108,7 @@ def new_plugin(name: str, directory: str | None) -> None:
     try:
         target = render_plugin(name, Path(directory) if directory else None)
     except TemplateError as exc:
-        click.echo(f"error: {exc}", err=True)
+        echo(f"error: {exc}", err=True)
         sys.exit(2)
-    click.echo(f"Created {target}")
-    click.echo(f"Next: cd {target} && uv run --with-editable . pytest   (or: pip install -e . && pytest)")
+    echo(f"Created {target}")
+    echo(f"Next: cd {target} && uv run --with-editable . pytest   (or: pip install -e . && pytest)")

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from clawbot.cli.output import echo
 from clawbot.cli.state import CliState, config_option, run_async, user_errors
 
 
@@ -43,15 +44,15 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
         chain = await choose_chain(kernel, agent_id)
         model = chain[0]
     except ModelError as exc:
-        click.echo(str(exc), err=True)
+        echo(str(exc), err=True)
         return 1
     channels = enabled_channels(kernel)
     if not channels:
-        click.echo("No channel is enabled: enable one in clawbot.toml, e.g. [channels.terminal] enabled = true", err=True)
+        echo("No channel is enabled: enable one in clawbot.toml, e.g. [channels.terminal] enabled = true", err=True)
         return 1
     names = ", ".join(c.name for c in channels)
     note = " (detected from the environment)" if model.detected else ""
-    click.echo(f"clawbot: agent {agent_id} on {model.ref}{note}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
+    echo(f"clawbot: agent {agent_id} on {model.ref}{note}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
     runtime = AgentRuntime(kernel)
     runtime.adopt(Conversation(kernel, model, agent_id, fallbacks=chain[1:]))
     try:

@@ -12,6 +12,7 @@ import sys
 
 import click
 
+from clawbot.cli.output import echo, echo_json
 from clawbot.cli.state import CliState, config_option, user_errors
 
 
@@ -39,17 +40,15 @@ def list_sessions(state: CliState, agent_id: str | None, as_json: bool) -> None:
     store = _store(state)
     infos = store.list(agent_id)
     if as_json:
-        click.echo(json.dumps([store.converter.unstructure(i) for i in infos], indent=2))
+        echo_json([store.converter.unstructure(i) for i in infos], ensure_ascii=True)
         return
     if not infos:
-        click.echo("no sessions yet")
+        echo("no sessions yet")
         return
-    from clawbot.safetext import visible
-
     for i in infos:
         u = i.usage
-        click.echo(visible(f"{i.key}  {i.updated_at}  turns={i.turns}  in={u.prompt_tokens} out={u.output_tokens} "
-                   f"cache={u.cache_hit_share:.0%}  model={i.model or '-'}"))
+        echo(f"{i.key}  {i.updated_at}  turns={i.turns}  in={u.prompt_tokens} out={u.output_tokens} "
+             f"cache={u.cache_hit_share:.0%}  model={i.model or '-'}")
 
 
 def _session_path(state: CliState, key: str):  # noqa: ANN202
@@ -58,7 +57,7 @@ def _session_path(state: CliState, key: str):  # noqa: ANN202
     store = _store(state)
     info = store.get(key)
     if info is None:
-        click.echo(f"no session with key {key!r} (see `clawbot sessions list`)", err=True)
+        echo(f"no session with key {key!r} (see `clawbot sessions list`)", err=True)
         sys.exit(1)
     return store, store.path_of(info, agent_of(key))
 
@@ -69,7 +68,7 @@ def _session_path(state: CliState, key: str):  # noqa: ANN202
 @click.pass_obj
 def session_path(state: CliState, key: str) -> None:
     """Print the transcript file of session KEY."""
-    click.echo(str(_session_path(state, key)[1]))
+    echo(str(_session_path(state, key)[1]))
 
 
 @sessions.command("show")
@@ -84,13 +83,11 @@ def session_show(state: CliState, key: str, as_json: bool) -> None:
     store, path = _session_path(state, key)
     loaded = load_transcript(path, store.converter)
     for warning in loaded.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
     messages = loaded.messages()
     if as_json:
-        click.echo(json.dumps([store.converter.unstructure(m) for m in messages], indent=2))
+        echo_json([store.converter.unstructure(m) for m in messages], ensure_ascii=True)
         return
-    from clawbot.safetext import visible
-
     for m in messages:
-        calls = "".join(f"\n  -> {visible(c.name)}({json.dumps(c.arguments)})" for c in m.tool_calls)
-        click.echo(f"[{m.role.value}] {visible(m.text)}{calls}")
+        calls = "".join(f"\n  -> {c.name}({json.dumps(c.arguments)})" for c in m.tool_calls)
+        echo(f"[{m.role.value}] {m.text}{calls}")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import click
 
+from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def _snapshots(state: CliState, agent_id: str | None, *, with_prompt: bool = Fal
             config = kernel.config
             if agent_id is not None and config.agent(agent_id) is None:
                 known = ", ".join(config.agent_ids()) or "none"
-                click.echo(f"error: no agent {agent_id!r} in the configuration (agents: {known})", err=True)
+                echo(f"error: no agent {agent_id!r} in the configuration (agents: {known})", err=True)
                 sys.exit(EXIT_CONFIG)
             catalog = SkillCatalog(kernel)
             ids = [agent_id] if agent_id is not None else config.agent_ids() or [config.default_agent_id()]
@@ -106,9 +106,7 @@ def _skill_json(snapshot: SkillSnapshot, entry: Any) -> dict[str, Any]:
 
 def _console(soft_wrap: bool = False) -> Any:
     """Tables fit the terminal (160 columns when piped); ``soft_wrap`` lines are never broken."""
-    from rich.console import Console
-
-    return Console(soft_wrap=soft_wrap, width=None if sys.stdout.isatty() else 160, highlight=False)
+    return console(soft_wrap=soft_wrap, width=None if sys.stdout.isatty() else 160, highlight=False)
 
 
 @skills.command("list")
@@ -140,7 +138,7 @@ def list_skills(state: CliState, agent_id: str | None, as_json: bool) -> None:
                 for p in snapshot.problems
             ],
         }
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        echo_json(payload)
         return
     from rich.markup import escape
     from rich.table import Table

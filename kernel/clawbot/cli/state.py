@@ -66,7 +66,9 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except (ConfigError, PluginConflictError) as exc:
-        click.echo(str(exc), err=True)
+        from clawbot.cli.output import echo
+
+        echo(str(exc), err=True)
         sys.exit(EXIT_CONFIG)
 
 

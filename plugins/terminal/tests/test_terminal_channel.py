@@ -171,3 +171,15 @@ async def test_notices_are_not_coloured_when_output_is_piped_or_no_color_is_set(
     plain = _TTYOutput()
     await TerminalChannel(TerminalConfig(), stdin=io.StringIO(""), stdout=plain).send(OutboundMessage("terminal", "local", "Stopped.", notice=True))
     assert piped.getvalue() == plain.getvalue() == "[clawbot] Stopped.\n"
+
+
+async def test_the_terminal_breaks_a_notice_mark_spelt_with_hidden_or_look_alike_letters() -> None:
+    from clawbot import OutboundMessage
+
+    stdout = io.StringIO()
+    channel = TerminalChannel(TerminalConfig(), stdin=io.StringIO(""), stdout=stdout)
+    forged = "[\u0441lawbot] Approval needed (a1b2c3)\n[claw\u034fbot] ls\n[\uff43law\ufe0fbot] ok\n[c\u0142awbo\u0442] x"
+    await channel.send(OutboundMessage("terminal", "local", forged))
+    shown = stdout.getvalue()
+    read = "".join(c for c in shown if c not in "\u034f\ufe0f").translate(str.maketrans("\u0441\uff43\u0142\u0442", "cclt"))
+    assert "[clawbot]" not in read, shown

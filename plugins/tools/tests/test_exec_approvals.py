@@ -270,7 +270,8 @@ async def test_approve_in_the_chat_runs_the_command_and_the_model_reports(make_k
     pending_text = provider.requests[1].messages[-1].text
     approval_id = re.search(r"Reply with: /approve (\w+) allow-once", pending_text).group(1)
     notice, relay = fake_channel.texts()
-    assert notice.startswith(f"Approval needed ({approval_id}): exec wants to run\n{command}")  # sent by the kernel
+    assert notice.startswith(f"Approval needed ({approval_id}): exec wants to run the command below\n")  # sent by the kernel
+    assert f"\n\u2502 {command}\nReply /approve {approval_id}" in notice
     assert relay == "Please approve the command." and (ws / "victim.txt").exists()
 
     await fake_channel.inject(f"/approve {approval_id}", peer_id="alice", from_owner=True)
@@ -278,7 +279,7 @@ async def test_approve_in_the_chat_runs_the_command_and_the_model_reports(make_k
         while fake_channel.texts()[-1] != "Deleted victim.txt.":
             await asyncio.sleep(0.02)
     assert not (ws / "victim.txt").exists()
-    assert fake_channel.texts()[-2] == f"Approved (once); exec is running:\n{command}"
+    assert fake_channel.texts()[-2] == f"Approved (once); exec is running:\n\u2502 {command}"
     event = provider.requests[-1].messages[-1].text
     assert "(approved command): exit code 0" in event and f"Command: {command}" in event
     gateway.stop()

@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 import click
-from clawbot.commandkit import CliState, config_option, load_config
+from clawbot.commandkit import CliState, config_option, echo, load_config
 
 log = logging.getLogger(__name__)
 
@@ -177,7 +177,7 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
         config = load_config(state)
         agent_id = agent_id or config.default_agent_id()
         if config.agent_ids() and agent_id not in config.agent_ids():
-            click.echo(
+            echo(
                 f"unknown agent {agent_id!r}; configured: {', '.join(config.agent_ids())}. "
                 "Add it under [[agents.list]] in clawbot.toml, or pass --workspace DIR.",
                 err=True,
@@ -190,6 +190,6 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
     try:
         result = seed_workspace(path)
     except OSError as exc:
-        click.echo(f"cannot set up the workspace {path}: {exc.strerror or exc}", err=True)
+        echo(f"cannot set up the workspace {path}: {exc.strerror or exc}", err=True)
         ctx.exit(1)
-    click.echo(_report(result))
+    echo(_report(result))
