@@ -38,6 +38,22 @@ def guarded_tool(decisions: list[ApprovalDecision], *, name: str = "guarded", co
     return Tool(name, "needs approval", {"type": "object"}, handler)
 
 
+def file_tool(changes: dict[str, str | None]) -> Tool:
+    """A third-party tool the kernel knows nothing about, writing (``None``: deleting) workspace files directly."""
+
+    def handler(call: ToolCall) -> ToolResult:
+        for name, text in changes.items():
+            path = call.workspace / name
+            if text is None:
+                path.unlink()
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text)
+        return ToolResult.text("ok")
+
+    return Tool("files", "changes files", {"type": "object"}, handler)
+
+
 def background_tool(text: str) -> Tool:
     """A tool whose job finishes later and reports as a system event (like exec in the background)."""
 
