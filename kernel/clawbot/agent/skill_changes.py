@@ -20,7 +20,7 @@ from typing import Any
 from clawbot.agent.confined import inside
 from clawbot.agent.file_states import FileChange, FileState, line_changes
 from clawbot.agent.notices import quoted_line
-from clawbot.skills.discovery import SKILL_FILE, source_dirs
+from clawbot.skills.discovery import SKILL_FILE, inside_workspace, source_dirs
 from clawbot.skills.frontmatter import parse_skill
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,6 @@ def shown_path(path: Path, workspace: Path) -> str:
 
 def skill_files(kernel: Any, agent_id: str, workspace: Path) -> dict[Path, str]:
     """The ``SKILL.md`` of each folder of the agent's skill sources inside ``workspace``: path -> shown name."""
-    root = os.path.realpath(workspace)
     try:
         sources = source_dirs(kernel, agent_id)
     except Exception:  # a broken configuration or plugin source: reported where skills are loaded
@@ -47,7 +46,7 @@ def skill_files(kernel: Any, agent_id: str, workspace: Path) -> dict[Path, str]:
         return {}
     found: dict[Path, str] = {}
     for source in sources:
-        if not inside(root, os.path.realpath(source.path)):
+        if not inside_workspace(source, workspace):
             continue
         try:
             with os.scandir(source.path) as entries:

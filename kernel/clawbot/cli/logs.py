@@ -28,14 +28,21 @@ def default_logging() -> None:
         handler.setFormatter(VisibleFormatter("%(message)s"))
         handler.setLevel(logging.WARNING)
         root.addHandler(handler)
+    logging.captureWarnings(True)  # warnings.warn text goes through the same handler
 
 
 def configure_logging(level: str, env: Mapping[str, str]) -> None:
+    """clawbot's loggers at ``level``; every other one (plugins log under their own package
+    names, libraries under theirs) at warning. All end in one handler that makes them visible."""
     handler = logging.StreamHandler()
     handler.setFormatter(VisibleFormatter("%(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger("clawbot")
+    root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level.upper())
-    root.propagate = False
+    root.setLevel(logging.WARNING)
+    ours = logging.getLogger("clawbot")
+    ours.handlers.clear()
+    ours.setLevel(level.upper())
+    ours.propagate = True
+    logging.captureWarnings(True)
     if tracing_enabled(env):
         logging.getLogger("clawbot.trace").setLevel(logging.INFO)

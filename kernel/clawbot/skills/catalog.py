@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 
 from clawbot.agent.confined import READ_FLAGS, NotRegularFile, refusal
-from clawbot.skills.discovery import SKILL_FILE, FolderStamp, SourceDir, scan, source_dirs
+from clawbot.skills.discovery import SKILL_FILE, FolderStamp, SourceDir, inside_workspace, scan, source_dirs
 from clawbot.skills.eligibility import EligibilityChecker
 from clawbot.skills.frontmatter import Finding, ParseResult, SkillDocument, parse_skill
 from clawbot.types.prompt import SkillEntry
+
+MAX_SKILL_BYTES = 256 * 1024  # the largest bundled skill is a few KiB; the catalogue needs only the start
 
 if TYPE_CHECKING:
     from clawbot.kernel import Kernel
@@ -169,6 +171,8 @@ class SkillCatalog:
             text, linked = _read_skill(location, root)
         except UnicodeDecodeError as exc:
             result = ParseResult(None, (Finding(f"not UTF-8 text (byte {exc.start})"),))
+        except TooLarge as exc:
+            result = ParseResult(None, (Finding(str(exc)),))
         except OSError as exc:
             result = ParseResult(None, (Finding(f"cannot read: {exc.strerror or exc}"),))
         else:
@@ -182,11 +186,12 @@ class SkillCatalog:
         winners: dict[str, tuple[SkillDocument, Path, SourceDir]] = {}
         rank: dict[str, int] = {}  # skill name -> position of its source in the precedence order
         seen_files: set[str] = set()
+        workspace = next((source.path.parent for source in state.sources if source.kind == "workspace"), None)
         for position, (source, listing) in enumerate(zip(state.sources, listings, strict=True)):
             # A workspace skill's description enters the prompt unasked; one whose SKILL.md leads
             # outside the workspace (a link someone may have planted to a key file) is read
             # only for its frontmatter, never for the first paragraph of its body.
-            root = os.path.realpath(source.path.parent) if source.kind == "workspace" else None
+            root = os.path.realpath(workspace) if workspace is not None and inside_workspace(source, workspace) else None
             if not listing and not source.optional and not source.path.is_dir():
                 what = "skills.extra_dirs entry" if source.kind == "extra" else f"skill source {source.name!r}"
                 problems.append(SkillProblem(source.path, f"{what} is not a directory", None, "warning"))
@@ -300,7 +305,14 @@ def _read_skill(location: Path, root: str | None) -> tuple[str, bool]:
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             raise NotRegularFile(f"{location} is not a regular file")
         linked = root is not None and refusal(handle.fileno(), location, root) is not None  # on the file opened
-        return handle.read().decode("utf-8"), linked
+        data = handle.read(MAX_SKILL_BYTES + 1)
+    if len(data) > MAX_SKILL_BYTES:  # a file of gigabytes would otherwise be held in memory, twice
+        raise TooLarge(f"larger than {MAX_SKILL_BYTES // 1024} KiB; a SKILL.md is read whole, so it is skipped")
+    return data.decode("utf-8"), linked
+
+
+class TooLarge(OSError):
+    """A SKILL.md past :data:`MAX_SKILL_BYTES`."""
 
 
 def _by_name(winner: tuple[SkillDocument, Path, SourceDir]) -> str:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from clawbot.agent.confined import inside
 from clawbot.paths import expand_user_path
 
 if TYPE_CHECKING:
@@ -101,3 +102,13 @@ def scan(path: str) -> tuple[FolderStamp, ...]:
             if stat.S_ISREG(info.st_mode):
                 found.append((name, info.st_mtime_ns, info.st_size, info.st_ino))
     return tuple(found)
+
+
+def inside_workspace(source: SourceDir, workspace: os.PathLike[str] | str) -> bool:
+    """Whether ``source``'s skills are files of the workspace, which the agent can write and
+    so confine like any workspace file: its folder lies inside the workspace as configured
+    or as resolved (a folder replaced by a link out still counts as the workspace's)."""
+    folder = os.fspath(source.path)
+    return inside(os.path.abspath(workspace), os.path.abspath(folder)) or inside(
+        os.path.realpath(workspace), os.path.realpath(folder)
+    )
