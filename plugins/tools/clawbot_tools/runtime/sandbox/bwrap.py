@@ -89,12 +89,16 @@ class BwrapMechanism(Mechanism):
         def add(dest: str, *operation: str) -> None:
             mounts.append((_depth(dest), len(mounts), operation))
 
-        for tree in paths.system_trees():
-            target = paths.symlink_target(tree)
-            if target is not None and not os.path.isabs(target):
-                add(tree, "--symlink", target, tree)
-            else:
-                add(tree, "--ro-bind", os.path.realpath(tree), tree)
+        # Every tree is mounted at its real path, and a linked name (/bin -> usr/bin, /opt ->
+        # /data/opt, /nix under a link) is the same link inside: the covers of protected
+        # folders, computed on real paths, then land where the files are seen.
+        reals = {tree: os.path.realpath(tree) for tree in paths.system_trees()}
+        for tree, real in reals.items():
+            if real != tree:
+                add(tree, "--symlink", paths.symlink_target(tree) or real, tree)
+        for real in dict.fromkeys(reals.values()):
+            if not any(other != real and inside(other, real) for other in reals.values()):
+                add(real, "--ro-bind", real, real)
         add("/dev", "--dev", "/dev")
         add("/dev/shm", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm")
         add("/proc", "--proc", "/proc")
@@ -111,7 +115,7 @@ class BwrapMechanism(Mechanism):
             if resolver != RESOLV_CONF and os.path.exists(resolver):
                 add(resolver, "--ro-bind", resolver, resolver)  # often a symlink into /run
         if os.geteuid() == 0:
-            for secret in paths.root_only_files():
+            for secret in map(os.path.realpath, paths.root_only_files()):
                 add(secret, "--ro-bind", "/dev/null", secret)
         for protected in self._masks(policy):
             if os.path.isdir(protected):
