@@ -10,8 +10,10 @@ line: ``{"output", "code", "signalled", "refused"}``. ``refused`` is the sandbox
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
+import platform
 import signal
 import subprocess
 import sys
@@ -21,6 +23,8 @@ from clawbot_tools.runtime.sandbox import Limits, SandboxError, SandboxPolicy
 from sandbox_variants import find  # beside this script
 
 signalled: list[int] = []
+KEYCTL = {"x86_64": 250, "aarch64": 219}
+ADD_KEY = {"x86_64": 248, "aarch64": 217}
 
 
 def _record(number: int, _frame: object) -> None:
@@ -65,13 +69,36 @@ def run(request: dict) -> dict:
     return {"output": output.decode(errors="replace"), "code": child.returncode, "signalled": list(signalled), "refused": None}
 
 
+def hold_secrets() -> int:
+    """Secrets a process of the user holds outside its files and environment: a key in its
+    session keyring (as Kerberos keeps tickets) and a System V shared memory segment (as X11
+    keeps window images). Returns the segment's id, removed at the end."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype, libc.shmat.restype = ctypes.c_long, ctypes.c_void_p
+    keyctl, add_key = KEYCTL[platform.machine()], ADD_KEY[platform.machine()]
+    libc.syscall(keyctl, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING: a new one, this test's own
+    key = os.environ["CLAWBOT_TEST_KEYRING"].encode()
+    if libc.syscall(add_key, b"user", b"clawbot-canary", key, len(key), -3) < 0:  # KEY_SPEC_SESSION_KEYRING
+        raise OSError(ctypes.get_errno(), "add_key")
+    segment = libc.shmget(0, 4096, 0o1000 | 0o600)  # IPC_PRIVATE, IPC_CREAT
+    address = libc.shmat(segment, None, 0)
+    if segment < 0 or address in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), "shmget/shmat")
+    ctypes.memmove(address, os.environ["CLAWBOT_TEST_SYSV"].encode(), len(os.environ["CLAWBOT_TEST_SYSV"]))
+    return segment
+
+
 def main() -> None:
     for number in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, _record)
-    for line in sys.stdin:
-        answer = run(json.loads(line))
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
+    segment = hold_secrets()
+    try:
+        for line in sys.stdin:
+            answer = run(json.loads(line))
+            sys.stdout.write(json.dumps(answer) + "\n")
+            sys.stdout.flush()
+    finally:
+        ctypes.CDLL(None).shmctl(segment, 0, None)  # IPC_RMID
 
 
 if __name__ == "__main__":

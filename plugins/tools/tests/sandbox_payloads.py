@@ -16,6 +16,8 @@ template over a *world* (:class:`World` in sandbox_world.py fills it in):
 ``{token}``     unique per run, for files a payload tries to create on the host
 ``{python}``    /usr/bin/python3
 ``{sysctl}`` ``{sysctl_new}``  a harmless host kernel setting and a value it does not have
+``{keyctl}``    the keyctl system call's number here; the parent holds a key in its session
+                keyring and a System V shared memory segment, each with a canary
 
 ``shows`` is how success shows, and what the positive control (the same line without a
 sandbox) must produce: ``canary`` (a canary in the output or copied into the workspace),
@@ -113,6 +115,21 @@ PAYLOADS: tuple[Payload, ...] = (
     Payload(
         "nsenter-net", "nsenter -t {parent_pid} -n bash -c 'echo hi > /dev/tcp/127.0.0.1/{tcp_port}'",
         "join the parent's network namespace", "tcp", needs=("nsenter", "bash"), control_as_root=True,
+    ),
+    # --- secrets held outside files: keyrings, System V shared memory ------------------------
+    Payload(
+        "session-keyring",
+        "{python} -c \"import ctypes; l = ctypes.CDLL(None); l.syscall.restype = ctypes.c_long; "
+        "k = l.syscall({keyctl}, 10, -3, b'user', b'clawbot-canary', 0); b = ctypes.create_string_buffer(256); "
+        "n = l.syscall({keyctl}, 11, k, b, 256); print(b.raw[:max(n, 0)])\"",
+        "read a key from clawbot's session keyring (a Kerberos ticket)", "canary", needs=("/usr/bin/python3",),
+    ),
+    Payload(
+        "sysv-shm",
+        "{python} -c \"import ctypes; l = ctypes.CDLL(None); l.shmat.restype = ctypes.c_void_p; "
+        "ids = [int(row.split()[1]) for row in open('/proc/sysvipc/shm').readlines()[1:]]; "
+        "print([ctypes.string_at(p, 40) for p in (l.shmat(i, None, 0o10000) for i in ids) if p and p != ctypes.c_void_p(-1).value])\"",
+        "read another program's System V shared memory", "canary", needs=("/usr/bin/python3",),
     ),
     # --- the host's kernel settings ---------------------------------------------------------
     Payload(

@@ -109,7 +109,12 @@ class Driver:
 
     def __init__(self) -> None:
         self.canary = "ENVIRON-" + secrets.token_hex(8)
-        env = {"PATH": PATH, "CLAWBOT_TEST_API_KEY": self.canary}
+        self.keyring_canary = "KEYRING-" + secrets.token_hex(8)
+        self.sysv_canary = "SYSV-" + secrets.token_hex(8)
+        env = {
+            "PATH": PATH, "CLAWBOT_TEST_API_KEY": self.canary, "CLAWBOT_TEST_KEYRING": self.keyring_canary,
+            "CLAWBOT_TEST_SYSV": self.sysv_canary,
+        }
         self.process = subprocess.Popen(
             [sys.executable, str(HERE / "sandbox_driver.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True,
         )
@@ -145,6 +150,8 @@ class World:
             name: f"{name}-{secrets.token_hex(8)}" for name in ("ssh", "bashrc", "credentials", "approvals", "session")
         }
         self.secrets["environ"] = driver.canary
+        self.secrets["keyring"] = driver.keyring_canary
+        self.secrets["sysv"] = driver.sysv_canary
         self.host_files = tuple(Path(folder, f"clawbot-escape-{self.token}") for folder in ("/tmp", "/var/tmp", "/etc"))
         # A harmless host kernel setting: as root, a write to it would change the host
         # (core_pattern, next to it, would run a program as root outside any sandbox).
@@ -156,7 +163,7 @@ class World:
             "home": self.home, "state": self.state, "ws": self.ws, "outside": self.outside, "token": self.token,
             "tcp_port": ports["tcp"], "tcp6_port": ports["tcp6"], "udp_port": ports["udp"],
             "unix_path": ports["unix"], "unix_dgram_path": ports["unix_dgram"], "parent_pid": self.driver.pid, "python": PYTHON,
-            "sysctl": SYSCTL, "sysctl_new": int(self.sysctl_value) + 3,
+            "sysctl": SYSCTL, "sysctl_new": int(self.sysctl_value) + 3, "keyctl": {"x86_64": 250, "aarch64": 219}.get(os.uname().machine, 250),
         }
 
     def line(self, payload: Payload) -> str:

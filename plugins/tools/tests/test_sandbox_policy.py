@@ -156,7 +156,7 @@ def test_without_user_namespaces_landlock_runs_without_them_and_a_namespaced_lau
     assert report["auto"][:2] == ["landlock", False] and report["auto"][2][0].startswith("bwrap:"), report
     assert report["bwrap"][0] == "off" and report["bwrap"][2][0].startswith("bwrap:"), report
     assert report["landlock"] == ["landlock", False, []], report
-    assert report["popen"].startswith("refused: unshare(user, net namespaces)"), report
+    assert report["popen"].startswith("refused: unshare(user, ipc, net namespaces)"), report
     assert report["ran"] is False
 
 

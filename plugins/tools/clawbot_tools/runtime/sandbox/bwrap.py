@@ -141,11 +141,13 @@ class BwrapMechanism(Mechanism):
             "no network: a network namespace of its own (its loopback is not the host's), unless network is on",
             "its own pid namespace: other processes are invisible and cannot be signalled or traced",
             "no capabilities, no new user namespaces, no setuid gains; the sandbox dies with clawbot",
-            "no vsock sockets (they would reach a virtual machine's host whatever the network namespace), no io_uring",
+            "no vsock sockets (they would reach a virtual machine's host whatever the network namespace), no io_uring, "
+            "no kernel keyrings (the user's Kerberos tickets)",
             "gap: 32-bit programs do not run (the filter refuses system calls of other ABIs)",
             "a protected folder inside an opened tree is covered by an empty tmpfs; as root, root-only files "
             "in /etc (shadow, host keys) are hidden",
-            "resource limits apply: memory (RLIMIT_DATA), file size, processes (not for root), no core dumps; "
+            "resource limits apply: memory (RLIMIT_DATA: private memory; shared mappings are not counted), file "
+            "size, processes (not for root), no core dumps; "
             "nothing outside the workspace and temp dir can be written to hold memory (the new root, /dev and /proc "
             "are read-only; /dev/shm holds at most 64 MiB)",
             "gap: processes a command leaves in the background end when its shell exits (the pid namespace ends)",

@@ -19,6 +19,7 @@ from clawbot_tools.runtime.sandbox import seccomp
 
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
+CLONE_NEWIPC = 0x08000000
 PR_SET_NO_NEW_PRIVS = 38
 SYS_LANDLOCK_RESTRICT_SELF = 446  # the same number on every architecture
 CAPABILITY_VERSION_3 = 0x20080522
@@ -52,12 +53,15 @@ class ChildSetup:
         lib = libc()
         self._unshare, self._prctl, self._syscall, self._capset = lib.unshare, lib.prctl, lib.syscall, lib.capset  # looked up here, not in the child
         self._ruleset_fd = ruleset_fd
-        self._flags = (CLONE_NEWUSER | (CLONE_NEWNET if new_net else 0)) if namespaces else 0
+        # an IPC namespace of its own: System V shared memory and queues of other programs out of reach
+        self._flags = (CLONE_NEWUSER | CLONE_NEWIPC | (CLONE_NEWNET if new_net else 0)) if namespaces else 0
         self._cap_header, self._cap_data = CapHeader(CAPABILITY_VERSION_3, 0), (CapData * 2)()  # all zero: none
         self._no_capabilities = (ctypes.byref(self._cap_header), ctypes.byref(self._cap_data))
         self._early = rlimits.applier(early_limits)
         self._late = rlimits.applier(late_limits)
-        self._filter = seccomp.compiled(deny_unix=deny_unix, deny_network=deny_network) if socket_filter else None
+        self._filter = (
+            seccomp.compiled(deny_unix=deny_unix, deny_network=deny_network, deny_sysv_ipc=not namespaces) if socket_filter else None
+        )
         self._filter_ref = ctypes.byref(self._filter[0]) if self._filter else None
         self._read_end, self._write_end = os.pipe2(os.O_CLOEXEC)
         self._closed = False
@@ -69,7 +73,7 @@ class ChildSetup:
         uid, gid = os.geteuid(), os.getegid()
         self._step(b"resource limits", self._early)
         if self._flags:
-            self._check(b"unshare(user, net namespaces)", self._unshare(self._flags))
+            self._check(b"unshare(user, ipc, net namespaces)", self._unshare(self._flags))
             self._write(b"/proc/self/setgroups", b"deny")
             self._write(b"/proc/self/uid_map", b"%d %d 1" % (uid, uid))
             self._write(b"/proc/self/gid_map", b"%d %d 1" % (gid, gid))

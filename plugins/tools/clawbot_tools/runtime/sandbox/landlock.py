@@ -131,7 +131,10 @@ class LandlockMechanism(Mechanism):
             "gap: as root, root-only files in the system trees (/etc/shadow) stay readable",
         ]
         if seccomp.supported():
-            lines.append("no vsock sockets (they would reach a virtual machine's host), no io_uring")
+            lines.append(
+                "no vsock sockets (they would reach a virtual machine's host), no io_uring, no kernel keyrings "
+                "(the user's Kerberos tickets)" + ("" if self.namespaces else ", no System V shared memory or queues")
+            )
             lines.append("gap: 32-bit programs do not run (the filter refuses system calls of other ABIs)")
         if self.unix_filter:
             lines.append(
@@ -148,9 +151,10 @@ class LandlockMechanism(Mechanism):
         return (
             "no network: a network namespace of its own with no interface up, unless network is on",
             "a user namespace of its own: no capability counts outside it (clawbot's /proc/<pid>/environ stays "
-            "unreadable, also for root); no setuid gains (no_new_privs)",
-            "resource limits apply: memory (RLIMIT_DATA), file size, processes (counted inside its own user "
-            "namespace; not for root), no core dumps",
+            "unreadable, also for root); no setuid gains (no_new_privs); an IPC namespace of its own (System V "
+            "shared memory of other programs is out of reach)",
+            "resource limits apply: memory (RLIMIT_DATA: private memory; shared mappings are not counted), file "
+            "size, processes (counted inside its own user namespace; not for root), no core dumps",
         )
 
     def _without_namespaces(self) -> tuple[str, ...]:
@@ -159,8 +163,8 @@ class LandlockMechanism(Mechanism):
             "no network: a seccomp filter refuses every socket but Unix ones (TCP, UDP, raw), unless network is on",
             "no capabilities, also for root; no setuid gains (no_new_privs); clawbot's /proc/<pid>/environ stays "
             "unreadable (Landlock's ptrace scope)",
-            "resource limits apply: memory (RLIMIT_DATA), file size, processes (counted with all of the user's "
-            "processes; not for root), no core dumps",
+            "resource limits apply: memory (RLIMIT_DATA: private memory; shared mappings are not counted), file "
+            "size, processes (counted with all of the user's processes; not for root), no core dumps",
         )
 
 

@@ -13,9 +13,10 @@ Two reasons to refuse ``socket(2)``, each switched on separately:
 * **What no namespace confines** (:data:`ALWAYS_DENIED`): vsock sockets reach the hypervisor
   of a virtual machine whatever the network namespace, so every sandbox refuses them.
 
-Either way io_uring is refused (its socket operation would pass by the filter), and so is every
-system call of another ABI (32-bit ``socketcall`` hides its arguments; x32 numbers), so the
-checked numbers are the only way in.
+Either way io_uring is refused (its socket operation would pass by the filter), and so are
+the kernel keyrings (:data:`KEYRINGS`), System V IPC where no IPC namespace keeps it private
+(:data:`SYSV_IPC`), and every system call of another ABI (32-bit ``socketcall`` hides its
+arguments; x32 numbers), so the checked numbers are the only way in.
 """
 
 from __future__ import annotations
@@ -53,6 +54,15 @@ SYSCALLS = {
     "x86_64": (0xC000003E, 41, 53, 425),
     "aarch64": (0xC00000B7, 198, 199, 425),
 }
+# add_key, request_key, keyctl: the user's keys (a Kerberos ticket, an ecryptfs key) are
+# reachable from any process of the user through the session and persistent keyrings
+KEYRINGS = {"x86_64": (248, 249, 250), "aarch64": (217, 218, 219)}
+# System V shared memory, semaphores and message queues: a Landlocked command without an IPC
+# namespace of its own could read and change other programs' segments (X11 MIT-SHM images)
+SYSV_IPC = {
+    "x86_64": (29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220),
+    "aarch64": (186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197),
+}
 
 
 class SockFilter(ctypes.Structure):
@@ -67,9 +77,11 @@ def supported() -> bool:
     return platform.machine() in SYSCALLS
 
 
-def program(*, deny_unix: bool, deny_network: bool) -> list[tuple[int, int, int, int]]:
+def program(*, deny_unix: bool, deny_network: bool, deny_sysv_ipc: bool = False) -> list[tuple[int, int, int, int]]:
     """The filter as (code, jt, jf, k) instructions for this machine."""
-    arch, socket_nr, socketpair_nr, io_uring_nr = SYSCALLS[platform.machine()]
+    machine = platform.machine()
+    arch, socket_nr, socketpair_nr, io_uring_nr = SYSCALLS[machine]
+    unsupported = (io_uring_nr, *KEYRINGS[machine], *(SYSV_IPC[machine] if deny_sysv_ipc else ()))
     deny = (BPF_RET_K, 0, 0, RET_ERRNO | errno.EACCES)
     allow = (BPF_RET_K, 0, 0, RET_ALLOW)
     # socket(domain, ...): the families refused everywhere, then Unix sockets, then the rest
@@ -99,8 +111,8 @@ def program(*, deny_unix: bool, deny_network: bool) -> list[tuple[int, int, int,
         (BPF_LD_W_ABS, 0, 0, NR),
         (BPF_JGE_K, 0, 1, X32_BIT),
         (BPF_RET_K, 0, 0, RET_ERRNO | errno.EPERM),  # x32 numbering
-        (BPF_JEQ_K, 0, 1, io_uring_nr),
-        (BPF_RET_K, 0, 0, RET_ERRNO | errno.ENOSYS),  # programs fall back to plain I/O
+        # "not supported here": programs fall back (plain I/O for io_uring) or say so
+        *(insn for number in unsupported for insn in ((BPF_JEQ_K, 0, 1, number), (BPF_RET_K, 0, 0, RET_ERRNO | errno.ENOSYS))),
         (BPF_JEQ_K, 2, 0, socket_nr),  # to the socket check
         (BPF_JEQ_K, len(socket_check) + 1, 0, socketpair_nr),  # to the pair check
         allow,
@@ -109,9 +121,9 @@ def program(*, deny_unix: bool, deny_network: bool) -> list[tuple[int, int, int,
     ]
 
 
-def compiled(*, deny_unix: bool, deny_network: bool) -> tuple[SockFprog, ctypes.Array]:
+def compiled(*, deny_unix: bool, deny_network: bool, deny_sysv_ipc: bool) -> tuple[SockFprog, ctypes.Array]:
     """The ``sock_fprog`` for prctl and the instruction array it points to (keep both alive)."""
-    array = _array(program(deny_unix=deny_unix, deny_network=deny_network))
+    array = _array(program(deny_unix=deny_unix, deny_network=deny_network, deny_sysv_ipc=deny_sysv_ipc))
     return SockFprog(len(array), ctypes.cast(array, ctypes.POINTER(SockFilter))), array
 
 
