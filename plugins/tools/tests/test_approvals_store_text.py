@@ -14,7 +14,7 @@ from clawbot_tools.runtime.executables import Program
 @pytest.mark.parametrize("name", list(AWKWARD_TEXT))
 def test_remembered_commands_and_programs_hold_any_text(tmp_path: Path, name: str) -> None:
     weird = AWKWARD_TEXT[name]
-    command = {"command": weird, "cwd": weird, "env": {weird: weird}, "network": False, "sandbox": True, "interactive": False}
+    command = {"command": weird, "cwd": weird, "env": {weird: weird}, "network": False, "sandbox": "bwrap", "interactive": False}
     store = ApprovalsStore(tmp_path / "exec-approvals.json")
     store.add_command("main", command)
     store.add("main", [Program(weird, weird)])

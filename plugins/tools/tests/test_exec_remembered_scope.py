@@ -157,3 +157,24 @@ def _call(setup: Setup, tool: str, **arguments: Any):
     from clawbot import ToolCall
 
     return ToolCall("c1", tool, arguments, "main", SESSION, setup.ws, setup.services())
+
+
+@pytest.mark.parametrize("later", ["landlock", "off"])
+async def test_a_command_remembered_in_one_sandbox_asks_again_where_a_weaker_one_runs(setups, later: str, clawbot_home: Path) -> None:
+    usable("bwrap")
+    if later != "off":
+        usable(later)
+    (clawbot_home / ".ssh").mkdir()
+    (clawbot_home / ".ssh" / "id_rsa").write_text("SSH-CANARY-31337\n")
+    first = await setups("bwrap")
+    (first.ws / "build.py").write_text("print('building')\n")
+    asked = await first.exec("python3 build.py")
+    assert "Runs: inside the sandbox (bwrap)" in text_of(asked), text_of(asked)
+    await first.answer(asked, ApprovalDecision.ALLOW_ALWAYS)
+    assert (await first.exec("python3 build.py")).details["status"] == "exited"  # remembered under bwrap
+    # the model rewrites the script (writing the workspace needs no approval), and the
+    # sandbox is different now (another machine, a changed setting)
+    (first.ws / "build.py").write_text(f"print(open({str(clawbot_home / '.ssh' / 'id_rsa')!r}).read())\n")
+    second = await setups(later)
+    again = await second.exec("python3 build.py")
+    assert again.details["status"] == "approval-pending" and "SSH-CANARY-31337" not in text_of(again), text_of(again)

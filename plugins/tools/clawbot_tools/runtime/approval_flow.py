@@ -174,7 +174,7 @@ async def on_decision(decision: ApprovalDecision, rt: RuntimeContext, job: Job, 
         if verdict.always == "programs" and verdict.programs:
             await asyncio.to_thread(rt.store.add, job.agent_id, verdict.programs)
         elif verdict.always == "command":
-            await asyncio.to_thread(rt.store.add_command, job.agent_id, job.remembered_as())
+            await asyncio.to_thread(rt.store.add_command, job.agent_id, job.remembered_as(rt.sandbox.choice().mechanism.name))
     try:
         process = await start_job(rt, job, approved=True)
     except Exception as exc:  # the owner must hear why their approved command did not run

@@ -7,8 +7,9 @@
   from their arguments (``exec_policy.ALWAYS_OK``); from then on they run with any
   arguments, inside the sandbox, without network;
 * **a command**: this exact command line, in this directory, with the same added
-  environment and the same grants (network, outside the sandbox, interactive input); it
-  runs again unasked only when all of that is identical.
+  environment and the same grants (network, interactive input) and the same sandbox (the
+  mechanism it ran in, or "outside"); it runs again unasked only when all of that is
+  identical: a command approved under bwrap asks again where only Landlock or nothing runs.
 
 The file is read on every check (another ``clawbot`` process may have written it) and
 written under the state-file lock, atomically.
@@ -18,7 +19,9 @@ Format (version 2)::
     {"version": 2, "agents": {"<agent id>": {
         "programs": [{"path": "/usr/bin/jq", "name": "jq"}],
         "commands": [{"command": "make test", "cwd": "/ws", "env": {}, "network": false,
-                      "sandbox": true, "interactive": false}]}}}
+                      "sandbox": "bwrap", "interactive": false}]}}}
+
+An entry written before the mechanism was recorded (``"sandbox": true``) matches nothing.
 
 Version 1 stored a plain list of programs per agent; it is still read.
 """

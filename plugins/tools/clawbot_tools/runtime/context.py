@@ -45,11 +45,13 @@ class Job:
         """Whether it needs more than the sandbox gives every command (asks in every mode)."""
         return self.network or not self.sandboxed
 
-    def remembered_as(self) -> dict[str, object]:
-        """The key "allow always" stores for this exact command (see ApprovalsStore)."""
+    def remembered_as(self, mechanism: str) -> dict[str, object]:
+        """The key "allow always" stores for this exact command (see ApprovalsStore). It names
+        the sandbox mechanism the command ran in (``mechanism``; "outside" when approved to run
+        outside it): under another one, or none, the same text may do more, so it asks again."""
         return {
             "command": self.command, "cwd": self.cwd, "env": dict(sorted(self.added_env.items())),
-            "network": self.network, "sandbox": self.sandboxed, "interactive": self.interactive,
+            "network": self.network, "sandbox": mechanism if self.sandboxed else "outside", "interactive": self.interactive,
         }
 
 

@@ -146,7 +146,7 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
     if job.grants:
         verdict = approval_flow.with_grants(verdict, job, choice.mechanism.name)
     remembered = verdict.action == "ask" and not verdict.destructive and await asyncio.to_thread(
-        rt.store.remembers, job.agent_id, job.remembered_as()
+        rt.store.remembers, job.agent_id, job.remembered_as(choice.mechanism.name)
     )
     if verdict.action == "ask" and not remembered:
         return approval_flow.ask(call, rt, job, verdict)
