@@ -7,10 +7,11 @@ Three tools, shared by the kernel and plugins so that no two places get them sub
   cannot redraw the screen; a bidi override cannot reorder a command; a character that
   draws nothing cannot hide inside a word).
 * :func:`defuse` finds phrases the way a reader would still recognise them: ignoring case,
-  runs of spacing, characters that draw nothing (format characters, variation selectors,
-  fillers), accents and other combining marks, compatibility forms (fullwidth letters,
-  ligatures) and letters of other scripts that look like Latin ones (Cyrillic "о"), and
-  breaks each occurrence so it no longer reads as the phrase.
+  spacing altogether (where words break, and with what: a space, a zero-width character,
+  a blank braille pattern), characters that draw nothing (format characters, variation
+  selectors, fillers), accents and other combining marks, compatibility forms (fullwidth
+  letters, ligatures) and letters of other scripts that look like Latin ones (Cyrillic
+  "о"), and breaks each occurrence so it no longer reads as the phrase.
 * :func:`fence` wraps untrusted content between two marker lines carrying a random id
   chosen per call: the content cannot close its block early because it cannot know the id.
 """
@@ -18,18 +19,27 @@ Three tools, shared by the kernel and plugins so that no two places get them sub
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import secrets
 import unicodedata
+from array import array
+from bisect import bisect_right
 from collections.abc import Iterable
 
 from clawbot._confusables import LOOKALIKES
 
-__all__ = ["LONE_SURROGATE", "Folded", "defuse", "fence", "fold", "is_ignorable", "sendable", "visible"]
+__all__ = [
+    "LONE_SURROGATE", "Folded", "defuse", "draws_nothing", "fence", "fold", "is_ignorable", "sendable", "visible",
+]
 
-# Newline and tab lay text out; ZERO WIDTH JOINER only joins emoji (a family, a profession)
-# and cannot move the cursor, so escaping it would only break replies.
-_KEPT_CONTROLS = "\n\t\u200d"
+# Newline and tab lay text out.
+_KEPT_CONTROLS = "\n\t"
+# ZERO WIDTH JOINER joins emoji (a family, a profession) and, after a virama, shapes Indic
+# letters (Sinhala, Malayalam); there it shows. Anywhere else it only hides: escaped.
+_ZWJ = "\u200d"
+_SKIN_TONES = frozenset(map(chr, range(0x1F3FB, 0x1F400)))
+_VIRAMA = 9  # canonical combining class of the virama signs
 _INVISIBLE = ("Cc", "Cf", "Co", "Cs", "Zl", "Zp")
 # Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt): characters a renderer
 # draws as nothing, whatever their category (variation selectors and the combining grapheme
@@ -43,6 +53,9 @@ _IGNORABLE_RANGES = (
 )
 _IGNORABLE = frozenset(chr(code) for first, last in _IGNORABLE_RANGES for code in range(first, last + 1))
 _MARKS = ("Mn", "Me")
+# Printable characters that still draw a blank (neither whitespace nor default-ignorable).
+_BLANK_LOOKING = frozenset("\u2800\U0001d159")  # BRAILLE PATTERN BLANK, MUSICAL SYMBOL NULL NOTEHEAD
+_NO_GLYPH = ("Cc", "Cf", "Zs", "Zl", "Zp")
 # VARIATION SELECTOR-15/16 choose text or emoji style right after an emoji ("❤️", "1️⃣"):
 # kept there, escaped anywhere else (after a letter they only hide).
 _EMOJI_STYLE = "\ufe0e\ufe0f"
@@ -67,6 +80,34 @@ def is_ignorable(char: str) -> bool:
     return char in _IGNORABLE
 
 
+def draws_nothing(char: str) -> bool:
+    """Whether ``char`` leaves the page blank where it stands: whitespace, a control or
+    format character, a default-ignorable one (Hangul fillers included) or a printable blank
+    (U+2800 BRAILLE PATTERN BLANK)."""
+    return (
+        char.isspace() or char in _IGNORABLE or char in _BLANK_LOOKING or unicodedata.category(char) in _NO_GLYPH
+    )
+
+
+def _emoji_like(char: str) -> bool:
+    return unicodedata.category(char) in ("So", "Sm") or char in _EMOJI_PUNCTUATION
+
+
+def _joins_emoji_or_letters(text: str, index: int) -> bool:
+    """Whether the ZERO WIDTH JOINER at ``text[index]`` is one a reader sees the effect of:
+    between two emoji (after a style selector or skin tone of the first), or after a virama."""
+    if index == 0 or index + 1 == len(text):
+        return False
+    before = text[index - 1]
+    if unicodedata.combining(before) == _VIRAMA:
+        return True
+    if before in _EMOJI_STYLE:
+        joins = _styles_an_emoji(text, index - 1)
+    else:
+        joins = before in _SKIN_TONES or _emoji_like(before)
+    return joins and _emoji_like(text[index + 1])
+
+
 def _styles_an_emoji(text: str, index: int) -> bool:
     """Whether the variation selector at ``text[index]`` follows an emoji (or a keycap base)."""
     if index == 0:
@@ -81,6 +122,8 @@ def _hidden(text: str, index: int) -> bool:
     char = text[index]
     if char in _KEPT_CONTROLS:
         return False
+    if char == _ZWJ:
+        return not _joins_emoji_or_letters(text, index)
     if char in _IGNORABLE:
         return not (char in _EMOJI_STYLE and _styles_an_emoji(text, index))
     return unicodedata.category(char) in _INVISIBLE
@@ -92,8 +135,9 @@ def visible(text: str) -> str:
     variation selectors, fillers: every Default_Ignorable_Code_Point) written as
     ``\\uXXXX`` (``\\UXXXXXXXX`` beyond U+FFFF).
 
-    Newlines, tabs, emoji joiners and the selectors that give an emoji its style stay; so
-    does every printable character of any script.
+    Newlines, tabs, the joiners inside an emoji sequence (or after a virama) and the
+    selectors that give an emoji its style stay; so does every printable character of any
+    script.
     """
     if text.isprintable() and _IGNORABLE.isdisjoint(text):
         return text
@@ -114,14 +158,16 @@ _SKELETON["l"] = "i"
 
 @functools.lru_cache(maxsize=8192)
 def _fold_char(char: str) -> str:
-    """What ``char`` reads as, for matching: nothing for an invisible character or a mark;
-    otherwise its compatibility form, case-folded, its marks dropped and each letter that
-    looks like an ASCII one replaced by it (UTS #39 confusables), until nothing changes."""
+    """What ``char`` reads as, for matching: nothing for a character that draws nothing
+    (spacing included) or a mark; otherwise each letter that looks like an ASCII one
+    replaced by it (UTS #39 confusables), its compatibility form, case-folded, its marks
+    dropped, until nothing changes. The look-alike table holds no character whose
+    compatibility form is ASCII ("［" is "[", "ſ" is "s"), so the two never disagree."""
     text = char
     for _ in range(8):
         mapped = unicodedata.normalize("NFKD", "".join(_SKELETON.get(c, c) for c in text))
         # Marks go before case folding: U+0345 would fold to a letter (iota).
-        folded = "".join(c for c in mapped if c not in _IGNORABLE and unicodedata.category(c) not in _MARKS).casefold()
+        folded = "".join(c for c in mapped if unicodedata.category(c) not in _MARKS and not draws_nothing(c)).casefold()
         if folded == text:
             break
         text = folded
@@ -131,51 +177,44 @@ def _fold_char(char: str) -> str:
 class Folded:
     """``text`` normalised for matching, with a map back to the original positions.
 
-    Each original character is folded to what it reads as: format characters (zero-width,
-    bidi controls, soft hyphens), every other character drawn as nothing (variation
-    selectors, the combining grapheme joiner, Hangul fillers) and combining marks vanish;
-    compatibility forms are normalised (NFKD), case is folded, and letters of any script
-    that look like ASCII ones become them (``clawbot._confusables``, from Unicode's
-    confusables data); any run of whitespace becomes one space. ``origin[i]`` is the index
-    in ``text`` of the character that produced ``folded[i]``.
+    Each original character is folded to what it reads as: spacing of every kind (spaces,
+    line breaks, blank braille patterns), control and format characters (zero-width, bidi
+    controls, soft hyphens), every other character drawn as nothing (variation selectors,
+    the combining grapheme joiner, Hangul fillers) and combining marks vanish; compatibility
+    forms are normalised (NFKD), case is folded, and letters of any script that look like
+    ASCII ones become them (``clawbot._confusables``, from Unicode's confusables data).
+    Where words break is no part of the folded text: a reader sees "System event" however
+    the two words are kept apart. :meth:`origin` maps a position in ``folded`` back to
+    ``text``.
     """
 
-    __slots__ = ("folded", "origin", "text")
+    __slots__ = ("_starts", "folded", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        chars: list[str] = []
-        origin: list[int] = []
-        in_space = False
-        for index, char in enumerate(text):
-            if char.isspace():
-                if not in_space:
-                    chars.append(" ")
-                    origin.append(index)
-                in_space = True
-                continue
-            pieces = _fold_char(char)
-            if not pieces:
-                continue  # drawn as nothing: it neither splits nor ends a run of spaces
-            in_space = False
-            for piece in pieces:
-                if piece.isspace():
-                    piece = " "
-                chars.append(piece)
-                origin.append(index)
-        self.folded = "".join(chars)
-        self.origin = origin
+        pieces = [_fold_char(char) for char in text]
+        self.folded = "".join(pieces)
+        # Where each original character's piece starts in ``folded``: one number per
+        # character, however far its compatibility form expands (U+FDFA is 18 letters).
+        self._starts = array("q", itertools.accumulate(map(len, pieces), initial=0))
+        self._starts.pop()
+
+    def origin(self, index: int) -> int:
+        """The index in ``text`` of the character that produced ``folded[index]``."""
+        # Characters that fold to nothing share their start with the next one: the last wins.
+        return bisect_right(self._starts, index) - 1
 
     def spans(self, phrase: str) -> list[tuple[int, int]]:
-        """Where ``phrase`` (folded the same way) occurs, as (start, end) in the original text."""
+        """Where ``phrase`` (folded the same way) occurs, as (start, end) in the original
+        text; overlapping occurrences too ("abab" twice in "ababab")."""
         needle = fold(phrase)
+        found: list[tuple[int, int]] = []
         if not needle:
-            return []
-        found = []
-        for match in re.finditer(re.escape(needle), self.folded):
-            start = self.origin[match.start()]
-            end = self.origin[match.end() - 1] + 1
-            found.append((start, end))
+            return found
+        at = self.folded.find(needle)
+        while at >= 0:
+            found.append((self.origin(at), self.origin(at + len(needle) - 1) + 1))
+            at = self.folded.find(needle, at + 1)
         return found
 
 
@@ -188,25 +227,25 @@ def defuse(text: str, phrases: Iterable[str]) -> str:
     """``text`` with every occurrence of any of ``phrases`` broken up, however it is spelt.
 
     An occurrence is found on the folded text (case, spacing, invisible characters,
-    combining marks, compatibility forms and look-alike letters ignored) and broken by putting a visible dot leader after its first
-    character, so ``[System Event from clawbot`` can no longer pass as the kernel's label.
-    Text without an occurrence is returned unchanged.
+    combining marks, compatibility forms and look-alike letters ignored) and broken by
+    putting a visible dot leader after its first character, so ``[System Event from
+    clawbot`` can no longer pass as the kernel's label. Every occurrence gets its own break,
+    also one that starts inside another ("Contextrusted metadata"). Text without an
+    occurrence is returned unchanged.
     """
-    phrases = [p for p in phrases if p.strip()]
+    phrases = [p for p in phrases if fold(p)]
     if not phrases or not text:
         return text
     folded = Folded(text)
-    spans = sorted({span for phrase in phrases for span in folded.spans(phrase)})
-    if not spans:
+    starts = sorted({start for phrase in phrases for start, _end in folded.spans(phrase)})
+    if not starts:
         return text
     out = []
     position = 0
-    for start, end in spans:
-        if start < position:
-            continue  # overlaps one already broken
-        out.append(text[position:start])
-        out.append(text[start] + _BREAK + text[start + 1 : end])
-        position = end
+    for start in starts:
+        out.append(text[position : start + 1])
+        out.append(_BREAK)
+        position = start + 1
     out.append(text[position:])
     return "".join(out)
 

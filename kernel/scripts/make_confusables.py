@@ -6,6 +6,8 @@ Cyrillic "о" as "o", "ǀ" as "l", "０" as "O". Unicode's security data (UTS #3
 ``confusables.txt``) maps every confusable character to a prototype; this keeps the entries
 whose prototype, without its combining marks, is printable ASCII, grouped by prototype,
 and adds the Latin small capitals it leaves out ("ʟ", "ᴀ": "[ᴄʟᴀᴡʙᴏᴛ]" reads as clawbot).
+A character whose compatibility form (NFKD) is already ASCII is left out: that form is what
+it reads as ("［" is "[", not the "(" Unicode lists it as confusable with; "ſ" is "s").
 
 Run it again when Unicode publishes a new ``confusables.txt``::
 
@@ -54,6 +56,8 @@ def read(source: Path) -> tuple[str, dict[str, str]]:
         prototype = "".join(chr(int(code, 16)) for code in fields[1].split())
         # Unicode's prototype for Cyrillic "т" is the small capital "ᴛ": follow it to "t".
         prototype = "".join(small_capitals.get(c, c) for c in _without_marks(prototype))
+        if not char.isascii() and unicodedata.normalize("NFKD", char).isascii():
+            continue  # folded by its compatibility form
         if prototype and prototype.isascii() and prototype.isprintable() and prototype != char:
             by_prototype[prototype].append(char)
     listed = {char for chars in by_prototype.values() for char in chars}

@@ -29,5 +29,5 @@ def test_a_fence_tag_is_letters_and_digits_only(tag: str) -> None:
 def test_a_label_cannot_rebuild_marker_brackets_from_longer_runs(label: str) -> None:
     first = fence("body", label=label).split("\n")[0]
     assert first.count("<<<") == 1 and first.count(">>>") == 1  # only the BEGIN line's own
-    rest = fold(first)[len("<<<begin untrusted") :]
-    assert "<<<end untrusted" not in rest and "<<<begin untrusted" not in rest and "<<<" not in rest
+    rest = fold(first)[len(fold("<<<BEGIN UNTRUSTED")) :]
+    assert fold("<<<END UNTRUSTED") not in rest and fold("<<<BEGIN UNTRUSTED") not in rest and "<<<" not in rest

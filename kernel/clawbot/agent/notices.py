@@ -13,7 +13,7 @@ shown as ``\\n``).
 
 from __future__ import annotations
 
-from clawbot.safetext import defuse, visible
+from clawbot.safetext import defuse, draws_nothing, visible
 from clawbot.types import OutboundMessage
 
 MARKS = (OutboundMessage.NOTICE_MARK,)
@@ -33,27 +33,51 @@ def quoted_line(text: str) -> str:
     return quoted(text).replace("\n", "\\n")
 
 
+# A long command shows its first and last lines, so its start stays near the notice's header
+# and its end near the reply line; what lies between is counted.
+HEAD_LINES = 12
+TAIL_LINES = 6
+
+
+def _blank_run(lines: list[str]) -> str:
+    """The one line a run of lines that draw nothing shows as, naming what they hold."""
+    count = f"{len(lines)} blank line{'s' if len(lines) > 1 else ''}"
+    hidden = sorted({c for line in lines for c in line if c not in " \t"})
+    if not hidden:
+        return f"{GUTTER}({count})"
+    names = " ".join(f"U+{ord(c):04X}" for c in hidden[:4]) + (" ..." if len(hidden) > 4 else "")
+    return f"{GUTTER}({count}, holding {names})"
+
+
 def quoted_block(text: str) -> str:
     """Untrusted lines (a command) as a notice shows them: each behind :data:`GUTTER`.
 
-    Nothing in them can then start a line of the notice ("Why:", "Reply /approve ..."), and a
-    run of blank lines shows as one line saying how many, so it cannot push the rest of the
-    text out of view.
+    Nothing in them can then start a line of the notice ("Why:", "Reply /approve ..."). A
+    run of lines that draw nothing (spaces, zero-width characters, blank braille patterns)
+    shows as one line saying how many, and a command of more than ``HEAD_LINES +
+    TAIL_LINES`` lines shows its first and last ones around a line saying how many are not
+    shown and that they run too, so neither can push the rest of the notice out of view.
     """
-    out: list[str] = []
-    blanks = 0
-    for line in [*quoted(text).split("\n"), None]:
-        if line is not None and not line.strip():
-            blanks += 1
+    raw = text.split("\n")
+    shown = quoted(text).split("\n")  # quoted whole: a mark split across lines is found too
+    out: list[tuple[str, int]] = []  # each line shown, with how many of the command's it stands for
+    blanks: list[str] = []
+    for line, shown_line in zip([*raw, None], [*shown, None], strict=True):
+        if line is not None and all(map(draws_nothing, line)):
+            blanks.append(line)
             continue
-        if blanks == 1 and line is not None:
-            out.append(GUTTER.rstrip())
+        if len(blanks) == 1 and not blanks[0].strip(" \t") and line is not None:
+            out.append((GUTTER.rstrip(), 1))
         elif blanks:
-            out.append(f"{GUTTER}({blanks} blank line{'s' if blanks > 1 else ''})")
-        blanks = 0
-        if line is not None:
-            out.append(GUTTER + line)
-    return "\n".join(out)
+            out.append((_blank_run(blanks), len(blanks)))
+        blanks = []
+        if shown_line is not None:
+            out.append((GUTTER + shown_line, 1))
+    if len(out) > HEAD_LINES + TAIL_LINES + 1:
+        hidden = sum(count for _line, count in out[HEAD_LINES:-TAIL_LINES])
+        note = (f"{GUTTER}({hidden} more lines not shown: they are part of the command and run too)", hidden)
+        out = [*out[:HEAD_LINES], note, *out[-TAIL_LINES:]]
+    return "\n".join(line for line, _count in out)
 
 
 def outgoing_text(text: str, *, notice: bool) -> str:

@@ -34,6 +34,5 @@ def sealed(text: str) -> Sealed:
     assert len(ends) == 1 and ends[0] > start, text
     inside = lines[start + 1 : ends[0]]
     for line in inside:
-        folded = fold(line).lstrip()
-        assert not folded.startswith(("<<<end untrusted", "<<<begin untrusted")), line
+        assert not fold(line).startswith((fold("<<<END UNTRUSTED"), fold("<<<BEGIN UNTRUSTED"))), line
     return Sealed(lines[:start], opening.group(2), inside, lines[ends[0] + 1 :])
