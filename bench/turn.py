@@ -222,7 +222,7 @@ STEPS = [
     ("ModelCaller.complete x2 (guard, profiles, provider)", "clawbot.agent.failover", "ModelCaller", "complete"),
     ("  AuthProfiles.succeeded x2 (auth-state.json write)", "clawbot.agent.profiles", "AuthProfiles", "succeeded"),
     ("  context_guard.check x2", "clawbot.agent.context_guard", None, "check"),
-    ("run_tool_call (tool dispatch)", "clawbot.agent.conversation", None, "run_tool_call"),
+    ("run_tool_call (tool dispatch)", "clawbot.agent.toolbatch", None, "run_tool_call"),
     ("  schema_errors (jsonschema)", "clawbot.agent.toolrun", None, "schema_errors"),
     ("  PluginManager.before_tool_call", "clawbot.plugins.manager", "PluginManager", "before_tool_call"),
     ("SessionStore.record_turn (index read + write)", "clawbot.sessions.store", "SessionStore", "record_turn"),

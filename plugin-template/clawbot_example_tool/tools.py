@@ -69,4 +69,7 @@ def text_stats_tool(settings: ExampleToolConfig) -> Tool:
         handler=handler,
         summary="Count words, lines and characters of a text; list its most frequent words",
         group="text",
+        # It only computes: calls may run beside the other read-only calls of a reply. A tool
+        # that writes files, runs commands or sends messages leaves this False (the default).
+        concurrent=True,
     )

@@ -57,6 +57,7 @@ async def test_tool_counts_words_lines_and_characters(make_kernel, workspace: Pa
     assert kernel.tools.plugin_of(TOOL) == PLUGIN
     tool = kernel.tools[TOOL]
     assert tool.summary and tool.group == "text"
+    assert tool.concurrent  # only computes, so its calls may overlap with other read-only ones
     assert tool.parameters["required"] == ["text"]
 
     result = await tool.handler(call(tool, workspace, text="The cat saw the dog.\nThe end"))

@@ -34,7 +34,7 @@ def tools_plugin(order: list[str] | None = None):
 
     return plugin_from_hooks(clawbot_tools=lambda ctx: [
         Tool("echo", "Echo text.", ECHO_SCHEMA, echo),
-        Tool("slow", "Sleep.", {"type": "object", "properties": {"seconds": {"type": "number"}}}, slow),
+        Tool("slow", "Sleep.", {"type": "object", "properties": {"seconds": {"type": "number"}}}, slow, concurrent=True),
         Tool("stuck", "Never returns in time.", {"type": "object"}, lambda c: asyncio.sleep(10), timeout_s=0.05),
         Tool("crash", "Raises.", {"type": "object"}, crash),
         Tool("big", "Huge output.", {"type": "object"}, big),

@@ -107,10 +107,10 @@ def workspace_tools(finished: list[str] | None = None) -> list[Tool]:
         return ToolResult.text("woke up")  # never reached: the timeout is 0.1 s
 
     return [
-        Tool("read", "Read a text file of the workspace.", PATH_ONLY, read),
-        Tool("ls", "List a directory of the workspace.", {"type": "object", "properties": {"path": {"type": "string"}}}, ls),
+        Tool("read", "Read a text file of the workspace.", PATH_ONLY, read, concurrent=True),
+        Tool("ls", "List a directory of the workspace.", {"type": "object", "properties": {"path": {"type": "string"}}}, ls, concurrent=True),
         Tool("write", "Create or overwrite a file of the workspace.", WRITE_SCHEMA, write),
-        Tool("wait", "Wait some seconds.", {"type": "object", "properties": {"seconds": {"type": "number"}}, "required": ["seconds"]}, wait),
+        Tool("wait", "Wait some seconds.", {"type": "object", "properties": {"seconds": {"type": "number"}}, "required": ["seconds"]}, wait, concurrent=True),
         Tool("sleepy", "Takes far too long.", {"type": "object"}, sleepy, timeout_s=0.1),
     ]
 

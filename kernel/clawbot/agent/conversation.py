@@ -3,8 +3,9 @@
 Each turn runs in the session's lane. The history comes from the session's JSONL
 transcript; the user message, every model reply and every tool result are appended as they
 happen, so a killed process loses at most the step it was in (and loading repairs that).
-The loop: call the model; run the reply's tool calls (concurrently, results in call order);
-append them; repeat until a reply without tool calls or the iteration limit.
+The loop: call the model; run the reply's tool calls (in call order, read-only ones together:
+:mod:`clawbot.agent.toolbatch`) and append each result in call order; repeat until a reply
+without tool calls or the iteration limit.
 
 Model calls go through :class:`~clawbot.agent.failover.ModelCaller` (auth profile rotation,
 retries, thinking downgrade, fallback models for this call only). When the model says the
@@ -35,7 +36,8 @@ from clawbot.agent.system_prompt import (
     PromptRequest,
     build_system_prompt,
 )
-from clawbot.agent.toolrun import ToolRunContext, run_tool_call
+from clawbot.agent.toolbatch import run_tool_calls
+from clawbot.agent.toolrun import ToolRunContext
 from clawbot.agent.truncation import fit_tool_results
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
@@ -200,6 +202,11 @@ class Conversation:
         thinking: str | None = None
         compacted = False
         used = self.model.ref
+
+        def record(result_message: Message) -> None:  # each tool result, in call order, as it is known
+            session.transcript.append_message(result_message)
+            messages.append(result_message)
+
         for iteration in range(1, limit + 1):
             request = ModelRequest(
                 model=self.model.model,
@@ -225,11 +232,7 @@ class Conversation:
                 return TurnResult(
                     reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=_total(costs), thinking=thinking
                 )
-            outcomes = await asyncio.gather(*(run_tool_call(run_ctx, call) for call in reply.tool_calls))
-            for result_message, _ in outcomes:
-                session.transcript.append_message(result_message)
-                messages.append(result_message)
-            calls += len(outcomes)
+            calls += len(await run_tool_calls(run_ctx, reply.tool_calls, record))
         notice = (
             f"I stopped after {limit} steps without finishing (agents.defaults.max_iterations). "
             "Say 'continue' to let me go on, or narrow the task."

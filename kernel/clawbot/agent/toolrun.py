@@ -4,6 +4,9 @@ Unknown tool, arguments that are not a JSON object, nest too deep, hold NaN or a
 surrogate or fail the tool's schema, a plugin guard's block, a handler that raises or times
 out: each becomes an ``is_error`` tool result that says what to change, never an exception
 out of the loop.
+
+Which calls of a reply run together, and in what order, is decided by
+:mod:`clawbot.agent.toolbatch`.
 """
 
 from __future__ import annotations
@@ -75,14 +78,15 @@ def schema_errors(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> li
     return [f"{'/'.join(map(str, e.absolute_path)) or '(arguments)'}: {e.message}" for e in errors]
 
 
-def _as_message(call: ToolCallBlock, result: ToolResult) -> Message:
+def as_message(call: ToolCallBlock, result: ToolResult) -> Message:
+    """``result`` as the tool_result message answering ``call``."""
     return Message(Role.TOOL_RESULT, result.content, tool_call_id=call.id, tool_name=call.name, is_error=result.is_error)
 
 
 async def run_tool_call(ctx: ToolRunContext, call: ToolCallBlock) -> tuple[Message, ToolResult]:
     """Execute ``call``; returns the tool_result message and the full result (with details)."""
     result = await _execute(ctx, call)
-    return _as_message(call, result), result
+    return as_message(call, result), result
 
 
 async def _execute(ctx: ToolRunContext, call: ToolCallBlock) -> ToolResult:

@@ -62,6 +62,13 @@ class Tool:
     ``parameters`` is a JSON schema (an object schema); ``summary`` is the one line shown in
     the system prompt's Tooling section; ``group`` places it in a policy group such as
     ``fs`` or ``runtime`` (``group:fs`` in ``tools.allow``).
+
+    ``concurrent`` says whether a call may run while other calls of the same model reply
+    run. Leave it ``False`` (the default) for anything that changes state: files, processes,
+    messages sent. Such a call runs alone, after every call before it in the reply has
+    finished, so two edits of one file both land and a read after a write sees it. Set it
+    ``True`` only for a tool that changes nothing another call could see (reading files,
+    fetching a page, listing sessions): consecutive calls of such tools run together.
     """
 
     name: str
@@ -71,6 +78,7 @@ class Tool:
     summary: str = ""
     group: str | None = None
     timeout_s: float | None = None
+    concurrent: bool = False
 
 
 @attrs.frozen

@@ -77,6 +77,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
         handler=handler,
         summary="Add, update, move or delete several workspace files with one patch, all or nothing",
         group=GROUP,
+        concurrent=False,  # writes files: runs alone, after the calls before it
     )
 
 

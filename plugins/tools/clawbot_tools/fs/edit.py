@@ -36,6 +36,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
         handler=handler,
         summary="Replace one exact, unique piece of text in a workspace file",
         group=GROUP,
+        concurrent=False,  # writes a file: runs alone, after the calls before it
     )
 
 

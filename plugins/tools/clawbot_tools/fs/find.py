@@ -44,6 +44,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
         handler=handler,
         summary="Find workspace files by glob pattern, e.g. '**/*.py'",
         group=GROUP,
+        concurrent=True,  # lists only
     )
 
 

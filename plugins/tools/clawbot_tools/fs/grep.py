@@ -55,6 +55,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
         handler=handler,
         summary="Search workspace files for a regex; results as 'path:line: text'",
         group=GROUP,
+        concurrent=True,  # reads only
     )
 
 

@@ -34,6 +34,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
         handler=handler,
         summary="List a workspace directory (sorted, dirs end in '/', sizes in bytes)",
         group=GROUP,
+        concurrent=True,  # lists only
     )
 
 

@@ -64,6 +64,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
         handler=handler,
         summary="Read a text file (offset/limit in lines) or an image from the workspace",
         group=GROUP,
+        concurrent=True,  # reads only: may run beside the other read-only calls of a reply
     )
 
 

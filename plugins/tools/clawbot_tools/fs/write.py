@@ -34,6 +34,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
         handler=handler,
         summary="Create or overwrite a file in the workspace (creates parent directories)",
         group=GROUP,
+        concurrent=False,  # writes a file: runs alone, after the calls before it
     )
 
 

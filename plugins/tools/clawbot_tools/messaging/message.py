@@ -71,4 +71,5 @@ def make_tool() -> Tool:
         handler=message,
         summary="Send messages to this or another chat",
         group=GROUP,
+        concurrent=False,  # messages arrive in the order the model sent them
     )

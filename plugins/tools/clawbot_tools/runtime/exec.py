@@ -87,6 +87,7 @@ def make_tool(rt: RuntimeContext) -> Tool:
         summary="Run shell commands in a sandbox (long runs continue in the background under process)",
         group=GROUP,
         timeout_s=MAX_YIELD_MS / 1000 + 30,
+        concurrent=False,  # a command can change anything: runs alone, in call order
     )
 
 

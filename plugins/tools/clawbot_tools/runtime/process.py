@@ -58,6 +58,7 @@ def make_tool(rt: RuntimeContext) -> Tool:
         summary="Poll, read, write to or kill background exec processes",
         group="runtime",
         timeout_s=MAX_WAIT_MS / 1000 + 30,
+        concurrent=False,  # writes to and kills processes: runs alone, in call order
     )
 
 

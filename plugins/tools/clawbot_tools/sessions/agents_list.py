@@ -31,4 +31,5 @@ def make_tool() -> Tool:
         handler=agents_list,
         summary="List the configured agents",
         group=GROUP,
+        concurrent=True,  # reads the configuration only
     )

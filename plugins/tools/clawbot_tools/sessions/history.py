@@ -98,4 +98,5 @@ def make_tool() -> Tool:
         handler=sessions_history,
         summary="Read recent messages of a session",
         group=GROUP,
+        concurrent=True,  # reads a transcript only
     )

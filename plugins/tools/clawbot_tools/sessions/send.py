@@ -63,4 +63,5 @@ def make_tool() -> Tool:
         summary="Send a message to another session or agent and get its reply",
         group=GROUP,
         timeout_s=MAX_TIMEOUT_S + 10,
+        concurrent=False,  # another session answers messages in the order they were sent
     )

@@ -40,4 +40,5 @@ def make_tool() -> Tool:
         handler=sessions_list,
         summary="List recent sessions with their activity",
         group=GROUP,
+        concurrent=True,  # reads the session index only
     )

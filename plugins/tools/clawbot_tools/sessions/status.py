@@ -46,4 +46,5 @@ def make_tool() -> Tool:
         handler=session_status,
         summary="Current date/time (user's zone), model and usage of this session",
         group=GROUP,
+        concurrent=True,  # reads the clock and the session index only
     )

@@ -33,6 +33,7 @@ def tools(settings: ToolsSettings, ctx: Any = None) -> list[Tool]:
             summary="Fetch a URL and read its text (untrusted content)",
             group="web",
             timeout_s=TOTAL_TIMEOUT_S + 10,
+            concurrent=True,  # fetches a page, changes nothing here
         ),
         # ctx.env holds the keys clawbot loaded (the process environment plus stored
         # credentials); without a context (unit tests) the process environment is read.

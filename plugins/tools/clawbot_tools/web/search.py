@@ -386,4 +386,5 @@ def search_tool(settings: ToolsSettings, *, env: Mapping[str, str] | None = None
         summary="Search the web: titles, URLs and snippets (untrusted content)",
         group="web",
         timeout_s=settings.web_search_timeout_s + 10,
+        concurrent=True,  # asks a search engine, changes nothing here
     )
