@@ -26,6 +26,7 @@ import attrs
 
 from clawbot.config.problems import ConfigError, ConfigProblem
 from clawbot.paths import StatePaths
+from clawbot.statefile import report_once
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
@@ -53,6 +54,10 @@ class CredentialsError(ConfigError):
 
     def __init__(self, path: Path, message: str) -> None:
         super().__init__(str(path), [ConfigProblem("", message)])
+
+
+class MalformedCredential(CredentialsError):
+    """A credential file whose content is unusable (not JSON, fields of the wrong type)."""
 
 
 @attrs.frozen
@@ -114,24 +119,34 @@ def load_credential(path: Path) -> Credential:
     except OSError as exc:
         raise CredentialsError(path, f"cannot read credential file: {exc.strerror}") from None
     except ValueError:
-        raise CredentialsError(path, "credential file is not valid JSON; run `clawbot onboard` again") from None
+        raise MalformedCredential(path, "credential file is not valid JSON; run `clawbot onboard` again") from None
     if not isinstance(data, dict):
-        raise CredentialsError(path, "credential file must hold a JSON object; run `clawbot onboard` again")
+        raise MalformedCredential(path, "credential file must hold a JSON object; run `clawbot onboard` again")
     api_key, base_url = data.get("api_key", ""), data.get("base_url", "")
     if not isinstance(api_key, str) or not isinstance(base_url, str):
-        raise CredentialsError(path, "api_key and base_url must be strings; run `clawbot onboard` again")
+        raise MalformedCredential(path, "api_key and base_url must be strings; run `clawbot onboard` again")
     return Credential(path.stem, api_key, base_url)
 
 
-def load_credentials(paths: StatePaths) -> dict[str, Credential]:
-    """Every stored credential by provider name (none when the directory does not exist)."""
+def load_credentials(paths: StatePaths, *, strict: bool = True) -> dict[str, Credential]:
+    """Every stored credential by provider name (none when the directory does not exist).
+
+    Not ``strict``: a malformed file is reported once and left out.
+    """
     directory = paths.credentials
     if not directory.is_dir():
         return {}
     found: dict[str, Credential] = {}
     for path in sorted(directory.glob("*.json")):
-        if _NAME.match(path.stem):
+        if not _NAME.match(path.stem):
+            continue
+        try:
             found[path.stem] = load_credential(path)
+        except MalformedCredential as exc:
+            if strict:
+                raise
+            # one broken file must not stop every other provider (an unsafe mode still does)
+            report_once(path, f"{exc.problems[0].message} (ignored: that provider has no stored key)")
     return found
 
 
@@ -141,7 +156,7 @@ def credential_env(paths: StatePaths) -> dict[str, str]:
     Stored credentials of providers missing from :data:`ENV_NAMES` are left out.
     """
     env: dict[str, str] = {}
-    for provider, credential in load_credentials(paths).items():
+    for provider, credential in load_credentials(paths, strict=False).items():
         names = ENV_NAMES.get(provider)
         if names is None:
             continue
@@ -157,6 +172,7 @@ __all__ = [
     "Credential",
     "CredentialsError",
     "EnvNames",
+    "MalformedCredential",
     "credential_env",
     "credential_file",
     "load_credential",

@@ -7,14 +7,23 @@ over the target, so readers see the old or the new file, never a torn one, and t
 never share a temporary name.
 
 Readers that only read need no lock: the rename is atomic.
+
+A state file never locks a user out: a reader that finds one malformed (not JSON, the wrong
+shape, a field of the wrong type) keeps its good entries, drops or resets the bad ones and
+says so once per process with :func:`report_once` (naming the file and what was wrong). The
+temporary file of a write killed before its rename is deleted by the next process that locks
+the same file, once it is old enough that no live writer can still own it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import math
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,8 +35,90 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
+log = logging.getLogger(__name__)
+
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
+#: a temporary file this old belongs to a write that died: writes take milliseconds
+STALE_TEMP_S = 600.0
+_MAX_REPORTS = 1000  # distinct problems remembered, so a long-running gateway stays bounded
+_reported: set[tuple[str, str]] = set()
+_swept: set[str] = set()
+
+
+def report_once(path: Path, problem: str) -> None:
+    """Warn that ``path`` is malformed: ``problem`` says what was wrong and what clawbot does.
+
+    Once per process and problem: a gateway reads its state files every turn, and the same
+    complaint on every turn would bury everything else in the log.
+    """
+    key = (str(path), problem)
+    if key in _reported:
+        return
+    if len(_reported) < _MAX_REPORTS:
+        _reported.add(key)
+    log.warning("%s: %s", path, problem)
+
+
+def read_state(path: Path, what: str) -> Any:
+    """The JSON value in ``path``; ``None`` when the file is missing or unusable.
+
+    Unusable (unreadable, not UTF-8, not JSON) is reported once, saying how clawbot goes on
+    without it (``what``: "ignored: every auth profile starts healthy").
+    """
+    try:
+        text = path.read_bytes().decode("utf-8")
+        return json.loads(text)  # NaN or 1e999 load: the readers check every field
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        report_once(path, f"cannot be read ({exc.strerror or exc}); {what}")
+    except UnicodeDecodeError:
+        report_once(path, f"is not UTF-8 text; {what}")
+    except ValueError as exc:
+        report_once(path, f"is not valid JSON ({_short(str(exc))}); {what}")
+    return None
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def shown(value: Any) -> str:
+    """A field name or value quoted for a warning, cut short (a state file can hold anything)."""
+    return _short(repr(value), 60)
+
+
+def is_count(value: Any, limit: int = 2**53) -> bool:
+    """A JSON integer from 0 to ``limit`` (``true`` is not a count)."""
+    return type(value) is int and 0 <= value <= limit
+
+
+def is_number(value: Any, low: float = 0.0, high: float = float(2**53)) -> bool:
+    """A finite JSON number within [``low``, ``high``] (``true`` is not a number)."""
+    if type(value) is int:
+        return low <= value <= high  # before isfinite, which cannot take a 400-digit int
+    return type(value) is float and math.isfinite(value) and low <= value <= high
+
+
+def sweep_stale_temps(path: Path, older_than: float = STALE_TEMP_S) -> None:
+    """Delete the temporary files of writes to ``path`` that were killed before their rename.
+
+    Called under :func:`locked` (every writer of these files holds it), and only for files
+    older than ``older_than``: a live writer's file is never that old, so even a writer that
+    does not hold the lock keeps its file.
+    """
+    cutoff = time.time() - older_than
+    prefix = f".{path.name}."
+    try:
+        names = [e.name for e in os.scandir(path.parent) if e.name.startswith(prefix) and e.name.endswith(".tmp")]
+    except OSError:
+        return
+    for name in names:
+        temp = path.parent / name
+        with contextlib.suppress(OSError):
+            if temp.lstat().st_mtime < cutoff:
+                temp.unlink()
 
 
 def make_private_dir(directory: Path) -> None:
@@ -105,6 +196,9 @@ def locked(path: Path) -> Iterator[None]:
     path. It blocks the calling thread while another process holds it, which is fine for
     the few milliseconds these writes take. On platforms without ``fcntl`` (Windows) this
     is a no-op: writes stay atomic, but concurrent processes may lose an update.
+
+    The first time a process locks ``path``, it deletes stale temporary files of killed
+    writes to it (:func:`sweep_stale_temps`).
     """
     if fcntl is None:  # pragma: no cover - Windows
         yield
@@ -113,6 +207,9 @@ def locked(path: Path) -> Iterator[None]:
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        if str(path) not in _swept:  # once per process: a scan on every write costs each turn
+            _swept.add(str(path))
+            sweep_stale_temps(path)
         yield
     finally:
         os.close(fd)  # closing releases the lock

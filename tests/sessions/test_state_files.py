@@ -146,7 +146,7 @@ def test_one_malformed_index_entry_is_rebuilt_and_the_others_kept(tmp_path: Path
     with caplog.at_level(logging.WARNING):
         info = store.record_turn("agent:main:broken", usage=Usage(1, 1), model="m/x")
     assert info.session_id == broken.info.session_id and info.turns == 1
-    assert "entry for agent:main:broken is malformed" in caplog.text
+    assert "the entry for 'agent:main:broken' is malformed (turns is 'many', not a count)" in caplog.text
     assert store.get("agent:main:fine").usage == Usage(5, 5)
 
 

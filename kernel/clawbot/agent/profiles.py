@@ -8,11 +8,14 @@ it for 5 h, growing to 24 h. Candidates come pinned-first, then least recently u
 Health is shared with other clawbot processes through ``auth-state.json``: a change is
 written under the file's lock, merged into what is on disk (the other profiles' health
 comes from disk, so a cooldown seen by another process is honoured here too).
+
+The file is derived state: a malformed one is reported once and goes on without its bad
+parts (an entry with a field of the wrong type, a negative or absurd count, or a cooldown
+longer than the longest clawbot sets starts healthy again; unknown fields are ignored).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -21,7 +24,7 @@ from pathlib import Path
 import attrs
 
 from clawbot.config.schema import AuthProfileConfig
-from clawbot.statefile import atomic_write_json, locked, make_private_dir
+from clawbot.statefile import atomic_write_json, is_count, is_number, locked, make_private_dir, read_state, report_once, shown
 
 log = logging.getLogger(__name__)
 DEFAULT_PROFILE = "default"
@@ -29,6 +32,9 @@ COOLDOWN_BASE_S = 60.0
 COOLDOWN_MAX_S = 3600.0
 BILLING_BASE_S = 5 * 3600.0
 BILLING_MAX_S = 24 * 3600.0
+MAX_FAILURES = 1000  # counted failures past this are not real: the entry is reset
+_COUNTS = ("failures", "billing_failures")
+_TIMES = ("unusable_until", "last_used")
 
 
 @attrs.frozen
@@ -88,7 +94,7 @@ class AuthProfiles:
 
         def change(health: Health) -> None:
             health.failures += 1
-            seconds = min(COOLDOWN_MAX_S, COOLDOWN_BASE_S * 5 ** (health.failures - 1))
+            seconds = min(COOLDOWN_MAX_S, COOLDOWN_BASE_S * 5 ** min(health.failures - 1, 8))
             health.unusable_until, health.last_used = now + seconds, now
 
         seconds = self._update(profile, change).unusable_until - now
@@ -100,7 +106,7 @@ class AuthProfiles:
 
         def change(health: Health) -> None:
             health.billing_failures += 1
-            seconds = min(BILLING_MAX_S, BILLING_BASE_S * 2 ** (health.billing_failures - 1))
+            seconds = min(BILLING_MAX_S, BILLING_BASE_S * 2 ** min(health.billing_failures - 1, 8))
             health.unusable_until, health.last_used = now + seconds, now
 
         seconds = self._update(profile, change).unusable_until - now
@@ -111,14 +117,22 @@ class AuthProfiles:
         return self._health.setdefault(_key(profile), Health())
 
     def _read(self) -> dict[str, Health]:
-        try:
-            raw = json.loads(self._file.read_text(encoding="utf-8"))
-            return {key: Health(**value) for key, value in raw.items()}
-        except FileNotFoundError:
+        # derived state: what is malformed starts healthy rather than refuse to run
+        raw = read_state(self._file, "ignored: every auth profile starts healthy")
+        if raw is None:
             return {}
-        except Exception as exc:  # derived state: start over rather than refuse to run
-            log.warning("ignoring unreadable %s: %s", self._file, exc)
+        if not isinstance(raw, dict):
+            report_once(self._file, "is not a JSON object of auth profiles; ignored: every auth profile starts healthy")
             return {}
+        found: dict[str, Health] = {}
+        latest = self._clock() + BILLING_MAX_S
+        for key, value in raw.items():
+            problem = _problem(value, latest)
+            if problem is None:
+                found[key] = Health(**{name: value[name] for name in (*_COUNTS, *_TIMES) if name in value})
+            else:
+                report_once(self._file, f"the entry for {shown(key)} is malformed ({problem}); that profile starts healthy")
+        return found
 
     def _update(self, profile: Profile, change: Callable[[Health], None]) -> Health:
         """Apply ``change`` to the health of ``profile`` and store it, under the file's lock.
@@ -137,6 +151,21 @@ class AuthProfiles:
             self._health = merged
             atomic_write_json(self._file, {k: attrs.asdict(v) for k, v in merged.items()})
         return health
+
+
+def _problem(value: object, latest: float) -> str | None:
+    """What is wrong with one stored health entry, or ``None`` when it can be used."""
+    if not isinstance(value, dict):
+        return f"{type(value).__name__} instead of an object"
+    for name in _COUNTS:
+        if name in value and not is_count(value[name], MAX_FAILURES):
+            return f"{name} is {shown(value[name])}, not a count up to {MAX_FAILURES}"
+    for name in _TIMES:
+        if name in value and not is_number(value[name]):
+            return f"{name} is {shown(value[name])}, not a time"
+    if value.get("unusable_until", 0.0) > latest:
+        return "unusable_until lies further ahead than any cooldown"
+    return None
 
 
 def _key(profile: Profile) -> str:

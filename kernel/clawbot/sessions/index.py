@@ -7,6 +7,10 @@ processes may share it: a read-modify-write holds :meth:`SessionIndex.locked`.
 A turn touches one entry, so the file is handled as raw JSON objects and only that entry
 is converted to and from :class:`SessionInfo` (converting all of them each turn made a
 turn 1 ms slower with 200 sessions in the index).
+
+A malformed file or entry (a field of the wrong type, a negative or absurd number, a session
+id that is not a plain name) is reported once and rebuilt from the transcripts; the other
+entries are kept.
 """
 
 from __future__ import annotations
@@ -14,16 +18,24 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
 import cattrs
 
-from clawbot.statefile import atomic_write_json, locked, make_private_dir
+from clawbot.statefile import atomic_write_json, is_count, is_number, locked, make_private_dir, read_state, report_once, shown
 from clawbot.types import Usage
 
 log = logging.getLogger(__name__)
+#: what a session id may be: it names the transcript file, so never a path
+SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+_TEXTS = ("created_at", "updated_at")
+_OPTIONAL_TEXTS = ("model", "thinking", "auth_profile")
+_USAGE = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+REBUILDING = "rebuilding it from the transcripts"
+MAX_HEADER = 64 * 1024  # a transcript's first line; a longer one is not a header
 
 
 @attrs.define
@@ -49,39 +61,51 @@ class SessionIndex:
     def read(self) -> dict[str, SessionInfo]:
         """Every entry (for listings); a turn uses :meth:`entry` and :meth:`put`."""
         raw = self.read_raw()
-        try:
-            return {key: self._conv.structure(value, SessionInfo) for key, value in raw.items()}
-        except Exception as exc:
-            log.warning("%s is unreadable (%s); rebuilding it from the transcripts", self.path, exc)
-            return self.rebuild()
+        found: dict[str, SessionInfo] = {}
+        rebuilt: dict[str, SessionInfo] | None = None
+        for key in raw:
+            info = self._structure(key, raw[key])
+            if info is None:
+                rebuilt = self.rebuild() if rebuilt is None else rebuilt
+                info = rebuilt.get(key)
+            if info is not None:
+                found[key] = info
+        return found
 
     def read_raw(self) -> dict[str, dict]:
         """The entries as JSON objects, rebuilt from the transcripts when missing or unreadable."""
         # Read every time: a cache keyed on (inode, mtime, size) was tried and dropped, since
         # a rename can reuse the inode number and coarse timestamps hide a same-size rewrite,
         # so it could serve another process's older state under the lock and lose its update.
-        try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-            if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
-                raise ValueError("not an object of session entries")
-            return raw
-        except FileNotFoundError:
+        if not self.path.exists():
             rebuilt = self.rebuild() if any(self.directory.glob("*.jsonl")) else {}
-        except Exception as exc:
-            log.warning("%s is unreadable (%s); rebuilding it from the transcripts", self.path, exc)
+        else:
+            raw = read_state(self.path, REBUILDING)
+            if isinstance(raw, dict):
+                return raw  # entries are checked one by one as they are used (entry, read)
+            if raw is not None:
+                report_once(self.path, f"is not a JSON object of session entries; {REBUILDING}")
             rebuilt = self.rebuild()
         return {key: self._conv.unstructure(info) for key, info in rebuilt.items()}
 
     def entry(self, key: str, raw: dict[str, dict] | None = None) -> SessionInfo | None:
         """One entry, converted alone; a malformed one is rebuilt from its transcript."""
-        value = (self.read_raw() if raw is None else raw).get(key)
-        if value is None:
+        raw = self.read_raw() if raw is None else raw
+        if key not in raw:
             return None
-        try:
-            return self._conv.structure(value, SessionInfo)
-        except Exception as exc:
-            log.warning("%s: the entry for %s is malformed (%s); rebuilding it from its transcript", self.path, key, exc)
-            return self.rebuild().get(key)
+        info = self._structure(key, raw[key])
+        return self.rebuild().get(key) if info is None else info
+
+    def _structure(self, key: str, value: object) -> SessionInfo | None:
+        """The entry as :class:`SessionInfo`; ``None`` (reported once) when it is malformed."""
+        problem = entry_problem(key, value)
+        if problem is None:
+            try:
+                return self._conv.structure(value, SessionInfo)
+            except Exception as exc:  # noqa: BLE001 - any shape the checks above missed
+                problem = type(exc).__name__
+        report_once(self.path, f"the entry for {shown(key)} is malformed ({problem}); rebuilding it from its transcript")
+        return None
 
     def write_raw(self, raw: dict[str, dict]) -> None:
         make_private_dir(self.directory)
@@ -118,21 +142,51 @@ class SessionIndex:
         found: dict[str, SessionInfo] = {}
         for _, path in sorted(dated, key=lambda pair: pair[0]):
             try:
-                with path.open(encoding="utf-8") as handle:
-                    header = json.loads(handle.readline())
+                # bytes: a stray non-UTF-8 byte further on must not hide the header
+                with path.open("rb") as handle:
+                    header = json.loads(handle.readline(MAX_HEADER))
             except FileNotFoundError:
                 continue
-            except Exception as exc:
-                log.warning("%s: skipped while rebuilding the session index: unreadable header (%s)", path, exc)
+            except Exception as exc:  # noqa: BLE001 - whatever the first line holds
+                report_once(path, f"skipped while rebuilding the session index: unreadable header ({type(exc).__name__})")
                 continue
             if not isinstance(header, dict) or header.get("type") != "session":
-                log.warning("%s: skipped while rebuilding the session index: no session header", path)
+                report_once(path, "skipped while rebuilding the session index: no session header")
                 continue
             key, session_id = header.get("key"), header.get("id")
-            if not isinstance(key, str) or not key or not isinstance(session_id, str) or not session_id:
-                log.warning("%s: skipped while rebuilding the session index: the header lacks a key or id", path)
+            if not isinstance(key, str) or not key or not isinstance(session_id, str) or not SESSION_ID.fullmatch(session_id):
+                report_once(path, "skipped while rebuilding the session index: the header lacks a key or id")
                 continue
             stamp = header.get("timestamp")
             stamp = stamp if isinstance(stamp, str) else ""
             found[key] = SessionInfo(key, session_id, stamp, stamp)
         return found
+
+
+def entry_problem(key: str, value: object) -> str | None:
+    """What is wrong with one stored entry, or ``None`` when it can be used."""
+    if not isinstance(value, dict):
+        return f"{type(value).__name__} instead of an object"
+    if value.get("key") != key:
+        return f"key is {shown(value.get('key'))}, not the key it is stored under"
+    session_id = value.get("session_id")
+    if not isinstance(session_id, str) or not SESSION_ID.fullmatch(session_id):
+        return f"session_id is {shown(session_id)}, not a session id"
+    for name in _TEXTS:
+        if not isinstance(value.get(name), str):
+            return f"{name} is {shown(value.get(name))}, not text"
+    for name in _OPTIONAL_TEXTS:
+        if not isinstance(value.get(name), (str, type(None))):
+            return f"{name} is {shown(value.get(name))}, not text"
+    if "turns" in value and not is_count(value["turns"]):
+        return f"turns is {shown(value['turns'])}, not a count"
+    usage = value.get("usage", {})
+    if not isinstance(usage, dict):
+        return f"usage is {shown(usage)}, not an object"
+    for name in _USAGE:
+        if name in usage and not is_count(usage[name]):
+            return f"usage.{name} is {shown(usage[name])}, not a count"
+    cost = value.get("cost_usd")
+    if cost is not None and not is_number(cost, high=1e12):
+        return f"cost_usd is {shown(cost)}, not an amount"
+    return None

@@ -23,7 +23,7 @@ import attrs
 import cattrs
 
 from clawbot.agent.inbound import render_summary
-from clawbot.statefile import json_text, make_private_dir
+from clawbot.statefile import json_text, make_private_dir, report_once
 from clawbot.types import Message, Role, TextBlock
 
 log = logging.getLogger(__name__)
@@ -139,6 +139,18 @@ class Transcript:
         return load_transcript(self.path, self._conv)
 
 
+def _check_entry(record: dict[str, Any]) -> None:
+    """Raise ``TypeError`` for a line whose fields have the wrong types (it is skipped)."""
+    for name in ("id", "type"):
+        if not isinstance(record.get(name), str):
+            raise TypeError(f"{name} is not text")
+    if not isinstance(record.get("timestamp", ""), str) or not isinstance(record.get("parent_id"), (str, type(None))):
+        raise TypeError("timestamp or parent_id is not text")
+    message = record.get("message")
+    if isinstance(message, dict) and not isinstance(message.get("content", []), list):
+        raise TypeError("the message content is not a list")  # a converter would take an object's keys
+
+
 def load_transcript(path: Path, converter: cattrs.Converter) -> LoadedTranscript:
     header: dict[str, Any] = {}
     entries: list[Entry] = []
@@ -155,6 +167,7 @@ def load_transcript(path: Path, converter: cattrs.Converter) -> LoadedTranscript
             if number == 1 and record.get("type") == "session":
                 header = record
                 continue
+            _check_entry(record)
             message = record.pop("message", None)
             entries.append(
                 Entry(
@@ -169,5 +182,5 @@ def load_transcript(path: Path, converter: cattrs.Converter) -> LoadedTranscript
         except Exception as exc:
             kind = "torn last line (the process stopped while writing)" if is_last and torn_tail else f"corrupt line ({type(exc).__name__})"
             warnings.append(f"{path.name}:{number}: skipped {kind}")
-            log.warning("%s:%d: skipped %s", path, number, kind)
+            report_once(path, f"line {number}: skipped {kind}")
     return LoadedTranscript(header, entries, warnings)

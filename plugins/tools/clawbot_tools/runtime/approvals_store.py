@@ -24,17 +24,21 @@ Format (version 2)::
 An entry written before the mechanism was recorded (``"sandbox": true``) matches nothing.
 
 Version 1 stored a plain list of programs per agent; it is still read.
+
+A malformed file never stops exec: what is unreadable or of the wrong type (an agent entry
+that is not an object, a program without a text path, a command whose fields have the wrong
+types) is reported once and ignored, so that command asks again; the good entries keep
+working, and the next "allow always" writes the file back without the bad ones.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from clawbot.statefile import atomic_write_json, locked
+from clawbot.statefile import atomic_write_json, locked, read_state, report_once, shown
 
 from clawbot_tools.runtime.executables import Program
 
@@ -43,6 +47,7 @@ log = logging.getLogger(__name__)
 FILE_NAME = "exec-approvals.json"
 VERSION = 2
 COMMAND_KEYS = ("command", "cwd", "env", "network", "sandbox", "interactive")
+IGNORED = "ignored: what it allowed asks again"
 
 
 class ApprovalsStore:
@@ -57,19 +62,13 @@ class ApprovalsStore:
 
     def allowed(self, agent_id: str) -> tuple[Program, ...]:
         """The programs allowed always for ``agent_id``."""
-        entries = self._agent(self._read(), agent_id).get("programs", [])
-        return tuple(
-            Program(e["path"], e["name"]) for e in entries
-            if isinstance(e, dict) and isinstance(e.get("path"), str) and isinstance(e.get("name"), str)
-        )
+        entries = self._read().get(agent_id, {}).get("programs", [])
+        return tuple(Program(e["path"], e["name"]) for e in entries)
 
     def remembers(self, agent_id: str, command: Mapping[str, Any]) -> bool:
         """Whether this exact command (see :data:`COMMAND_KEYS`) was allowed always."""
         wanted = _command_entry(command)
-        return any(
-            isinstance(e, dict) and _command_entry(e) == wanted
-            for e in self._agent(self._read(), agent_id).get("commands", [])
-        )
+        return any(_command_entry(e) == wanted for e in self._read().get(agent_id, {}).get("commands", []))
 
     def add(self, agent_id: str, programs: Iterable[Program]) -> None:
         entries = [{"path": program.real, "name": program.name} for program in programs]
@@ -83,35 +82,72 @@ class ApprovalsStore:
             raise RuntimeError("no state directory to remember approvals in")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with locked(self.path):
-            data = self._read()
-            agents = data.get("agents") if isinstance(data.get("agents"), dict) else {}
-            entry = self._agent(data, agent_id)
-            entries = entry.setdefault(kind, [])
+            agents = self._read()  # only the good entries: the bad ones are dropped for good
+            entry = agents.setdefault(agent_id, {"programs": [], "commands": []})
+            entries = entry[kind]
             entries.extend(item for item in new if item not in entries)
-            agents[agent_id] = entry
             atomic_write_json(self.path, {"version": VERSION, "agents": agents})
 
-    @staticmethod
-    def _agent(data: dict, agent_id: str) -> dict[str, list]:
-        agents = data.get("agents")
-        entry = agents.get(agent_id) if isinstance(agents, dict) else None
-        if isinstance(entry, list):  # version 1: a list of programs
-            return {"programs": list(entry), "commands": []}
-        if not isinstance(entry, dict):
-            return {"programs": [], "commands": []}
-        return {kind: list(entry.get(kind, [])) if isinstance(entry.get(kind), list) else [] for kind in ("programs", "commands")}
-
-    def _read(self) -> dict:
+    def _read(self) -> dict[str, dict[str, list[dict[str, Any]]]]:
+        """Agent id -> its well-formed programs and commands; every bad part reported once."""
         if self.path is None:
             return {}
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        data = read_state(self.path, IGNORED)
+        if data is None:
             return {}
-        except (OSError, ValueError):
-            log.warning("%s is unreadable; treating it as empty", self.path)
+        agents = data.get("agents") if isinstance(data, dict) else None
+        if not isinstance(agents, dict):
+            report_once(self.path, f"holds no object of agents; {IGNORED}")
             return {}
-        return data if isinstance(data, dict) else {}
+        found = {}
+        for agent_id, entry in agents.items():
+            if isinstance(entry, list):  # version 1: a list of programs
+                entry = {"programs": entry}
+            if not isinstance(entry, dict):
+                report_once(self.path, f"the entry of agent {shown(agent_id)} is {shown(entry)}, not an object; {IGNORED}")
+                continue
+            found[agent_id] = {kind: self._good(agent_id, kind, entry.get(kind, [])) for kind in ("programs", "commands")}
+        return found
+
+    def _good(self, agent_id: str, kind: str, entries: object) -> list[dict[str, Any]]:
+        if not isinstance(entries, list):
+            report_once(self.path, f"{kind} of agent {shown(agent_id)} is {shown(entries)}, not a list; {IGNORED}")
+            return []
+        check = _program_problem if kind == "programs" else _command_problem
+        good = []
+        for item in entries:
+            problem = check(item)
+            if problem is None:
+                good.append(item)
+            else:
+                report_once(self.path, f"an entry of {kind} of agent {shown(agent_id)} is malformed ({problem}); {IGNORED}")
+        return good
+
+
+def _program_problem(item: object) -> str | None:
+    if not isinstance(item, dict):
+        return f"{shown(item)} is not an object"
+    for name in ("path", "name"):
+        if not isinstance(item.get(name), str):  # any text: it is compared, never opened
+            return f"{name} is {shown(item.get(name))}, not text"
+    return None
+
+
+def _command_problem(item: object) -> str | None:
+    if not isinstance(item, dict):
+        return f"{shown(item)} is not an object"
+    for name in ("command", "cwd"):
+        if not isinstance(item.get(name), str):
+            return f"{name} is {shown(item.get(name))}, not text"
+    env = item.get("env")
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        return f"env is {shown(env)}, not an object of texts"
+    for name in ("network", "interactive"):
+        if not isinstance(item.get(name), bool):
+            return f"{name} is {shown(item.get(name))}, not true or false"
+    if not isinstance(item.get("sandbox"), (str, bool)):  # true: written before the mechanism was named
+        return f"sandbox is {shown(item.get('sandbox'))}, not a sandbox name"
+    return None
 
 
 def _command_entry(command: Mapping[str, Any]) -> dict[str, Any]:
