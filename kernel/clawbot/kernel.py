@@ -81,12 +81,21 @@ class Kernel:
     )
     auth: AuthProfiles = attrs.field(
         default=attrs.Factory(
-            lambda self: AuthProfiles(list(self.config.auth.profiles), self.paths.root / "auth-state.json"), takes_self=True
+            lambda self: AuthProfiles(
+                list(self.config.auth.profiles), self.paths.root / "auth-state.json", default_key=self._own_key
+            ),
+            takes_self=True,
         )
     )
 
     _closers: list[tuple[str, Callable[[], Awaitable[None] | None]]] = attrs.field(factory=list, repr=False)
     _skill_catalog: Any = attrs.field(default=None, repr=False)
+
+    def _own_key(self, provider: str) -> str | None:
+        """The key provider ``provider`` sends for its ``default`` profile: auth health is kept
+        per key, so a key the user changed starts healthy."""
+        found = self.llm_providers.get(provider)
+        return found.api_key() if found is not None else None
 
     @property
     def skill_catalog(self) -> Any:

@@ -133,11 +133,14 @@ async def test_invalid_request_and_overflow_are_not_retried(tmp_path) -> None:
 
 
 async def test_when_everything_fails_the_user_gets_the_short_message(tmp_path) -> None:
-    provider = FlakyProvider(errors={"m": [err("rate_limit", retry_after=3)] * 3})
+    # three keys; the last one is retried twice after its Retry-After before it rests too
+    provider = FlakyProvider(errors={"m": [err("rate_limit", retry_after=3)] * 5})
     caller, _ = _caller(tmp_path, ModelChoice(provider, "m"))
     with pytest.raises(ProviderError) as info:
         await caller.complete(_request())
     assert info.value.user_message.startswith("The model provider is rate-limiting requests")
+    assert "not used again until" in info.value.user_message and "(in 3 s)" in info.value.user_message
+    assert len(provider.calls) == 5 and SLEPT == [3.0, 3.0]
 
 
 async def test_fallback_is_for_this_turn_only_and_never_after_an_explicit_choice(make_kernel) -> None:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from clawbot.agent.profiles import AuthProfiles, Profile
+from clawbot.agent.profiles import AuthProfiles, Profile, key_fingerprint
 from clawbot.sessions.codec import make_data_converter
 from clawbot.sessions.index import SessionIndex
 from clawbot.sessions.store import SessionStore
@@ -92,7 +92,8 @@ def test_auth_state_written_by_two_processes_stays_valid_and_keeps_both(tmp_path
     for result in results:
         assert result.returncode == 0, result.stderr
     health = json.loads(state.read_text(encoding="utf-8"))
-    assert health["openai/a"]["failures"] == TURNS and health["openai/b"]["failures"] == TURNS
+    key = key_fingerprint("sk-x")  # health is kept per key, under its fingerprint
+    assert health[f"openai/a#{key}"]["failures"] == TURNS and health[f"openai/b#{key}"]["failures"] == TURNS
     assert not list(state.parent.glob("*.tmp"))
 
 

@@ -1,14 +1,17 @@
 """Calling the model with failover.
 
 For each model of the chain (the primary, then ``model.fallbacks`` unless the user chose
-the model explicitly): try its provider's usable auth profiles; rotate to the next profile
-on a rate limit or a rejected key (cooling the failed one down) or a billing error
-(disabling it for hours); retry overloaded answers up to 10 times (2.5 s doubling to 30 s)
-and server errors 3 times; lower the thinking level when the model rejects it. When a model
-is used up, the next one is tried, for this call only. Context overflow and invalid requests
-are not the model's fault and go straight back to the caller. Before any call, the context
-guard skips a model whose window cannot hold the prompt; models without native tool support
-get their tools through the prompt (:mod:`clawbot.agent.prompt_tools`).
+the model explicitly): try its provider's usable auth profiles. A rate limit moves on to the
+next profile at once; when no other profile can serve, the same key is retried after the
+provider's Retry-After (up to 30 s, twice) before it cools down. A rejected key cools down
+and the next profile is tried; a billing error disables the key for hours. Overloaded
+answers are retried up to 10 times (2.5 s doubling to 30 s), server errors 3 times; a
+rejected thinking level is lowered. When a model is used up, the next one is tried, for
+this call only. Context overflow and invalid requests are not the model's fault and go
+straight back to the caller. A key that rests ends the call with a message naming the cause
+and until when (:mod:`clawbot.agent.cooldowns`). Before any call, the context guard skips a
+model whose window cannot hold the prompt; models without native tool support get their
+tools through the prompt (:mod:`clawbot.agent.prompt_tools`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from collections.abc import Awaitable, Callable
 import attrs
 
 from clawbot.agent import context_guard, prompt_tools
+from clawbot.agent.cooldowns import KeyResting
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.profiles import AuthProfiles, Profile
 from clawbot.agent.sendable import sendable_request
@@ -30,6 +34,7 @@ log = logging.getLogger(__name__)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 OVERLOADED_RETRIES = 10
 SERVER_RETRIES = 3
+RATE_LIMIT_RETRIES = 2  # of the last usable key, after its Retry-After
 MAX_WAIT_S = 30.0  # a server asking for a longer wait is treated as down: try the next model
 
 
@@ -101,13 +106,25 @@ class ModelCaller:
         errors: list[ProviderError] = []
         stream = _StreamOnce(on_text) if on_text is not None else None
         request = sendable_request(request)  # one bad value must not fail every later request
-        for choice in self.chain:
+        for index, choice in enumerate(self.chain):
             try:
                 return await self._with_model(choice, request, stream, pinned, errors)
             except _NextModel:
-                log.warning("model %s unavailable; trying the next one", choice.ref)
-                continue
+                if index + 1 < len(self.chain):
+                    log.warning("model %s unavailable; trying the next one, %s", choice.ref, self.chain[index + 1].ref)
+                else:
+                    log.warning("model %s unavailable and no fallback model is left", choice.ref)
         raise errors[-1] if errors else ProviderError("auth", "no usable auth profile", provider=self.chain[0].provider.name)
+
+    def _resting(self, error: ProviderError, profile: Profile) -> KeyResting:
+        """Cool ``profile`` down for ``error`` (a rate limit, a rejected key, a billing error)."""
+        if error.kind == "billing":
+            self.profiles.disable_for_billing(profile)
+        else:
+            self.profiles.cool_down(profile, error.kind, error.retry_after if error.kind == "rate_limit" else None)
+        resting = KeyResting(error.kind, profile, self.profiles.until(profile), self.profiles.now(), error)
+        resting.__cause__ = error  # the log keeps the provider's own error
+        return resting
 
     async def _with_model(
         self, choice: ModelChoice, request: ModelRequest, stream: _StreamOnce | None, pinned: str | None, errors: list[ProviderError]
@@ -126,10 +143,13 @@ class ModelCaller:
             request = prompt_tools.encode(request)
         candidates = self.profiles.candidates(choice.provider.name, pinned)
         if not candidates:
-            errors.append(ProviderError("rate_limit", "every auth profile is cooling down", provider=choice.provider.name))
+            resting = self.profiles.next_available(choice.provider.name)
+            if resting is not None:
+                errors.append(KeyResting(resting.reason, resting.profile, resting.until, self.profiles.now()))
             raise _NextModel
-        for profile in candidates:
-            overloaded = server = 0
+        for index, profile in enumerate(candidates):
+            others = candidates[index + 1:]
+            overloaded = server = limited = 0
             while True:
                 attempts += 1
                 call = attrs.evolve(request, model=choice.model, api_key=profile.api_key, thinking=thinking)
@@ -139,11 +159,18 @@ class ModelCaller:
                     message = await choice.provider.complete(call, stream)
                 except ProviderError as error:
                     errors.append(error)
-                    if error.kind in ("rate_limit", "auth"):
-                        self.profiles.cool_down(profile)
-                        break  # next profile
-                    if error.kind == "billing":
-                        self.profiles.disable_for_billing(profile)
+                    if error.kind == "rate_limit" and not others and limited < RATE_LIMIT_RETRIES:
+                        # no other key can serve: waiting as asked beats resting the only key
+                        wait = error.retry_after if error.retry_after is not None else server_delay(limited)
+                        if wait <= MAX_WAIT_S:
+                            log.warning("%s is rate-limited; retrying the same key in %.1f s", choice.ref, wait)
+                            await self.sleep(wait)
+                            limited += 1
+                            continue
+                    if error.kind in ("rate_limit", "auth", "billing"):
+                        errors[-1] = self._resting(error, profile)
+                        if others:
+                            log.warning("%s: key %s failed (%s); trying the next one, %s", choice.ref, profile.id, error.kind, others[0].id)
                         break
                     if error.kind == "overloaded" and overloaded < OVERLOADED_RETRIES:
                         await self._wait(error, overloaded_delay(overloaded))

@@ -2,8 +2,13 @@
 
 Every provider has the profile ``default`` (its own configured or environment key, passed
 as ``api_key=None``) plus the ``[[auth.profiles]]`` configured for it. A profile that is
-rate-limited or rejected cools down for min(1 h, 1 min x 5^(n-1)); a billing error disables
-it for 5 h, growing to 24 h. Candidates come pinned-first, then least recently used.
+rate-limited or rejected cools down for min(1 h, 1 min x 5^(n-1)), or as long as the
+provider asked (Retry-After); a billing error disables it for 5 h, growing to 24 h.
+Candidates come pinned-first, then least recently used.
+
+Health belongs to a key, not to a profile name: it is stored under a fingerprint of the key
+the profile sends (a truncated SHA-256, never the key), so a key the user replaced after a
+401 or a rate limit starts healthy at once.
 
 Health is shared with other clawbot processes through ``auth-state.json``: a change is
 written under the file's lock, merged into what is on disk (the other profiles' health
@@ -16,6 +21,7 @@ longer than the longest clawbot sets starts healthy again; unknown fields are ig
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -35,6 +41,13 @@ BILLING_MAX_S = 24 * 3600.0
 MAX_FAILURES = 1000  # counted failures past this are not real: the entry is reset
 _COUNTS = ("failures", "billing_failures")
 _TIMES = ("unusable_until", "last_used")
+#: why a profile is unusable: the error kind that set its cooldown
+REASONS = ("rate_limit", "auth", "billing")
+
+
+def key_fingerprint(api_key: str | None) -> str:
+    """A short, one-way name of ``api_key`` ("" when the key is unknown)."""
+    return hashlib.sha256(api_key.encode("utf-8")).hexdigest()[:16] if api_key else ""
 
 
 @attrs.frozen
@@ -42,6 +55,10 @@ class Profile:
     provider: str
     id: str
     api_key: str | None = attrs.field(default=None, repr=False)
+    #: the fingerprint of the key this profile sends (for ``default``: the provider's own key)
+    fingerprint: str = attrs.field(
+        default=attrs.Factory(lambda self: key_fingerprint(self.api_key), takes_self=True), repr=False
+    )
 
 
 @attrs.define
@@ -50,18 +67,45 @@ class Health:
     billing_failures: int = 0
     unusable_until: float = 0.0
     last_used: float = 0.0
+    reason: str = "rate_limit"  # what set the last cooldown (one of REASONS)
+
+
+@attrs.frozen
+class Unavailable:
+    """Why and until when a profile may not be used."""
+
+    profile: Profile
+    reason: str
+    until: float
 
 
 class AuthProfiles:
-    def __init__(self, configured: list[AuthProfileConfig], state_file: Path, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        configured: list[AuthProfileConfig],
+        state_file: Path,
+        clock: Callable[[], float] = time.time,
+        default_key: Callable[[str], str | None] | None = None,
+    ) -> None:
         self._configured = configured
         self._file = state_file
         self._clock = clock
+        #: provider name -> the provider's own key (configured or environment), read at each
+        #: use so a key the user changed is seen
+        self._default_key = default_key or (lambda provider: None)
         self._health: dict[str, Health] = self._read()
 
     def profiles(self, provider: str) -> list[Profile]:
         extra = [Profile(provider, p.id, p.api_key) for p in self._configured if p.provider == provider]
-        return [Profile(provider, DEFAULT_PROFILE), *extra]
+        own = Profile(provider, DEFAULT_PROFILE, fingerprint=key_fingerprint(self._own_key(provider)))
+        return [own, *extra]
+
+    def _own_key(self, provider: str) -> str | None:
+        try:
+            return self._default_key(provider)
+        except Exception:  # a provider that cannot say its key: its health is kept by name
+            log.debug("could not read the key of %s", provider, exc_info=True)
+            return None
 
     def candidates(self, provider: str, pinned: str | None = None) -> list[Profile]:
         """Usable profiles now: the pinned one first, then the least recently used."""
@@ -70,9 +114,20 @@ class AuthProfiles:
         usable.sort(key=lambda p: (p.id != pinned, self._get(p).last_used))
         return usable
 
-    def soonest_available(self, provider: str) -> float | None:
-        waits = [self._get(p).unusable_until - self._clock() for p in self.profiles(provider)]
-        return max(0.0, min(waits)) if waits else None
+    def next_available(self, provider: str) -> Unavailable | None:
+        """The profile of ``provider`` that comes back first, when every one is unusable now."""
+        if self.candidates(provider):
+            return None
+        soonest = min(self.profiles(provider), key=lambda p: self._get(p).unusable_until)
+        health = self._get(soonest)
+        return Unavailable(soonest, health.reason, health.unusable_until)
+
+    def now(self) -> float:
+        return self._clock()
+
+    def until(self, profile: Profile) -> float:
+        """When ``profile`` may be used again (in the past when it may now)."""
+        return self._get(profile).unusable_until
 
     def succeeded(self, profile: Profile) -> None:
         health = self._get(profile)
@@ -89,13 +144,17 @@ class AuthProfiles:
         else:
             reset(health)
 
-    def cool_down(self, profile: Profile) -> float:
+    def cool_down(self, profile: Profile, reason: str = "rate_limit", asked: float | None = None) -> float:
+        """Rest ``profile`` after a rate limit or a rejected key: as long as the provider
+        ``asked`` (Retry-After), else min(1 h, 1 min x 5^(n-1)). Returns the seconds."""
         now = self._clock()
 
         def change(health: Health) -> None:
             health.failures += 1
             seconds = min(COOLDOWN_MAX_S, COOLDOWN_BASE_S * 5 ** min(health.failures - 1, 8))
-            health.unusable_until, health.last_used = now + seconds, now
+            if asked is not None and asked > 0:
+                seconds = min(COOLDOWN_MAX_S, asked)
+            health.unusable_until, health.last_used, health.reason = now + seconds, now, reason
 
         seconds = self._update(profile, change).unusable_until - now
         log.warning("auth profile %s/%s cooling down for %.0f s", profile.provider, profile.id, seconds)
@@ -107,7 +166,7 @@ class AuthProfiles:
         def change(health: Health) -> None:
             health.billing_failures += 1
             seconds = min(BILLING_MAX_S, BILLING_BASE_S * 2 ** min(health.billing_failures - 1, 8))
-            health.unusable_until, health.last_used = now + seconds, now
+            health.unusable_until, health.last_used, health.reason = now + seconds, now, "billing"
 
         seconds = self._update(profile, change).unusable_until - now
         log.warning("auth profile %s/%s disabled for %.1f h (billing)", profile.provider, profile.id, seconds / 3600)
@@ -129,7 +188,7 @@ class AuthProfiles:
         for key, value in raw.items():
             problem = _problem(value, latest)
             if problem is None:
-                found[key] = Health(**{name: value[name] for name in (*_COUNTS, *_TIMES) if name in value})
+                found[key] = Health(**{name: value[name] for name in (*_COUNTS, *_TIMES, "reason") if name in value})
             else:
                 report_once(self._file, f"the entry for {shown(key)} is malformed ({problem}); that profile starts healthy")
         return found
@@ -163,10 +222,15 @@ def _problem(value: object, latest: float) -> str | None:
     for name in _TIMES:
         if name in value and not is_number(value[name]):
             return f"{name} is {shown(value[name])}, not a time"
+    if "reason" in value and value["reason"] not in REASONS:
+        return f"reason is {shown(value['reason'])}, not one of {', '.join(REASONS)}"
     if value.get("unusable_until", 0.0) > latest:
         return "unusable_until lies further ahead than any cooldown"
     return None
 
 
 def _key(profile: Profile) -> str:
-    return f"{profile.provider}/{profile.id}"
+    """Where the health of ``profile``'s key is stored: ``provider/id#fingerprint`` (just
+    ``provider/id`` when the key is unknown)."""
+    name = f"{profile.provider}/{profile.id}"
+    return f"{name}#{profile.fingerprint}" if profile.fingerprint else name

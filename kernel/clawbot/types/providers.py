@@ -76,6 +76,12 @@ class LLMProvider(abc.ABC):
     def model_info(self, model_id: str) -> ModelInfo:
         return ModelInfo(id=model_id)
 
+    def api_key(self) -> str:
+        """The key sent when the request carries none (the configured or environment key);
+        "" when there is none. The kernel keeps a key's health under a fingerprint of it,
+        never the key, so a replaced key is not held back by the old one's failures."""
+        return ""
+
     #: Order in which first-run detection asks providers (lower first).
     detect_priority: int = 100
 
