@@ -105,6 +105,7 @@ async def test_billing_error_without_another_key_tells_the_user(make_kernel, fak
     with pytest.raises(ProviderError) as info:
         await conversation.send(KEY, "hi")
     assert info.value.kind == "billing" and "billing" in info.value.user_message
+    assert "not tried again until " in info.value.user_message and "(in 5 h)" in info.value.user_message
     assert len(fake_llm.requests) == 1  # not retried
 
 

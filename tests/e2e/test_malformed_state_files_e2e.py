@@ -39,7 +39,7 @@ def _auth_state(home: Path, wrong: str) -> tuple[Path, str]:
 
 def _health_field(field: str) -> Callable[[Path, str], tuple[Path, str]]:
     def build(home: Path, wrong: str) -> tuple[Path, str]:
-        good = {"failures": 0, "billing_failures": 0, "unusable_until": 0.0, "last_used": 0.0}
+        good = {"failures": 0, "billing_failures": 0, "unusable_until": 0.0, "last_used": 0.0, "reason": "rate_limit"}
         return home / "auth-state.json", json.dumps({"openai/default": good}).replace(f'"{field}": {json.dumps(good[field])}', f'"{field}": {wrong}')
     return build
 
@@ -124,7 +124,7 @@ def _credentials_field(field: str) -> Callable[[Path, str], tuple[Path, str]]:
 
 FILES: dict[str, Callable[[Path, str], tuple[Path, str]]] = {
     "auth-state:entry": _auth_state,
-    **{f"auth-state:{f}": _health_field(f) for f in ("failures", "billing_failures", "unusable_until", "last_used")},
+    **{f"auth-state:{f}": _health_field(f) for f in ("failures", "billing_failures", "unusable_until", "last_used", "reason")},
     **{f"sessions.json:{f}": _index_field(f) for f in (
         "entry", "key", "session_id", "created_at", "updated_at", "model", "thinking", "turns", "usage",
         "usage.input_tokens", "usage.cache_read_tokens", "cost_usd", "auth_profile")},
