@@ -13,6 +13,10 @@ result and answers, so a turn writes 4 transcript lines. Printed: median, p90 an
 session index (a gateway with many chats); the time per turn spent in each step
 (inclusive, measured by wrapping the functions in a separate pass); and the top functions
 by own time under cProfile (profiler overhead inflates them; read them as proportions).
+Side by side, the cross-process session lock a turn holds (clawbot.sessions.turnlock): the
+first case again, alternating turn by turn between the real lock and a no-op in its place
+(so machine noise hits both alike), and the lock alone (uncontended acquire + release, no
+turn around it).
 
 Part 2, whole process (targets <= 400 ms median, <= 100 MB peak RSS): ``clawbot agent -m
 hi`` against the fake LLM server (clawbot.testing.fake_llm, served over 127.0.0.1 by a
@@ -286,6 +290,10 @@ def part_kernel(turns: int, warmup: int, breakdown: bool = True) -> None:
         for label, others in (("20-message history, 1 session in the index", 0),
                               ("same, 200 other sessions in the index", 200)):
             results[label] = asyncio.run(_measure(Path(tmp) / f"home{others}", turns, warmup, others))
+        locked, unlocked = asyncio.run(_measure_lock_pairs(Path(tmp) / "pairs", turns, warmup))
+        results["A/B turn by turn: with the session lock"] = locked
+        results["A/B turn by turn: session lock a no-op"] = unlocked
+        lock_alone = asyncio.run(_lock_alone(Path(tmp) / "lock", turns * 10))
         if breakdown:
             mean_ms, rows = asyncio.run(_breakdown(Path(tmp) / "breakdown", turns))
             stats = asyncio.run(_profile(Path(tmp) / "profile", min(turns, 200)))
@@ -298,6 +306,9 @@ def part_kernel(turns: int, warmup: int, breakdown: bool = True) -> None:
     for label, samples in results.items():
         ms = [s * 1000 for s in samples]
         print(f"  {label:<46}{statistics.median(ms):>10.3f}{pct(ms, 0.9):>9.3f}{pct(ms, 0.99):>9.3f}")
+    ms = [s * 1000 for s in lock_alone]
+    print(f"  {'session lock alone (acquire + release)':<46}{statistics.median(ms):>10.3f}{pct(ms, 0.9):>9.3f}"
+          f"{pct(ms, 0.99):>9.3f}")
     print("  target: <= 2 ms median")
     if not breakdown:
         return
@@ -315,6 +326,47 @@ async def _measure(home: Path, turns: int, warmup: int, others: int) -> list[flo
     bench = Bench()
     await bench.setup(home, others)
     return await bench.run(turns, warmup)
+
+
+async def _measure_lock_pairs(home: Path, turns: int, warmup: int) -> tuple[list[float], list[float]]:
+    """Turns with the cross-process session lock and with it swapped for a no-op, alternating
+    turn by turn in one session, so machine noise hits both alike."""
+    import contextlib
+
+    import clawbot.sessions.store as store_module
+
+    @contextlib.asynccontextmanager
+    async def no_lock(path: Path, key: str) -> Any:
+        yield
+
+    real = store_module.turn_lock
+    bench = Bench()
+    await bench.setup(home)
+    await bench.run(0, warmup)
+    locked, unlocked = [], []
+    try:
+        for _ in range(turns):
+            store_module.turn_lock = real
+            locked.append(await bench.turn())
+            store_module.turn_lock = no_lock
+            unlocked.append(await bench.turn())
+    finally:
+        store_module.turn_lock = real
+    return locked, unlocked
+
+
+async def _lock_alone(home: Path, rounds: int) -> list[float]:
+    """Uncontended acquire + release of one session's lock, nothing inside."""
+    from clawbot.sessions.turnlock import turn_lock, turn_lock_path
+
+    path = turn_lock_path(home / "sessions" / "main", Bench.KEY)
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        async with turn_lock(path, Bench.KEY):
+            pass
+        samples.append(time.perf_counter() - started)
+    return samples[rounds // 10:]  # the first ones create the directory and the file
 
 
 # ------------------------------------------------------------------ part 2: whole process

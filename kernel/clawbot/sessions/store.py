@@ -1,9 +1,11 @@
 """Sessions on disk: ``<state>/sessions/<agent>/<session id>.jsonl`` plus ``sessions.json``.
 
-Writes to one session are serialised by its lane (an asyncio lock per session key, kept
-only while someone holds or waits for it); different sessions proceed concurrently. Other
-processes (``clawbot run`` next to ``clawbot agent``) may share the directory: every
-read-modify-write of ``sessions.json`` holds its file lock.
+Turns of one session are serialised by its lane: an asyncio lock per session key (kept only
+while someone holds or waits for it) for the turns of this process, then the session's file
+lock (:mod:`clawbot.sessions.turnlock`) for those of other processes (``clawbot run`` next to
+``clawbot agent``), held for the whole turn; a turn opens the session inside its lane, so it
+reads the index entry and the transcript as the previous turn left them. Different sessions
+proceed concurrently. Every read-modify-write of ``sessions.json`` holds its own file lock.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import attrs
 from clawbot.sessions.codec import make_data_converter
 from clawbot.sessions.index import SessionIndex, SessionInfo
 from clawbot.sessions.transcript import LoadedTranscript, Transcript, load_transcript, now_iso
+from clawbot.sessions.turnlock import turn_lock, turn_lock_path
 from clawbot.types import Usage
 
 
@@ -53,15 +56,16 @@ class SessionStore:
     async def lane(self, key: str) -> AsyncIterator[None]:
         """``async with store.lane(key):`` around a turn of ``key``: one writer per session.
 
-        The lane is forgotten when nobody holds or waits for it, so a long-running gateway
-        does not keep a lock for every chat it ever saw.
+        In-process waiters queue on the asyncio lock, so only the turn at its head waits for
+        the file lock. The lane is forgotten when nobody holds or waits for it, so a
+        long-running gateway does not keep a lock for every chat it ever saw.
         """
         lane = self._lanes.get(key)
         if lane is None:
             lane = self._lanes[key] = _Lane()
         lane.users += 1
         try:
-            async with lane.lock:
+            async with lane.lock, turn_lock(turn_lock_path(self.root / agent_of(key), key), key):
                 yield
         finally:
             lane.users -= 1
