@@ -25,6 +25,7 @@ from pathlib import Path
 import attrs
 import cattrs
 
+from clawbot.sessions.scan import MAX_HEADER
 from clawbot.statefile import atomic_write_json, is_count, is_number, locked, make_private_dir, read_state, report_once, shown
 from clawbot.types import Usage
 
@@ -35,7 +36,6 @@ _TEXTS = ("created_at", "updated_at")
 _OPTIONAL_TEXTS = ("model", "thinking", "auth_profile")
 _USAGE = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 REBUILDING = "rebuilding it from the transcripts"
-MAX_HEADER = 64 * 1024  # a transcript's first line; a longer one is not a header
 
 
 @attrs.define
