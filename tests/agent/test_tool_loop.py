@@ -162,7 +162,8 @@ async def test_iteration_limit_stops_with_a_clear_message(make_kernel) -> None:
     assert result.stopped == "iteration_limit" and len(provider.requests) == 3
     assert "stopped after 3 steps" in result.text
     entries = kernel.sessions.open("agent:main:main").transcript.load().entries
-    assert entries[-1].type == "custom" and entries[-1].data == {"kind": "iteration_limit", "limit": 3}
+    assert entries[-2].type == "custom" and entries[-2].data == {"kind": "iteration_limit", "limit": 3}
+    assert entries[-1].type == "turn"  # the turn's totals, kept for a rebuilt session index
 
 
 async def test_cancelling_a_turn_is_recorded_and_the_session_stays_usable(make_kernel) -> None:

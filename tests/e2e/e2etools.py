@@ -302,8 +302,10 @@ def thinking_of(request: RecordedRequest) -> Any:
     return reasoning["effort"] if reasoning else None
 
 
-def transcript_lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def transcript_lines(path: Path, *, turns: bool = False) -> list[dict[str, Any]]:
+    """The transcript's lines; without the ``turn`` lines (each turn's totals) unless ``turns``."""
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return lines if turns else [line for line in lines if line.get("type") != "turn"]
 
 
 # ---------------------------------------------------------------------------- kernels

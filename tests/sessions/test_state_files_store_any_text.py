@@ -50,7 +50,7 @@ def test_the_transcript_stores_any_text(tmp_path: Path, name: str) -> None:
     session.transcript.append("custom", kind=weird, detail={weird: weird})
     session.transcript.append("compaction", summary=weird)
 
-    loaded = store.open("agent:main:main").transcript.load()
+    loaded = store.open("agent:main:main").transcript.load(whole=True)
     assert loaded.warnings == []
     assert [e.message for e in loaded.entries[:3]] == written
     assert loaded.entries[3].data == {"kind": weird, "detail": {weird: weird}}

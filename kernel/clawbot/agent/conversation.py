@@ -160,6 +160,7 @@ class Conversation:
                 cost_usd=result.cost_usd,
                 session_id=session.info.session_id,
                 thinking=result.thinking,
+                transcript=session.transcript,
             )
         return attrs.evolve(result, notices=watching.notices) if watching.notices else result
 

@@ -36,7 +36,7 @@ def sessions() -> None:
 @config_option
 @click.pass_obj
 def list_sessions(state: CliState, agent_id: str | None, as_json: bool) -> None:
-    """Every session, most recently updated first, with turns and token totals."""
+    """Every session, most recently updated first, with turns, token totals and cost."""
     store = _store(state)
     infos = store.list(agent_id)
     if as_json:
@@ -47,8 +47,9 @@ def list_sessions(state: CliState, agent_id: str | None, as_json: bool) -> None:
         return
     for i in infos:
         u = i.usage
+        cost = "-" if i.cost_usd is None else f"${i.cost_usd:.4f}"
         echo(f"{i.key}  {i.updated_at}  turns={i.turns}  in={u.prompt_tokens} out={u.output_tokens} "
-             f"cache={u.cache_hit_share:.0%}  model={i.model or '-'}")
+             f"cache={u.cache_hit_share:.0%}  cost={cost}  model={i.model or '-'}")
 
 
 def _session_path(state: CliState, key: str):  # noqa: ANN202

@@ -25,6 +25,7 @@ from pathlib import Path
 import attrs
 import cattrs
 
+from clawbot.sessions.scan import MAX_HEADER, turn_records
 from clawbot.statefile import atomic_write_json, is_count, is_number, locked, make_private_dir, read_state, report_once, shown
 from clawbot.types import Usage
 
@@ -35,7 +36,6 @@ _TEXTS = ("created_at", "updated_at")
 _OPTIONAL_TEXTS = ("model", "thinking", "auth_profile")
 _USAGE = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 REBUILDING = "rebuilding it from the transcripts"
-MAX_HEADER = 64 * 1024  # a transcript's first line; a longer one is not a header
 
 
 @attrs.define
@@ -94,7 +94,7 @@ class SessionIndex:
         if key not in raw:
             return None
         info = self._structure(key, raw[key])
-        return self.rebuild().get(key) if info is None else info
+        return self.rebuild(key).get(key) if info is None else info
 
     def _structure(self, key: str, value: object) -> SessionInfo | None:
         """The entry as :class:`SessionInfo`; ``None`` (reported once) when it is malformed."""
@@ -127,8 +127,11 @@ class SessionIndex:
         """Replace every entry (hold :meth:`locked`)."""
         self.write_raw({k: self._conv.unstructure(v) for k, v in sessions.items()})
 
-    def rebuild(self) -> dict[str, SessionInfo]:
+    def rebuild(self, only: str | None = None) -> dict[str, SessionInfo]:
         """The newest transcript of each key becomes its current session.
+
+        Its turns, usage, cost, model and auth profile are summed from its ``turn`` entries
+        (for ``only`` that key's, when given: finding one entry need not read every file).
 
         A transcript whose header is unreadable or not a session header is skipped with a
         warning; one that vanishes meanwhile (deleted by another process) is ignored.
@@ -140,6 +143,7 @@ class SessionIndex:
             except OSError:  # vanished between the glob and the stat
                 continue
         found: dict[str, SessionInfo] = {}
+        paths: dict[str, Path] = {}
         for _, path in sorted(dated, key=lambda pair: pair[0]):
             try:
                 # bytes: a stray non-UTF-8 byte further on must not hide the header
@@ -160,7 +164,45 @@ class SessionIndex:
             stamp = header.get("timestamp")
             stamp = stamp if isinstance(stamp, str) else ""
             found[key] = SessionInfo(key, session_id, stamp, stamp)
+            paths[key] = path
+        for key, info in found.items():
+            if only is None or key == only:
+                self._count_turns(info, paths[key])
         return found
+
+    def _count_turns(self, info: SessionInfo, path: Path) -> None:
+        """Totals, model and auth profile from the transcript's ``turn`` entries (one per turn)."""
+        try:
+            with path.open("rb") as handle:
+                for record in turn_records(handle):
+                    usage = record.get("usage", {})
+                    cost = record.get("cost_usd")
+                    if not isinstance(usage, dict) or not all(is_count(usage.get(name, 0)) for name in _USAGE) or (
+                        cost is not None and not is_number(cost, high=1e12)
+                    ):
+                        report_once(path, "a turn entry with malformed totals is left out of the rebuilt session index")
+                        continue
+                    info.turns += 1
+                    info.usage = info.usage + Usage(*(usage.get(name, 0) for name in _USAGE))
+                    if cost is not None:
+                        info.cost_usd = (info.cost_usd or 0.0) + cost
+                    for name in ("timestamp", *_OPTIONAL_TEXTS):
+                        value = record.get(name)
+                        if isinstance(value, str):
+                            setattr(info, "updated_at" if name == "timestamp" else name, value)
+        except OSError:  # vanished or unreadable meanwhile: the header's entry is still usable
+            pass
+
+    def write_failed(self, error: OSError) -> None:
+        """After a failed write (disk full): drop the file so the next reader rebuilds it.
+
+        The turn is in its transcript; an old ``sessions.json`` left in place would miss it for
+        good. Deleting needs no space, and the rebuild (on the next read) counts the turn
+        entries, so the next successful write stores the repaired index.
+        """
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        report_once(self.path, f"cannot be written ({error.strerror or error}); it is rebuilt from the transcripts on the next turn")
 
 
 def entry_problem(key: str, value: object) -> str | None:

@@ -22,6 +22,7 @@ from clawbot.sessions.codec import make_data_converter
 from clawbot.sessions.index import SessionIndex, SessionInfo
 from clawbot.sessions.transcript import LoadedTranscript, Transcript, load_transcript, now_iso
 from clawbot.sessions.turnlock import turn_lock, turn_lock_path
+from clawbot.statefile import report_once
 from clawbot.types import Usage
 
 
@@ -103,9 +104,13 @@ class SessionStore:
             stamp = now_iso()
             info = SessionInfo(key, uuid.uuid4().hex, stamp, stamp)
             transcript = Transcript.create(
-                self.path_of(info, agent_id), self.converter, session_id=info.session_id, key=key, agent_id=agent_id
+                self.path_of(info, agent_id), self.converter, session_id=info.session_id, key=key, agent_id=agent_id,
+                timestamp=stamp,
             )
-            index.put(raw, info)
+            try:
+                index.put(raw, info)
+            except OSError as exc:  # the transcript names its key: a rebuilt index finds it
+                index.write_failed(exc)
         return Session(info, transcript, created=True)
 
     def _existing(self, info: SessionInfo | None, agent_id: str) -> Session | None:
@@ -129,33 +134,57 @@ class SessionStore:
         auth_profile: str | None = None,
         session_id: str | None = None,
         thinking: str | None = None,
+        transcript: Transcript | None = None,
     ) -> SessionInfo:
-        """Add one turn to the totals of ``key``.
+        """Add one turn to the totals of ``key`` (and, given ``transcript``, write it there).
 
-        Never fails because the entry is gone (another process reset it, or the index was
-        rebuilt without it): the entry is recreated, for ``session_id`` when given, else for
-        the newest transcript of ``key``.
+        The transcript's ``turn`` entry is what a rebuilt index counts, so totals survive the
+        loss of ``sessions.json``. Never fails because the entry is gone (another process reset
+        it, or the index was rebuilt without it): the entry is recreated, for ``session_id``
+        when given, else for the newest transcript of ``key``. Never fails because the index
+        cannot be written either (disk full): the reply is stored, and a turn must not be lost
+        over derived data (see :meth:`SessionIndex.write_failed`).
         """
         agent_id = agent_of(key)
         index = self._index(agent_id)
-        with index.locked():
-            raw = index.read_raw()
-            info = index.entry(key, raw)
+        info: SessionInfo | None = None
+        try:
+            with index.locked():
+                raw = index.read_raw()
+                info = index.entry(key, raw)
+                if info is None:
+                    info = self._recreate(index, key, session_id)
+                info.turns += 1
+                info.usage = info.usage + usage
+                info.updated_at = now_iso()
+                info.model = model or info.model
+                info.auth_profile = auth_profile or info.auth_profile
+                info.thinking = thinking or info.thinking
+                if cost_usd is not None:
+                    info.cost_usd = (info.cost_usd or 0.0) + cost_usd
+                index.put(raw, info)
+        except OSError as exc:
+            index.write_failed(exc)
             if info is None:
-                info = self._recreate(index, key, session_id)
-            info.turns += 1
-            info.usage = info.usage + usage
-            info.updated_at = now_iso()
-            info.model = model or info.model
-            info.auth_profile = auth_profile or info.auth_profile
-            info.thinking = thinking or info.thinking
-            if cost_usd is not None:
-                info.cost_usd = (info.cost_usd or 0.0) + cost_usd
-            index.put(raw, info)
+                stamp = now_iso()
+                info = SessionInfo(key, session_id or "", stamp, stamp, model, thinking, 1, usage, cost_usd, auth_profile)
+        if transcript is not None:  # after the index: a rebuild above must not count this turn twice
+            self._append_turn(transcript, usage, model, cost_usd, auth_profile, thinking)
         return info
 
+    def _append_turn(
+        self, transcript: Transcript, usage: Usage, model: str | None, cost_usd: float | None,
+        auth_profile: str | None, thinking: str | None,
+    ) -> None:
+        fields = {"usage": self.converter.unstructure(usage), "cost_usd": cost_usd, "model": model,
+                  "auth_profile": auth_profile, "thinking": thinking}
+        try:
+            transcript.append("turn", **{name: value for name, value in fields.items() if value is not None})
+        except OSError as exc:  # the reply is stored; only a rebuilt index would miss this turn
+            report_once(transcript.path, f"cannot record the totals of a turn ({exc.strerror or exc})")
+
     def _recreate(self, index: SessionIndex, key: str, session_id: str | None) -> SessionInfo:
-        found = None if session_id else index.rebuild().get(key)
+        found = None if session_id else index.rebuild(key).get(key)
         if found is not None:
             return found
         stamp = now_iso()

@@ -23,6 +23,7 @@ import attrs
 import cattrs
 
 from clawbot.agent.inbound import render_summary
+from clawbot.sessions.scan import MAX_HEADER, last_compaction_offset
 from clawbot.statefile import json_text, make_private_dir, report_once
 from clawbot.types import Message, Role, TextBlock
 
@@ -100,10 +101,13 @@ class Transcript:
         self._clean_end = False
 
     @classmethod
-    def create(cls, path: Path, converter: cattrs.Converter, *, session_id: str, key: str, agent_id: str) -> Transcript:
+    def create(
+        cls, path: Path, converter: cattrs.Converter, *, session_id: str, key: str, agent_id: str, timestamp: str | None = None
+    ) -> Transcript:
+        """``timestamp``: the session's creation time in the index (a rebuilt index reads it here)."""
         make_private_dir(path.parent)  # 0700: transcripts and the index name peers
         header = {"type": "session", "version": FORMAT_VERSION, "id": session_id, "key": key,
-                  "agent": agent_id, "timestamp": now_iso()}
+                  "agent": agent_id, "timestamp": timestamp or now_iso()}
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(json.dumps(header) + "\n")
@@ -135,8 +139,8 @@ class Transcript:
             handle.seek(-1, os.SEEK_END)
             return handle.read(1) == b"\n"
 
-    def load(self) -> LoadedTranscript:
-        return load_transcript(self.path, self._conv)
+    def load(self, *, whole: bool = False) -> LoadedTranscript:
+        return load_transcript(self.path, self._conv, whole=whole)
 
 
 def _check_entry(record: dict[str, Any]) -> None:
@@ -151,36 +155,61 @@ def _check_entry(record: dict[str, Any]) -> None:
         raise TypeError("the message content is not a list")  # a converter would take an object's keys
 
 
-def load_transcript(path: Path, converter: cattrs.Converter) -> LoadedTranscript:
+def load_transcript(path: Path, converter: cattrs.Converter, *, whole: bool = False) -> LoadedTranscript:
+    """The header and the entries from the last compaction on (all of them when ``whole``).
+
+    A turn needs only what follows the last compaction, and a long-lived session's transcript
+    can reach hundreds of megabytes before it: that part is not read (see
+    :mod:`~clawbot.sessions.scan`). Lines are read one at a time, never the whole file.
+    """
     header: dict[str, Any] = {}
     entries: list[Entry] = []
     warnings: list[str] = []
-    raw = path.read_bytes()
-    lines = raw.split(b"\n")
-    torn_tail = not raw.endswith(b"\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        is_last = number == len(lines)
-        try:
-            record = json.loads(line)
-            if number == 1 and record.get("type") == "session":
-                header = record
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        start = None if whole else last_compaction_offset(handle, size)
+        handle.seek(0)
+        if start is not None:
+            header = _header(handle.readline(MAX_HEADER))
+            handle.seek(start)
+        offset = start or 0
+        for number, line in enumerate(handle, start=1):
+            place = f"line {number}" if start is None else f"byte {offset}"
+            line_start, offset = offset, offset + len(line)
+            if not line.strip():
                 continue
-            _check_entry(record)
-            message = record.pop("message", None)
-            entries.append(
-                Entry(
-                    id=record.pop("id"),
-                    type=record.pop("type"),
-                    timestamp=record.pop("timestamp", ""),
-                    parent_id=record.pop("parent_id", None),
-                    message=converter.structure(message, Message) if message is not None else None,
-                    data=record,
-                )
-            )
-        except Exception as exc:
-            kind = "torn last line (the process stopped while writing)" if is_last and torn_tail else f"corrupt line ({type(exc).__name__})"
-            warnings.append(f"{path.name}:{number}: skipped {kind}")
-            report_once(path, f"line {number}: skipped {kind}")
+            try:
+                record = json.loads(line)
+                if line_start == 0 and isinstance(record, dict) and record.get("type") == "session":
+                    header = record
+                    continue
+                entries.append(_entry(record, converter))
+            except Exception as exc:
+                torn = offset == size and not line.endswith(b"\n")
+                kind = "torn last line (the process stopped while writing)" if torn else f"corrupt line ({type(exc).__name__})"
+                warnings.append(f"{path.name}:{number if start is None else ' ' + place}: skipped {kind}")
+                report_once(path, f"{place}: skipped {kind}")
     return LoadedTranscript(header, entries, warnings)
+
+
+def _header(line: bytes) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return {}
+    return record if isinstance(record, dict) and record.get("type") == "session" else {}
+
+
+def _entry(record: Any, converter: cattrs.Converter) -> Entry:
+    if not isinstance(record, dict):
+        raise TypeError("not an object")
+    _check_entry(record)
+    message = record.pop("message", None)
+    return Entry(
+        id=record.pop("id"),
+        type=record.pop("type"),
+        timestamp=record.pop("timestamp", ""),
+        parent_id=record.pop("parent_id", None),
+        message=converter.structure(message, Message) if message is not None else None,
+        data=record,
+    )
