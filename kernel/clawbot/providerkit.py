@@ -2,15 +2,63 @@
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import math
 import re
 import time
-from collections.abc import Callable, Mapping
+import urllib.parse
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping
 from typing import Any
 
 from clawbot.safetext import LONE_SURROGATE
+from clawbot.types import ProviderError
+
+#: Seconds to open a connection to a provider: an address that does not answer is reported
+#: quickly instead of after the whole request timeout.
+CONNECT_TIMEOUT_S = 5.0
+#: Seconds of silence between two events of a streamed answer before it counts as stalled.
+#: Providers send keep-alive events; a long silence means the answer will not come.
+STREAM_IDLE_TIMEOUT_S = 120.0
+
+
+def sdk_timeout(request_s: float, connect_s: float = CONNECT_TIMEOUT_S) -> Any:
+    """The ``timeout=`` for an SDK client: ``request_s`` overall, ``connect_s`` to connect."""
+    import httpx2
+
+    return httpx2.Timeout(request_s, connect=min(connect_s, request_s))
+
+
+def endpoint(base_url: Any) -> str:
+    """A base URL as messages and logs may show it: without user, password or query."""
+    parts = urllib.parse.urlsplit(str(base_url))
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+async def stream_events(stream: AsyncIterable[Any], idle_timeout_s: float, provider: str) -> AsyncIterator[Any]:
+    """The events of an SDK stream, with the ways a begun answer breaks off made a
+    :class:`ProviderError` the kernel retries: no event for ``idle_timeout_s`` seconds
+    (``timeout``, stalled) or an event that is not valid JSON (``connection``, garbled).
+    A dropped connection surfaces as the SDK's transport error, mapped by the plugin."""
+    iterator = aiter(stream)
+    while True:
+        try:
+            async with asyncio.timeout(idle_timeout_s):
+                event = await anext(iterator)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            detail = f"no stream event for {idle_timeout_s:g} s (stream_idle_timeout_s)"
+            raise ProviderError("timeout", detail, provider=provider, stream_break="stalled") from None
+        except json.JSONDecodeError as exc:
+            detail = f"a stream event was not valid JSON ({exc})"
+            raise ProviderError("connection", detail, provider=provider, stream_break="garbled") from exc
+        yield event
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:

@@ -29,8 +29,12 @@ def test_show_fills_in_every_default(tmp_path: Path) -> None:
         assert tree[key] == value
     assert set(plugin_tables) <= {"tools"}  # [plugins.<name>] tables of the installed default plugins
     assert tree["channels"]["terminal"] == {"enabled": True, "prompt": "you> ", "peer_id": "local", "user_name": "you"}
-    assert tree["providers"]["openai"] == {"api_key": "", "base_url": "", "api": "chat", "timeout_s": 600.0}
-    assert tree["providers"]["anthropic"] == {"api_key": "", "base_url": "", "timeout_s": 600.0}
+    assert tree["providers"]["openai"] == {
+        "api_key": "", "base_url": "", "api": "chat", "timeout_s": 600.0, "connect_timeout_s": 5.0, "stream_idle_timeout_s": 300.0
+    }
+    assert tree["providers"]["anthropic"] == {
+        "api_key": "", "base_url": "", "timeout_s": 600.0, "connect_timeout_s": 5.0, "stream_idle_timeout_s": 120.0
+    }
 
 
 def test_show_merges_the_file_with_the_defaults(tmp_path: Path) -> None:

@@ -28,20 +28,22 @@ CALL_PREFIX = {"anthropic": "toolu_01", "openai-chat": "call_", "openai-response
 PRIMARY_KEY = "sk-primary"
 
 
-def make_provider(kind: str, fake: FakeLLM, api_key: str = PRIMARY_KEY) -> Any:
-    """The real provider of ``kind`` whose SDK client talks to ``fake`` in process."""
+def make_provider(kind: str, fake: FakeLLM, api_key: str = PRIMARY_KEY, *, base_url: str | None = None, **settings: Any) -> Any:
+    """The real provider of ``kind`` whose SDK client talks to ``fake`` in process (to
+    ``base_url`` over the network when given); ``settings`` are more fields of its config."""
+    http_client = fake.http_client() if base_url is None else None
     if kind == "anthropic":
         from clawbot_anthropic.config import AnthropicConfig
         from clawbot_anthropic.provider import AnthropicProvider
 
-        return AnthropicProvider(AnthropicConfig(api_key=api_key, base_url=IN_PROCESS_URL), http_client=fake.http_client())
+        config = AnthropicConfig(api_key=api_key, base_url=base_url or IN_PROCESS_URL, **settings)
+        return AnthropicProvider(config, http_client=http_client)
     from clawbot_openai.config import OpenAIConfig
     from clawbot_openai.provider import OpenAIProvider
 
     api = "chat" if kind == "openai-chat" else "responses"
-    return OpenAIProvider(
-        OpenAIConfig(api_key=api_key, base_url=IN_PROCESS_URL + "/v1", api=api), http_client=fake.http_client()
-    )
+    config = OpenAIConfig(api_key=api_key, base_url=(base_url or IN_PROCESS_URL) + "/v1", api=api, **settings)
+    return OpenAIProvider(config, http_client=http_client)
 
 
 def providers_plugin(*providers: Any) -> object:
@@ -315,12 +317,13 @@ KEY = "agent:main:main"
 
 async def start(make_kernel, kind: str, fake: FakeLLM, workspace: Path, *, finished: list[str] | None = None,
                 config: str = "", plugins: dict[str, object] | None = None, fallback_models: Iterable[str] = (),
-                caller_sleep: Any = None) -> tuple[Any, Any, Any]:
-    """(kernel, conversation, provider): the real provider of ``kind`` on ``fake``, the test tools."""
+                caller_sleep: Any = None, provider: Any = None) -> tuple[Any, Any, Any]:
+    """(kernel, conversation, provider): the real provider of ``kind`` on ``fake`` (or the
+    ``provider`` given), the test tools."""
     from clawbot.agent.conversation import Conversation
     from clawbot.agent.models import ModelChoice
 
-    provider = make_provider(kind, fake)
+    provider = provider or make_provider(kind, fake)
     kernel = await make_kernel(
         plugins={"llm": providers_plugin(provider), "tools": tools_plugin(finished), **(plugins or {})},
         config=workspace_config(workspace, config),

@@ -293,7 +293,7 @@ async def test_a_dropped_stream_is_retried_and_only_the_whole_reply_is_kept(make
 
     turn = await conversation.send(KEY, "hi")
 
-    assert turn.text == DROPPED_TEXT and len(fake_llm.requests) == 2 and sleeps == [1.0]
+    assert turn.text == DROPPED_TEXT and len(fake_llm.requests) == 2 and sleeps == [0.5]
     messages = [line["message"] for line in transcript_lines(transcript_path(kernel))[1:]]
     assert [m["role"] for m in messages] == ["user", "assistant"]  # no half answer saved
     assert messages[1]["content"] == [{"type": "text", "text": DROPPED_TEXT}]

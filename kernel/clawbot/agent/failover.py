@@ -5,13 +5,15 @@ the model explicitly): try its provider's usable auth profiles. A rate limit mov
 next profile at once; when no other profile can serve, the same key is retried after the
 provider's Retry-After (up to 30 s, twice) before it cools down. A rejected key cools down
 and the next profile is tried; a billing error disables the key for hours. Overloaded
-answers are retried up to 10 times (2.5 s doubling to 30 s), server errors 3 times; a
-rejected thinking level is lowered. When a model is used up, the next one is tried, for
-this call only. Context overflow and invalid requests are not the model's fault and go
-straight back to the caller. A key that rests ends the call with a message naming the cause
-and until when (:mod:`clawbot.agent.cooldowns`). Before any call, the context guard skips a
-model whose window cannot hold the prompt; models without native tool support get their
-tools through the prompt (:mod:`clawbot.agent.prompt_tools`).
+answers are retried up to 10 times (2.5 s doubling to 30 s), server errors 3 times (after
+1, 2, 4 s), timeouts, failed connections and broken streams 3 times (after 0.5, 1, 2 s, so
+an unreachable provider is reported within seconds), logging "retrying" each time; a
+rejected thinking level is lowered. When a model is used up or unknown to its provider, the
+next one is tried, for this call only. Context overflow and invalid requests are not the
+model's fault and go straight back to the caller. A key that rests ends the call with a
+message naming the cause and until when (:mod:`clawbot.agent.cooldowns`). Before any call,
+the context guard skips a model whose window cannot hold the prompt; models without native
+tool support get their tools through the prompt (:mod:`clawbot.agent.prompt_tools`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ def overloaded_delay(attempt: int) -> float:
 
 def server_delay(attempt: int) -> float:
     return min(10.0, 1.0 * 2 ** attempt)
+
+
+def reconnect_delay(attempt: int) -> float:
+    """Back-off after a failed connection or a broken stream: short, so an unreachable
+    provider is reported within seconds."""
+    return min(2.0, 0.5 * 2 ** attempt)
 
 
 def lower_thinking(level: str) -> str | None:
@@ -100,6 +108,7 @@ class ModelCaller:
         wait = error.retry_after if error.retry_after is not None else default
         if wait > MAX_WAIT_S:
             raise _NextModel from error
+        log.warning("%s; retrying in %.1f s", error, wait)
         await self.sleep(wait)
 
     async def complete(self, request: ModelRequest, on_text: TextSink | None = None, pinned: str | None = None) -> CallOutcome:
@@ -177,7 +186,8 @@ class ModelCaller:
                         overloaded += 1
                         continue
                     if error.kind in ("server", "timeout", "connection") and server < SERVER_RETRIES:
-                        await self._wait(error, server_delay(server))
+                        delay = server_delay(server) if error.kind == "server" else reconnect_delay(server)
+                        await self._wait(error, delay)
                         server += 1
                         continue
                     if error.kind == "thinking_unsupported" and (lower := lower_thinking(thinking)) is not None:

@@ -7,7 +7,7 @@ import sys
 import click
 
 from clawbot.cli.output import echo, echo_json
-from clawbot.cli.state import CliState, config_option, run_async, user_errors
+from clawbot.cli.state import CliState, config_option, run_async, user_errors, verbose_option
 
 
 @click.command()
@@ -15,15 +15,16 @@ from clawbot.cli.state import CliState, config_option, run_async, user_errors
 @click.option("--agent", "agent_id", default=None, help="Agent id (default: the default agent).")
 @click.option("--session", "session_key", default=None, help="Session key (default: agent:<agent>:main).")
 @click.option("--json", "as_json", is_flag=True, help="Print the reply, model and usage as JSON.")
+@verbose_option
 @config_option
 @click.pass_obj
-def agent(state: CliState, message: str, agent_id: str | None, session_key: str | None, as_json: bool) -> None:
+def agent(state: CliState, message: str, agent_id: str | None, session_key: str | None, as_json: bool, verbose: bool) -> None:
     """Send MESSAGE to the agent, print its reply."""
     with user_errors():
         loaded = state.load()
     from clawbot.cli.logs import configure_logging
 
-    configure_logging(loaded.config.logging.level, state.env)
+    configure_logging(loaded.config.logging.level, state.env, state_root=state.paths().root, verbose=verbose)
     sys.exit(run_async(_turn(state, message, agent_id, session_key, as_json)) or 0)
 
 
@@ -34,6 +35,12 @@ async def _turn(state: CliState, text: str, agent_id: str | None, session_key: s
         return await _run_turn(kernel, text, agent_id, session_key, as_json)
     finally:
         await kernel.aclose()
+
+
+def _one_line(error: BaseException) -> str:
+    """An unexpected error as one line: its type and the first line of its message."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
 async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | None, as_json: bool) -> int:  # noqa: ANN001
@@ -63,8 +70,13 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
     conversation = runtime.adopt(Conversation(kernel, model, agent_id, fallbacks=chain[1:]))
     try:
         result = await conversation.send(session_key, text, channel="cli")
-    except Exception as exc:  # the provider's short message, never a stack trace
-        echo(f"error: {getattr(exc, 'user_message', None) or exc}", err=True)
+    except Exception as exc:  # the provider's short message; the traceback goes to the log file
+        import logging
+
+        from clawbot.cli.logs import FILE_ONLY
+
+        logging.getLogger(__name__).error("the turn on %s failed", session_key, exc_info=True, extra=FILE_ONLY)
+        echo(f"error: {getattr(exc, 'user_message', None) or _one_line(exc)}", err=True)
         return 1
     finally:
         await runtime.aclose()

@@ -1,23 +1,80 @@
-"""Logging for CLI commands: warnings to stderr; hook tracing when asked for.
+"""Logging for CLI commands: warnings to stderr, tracebacks to a log file; hook tracing when asked for.
 
-Log lines quote paths, skill names and errors that may come from the workspace or a
-provider, so they are written with control characters shown as ``\\uXXXX``, like
-everything else a command prints (:mod:`clawbot.cli.output`).
+On the terminal an error is one line (what failed, the exception's type and first line, and
+where the details are); its traceback goes to ``<state dir>/logs/clawbot.log`` (rotated at
+:data:`LOG_FILE_BYTES`, :data:`LOG_FILE_BACKUPS` old files kept), or to the terminal too
+with ``--verbose``. Log lines quote paths, skill names and errors that may come from the
+workspace or a provider, so they are written with control characters shown as ``\\uXXXX``,
+like everything else a command prints (:mod:`clawbot.cli.output`).
 """
 
 from __future__ import annotations
 
 import logging
+import logging.handlers
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 from clawbot.plugins.tracing import tracing_enabled
 from clawbot.safetext import visible
+
+LOG_FILE_BYTES = 1_000_000
+LOG_FILE_BACKUPS = 3
+#: The most of an exception's message a terminal line shows.
+ERROR_LINE_LIMIT = 300
+
+
+def log_file(state_root: Path) -> Path:
+    """Where ``clawbot run`` and ``clawbot agent`` keep their log, tracebacks included."""
+    return state_root / "logs" / "clawbot.log"
 
 
 class VisibleFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         return visible(super().format(record))
+
+
+def _one_line(error: BaseException | None) -> str:
+    if error is None:
+        return ""
+    text = " ".join(str(error).split())
+    if len(text) > ERROR_LINE_LIMIT:
+        text = text[: ERROR_LINE_LIMIT - 1] + "\u2026"
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+class TerminalFormatter(VisibleFormatter):
+    """Log lines as the terminal shows them: an error's traceback becomes one line naming the
+    exception and the log file that keeps the whole traceback (all of it with ``verbose``)."""
+
+    def __init__(self, fmt: str, *, verbose: bool = False, details: Path | None = None) -> None:
+        super().__init__(fmt)
+        self.verbose = verbose
+        self.details = details
+
+    def format(self, record: logging.LogRecord) -> str:
+        if self.verbose or not (record.exc_info or record.stack_info):
+            return super().format(record)
+        saved = record.exc_info, record.exc_text, record.stack_info
+        record.exc_info = record.exc_text = record.stack_info = None
+        try:
+            text = super().format(record)
+        finally:
+            record.exc_info, record.exc_text, record.stack_info = saved
+        error = saved[0][1] if saved[0] else None
+        summary = _one_line(error)
+        where = f"traceback in {self.details}" if self.details is not None else "--verbose shows the traceback"
+        return text + visible(f" ({summary}; {where})" if summary else f" ({where})")
+
+
+#: ``extra=FILE_ONLY`` keeps a record off the terminal (unless ``--verbose``): for details of
+#: an error the command already told the user about in its own words.
+FILE_ONLY = {"file_only": True}
+
+
+def _not_file_only(record: logging.LogRecord) -> bool:
+    return not getattr(record, "file_only", False)
 
 
 def default_logging() -> None:
@@ -31,13 +88,42 @@ def default_logging() -> None:
     logging.captureWarnings(True)  # warnings.warn text goes through the same handler
 
 
-def configure_logging(level: str, env: Mapping[str, str]) -> None:
+def _file_handler(path: Path) -> logging.Handler | None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.handlers.RotatingFileHandler(
+            path, maxBytes=LOG_FILE_BYTES, backupCount=LOG_FILE_BACKUPS, encoding="utf-8"
+        )
+    except OSError as exc:  # a read-only state dir: the terminal still gets every line
+        from clawbot.cli.output import echo
+
+        echo(f"clawbot: cannot write the log file {path} ({exc}); logging to the terminal only", err=True)
+        return None
+    handler.setFormatter(VisibleFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    return handler
+
+
+def configure_logging(level: str, env: Mapping[str, str], *, state_root: Path | None = None, verbose: bool = False) -> None:
     """clawbot's loggers at ``level``; every other one (plugins log under their own package
-    names, libraries under theirs) at warning. All end in one handler that makes them visible."""
-    handler = logging.StreamHandler()
-    handler.setFormatter(VisibleFormatter("%(levelname)s %(name)s: %(message)s"))
+    names, libraries under theirs) at warning. All end on the terminal, made visible and
+    without tracebacks unless ``verbose``; with ``state_root``, also in its log file, whole."""
+    handlers: list[logging.Handler] = []
+    details = None
+    if state_root is not None:
+        file_handler = _file_handler(log_file(state_root))
+        if file_handler is not None:
+            handlers.append(file_handler)
+            details = log_file(state_root)
+    terminal = logging.StreamHandler()
+    if not verbose:
+        terminal.addFilter(_not_file_only)
+    terminal.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s", verbose=verbose, details=details))
+    handlers.append(terminal)
     root = logging.getLogger()
-    root.handlers[:] = [handler]
+    for old in root.handlers:
+        if old not in handlers:
+            old.close()
+    root.handlers[:] = handlers
     root.setLevel(logging.WARNING)
     ours = logging.getLogger("clawbot")
     ours.handlers.clear()

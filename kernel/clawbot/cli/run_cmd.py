@@ -7,20 +7,21 @@ import sys
 import click
 
 from clawbot.cli.output import echo
-from clawbot.cli.state import CliState, config_option, run_async, user_errors
+from clawbot.cli.state import CliState, config_option, run_async, user_errors, verbose_option
 
 
 @click.command()
 @click.option("--agent", "agent_id", default=None, help="Agent that answers (default: the default agent).")
+@verbose_option
 @config_option
 @click.pass_obj
-def run(state: CliState, agent_id: str | None) -> None:
+def run(state: CliState, agent_id: str | None, verbose: bool) -> None:
     """Start the gateway: every enabled channel, answered by your agent. Ctrl-C stops it."""
     with user_errors():
         loaded = state.load()
     from clawbot.cli.logs import configure_logging
 
-    configure_logging(loaded.config.logging.level, state.env)
+    configure_logging(loaded.config.logging.level, state.env, state_root=state.paths().root, verbose=verbose)
     sys.exit(run_async(_run(state, agent_id)) or 0)
 
 

@@ -13,6 +13,7 @@ import click
 if TYPE_CHECKING:
     from clawbot.boot import Loaded
     from clawbot.kernel import Kernel
+    from clawbot.paths import StatePaths
 
 EXIT_CONFIG = 2
 
@@ -32,6 +33,11 @@ class CliState:
 
             self._loaded = load(self.config_path, env=self.env)
         return self._loaded
+
+    def paths(self) -> StatePaths:
+        from clawbot.paths import StatePaths
+
+        return StatePaths.resolve(self.env)
 
     async def kernel(self) -> Kernel:
         from clawbot.kernel import bootstrap
@@ -54,6 +60,16 @@ def config_option(command: Any) -> Any:
         is_eager=True,
         callback=remember,
         help="Configuration file (same as `clawbot --config FILE`).",
+    )(command)
+
+
+def verbose_option(command: Any) -> Any:
+    """``--verbose``: tracebacks on the terminal too (they always go to the log file)."""
+    return click.option(
+        "--verbose",
+        is_flag=True,
+        default=False,
+        help="Show error tracebacks on the terminal (always kept in <state dir>/logs/clawbot.log).",
     )(command)
 
 

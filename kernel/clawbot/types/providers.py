@@ -152,8 +152,13 @@ ProviderErrorKind = Literal[
     "context_overflow",
     "thinking_unsupported",
     "role_ordering",
+    "unknown_model",
     "invalid_request",
 ]
+
+#: How an answer the provider had begun to stream broke off: the connection dropped, an event
+#: was not valid JSON, or nothing came for longer than the stream's idle timeout.
+StreamBreak = Literal["dropped", "garbled", "stalled"]
 
 _USER_MESSAGES: dict[str, str] = {
     "rate_limit": "The model provider is rate-limiting requests. Wait a moment and try again.",
@@ -169,15 +174,39 @@ _USER_MESSAGES: dict[str, str] = {
     "if it keeps happening, start a new session.",
     "thinking_unsupported": "The model does not support this thinking level. "
     "Lower agents.defaults.thinking in clawbot.toml.",
+    "unknown_model": "The model provider does not know the model. Check the model name in clawbot.toml.",
     "invalid_request": "The model provider rejected the request.",
 }
+
+_BREAK_MESSAGES: dict[str, str] = {
+    "dropped": "The model provider dropped the connection in the middle of the answer. Try again.",
+    "garbled": "The model provider sent a garbled answer (an event that was not valid JSON). Try again.",
+    "stalled": "The model provider stopped sending in the middle of the answer. Try again.",
+}
+
+#: The most of a provider's own words a chat notice quotes.
+QUOTE_LIMIT = 300
+
+
+def _quote(text: str) -> str:
+    """A provider's words as a notice quotes them: one line, control characters shown as
+    ``\\uXXXX``, the notice mark broken up, cut at :data:`QUOTE_LIMIT` characters."""
+    from clawbot.safetext import defuse, visible
+    from clawbot.types.channels import OutboundMessage
+
+    line = " ".join(text.split())
+    if len(line) > QUOTE_LIMIT:
+        line = line[: QUOTE_LIMIT - 1] + "\u2026"
+    return defuse(visible(line), (OutboundMessage.NOTICE_MARK,))
 
 
 class ProviderError(Exception):
     """A failed model call, classified so the kernel can retry, rotate keys or fall back.
 
     ``user_message`` is the short, actionable text shown in chat; ``str(error)`` keeps the
-    provider's own detail for logs.
+    provider's own detail for logs. Providers fill in ``model`` (the model asked for),
+    ``endpoint`` (the base URL called) and, for an answer that broke off mid-stream,
+    ``stream_break``; the message then names them.
     """
 
     def __init__(
@@ -188,14 +217,37 @@ class ProviderError(Exception):
         status: int | None = None,
         retry_after: float | None = None,
         provider: str | None = None,
+        model: str | None = None,
+        endpoint: str | None = None,
+        stream_break: StreamBreak | None = None,
     ) -> None:
         self.kind = kind
         self.detail = detail
         self.status = status
         self.retry_after = retry_after
         self.provider = provider
+        self.model = model
+        self.endpoint = endpoint
+        self.stream_break = stream_break
         super().__init__(f"{provider or 'provider'} {kind}" + (f" ({status})" if status else "") + (f": {detail}" if detail else ""))
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        return text + (f" [at {self.endpoint}]" if self.endpoint and self.endpoint not in text else "")
 
     @property
     def user_message(self) -> str:
+        if self.stream_break is not None:
+            return _BREAK_MESSAGES[self.stream_break]
+        said = f": \u201c{_quote(self.detail)}\u201d" if self.detail.strip() else ""
+        if self.kind == "unknown_model" and self.model:
+            where = f" at {_quote(self.endpoint)}" if self.endpoint else ""
+            return (
+                f"The model provider{where} has no model \u201c{_quote(self.model)}\u201d{said}. "
+                "Check the model name in clawbot.toml (agents.defaults.model) and the provider's base_url."
+            )
+        if self.kind == "invalid_request" and said:
+            return f"The model provider rejected the request{said}."
+        if self.kind == "connection" and self.endpoint:
+            return f"Could not reach the model provider at {_quote(self.endpoint)}. Check the network or the base_url."
         return _USER_MESSAGES[self.kind]

@@ -64,6 +64,8 @@ def classify(status: int | None, error_type: str | None, message: str) -> Provid
         return "timeout"
     if status is not None and status >= 500:
         return "server"
+    if status == 404 or error_type == "not_found_error":
+        return "unknown_model"  # the Messages API answers an unknown model id with 404
     if status in (400, 422) or error_type == "invalid_request_error":
         if _THINKING.search(message):
             return "thinking_unsupported"
@@ -109,7 +111,8 @@ def to_provider_error(exc: BaseException, provider: str = PROVIDER) -> ProviderE
         return ProviderError("timeout", f"{type(exc).__name__}: {exc}", provider=provider)
     if isinstance(exc, httpx2.TransportError):
         # the SDK does not wrap errors raised while a stream is read: a dropped connection
-        return ProviderError("connection", f"stream interrupted ({type(exc).__name__}: {exc})", provider=provider)
+        detail = f"stream interrupted ({type(exc).__name__}: {exc})"
+        return ProviderError("connection", detail, provider=provider, stream_break="dropped")
     if isinstance(exc, anthropic.APIError):
         error_type, message = _error_fields(exc.body)
         return ProviderError(classify(None, error_type, message or exc.message), message or exc.message, provider=provider)

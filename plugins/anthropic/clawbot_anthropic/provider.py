@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from clawbot.providerkit import ClientsByKey
+from clawbot.providerkit import ClientsByKey, endpoint, sdk_timeout, stream_events
 from clawbot.types import LLMProvider, Message, ModelInfo, ModelRequest, ProviderError, TextSink
 
 from clawbot_anthropic.config import AnthropicConfig
 
 DEFAULT_MODEL = "claude-opus-4-5"
+DEFAULT_BASE_URL = "https://api.anthropic.com"
 
 # (model id prefix, context window, max output tokens); first match wins.
 _FAMILIES: tuple[tuple[str, int, int], ...] = (
@@ -51,6 +52,9 @@ class AnthropicProvider(LLMProvider):
     def api_key(self) -> str:
         return self.config.api_key or self.env.get("ANTHROPIC_API_KEY", "")
 
+    def base_url(self) -> str:
+        return self.config.base_url or self.env.get("ANTHROPIC_BASE_URL", "") or DEFAULT_BASE_URL
+
     def client(self, api_key: str | None = None) -> Any:
         """The SDK client for ``api_key`` (default: the configured or environment key), made on first use."""
         key = api_key or self.api_key()
@@ -60,9 +64,10 @@ class AnthropicProvider(LLMProvider):
             )
         import anthropic
 
-        kwargs: dict[str, Any] = {"api_key": key, "max_retries": 0, "timeout": self.config.timeout_s}
-        base_url = self.config.base_url or self.env.get("ANTHROPIC_BASE_URL", "")
-        if base_url:
+        timeout = sdk_timeout(self.config.timeout_s, self.config.connect_timeout_s)
+        kwargs: dict[str, Any] = {"api_key": key, "max_retries": 0, "timeout": timeout}
+        base_url = self.base_url()
+        if base_url != DEFAULT_BASE_URL:
             kwargs["base_url"] = base_url
         if self._http_client is not None:
             kwargs["http_client"] = self._http_client
@@ -89,21 +94,36 @@ class AnthropicProvider(LLMProvider):
         max_tokens = request.max_output_tokens or self.model_info(request.model).max_output_tokens
         params = wire.request_params(request, max_tokens=max_tokens)
         acc = wire.StreamAccumulator()
+        stream = None
         try:
             client = self.client(getattr(request, "api_key", None))
             stream = await client.messages.create(**params, stream=True)
             async with stream:
-                async for event in stream:
+                async for event in stream_events(stream, self.config.stream_idle_timeout_s, self.name):
                     delta = acc.feed(event)
                     if delta and on_text is not None:
                         await on_text(delta)
         except Exception as exc:
             mapped = errors.to_provider_error(exc, self.name)
-            if mapped is None or mapped is exc:
+            if mapped is None:
+                raise
+            self._located(mapped, request, streaming=stream is not None)
+            if mapped is exc:
                 raise
             raise mapped from exc
         if not acc.complete:
             # the connection closed cleanly but early: never hand back half an answer
             where = "before any event" if not acc.started else "before message_stop"
-            raise ProviderError("connection", f"stream ended {where}", provider=self.name)
+            error = ProviderError("connection", f"stream ended {where}", provider=self.name, stream_break="dropped")
+            raise self._located(error, request)
         return acc.message(provider=self.name, model=request.model)
+
+    def _located(self, error: ProviderError, request: ModelRequest, *, streaming: bool = False) -> ProviderError:
+        """``error`` naming the model asked for and the endpoint called, for messages and logs;
+        a connection lost once the answer was streaming is a dropped stream, not an unreachable
+        provider."""
+        error.model = error.model or request.model
+        error.endpoint = error.endpoint or endpoint(self.base_url())
+        if streaming and error.kind == "connection" and error.stream_break is None:
+            error.stream_break = "dropped"
+        return error

@@ -54,7 +54,9 @@ def classify(status: int | None, code: str | None, message: str) -> ProviderErro
         return "timeout"
     if status is not None and status >= 500:
         return "server"
-    if status in (400, 404, 422):
+    if status == 404 or (code or "") == "model_not_found":
+        return "unknown_model"  # OpenAI and Ollama answer an unknown model with 404
+    if status in (400, 422):
         if status == 400 and _REASONING.search(message):
             return "thinking_unsupported"
         if status == 400 and _ROLE_ORDER.search(message):
@@ -112,7 +114,9 @@ def to_provider_error(exc: BaseException, provider: str = "openai") -> ProviderE
     if isinstance(exc, httpx2.TimeoutException):
         return ProviderError("timeout", f"{type(exc).__name__}: {exc}", provider=provider)
     if isinstance(exc, httpx2.TransportError):
-        return ProviderError("connection", f"stream interrupted ({type(exc).__name__}: {exc})", provider=provider)
+        # the SDK does not wrap errors raised while a stream is read: a dropped connection
+        detail = f"stream interrupted ({type(exc).__name__}: {exc})"
+        return ProviderError("connection", detail, provider=provider, stream_break="dropped")
     return None
 
 

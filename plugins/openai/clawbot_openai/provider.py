@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from clawbot.providerkit import ClientsByKey
+from clawbot.providerkit import ClientsByKey, endpoint, sdk_timeout, stream_events
 from clawbot.types import LLMProvider, Message, ModelInfo, ModelRequest, ProviderError, TextSink
 
 from clawbot_openai.config import OllamaConfig, OpenAIConfig
 
 DEFAULT_MODEL = "gpt-5"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_CONTEXT = 128_000
 
 # (model id prefix, context window, max output tokens, reasoning); first match wins.
@@ -55,7 +56,7 @@ class OpenAIProvider(LLMProvider):
         return self.config.api_key or self.env.get(self.env_key, "")
 
     def base_url(self) -> str:
-        return self.config.base_url or self.env.get("OPENAI_BASE_URL", "")
+        return self.config.base_url or self.env.get("OPENAI_BASE_URL", "") or DEFAULT_BASE_URL
 
     @property
     def native_tools(self) -> bool:
@@ -70,8 +71,9 @@ class OpenAIProvider(LLMProvider):
             )
         import openai
 
-        kwargs: dict[str, Any] = {"api_key": key, "max_retries": 0, "timeout": self.config.timeout_s}
-        if self.base_url():
+        timeout = sdk_timeout(self.config.timeout_s, self.config.connect_timeout_s)
+        kwargs: dict[str, Any] = {"api_key": key, "max_retries": 0, "timeout": timeout}
+        if self.base_url() != DEFAULT_BASE_URL:
             kwargs["base_url"] = self.base_url()
         if self._http_client is not None:
             kwargs["http_client"] = self._http_client
@@ -105,12 +107,13 @@ class OpenAIProvider(LLMProvider):
 
             params = wire.request_params(request, native_tools=self.native_tools, max_tokens_key=self.max_tokens_key)
             acc = wire.ChatAccumulator()
+        stream = None
         try:
             client = self.client(getattr(request, "api_key", None))
             endpoint = client.responses if self.config.api == "responses" else client.chat.completions
             stream = await endpoint.create(**params)
             async with stream:
-                async for event in stream:
+                async for event in stream_events(stream, self.config.stream_idle_timeout_s, self.name):
                     delta = acc.feed(event)
                     if delta and on_text is not None:
                         await on_text(delta)
@@ -118,15 +121,29 @@ class OpenAIProvider(LLMProvider):
             from clawbot_openai.wire_responses import StreamFailed
 
             if isinstance(exc, StreamFailed):
-                raise errors.from_payload(exc.code, exc.message, self.name) from exc
+                raise self._located(errors.from_payload(exc.code, exc.message, self.name), request) from exc
             mapped = errors.to_provider_error(exc, self.name)
-            if mapped is None or mapped is exc:
+            if mapped is None:
+                raise
+            self._located(mapped, request, streaming=stream is not None)
+            if mapped is exc:
                 raise
             raise mapped from exc
         if not acc.complete:
             # the connection closed cleanly but early: never hand back half an answer
-            raise ProviderError("connection", "stream ended before the response was complete", provider=self.name)
+            detail = "stream ended before the response was complete"
+            raise self._located(ProviderError("connection", detail, provider=self.name, stream_break="dropped"), request)
         return acc.message(provider=self.name, model=request.model)
+
+    def _located(self, error: ProviderError, request: ModelRequest, *, streaming: bool = False) -> ProviderError:
+        """``error`` naming the model asked for and the endpoint called, for messages and logs;
+        a connection lost once the answer was streaming is a dropped stream, not an unreachable
+        provider."""
+        error.model = error.model or request.model
+        error.endpoint = error.endpoint or endpoint(self.base_url())
+        if streaming and error.kind == "connection" and error.stream_break is None:
+            error.stream_break = "dropped"
+        return error
 
 
 LOCAL_OLLAMA_URL = "http://127.0.0.1:11434/v1"

@@ -303,7 +303,7 @@ def test_stream_chunks_without_a_finish_reason_are_incomplete() -> None:
         (None, "rate_limit_exceeded", "Rate limit reached", "rate_limit"),
         (None, "context_length_exceeded", "Your input exceeds the context window", "context_overflow"),
         (403, "unsupported_country_region_territory", "Country not supported", "auth"),
-        (404, "model_not_found", "The model does not exist", "invalid_request"),
+        (404, "model_not_found", "The model does not exist", "unknown_model"),
         (502, None, "Bad gateway", "server"),
         (402, None, "Payment required", "billing"),
     ],

@@ -51,10 +51,16 @@ Fault kinds (see :class:`Fault` for options): ``rate_limit`` (429 + ``retry-afte
 ``server_error`` (500), ``overloaded`` (Anthropic 529 ``overloaded_error``, OpenAI 503),
 ``auth`` (401), ``billing`` (Anthropic 402 ``billing_error``; OpenAI 429
 ``insufficient_quota``, as the real API does), ``context_length`` (400 with each API's real
-message / ``context_length_exceeded`` code), ``dropped_stream`` (the next reply is sent in
-part, then the connection drops; the reply stays queued) and ``slow`` (waits ``delay``
-seconds, then answers normally). Faults are served before replies, in the order queued,
-to requests whose model matches their ``model`` (any model when unset).
+message / ``context_length_exceeded`` code), ``unknown_model`` (404 with each API's real
+"no such model" error), ``dropped_stream`` (the next reply is sent in part, then the
+connection drops; the reply stays queued), ``broken_stream_json`` (the next reply is sent in
+part, then one event whose JSON is cut in half, and the stream ends; the reply stays queued),
+``stalled_stream`` (the next reply is sent in part, then nothing for ``delay`` seconds,
+default 300, then the rest; the reply stays queued, for the retry a client makes) and ``slow`` (waits ``delay`` seconds, default 0.2, then answers
+normally). The stream faults hit after ``after_events`` events (default 3; never the last
+one); without streaming, ``dropped_stream`` and ``broken_stream_json`` send half the JSON body
+and ``stalled_stream`` waits before answering. Faults are served before replies, in the order
+queued, to requests whose model matches their ``model`` (any model when unset).
 """
 
 from clawbot.testing.fake_llm.fake import IN_PROCESS_URL, FakeLLM

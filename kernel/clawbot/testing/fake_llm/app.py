@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from clawbot.testing.fake_llm.fake import FakeLLM
 
 
+#: Faults that break an answer the server has begun (the others replace the answer).
+_STREAM_FAULTS = ("dropped_stream", "broken_stream_json", "stalled_stream")
+
+
 class DroppedConnection(Exception):
     """Raised inside the app after a partial response, so the server drops the connection."""
 
@@ -61,11 +65,28 @@ class _TruncatedBody(Response):
         raise DroppedConnection("fake LLM dropped the connection mid-body (dropped_stream fault)")
 
 
-def _event_stream(frames: list[bytes], headers: dict[str, str], drop_after: int | None = None) -> StreamingResponse:
+def _broken(frame: bytes) -> bytes:
+    """``frame`` with its JSON data cut in half, as a faulty proxy or server might send it."""
+    head, _, data = frame.rstrip(b"\n").rpartition(b"data: ")
+    return head + b"data: " + data[: max(1, len(data) // 2)] + b"\n\n"
+
+
+def _event_stream(frames: list[bytes], headers: dict[str, str], fault: Fault | None = None) -> StreamingResponse:
+    # a garbled or stalled event is never the last one ([DONE] or the final event)
+    at = None if fault is None else fault.after_events
+    if fault is not None and fault.kind != "dropped_stream":
+        at = min(fault.after_events, max(0, len(frames) - 2))
+
     async def body() -> AsyncIterator[bytes]:
         for index, frame in enumerate(frames):
-            if drop_after is not None and index >= drop_after:
-                raise DroppedConnection(f"fake LLM dropped the stream after {drop_after} events (dropped_stream fault)")
+            if fault is not None and index == at:
+                if fault.kind == "dropped_stream":
+                    raise DroppedConnection(f"fake LLM dropped the stream after {at} events (dropped_stream fault)")
+                if fault.kind == "broken_stream_json":
+                    yield _broken(frame)
+                    return
+                if fault.kind == "stalled_stream":
+                    await anyio.sleep(fault.pause)
             yield frame
             await anyio.sleep(0)
 
@@ -109,21 +130,24 @@ async def _generate(fake: FakeLLM, request: Request, api: Api) -> Response:
         return _invalid(api, "model: Field required")
     fault: Fault | None = fake._take_fault(recorded.model)
     if fault is not None and fault.kind == "slow":
-        await anyio.sleep(fault.delay)
+        await anyio.sleep(fault.pause)
         fault = None
-    if fault is not None and fault.kind != "dropped_stream":
+    if fault is not None and fault.kind not in _STREAM_FAULTS:
         return _error(error_response(api, fault, recorded.model))
 
-    dropped = fault is not None
-    reply = fake._peek_reply(recorded) if dropped else fake._next_reply(recorded)
+    # a broken or stalled answer leaves the reply queued, for the retry
+    broken = fault is not None
+    reply = fake._peek_reply(recorded) if broken else fake._next_reply(recorded)
     if reply is None:
         return _error(script_exhausted(api, len(fake.requests)))
     headers = _id_header(api)
     if recorded.stream:
         frames = _RENDER_STREAM[api](reply, recorded)
-        return _event_stream(frames, headers, drop_after=fault.after_events if fault else None)
+        return _event_stream(frames, headers, fault)
     content = _json_bytes(_RENDER_JSON[api](reply, recorded))
-    if dropped:
+    if fault is not None and fault.kind == "stalled_stream":
+        await anyio.sleep(fault.pause)
+    elif fault is not None:
         return _TruncatedBody(content, headers)
     return Response(content, media_type="application/json", headers=headers)
 

@@ -39,6 +39,7 @@ _ANTHROPIC = {
         "Please go to Plans & Billing to upgrade or purchase credits.",
     ),
     "context_length": (400, "invalid_request_error", "prompt is too long: {tokens} tokens > {limit} maximum"),
+    "unknown_model": (404, "not_found_error", "model: {model}"),
 }
 
 # kind -> (status, error type, code, param, default message)
@@ -65,6 +66,13 @@ _OPENAI = {
         "invalid_api_key",
         None,
         "Incorrect API key provided: sk-fake. You can find your API key at https://platform.openai.com/account/api-keys.",
+    ),
+    "unknown_model": (
+        404,
+        "invalid_request_error",
+        "model_not_found",
+        None,
+        "The model `{model}` does not exist or you do not have access to it.",
     ),
     # OpenAI reports an exhausted balance as 429 insufficient_quota (not 402).
     "billing": (

@@ -109,7 +109,7 @@ class FakeLLM:
         """Queue a fault served to the next ``times`` matching requests, before any reply.
 
         ``kind``: rate_limit, server_error, overloaded, auth, billing, context_length,
-        dropped_stream or slow. Options are the fields of :class:`Fault` (``model=``,
+        unknown_model, dropped_stream, broken_stream_json, stalled_stream or slow. Options are the fields of :class:`Fault` (``model=``,
         ``retry_after=``, ``status=``, ``message=``, ``delay=``, ``after_events=``, ...).
         """
         fault = Fault(kind, times, **opts)

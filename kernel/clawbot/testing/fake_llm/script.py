@@ -23,6 +23,9 @@ FAULT_KINDS = (
     "billing",
     "context_length",
     "dropped_stream",
+    "broken_stream_json",
+    "stalled_stream",
+    "unknown_model",
     "slow",
 )
 
@@ -156,8 +159,10 @@ class Fault:
 
     Options: ``model`` (only requests for this model), ``status`` (override the HTTP status),
     ``retry_after`` (seconds, sent as ``retry-after``; rate_limit defaults to 1),
-    ``message`` (override the error message), ``delay`` (``slow``: seconds, default 0.2),
-    ``after_events`` (``dropped_stream``: events sent before the connection drops, default 3),
+    ``message`` (override the error message), ``delay`` (``slow``: seconds before answering,
+    default 0.2; ``stalled_stream``: seconds of silence mid-stream, default 300),
+    ``after_events`` (``dropped_stream`` / ``broken_stream_json`` / ``stalled_stream``: events
+    sent before the fault, default 3),
     ``tokens`` / ``limit`` (``context_length``: the numbers in the message).
     """
 
@@ -167,10 +172,17 @@ class Fault:
     status: int | None = None
     retry_after: float | None = None
     message: str | None = None
-    delay: float = 0.2
+    delay: float | None = None
     after_events: int = 3
     tokens: int = 210_000
     limit: int = 200_000
+
+    @property
+    def pause(self) -> float:
+        """Seconds a ``slow`` or ``stalled_stream`` fault waits."""
+        if self.delay is not None:
+            return self.delay
+        return 300.0 if self.kind == "stalled_stream" else 0.2
 
     def matches(self, model: str | None) -> bool:
         return self.model is None or self.model == model
