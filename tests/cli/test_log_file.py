@@ -1,4 +1,4 @@
-"""The CLI's log file: size-capped and rotated, and a state dir that cannot hold it leaves the
+"""The CLI's log file: private, size-capped and rotated, and a state dir that cannot hold it leaves the
 terminal logging as before."""
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ def test_the_log_file_rotates_and_stays_within_its_size(tmp_path: Path) -> None:
     assert all(f.stat().st_size <= LOG_FILE_BYTES for f in files)
     assert "failure 1499" in (tmp_path / "logs" / "clawbot.log").read_text(encoding="utf-8")
     assert "Traceback" not in done.stderr and done.stderr.count("RuntimeError: boom") == 1500
+    # tracebacks quote requests and provider answers: only the owner reads them, rotated files too
+    assert all(f.stat().st_mode & 0o777 == 0o600 for f in files)
+    assert (tmp_path / "logs").stat().st_mode & 0o777 == 0o700
 
 
 def test_a_state_dir_without_room_for_the_log_keeps_logging_to_the_terminal(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -88,10 +89,20 @@ def default_logging() -> None:
     logging.captureWarnings(True)  # warnings.warn text goes through the same handler
 
 
+class PrivateLogFile(logging.handlers.RotatingFileHandler):
+    """A rotating log file only its owner can read: tracebacks quote requests, paths and
+    provider answers."""
+
+    def _open(self):  # noqa: ANN202 - the base class's signature
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.fchmod(fd, 0o600)  # a file an older version created with the umask's mode
+        return os.fdopen(fd, self.mode, encoding=self.encoding, errors=self.errors)
+
+
 def _file_handler(path: Path) -> logging.Handler | None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.handlers.RotatingFileHandler(
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        handler = PrivateLogFile(
             path, maxBytes=LOG_FILE_BYTES, backupCount=LOG_FILE_BACKUPS, encoding="utf-8"
         )
     except OSError as exc:  # a read-only state dir: the terminal still gets every line
