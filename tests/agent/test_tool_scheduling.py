@@ -145,3 +145,38 @@ async def test_a_stopped_turn_keeps_the_results_of_the_calls_that_finished(make_
 
     await conv.send(KEY, "what happened?")  # the next request carries exactly those results
     assert [m.text for m in provider.requests[-1].messages if m.role == Role.TOOL_RESULT] == [m.text for m in results]
+
+
+async def test_a_second_stop_while_calls_wind_down_keeps_the_finished_calls_results(make_kernel) -> None:
+    """/stop sent twice: the second arrives while a stopped call is still winding down."""
+    finished: list[str] = []
+
+    async def peek(c):
+        finished.append(c.call_id)
+        return ToolResult.text(f"peeked {c.call_id}")
+
+    async def stubborn(c):  # a read that takes a moment to stop when cancelled
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            await asyncio.shield(asyncio.sleep(1.0))
+            raise
+        return ToolResult.text("late")
+
+    tools = [Tool("peek", "p", ANY, peek, concurrent=True), Tool("slow", "s", ANY, stubborn, concurrent=True)]
+    provider = ScriptedProvider([call("peek", "p1"), call("slow", "s1")], "next")
+    kernel = await make_kernel(plugins={"tools": plugin_from_hooks(clawbot_tools=lambda ctx: tools)})
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main")
+    turn = asyncio.create_task(conversation.send(KEY, "go"))
+    while "p1" not in finished:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    turn.cancel()  # /stop
+    await asyncio.sleep(0.1)
+    turn.cancel()  # /stop again
+    await asyncio.gather(turn, return_exceptions=True)
+    assert turn.cancelled()
+    saved = kernel.sessions.open(KEY).transcript.load().messages()
+    results = [m for m in saved if m.role == Role.TOOL_RESULT]
+    assert [m.tool_call_id for m in results] == ["p1", "s1"]
+    assert results[0].text == "peeked p1" and all(m.text != INTERRUPTED for m in results), [m.text for m in results]

@@ -76,13 +76,20 @@ async def run_tool_calls(
 
 
 async def _wind_down(tasks: list[asyncio.Future[Outcome]]) -> None:
+    """Cancel the running calls and give them :data:`STOP_GRACE_S` to end. A tool that ignores
+    cancellation must not hold /stop: after the grace it is answered as stopped and left to
+    finish on its own. Another /stop meanwhile does not cut the grace short: the results of
+    the step, finished ones included, are recorded only after it."""
     running = [task for task in tasks if not task.done()]
     for task in running:
         task.cancel()
-    if running:
-        # A tool that ignores cancellation must not hold /stop: after the grace it is
-        # answered as stopped and left to finish on its own.
-        await asyncio.wait(running, timeout=STOP_GRACE_S)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + STOP_GRACE_S
+    while running and not all(task.done() for task in running) and loop.time() < deadline:
+        try:
+            await asyncio.wait(running, timeout=deadline - loop.time())
+        except asyncio.CancelledError:
+            continue  # the turn is being stopped already; the caller raises once this is over
     for task in running:
         task.add_done_callback(_consume)
 
