@@ -40,6 +40,17 @@ def endpoint(base_url: Any) -> str:
     return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
+def located(error: ProviderError, model: str, base_url: Any, *, streaming: bool = False) -> ProviderError:
+    """``error`` naming the model asked for and the endpoint called, for messages and logs; a
+    connection lost once the answer was streaming is a dropped stream, not an unreachable
+    provider. Returns ``error`` itself."""
+    error.model = error.model or model
+    error.endpoint = error.endpoint or endpoint(base_url)
+    if streaming and error.kind == "connection" and error.stream_break is None:
+        error.stream_break = "dropped"
+    return error
+
+
 async def stream_events(stream: AsyncIterable[Any], idle_timeout_s: float, provider: str) -> AsyncIterator[Any]:
     """The events of an SDK stream, with the ways a begun answer breaks off made a
     :class:`ProviderError` the kernel retries: no event for ``idle_timeout_s`` seconds

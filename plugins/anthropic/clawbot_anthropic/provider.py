@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from clawbot.providerkit import ClientsByKey, endpoint, sdk_timeout, stream_events
+from clawbot.providerkit import ClientsByKey, located, sdk_timeout, stream_events
 from clawbot.types import LLMProvider, Message, ModelInfo, ModelRequest, ProviderError, TextSink
 
 from clawbot_anthropic.config import AnthropicConfig
@@ -119,11 +119,4 @@ class AnthropicProvider(LLMProvider):
         return acc.message(provider=self.name, model=request.model)
 
     def _located(self, error: ProviderError, request: ModelRequest, *, streaming: bool = False) -> ProviderError:
-        """``error`` naming the model asked for and the endpoint called, for messages and logs;
-        a connection lost once the answer was streaming is a dropped stream, not an unreachable
-        provider."""
-        error.model = error.model or request.model
-        error.endpoint = error.endpoint or endpoint(self.base_url())
-        if streaming and error.kind == "connection" and error.stream_break is None:
-            error.stream_break = "dropped"
-        return error
+        return located(error, request.model, self.base_url(), streaming=streaming)
