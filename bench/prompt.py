@@ -16,7 +16,7 @@ and clawbot-tools plugins.
   for importing PyYAML and is shown separately.
 
 Then the prompt's size: characters and an estimate of tokens (chars / 4) per part, and the
-same inputs laid out the way OpenClaw does (seed 004's full prompt for the coder agent:
+same inputs laid out the way OpenClaw does (OpenClaw's full prompt for a coding agent:
 6,735 characters of fixed text for these six tools, one ``<skill>`` element of five lines
 per skill, the same capped files).
 """
@@ -34,7 +34,7 @@ from pathlib import Path
 
 SIX = ["read", "write", "edit", "ls", "exec", "message"]
 FILES = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md"]
-OPENCLAW_FIXED_CHARS = 6_735  # seed 004 section 4.1, the coder agent's prompt without its skills block
+OPENCLAW_FIXED_CHARS = 6_735  # OpenClaw's coding-agent prompt without its skills block
 
 
 def make_workspace(root: Path, bin_dir: Path) -> Path:

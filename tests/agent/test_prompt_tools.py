@@ -1,4 +1,4 @@
-"""Prompt-based tool calling for models without native tools (seed 004, section 19)."""
+"""Prompt-based tool calling for models without native tools."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stage 3 acceptance: policy and exec approval through the real SDKs and the real gateway.
+"""Tool policy and exec approval through the real SDKs and the real gateway.
 
 The model (the fake LLM server, spoken to by the official SDKs) asks ``exec`` for a command
 outside the allowlist; the chat gets the approval request; ``/approve <id>`` typed in the

@@ -28,7 +28,7 @@ from .e2etools import (
     wire_history,
 )
 
-# Seed 004: the user asks for a script; the model reads the skill, lists the directory,
+# The user asks for a script; the model reads the skill, lists the directory,
 # writes the file and answers.
 ASK = "帮我写一个 Python 脚本,功能是遍历当前目录所有文件"
 SKILL_PATH = "skills/create-python-script/SKILL.md"

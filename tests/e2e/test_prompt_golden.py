@@ -1,7 +1,7 @@
-"""Stage 4 acceptance, built from seed 004: what the provider receives for the `coder` agent.
+"""What the provider receives for a `coder` agent, in full.
 
 The real Anthropic provider (official SDK) talks to the fake LLM; the message arrives
-through the real gateway from a channel named like the seed's (feishu), from 张三.
+through the real gateway from a channel named feishu, from 张三.
 """
 
 from __future__ import annotations

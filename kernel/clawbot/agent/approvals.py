@@ -1,6 +1,6 @@
 """Pending approvals: a tool asks, the owner answers ``/approve <id>`` in the same chat.
 
-Asking never blocks the turn (seed 004: the tool returns "approval-pending" and the model
+Asking never blocks the turn (the tool returns "approval-pending" and the model
 relays the exact ``/approve`` command). The model's relay is not trusted, though: the kernel
 itself sends the chat a notice with the exact command (control and bidi characters made
 visible, the notice mark broken up, every line behind a gutter mark after the notice's own

@@ -2,7 +2,7 @@
 
 Per-message facts (channel, chat type, sender, message id, time) never enter the system
 prompt, which must stay byte-identical for the provider's cache; they travel in the user
-message instead (seed 004, section 5):
+message instead:
 
 1. ``## Inbound Context (trusted metadata)``: JSON clawbot generates itself (channel, chat
    type, whether this is a system event, which session sent it). Only this block is

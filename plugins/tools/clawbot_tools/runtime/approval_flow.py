@@ -2,7 +2,7 @@
 
 Asking never blocks the turn: the request goes to ``ToolServices.request_approval`` and
 ``exec`` returns an "approval-pending" result at once, which shows the exact command, the
-reason and the ``/approve`` line the model must relay (seed 004). The kernel shows the
+reason and the ``/approve`` line the model must relay. The kernel shows the
 owner its own notice with the command and :func:`grant_lines`: where it runs (inside the
 sandbox, with network, or outside it), the environment the model adds, and whether it may
 read input. A turn started by someone who may not approve is refused at once
