@@ -21,6 +21,7 @@ from clawbot.types import (
     Message,
     ModelRequest,
     OutboundMessage,
+    ProviderError,
     SkillSource,
     TextSink,
     Tool,
@@ -119,3 +120,21 @@ def raiser(message: str) -> Callable[..., Any]:
         raise RuntimeError(message)
 
     return fail
+
+
+class OverflowingProvider(LLMProvider):
+    """Answers "reply <n>" to its n-th request, except that the next ``overflow`` requests
+    fail as too long for the context window (set it before the turn that should compact)."""
+
+    name = "p"
+
+    def __init__(self) -> None:
+        self.overflow = 0
+        self.requests: list[ModelRequest] = []
+
+    async def complete(self, request: ModelRequest, on_text: TextSink | None = None) -> Message:
+        self.requests.append(request)
+        if self.overflow:
+            self.overflow -= 1
+            raise ProviderError("context_overflow", "too long", status=400)
+        return Message.assistant(f"reply {len(self.requests)}")

@@ -12,11 +12,13 @@ from __future__ import annotations
 import logging
 
 import pytest
-from clawbot import CompactionResult, CompactionStrategy, LLMProvider, Message, ProviderError, Role
+from clawbot import CompactionResult, CompactionStrategy, Role
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.sessions.scan import CHUNK
 from clawbot.testing import plugin_from_hooks
+
+from ..plugins_for_tests import OverflowingProvider
 
 KEY = "agent:main:main"
 
@@ -29,24 +31,10 @@ class KeepLast(CompactionStrategy):
                                 tokens_before=900, tokens_after=100)
 
 
-class Overflowing(LLMProvider):
-    name = "p"
-
-    def __init__(self) -> None:
-        self.overflow = 0
-        self.requests = []
-
-    async def complete(self, request, on_text=None):
-        self.requests.append(request)
-        if self.overflow:
-            self.overflow -= 1
-            raise ProviderError("context_overflow", "too long", status=400)
-        return Message.assistant(f"reply {len(self.requests)}")
-
 
 async def _compacted_session(make_kernel):
     kernel = await make_kernel(plugins={"compaction": plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [KeepLast()])})
-    provider = Overflowing()
+    provider = OverflowingProvider()
     conversation = Conversation(kernel, ModelChoice(provider, "m"), "main")
     for text in ("first", "second", "third"):
         await conversation.send(KEY, text)
