@@ -128,11 +128,9 @@ def load_credential(path: Path) -> Credential:
     return Credential(path.stem, api_key, base_url)
 
 
-def load_credentials(paths: StatePaths, *, strict: bool = True) -> dict[str, Credential]:
-    """Every stored credential by provider name (none when the directory does not exist).
-
-    Not ``strict``: a malformed file is reported once and left out.
-    """
+def load_credentials(paths: StatePaths) -> dict[str, Credential]:
+    """Every stored credential by provider name (none when the directory does not exist); a
+    malformed file is reported once and left out."""
     directory = paths.credentials
     if not directory.is_dir():
         return {}
@@ -143,8 +141,6 @@ def load_credentials(paths: StatePaths, *, strict: bool = True) -> dict[str, Cre
         try:
             found[path.stem] = load_credential(path)
         except MalformedCredential as exc:
-            if strict:
-                raise
             # one broken file must not stop every other provider (an unsafe mode still does)
             report_once(path, f"{exc.problems[0].message} (ignored: that provider has no stored key)")
     return found
@@ -156,7 +152,7 @@ def credential_env(paths: StatePaths) -> dict[str, str]:
     Stored credentials of providers missing from :data:`ENV_NAMES` are left out.
     """
     env: dict[str, str] = {}
-    for provider, credential in load_credentials(paths, strict=False).items():
+    for provider, credential in load_credentials(paths).items():
         names = ENV_NAMES.get(provider)
         if names is None:
             continue

@@ -151,29 +151,10 @@ def text_too_deep(text: str, limit: int = MAX_ARGUMENT_DEPTH) -> bool:
     return False
 
 
-def value_too_deep(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> bool:
-    """Whether decoded JSON (dicts, lists, tuples) nests deeper than ``limit``; no recursion."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, Mapping) else item if isinstance(item, list | tuple) else None
-        if children is None:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
-
-
 #: How :func:`tool_arguments_problem` describes a number JSON cannot carry (NaN, Infinity, 1e999).
 NOT_FINITE = "held a number JSON cannot carry (NaN or Infinity): write a finite number or null"
 #: ... and a string holding half of a UTF-16 surrogate pair (``"\\ud800"`` alone).
 NOT_TEXT = "held a string that is not valid Unicode (a lone surrogate escape such as \\ud800): write the character itself"
-# Half of a surrogate pair: JSON decoding joins real pairs, so any left over stands alone.
-# No SDK can send such a string again and no file can store it as UTF-8.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def value_problem(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> str | None:
     """Why decoded arguments cannot be used or sent again, ``None`` if they can: nesting deeper
     than ``limit``, a non-finite number, a lone surrogate in a string or a key. No recursion."""

@@ -113,7 +113,7 @@ def _styles_an_emoji(text: str, index: int) -> bool:
     if index == 0:
         return False
     before = text[index - 1]
-    if unicodedata.category(before) in ("So", "Sm") or before in _EMOJI_PUNCTUATION:
+    if _emoji_like(before):
         return True
     return before in "0123456789#*" and text[index + 1 : index + 2] == _KEYCAP
 

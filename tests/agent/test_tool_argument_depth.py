@@ -19,7 +19,7 @@ from clawbot.providerkit import (
     parse_tool_arguments,
     text_too_deep,
     tool_arguments_problem,
-    value_too_deep,
+    value_problem,
 )
 from clawbot.testing import plugin_from_hooks
 from clawbot.types import Tool
@@ -64,7 +64,7 @@ def test_argument_text_deeper_than_the_limit_is_kept_raw_undecoded(depth: int, c
 def test_decoded_arguments_deeper_than_the_limit_are_kept_as_text(depth: int, container: str) -> None:
     value = nested_value(depth, container)
     too_deep = depth > MAX_ARGUMENT_DEPTH
-    assert value_too_deep(value) is too_deep
+    assert (value_problem(value) == TOO_DEEP) is too_deep
     arguments, raw = decoded_tool_arguments(value)
     if too_deep:
         assert arguments == {} and tool_arguments_problem(raw) == TOO_DEEP

@@ -115,9 +115,7 @@ class AuthProfiles:
         return usable
 
     def next_available(self, provider: str) -> Unavailable | None:
-        """The profile of ``provider`` that comes back first, when every one is unusable now."""
-        if self.candidates(provider):
-            return None
+        """The profile of ``provider`` that comes back first; ask when every one is unusable now."""
         soonest = min(self.profiles(provider), key=lambda p: self._get(p).unusable_until)
         health = self._get(soonest)
         return Unavailable(soonest, health.reason, health.unusable_until)

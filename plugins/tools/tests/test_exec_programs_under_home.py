@@ -54,3 +54,19 @@ def test_doctor_names_the_path_directories_the_sandbox_hides(tmp_path: Path) -> 
     text = " ".join(done.stdout.split())
     assert "these PATH directories are hidden inside the sandbox" in text, done.stdout
     assert str(tmp_path / "home" / ".local" / "bin") in text and "sandbox_read" in text
+
+
+async def test_a_workspace_under_home_is_not_named_as_hidden(tmp_path: Path) -> None:
+    usable("bwrap")
+    env = _home_with_a_program(tmp_path)
+    ws = tmp_path / "home" / "project"
+    (ws / ".venv" / "bin").mkdir(parents=True)
+    env["PATH"] = f"{ws / '.venv' / 'bin'}:{env['PATH']}"
+    gate = Harness(ws, tmp_path / "state", env, security="full", sandbox="bwrap")
+    try:
+        missing = await gate.exec("no-such-program-here")
+    finally:
+        await gate.close()
+    assert missing.details["exit_code"] == 127
+    assert str(tmp_path / "home" / ".local" / "bin") in text_of(missing)
+    assert str(ws / ".venv" / "bin") not in text_of(missing)  # inside the workspace: it is there

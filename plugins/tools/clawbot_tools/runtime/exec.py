@@ -162,7 +162,7 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
     note = rt.sandbox.notice_once()
     if await process.wait(yield_s):
         if process.exit_code in (126, 127) and job.sandboxed:
-            note = rt.sandbox.not_found_hint(job.env["PATH"]) or note
+            note = rt.sandbox.not_found_hint(job) or note
         return _finished(process, rt, note)
     return _yielded(process, rt, yield_s, call.services, note)
 

@@ -77,13 +77,16 @@ class Sandboxing:
             "before any command reads, lists or writes files by name. `clawbot doctor` explains how to enable one."
         )
 
-    def hidden_path_entries(self, path_value: str) -> tuple[str, ...]:
+    def hidden_path_entries(self, path_value: str, opened: tuple[str, ...] = ()) -> tuple[str, ...]:
         """The ``PATH`` directories the sandbox hides (under the home folder or the state dir,
-        not opened by ``sandbox_read``): programs found there do not run inside it (pyenv's
-        shims, ~/.local/bin, ~/.cargo/bin ...)."""
+        opened neither by ``sandbox_read``/``sandbox_write`` nor as one of ``opened``, such as
+        the workspace): programs found there do not run inside it (pyenv's shims,
+        ~/.local/bin, ~/.cargo/bin ...)."""
         if not self.choice().mechanism.confines:
             return ()
-        opened = self._expanded(self.settings.sandbox_read) + self._expanded(self.settings.sandbox_write)
+        opened = tuple(map(os.path.realpath, opened)) + self._expanded(self.settings.sandbox_read) + self._expanded(
+            self.settings.sandbox_write
+        )
         hidden = []
         for entry in dict.fromkeys(path_value.split(os.pathsep)):
             real = os.path.realpath(entry) if os.path.isabs(entry) else None
@@ -93,9 +96,9 @@ class Sandboxing:
                 hidden.append(entry)
         return tuple(hidden)
 
-    def not_found_hint(self, path_value: str) -> str | None:
-        """For a command that ended with 126 or 127 (not found, not runnable) in the sandbox."""
-        hidden = self.hidden_path_entries(path_value)
+    def not_found_hint(self, job: Job) -> str | None:
+        """For ``job``, which ended with 126 or 127 (not found, not runnable) in the sandbox."""
+        hidden = self.hidden_path_entries(job.env["PATH"], (job.workspace, *job.readable))
         if not hidden:
             return None
         return (

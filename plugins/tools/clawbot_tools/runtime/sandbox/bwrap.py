@@ -75,11 +75,10 @@ class BwrapMechanism(Mechanism):
         child_env = dict(env)
         child_env["TMPDIR"] = "/tmp"
         apply = rlimits.applier(rlimits.rlimits(policy.limits))
-        if filter_fd is None:
-            return Launch(argv=tuple(command), env=child_env, cwd=real_cwd, preexec_fn=apply)
         return Launch(
-            argv=tuple(command), env=child_env, cwd=real_cwd, preexec_fn=apply, pass_fds=(filter_fd,),
-            cleanup=lambda: os.close(filter_fd),
+            argv=tuple(command), env=child_env, cwd=real_cwd, preexec_fn=apply,
+            pass_fds=() if filter_fd is None else (filter_fd,),
+            cleanup=None if filter_fd is None else (lambda: os.close(filter_fd)),
         )
 
     def _mounts(self, policy: SandboxPolicy) -> list[tuple[int, int, tuple[str, ...]]]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import platform
 
 # struct seccomp_data offsets
@@ -121,12 +122,14 @@ def program(*, deny_unix: bool, deny_network: bool, deny_sysv_ipc: bool = False)
     ]
 
 
+@functools.cache  # a handful of flag combinations; the array stays alive with the cache
 def compiled(*, deny_unix: bool, deny_network: bool, deny_sysv_ipc: bool) -> tuple[SockFprog, ctypes.Array]:
     """The ``sock_fprog`` for prctl and the instruction array it points to (keep both alive)."""
     array = _array(program(deny_unix=deny_unix, deny_network=deny_network, deny_sysv_ipc=deny_sysv_ipc))
     return SockFprog(len(array), ctypes.cast(array, ctypes.POINTER(SockFilter))), array
 
 
+@functools.cache
 def raw(*, deny_unix: bool, deny_network: bool) -> bytes:
     """The filter as the bytes of a ``sock_filter`` array (what ``bwrap --seccomp FD`` reads)."""
     return bytes(_array(program(deny_unix=deny_unix, deny_network=deny_network)))
