@@ -45,7 +45,7 @@ class Instant(LLMProvider):
 
 async def main():
     kernel = await build_kernel(Path(sys.argv[1]))
-    conversation = Conversation(kernel, ModelChoice(Instant(), "instant-1"), "main")
+    conversation = Conversation(kernel, ModelChoice(Instant(), "instant-1"), "main", services=None)
     started = time.perf_counter()
     result = await conversation.send("agent:main:main", "Anything else?", channel="cli")
     elapsed = time.perf_counter() - started

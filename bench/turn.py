@@ -140,7 +140,7 @@ class Bench:
         from clawbot.testing import build_kernel
 
         self.kernel = await build_kernel(home, plugins={"bench": _bench_plugin()})
-        self.conversation = Conversation(self.kernel, ModelChoice(_provider(), "instant-1"), "main")
+        self.conversation = Conversation(self.kernel, ModelChoice(_provider(), "instant-1"), "main", services=None)
         store = self.kernel.sessions
         for i in range(other_sessions):
             store.open(f"agent:main:chat{i:04d}")

@@ -504,7 +504,7 @@ async def test_hook_prompt_sections_conversation_filters_mode_and_sorts(make_ker
         return [PromptSection("early", "EARLY", order=100)]
 
     kernel = await make_kernel(plugins={"a": plugin(clawbot_prompt_sections=sections), "b": plugin(clawbot_prompt_sections=early)})
-    conversation = Conversation(kernel, ModelChoice(EchoProvider("echo"), "m"), "main")
+    conversation = Conversation(kernel, ModelChoice(EchoProvider("echo"), "m"), "main", services=None)
     prompt = await conversation.system_prompt("agent:main:main", "fake")
     assert seen == [("full", "agent:main:main", "fake")]
     assert prompt.stable.index("EARLY") < prompt.stable.index("LATE")

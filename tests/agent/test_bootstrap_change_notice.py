@@ -14,7 +14,6 @@ import clawbot_tools.plugin
 import clawbot_workspace.plugin
 from clawbot import OutboundMessage, Tool, ToolCall, ToolResult
 from clawbot.agent.bootstrap_changes import LINE_CHARS, MAX_COMPARED_BYTES, SHOWN_LINES
-from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.gateway.runner import Gateway
@@ -50,7 +49,7 @@ async def test_a_model_editing_soul_md_is_reported_to_the_chat(make_kernel, fake
     kernel = await make_kernel(plugins={**PLUGINS, "fake": fake_channel.as_plugin()}, config=_config(workspace))
     provider = make_provider("anthropic", fake_llm)
     runtime = AgentRuntime(kernel)
-    runtime.adopt(Conversation(kernel, ModelChoice(provider, MODEL["anthropic"]), "main"))
+    await runtime.conversation("main", chain=[ModelChoice(provider, MODEL["anthropic"])])
     gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.inject("improve your soul", from_owner=True)

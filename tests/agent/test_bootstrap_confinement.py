@@ -76,7 +76,7 @@ LINKS: dict[str, Callable[[dict[str, Path]], None]] = {
 async def _turn(make_kernel, ws: Path):
     kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin}, config=f'[agents.defaults]\nworkspace = "{ws}"\n')
     provider = ScriptedProvider("ok")
-    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main")
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
     await conversation.send("agent:main:main", "hi")
     built = await conversation.build_prompt("agent:main:main", None)
     return provider.requests[0].system.text, prompt_report(built)

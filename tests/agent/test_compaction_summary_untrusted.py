@@ -46,7 +46,7 @@ def _assert_untrusted(summary: str) -> None:
 async def test_a_summary_cannot_carry_clawbots_labels_or_close_its_fence(make_kernel) -> None:
     kernel = await make_kernel(plugins={"compaction": plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [Summariser()])})
     provider = OverflowingProvider()
-    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main")
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
     await conversation.send("agent:main:main", "cats?")
     provider.overflow = 1
 

@@ -147,7 +147,7 @@ async def test_fallback_is_for_this_turn_only_and_never_after_an_explicit_choice
     primary = FlakyProvider(errors={"big": [err("server")] * 4})
     backup = FlakyProvider("backup")
     kernel = await make_kernel()
-    conv = Conversation(kernel, ModelChoice(primary, "big"), "main", fallbacks=[ModelChoice(backup, "small")], caller_sleep=_no_sleep)
+    conv = Conversation(kernel, ModelChoice(primary, "big"), "main", fallbacks=[ModelChoice(backup, "small")], caller_sleep=_no_sleep, services=None)
     first = await conv.send("agent:main:main", "one")
     assert first.model == "backup/small"
     second = await conv.send("agent:main:main", "two")
@@ -155,7 +155,7 @@ async def test_fallback_is_for_this_turn_only_and_never_after_an_explicit_choice
 
     primary.errors["big"] = [err("server")] * 4
     explicit = Conversation(kernel, ModelChoice(primary, "big"), "main", fallbacks=[ModelChoice(backup, "small")],
-                            explicit_model=True, caller_sleep=_no_sleep)
+                            explicit_model=True, caller_sleep=_no_sleep, services=None)
     with pytest.raises(ProviderError):
         await explicit.send("agent:main:main", "three")
 
@@ -178,7 +178,7 @@ async def test_context_overflow_compacts_once_and_retries(make_kernel) -> None:
     )
     kernel = await make_kernel(plugins={"compaction": plugin})
     provider = FlakyProvider()
-    conv = Conversation(kernel, ModelChoice(provider, "m"), "main")
+    conv = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
     await conv.send("agent:main:main", "cats?")
     provider.errors["m"] = [err("context_overflow", status=400)]
     result = await conv.send("agent:main:main", "more cats")
@@ -196,7 +196,7 @@ async def test_context_overflow_without_a_strategy_is_a_clear_error(make_kernel)
     kernel = await make_kernel()
     provider = FlakyProvider(errors={"m": [err("context_overflow")]})
     with pytest.raises(ProviderError) as info:
-        await Conversation(kernel, ModelChoice(provider, "m"), "main").send("agent:main:main", "hi")
+        await Conversation(kernel, ModelChoice(provider, "m"), "main", services=None).send("agent:main:main", "hi")
     assert "too long for the model's context window" in info.value.user_message
 
 
@@ -289,7 +289,7 @@ async def test_a_long_retry_after_moves_to_the_next_model_instead_of_waiting(tmp
 async def test_the_accepted_thinking_level_carries_over_to_the_next_turn(make_kernel) -> None:
     provider = FlakyProvider(errors={"m": [err("thinking_unsupported")]})
     kernel = await make_kernel(config='[agents.defaults]\nthinking = "high"\n')
-    conv = Conversation(kernel, ModelChoice(provider, "m"), "main", caller_sleep=_no_sleep)
+    conv = Conversation(kernel, ModelChoice(provider, "m"), "main", caller_sleep=_no_sleep, services=None)
     await conv.send("agent:main:main", "one")
     await conv.send("agent:main:main", "two")
     assert [t for _, _, t in provider.calls] == ["high", "medium", "medium"]
@@ -298,6 +298,6 @@ async def test_the_accepted_thinking_level_carries_over_to_the_next_turn(make_ke
 async def test_the_session_index_records_the_thinking_level_and_profile_in_use(make_kernel) -> None:
     provider = FlakyProvider(errors={"m": [err("thinking_unsupported")]})
     kernel = await make_kernel(config='[agents.defaults]\nthinking = "high"\n')
-    await Conversation(kernel, ModelChoice(provider, "m"), "main", caller_sleep=_no_sleep).send("agent:main:main", "hi")
+    await Conversation(kernel, ModelChoice(provider, "m"), "main", caller_sleep=_no_sleep, services=None).send("agent:main:main", "hi")
     info = kernel.sessions.get("agent:main:main")
     assert info.thinking == "medium" and info.auth_profile == "default"

@@ -19,7 +19,6 @@ import clawbot_tools.plugin
 import clawbot_workspace.plugin
 import pytest
 from clawbot import Tool, ToolCall, ToolResult
-from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.gateway.runner import Gateway
@@ -127,7 +126,7 @@ async def test_a_model_linking_soul_md_to_a_key_with_exec_shows_nothing_of_it_in
         config=f'[agents.defaults]\nworkspace = "{workspace}"\n\n[plugins.tools.exec]\nsecurity = "full"\n',
     )
     runtime = AgentRuntime(kernel)
-    runtime.adopt(Conversation(kernel, ModelChoice(provider, "m"), "main"))
+    await runtime.conversation("main", chain=[ModelChoice(provider, "m")])
     gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()

@@ -88,7 +88,7 @@ async def _chat(make_kernel, ran: list[dict], config: str = "", **plugins):
 async def _by_message(make_kernel, ran, text: str, origin: InboundMessage | None, **echo) -> Echo:
     provider = Echo(**echo)
     kernel = await _chat(make_kernel, ran)
-    await Conversation(kernel, ModelChoice(provider, "m"), "main").send(KEY, text, origin=origin)
+    await Conversation(kernel, ModelChoice(provider, "m"), "main", services=None).send(KEY, text, origin=origin)
     return provider
 
 
@@ -120,7 +120,7 @@ async def _compaction_summary(make_kernel, ran):
     provider = Echo()
     compaction = plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [Summariser()])
     kernel = await _chat(make_kernel, ran, compaction=compaction)
-    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main")
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
     await conversation.send(KEY, "hello", origin=GROUP)
     provider.overflow = True
     await conversation.send(KEY, "and now?", origin=GROUP)
@@ -131,9 +131,9 @@ async def _another_sessions_message(make_kernel, ran):
     provider = Echo()
     kernel = await _chat(make_kernel, ran)
     runtime = AgentRuntime(kernel)
-    runtime.adopt(Conversation(kernel, ModelChoice(provider, "m"), "main"))
+    await runtime.conversation("main", chain=[ModelChoice(provider, "m")])
     try:
-        services = KernelServices(runtime, "main", KEY, None, "echo/m")
+        services = KernelServices(runtime.services, "main", KEY, None, "echo/m")
         await services.send_to_session("agent:main:work", f"please forward:\n{CALL}", timeout_s=10)
     finally:
         await runtime.aclose()

@@ -56,7 +56,7 @@ async def test_a_model_without_native_tools_runs_the_loop_through_the_real_opena
                 lambda call: ToolResult.text(call.arguments["text"].upper()))
     kernel = await make_kernel(plugins={"shout": plugin_from_hooks(clawbot_tools=lambda ctx: [tool])})
     provider = OllamaProvider(OllamaConfig(base_url="http://fake-llm.test/v1", native_tools=False), env={}, http_client=fake_llm.http_client())
-    result = await Conversation(kernel, ModelChoice(provider, "llama3.2"), "main").send("agent:main:main", "shout hi")
+    result = await Conversation(kernel, ModelChoice(provider, "llama3.2"), "main", services=None).send("agent:main:main", "shout hi")
     assert result.text == "The tool said HI." and result.tool_calls == 1
     first, second = fake_llm.requests
     assert "tools" not in first.body and "<tool_call>" in json.dumps(first.body["messages"][0])

@@ -109,7 +109,7 @@ async def test_a_provider_that_decodes_arguments_itself_still_gets_the_depth_err
     provider = ScriptedProvider([deep], "answered")
     kernel = await make_kernel(plugins={"probe": plugin_from_hooks(clawbot_tools=lambda ctx: [tool])})
 
-    turn = await Conversation(kernel, ModelChoice(provider, "m"), "main").send("agent:main:main", "go")
+    turn = await Conversation(kernel, ModelChoice(provider, "m"), "main", services=None).send("agent:main:main", "go")
 
     assert turn.text == "answered" and ran == []
     result = provider.requests[1].messages[-1]

@@ -43,7 +43,7 @@ def tools_plugin(order: list[str] | None = None):
 
 async def _conversation(make_kernel, provider, plugins=None, config=None):
     kernel = await make_kernel(plugins={"tools": tools_plugin(), **(plugins or {})}, config=config)
-    return kernel, Conversation(kernel, ModelChoice(provider, "m"), "main")
+    return kernel, Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
 
 
 async def test_multi_step_loop_sends_exactly_the_growing_history(make_kernel) -> None:
@@ -70,7 +70,7 @@ async def test_parallel_calls_run_concurrently_and_results_keep_call_order(make_
     order: list[str] = []
     provider = ScriptedProvider([call("slow", "first", seconds=0.2), call("slow", "second", seconds=0.0)], "ok")
     kernel = await make_kernel(plugins={"tools": tools_plugin(order)})
-    conv = Conversation(kernel, ModelChoice(provider, "m"), "main")
+    conv = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
     started = asyncio.get_running_loop().time()
     await conv.send("agent:main:main", "go")
     assert asyncio.get_running_loop().time() - started < 0.4
@@ -196,7 +196,7 @@ async def test_a_tool_with_a_broken_schema_gives_an_error_result_not_a_failed_tu
     ])
     provider = ScriptedProvider([call("typo", "c1", x=1), call("dangling", "c2", x=1), call("echo", "c3", text="ok")], "survived")
     kernel = await make_kernel(plugins={"tools": tools_plugin(), "broken": broken})
-    result = await Conversation(kernel, ModelChoice(provider, "m"), "main").send("agent:main:main", "go")
+    result = await Conversation(kernel, ModelChoice(provider, "m"), "main", services=None).send("agent:main:main", "go")
     assert result.text == "survived"
     typo, dangling, fine = provider.requests[1].messages[2:5]
     assert typo.is_error and "its JSON schema is invalid" in typo.text

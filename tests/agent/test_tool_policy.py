@@ -84,7 +84,7 @@ async def test_patterns_matching_no_tool_are_reported(make_kernel) -> None:
 async def test_a_denied_tool_is_absent_from_the_request_and_cannot_be_called(make_kernel) -> None:
     provider = ScriptedProvider([call("exec", "c1")], "ok")
     kernel = await make_kernel(plugins={"t": PLUGIN}, config='[tools]\nallow = ["read", "write", "exec"]\ndeny = ["exec"]\n')
-    await Conversation(kernel, ModelChoice(provider, "m"), "main").send("agent:main:main", "run ls")
+    await Conversation(kernel, ModelChoice(provider, "m"), "main", services=None).send("agent:main:main", "run ls")
     assert sorted(t.name for t in provider.requests[0].tools) == ["read", "write"]
     refused = provider.requests[1].messages[2]
     assert refused.is_error and "Unknown tool 'exec'" in refused.text and "read, write" in refused.text
@@ -97,6 +97,6 @@ async def test_the_real_sdk_request_carries_only_the_allowed_tools(make_kernel, 
     fake_llm.reply("nothing to do")
     kernel = await make_kernel(plugins={"t": PLUGIN}, config='[tools]\nprofile = "coding"\ndeny = ["group:runtime"]\n')
     provider = OpenAIProvider(OpenAIConfig(api_key="sk-test", base_url="http://fake-llm.test/v1"), env={}, http_client=fake_llm.http_client())
-    await Conversation(kernel, ModelChoice(provider, "gpt-test"), "main").send("agent:main:main", "hi")
+    await Conversation(kernel, ModelChoice(provider, "gpt-test"), "main", services=None).send("agent:main:main", "hi")
     assert sorted(fake_llm.requests[0].tools) == ["read", "session_status", "sessions_send", "write"]
     await provider.aclose()

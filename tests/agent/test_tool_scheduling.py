@@ -48,7 +48,7 @@ def timed_tools(timeline: Timeline, seconds: float = 0.2) -> list[Tool]:
 
 async def _conversation(make_kernel, provider, tools: list[Tool]):
     kernel = await make_kernel(plugins={"tools": plugin_from_hooks(clawbot_tools=lambda ctx: tools)})
-    return kernel, Conversation(kernel, ModelChoice(provider, "m"), "main")
+    return kernel, Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
 
 
 def test_a_tool_that_says_nothing_about_concurrency_runs_alone() -> None:
@@ -166,7 +166,7 @@ async def test_a_second_stop_while_calls_wind_down_keeps_the_finished_calls_resu
     tools = [Tool("peek", "p", ANY, peek, concurrent=True), Tool("slow", "s", ANY, stubborn, concurrent=True)]
     provider = ScriptedProvider([call("peek", "p1"), call("slow", "s1")], "next")
     kernel = await make_kernel(plugins={"tools": plugin_from_hooks(clawbot_tools=lambda ctx: tools)})
-    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main")
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
     turn = asyncio.create_task(conversation.send(KEY, "go"))
     while "p1" not in finished:
         await asyncio.sleep(0.01)

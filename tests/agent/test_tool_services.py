@@ -14,7 +14,6 @@ from zoneinfo import ZoneInfo
 
 import clawbot_tools.plugin
 from clawbot import ApprovalDecision, ApprovalRequest, ServiceUnavailable, Tool, ToolCall, ToolResult
-from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.gateway.runner import Gateway
@@ -32,7 +31,7 @@ TWO_AGENTS = (
 async def _runtime(make_kernel, provider, *, config: str = TWO_AGENTS, extra: dict | None = None):
     kernel = await make_kernel(plugins={"tools": clawbot_tools.plugin, **(extra or {})}, config=config)
     runtime = AgentRuntime(kernel)
-    conversation = runtime.adopt(Conversation(kernel, ModelChoice(provider, "m"), "main"))
+    conversation = await runtime.conversation("main", chain=[ModelChoice(provider, "m")])
     return kernel, runtime, conversation
 
 
@@ -85,7 +84,7 @@ async def test_sessions_send_asks_another_agent_and_returns_its_reply(make_kerne
     main = ScriptedProvider([call("sessions_send", "c1", session_key="agent:helper:main", message="2+2?")], "helper says 4")
     helper = ScriptedProvider("4")
     kernel, runtime, conversation = await _runtime(make_kernel, main)
-    runtime.adopt(Conversation(kernel, ModelChoice(helper, "h"), "helper"))
+    await runtime.conversation("helper", chain=[ModelChoice(helper, "h")])
     result = await conversation.send("agent:main:main", "ask the helper")
     assert result.text == "helper says 4"
     assert helper.requests[0].messages[-1].text.endswith("\n2+2?")  # after clawbot's label saying who sent it
@@ -98,7 +97,7 @@ async def test_a_send_back_to_a_waiting_session_is_refused_instead_of_deadlockin
     main = ScriptedProvider([call("sessions_send", "c1", session_key="agent:helper:main", message="ping")], "done")
     helper = ScriptedProvider([call("sessions_send", "c2", session_key="agent:main:main", message="pong")], "gave up")
     kernel, runtime, conversation = await _runtime(make_kernel, main)
-    runtime.adopt(Conversation(kernel, ModelChoice(helper, "h"), "helper"))
+    await runtime.conversation("helper", chain=[ModelChoice(helper, "h")])
     async with asyncio.timeout(5):
         await conversation.send("agent:main:main", "go")
     refused = helper.requests[1].messages[-1]

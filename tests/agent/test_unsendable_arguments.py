@@ -77,7 +77,7 @@ async def test_a_provider_that_decodes_arguments_itself_gets_the_error_result(ma
     tool = Tool("probe", "Any object.", {"type": "object"}, lambda c: ran.append(c.arguments) or ToolResult.text("ran"))
     provider = ScriptedProvider([call("probe", "c1", **value)], "answered", "again")
     kernel = await make_kernel(plugins={"probe": plugin_from_hooks(clawbot_tools=lambda ctx: [tool])})
-    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main")
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
 
     turn = await conversation.send("agent:main:main", "go")
 

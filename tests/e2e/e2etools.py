@@ -330,7 +330,7 @@ async def start(make_kernel, kind: str, fake: FakeLLM, workspace: Path, *, finis
     )
     conversation = Conversation(
         kernel, ModelChoice(provider, MODEL[kind]), "main",
-        fallbacks=[ModelChoice(provider, m) for m in fallback_models], caller_sleep=caller_sleep,
+        fallbacks=[ModelChoice(provider, m) for m in fallback_models], caller_sleep=caller_sleep, services=None,
     )
     return kernel, conversation, provider
 

@@ -53,7 +53,7 @@ async def start_path(path: str, make_kernel, fake_llm, workspace, ran: list[dict
     kernel = await make_kernel(
         plugins={"llm": providers_plugin(provider), "probe": probe_plugin(ran)}, config=workspace_config(workspace)
     )
-    return Conversation(kernel, ModelChoice(provider, "llama3.2"), "main")
+    return Conversation(kernel, ModelChoice(provider, "llama3.2"), "main", services=None)
 
 
 def script_call(path: str, fake_llm, arguments: str) -> None:

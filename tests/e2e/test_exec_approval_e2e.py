@@ -15,7 +15,6 @@ import re
 
 import clawbot_tools.plugin
 import pytest
-from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.gateway.runner import Gateway
@@ -52,7 +51,7 @@ async def test_approve_runs_the_command_once_and_denied_tools_never_reach_the_mo
     )
     provider = make_provider(kind, fake_llm)
     runtime = AgentRuntime(kernel)
-    runtime.adopt(Conversation(kernel, ModelChoice(provider, MODEL[kind]), "main"))
+    await runtime.conversation("main", chain=[ModelChoice(provider, MODEL[kind])])
     gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()

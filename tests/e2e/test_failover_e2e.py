@@ -146,7 +146,7 @@ async def test_fallback_to_another_provider_gets_the_whole_history_in_its_own_fo
     )
     conversation = Conversation(
         kernel, ModelChoice(anthropic, "claude-test"), "main", fallbacks=[ModelChoice(openai, "gpt-test")],
-        caller_sleep=Sleeps(),
+        caller_sleep=Sleeps(), services=None,
     )
     fake_llm.reply("Let me read it.", tool_calls=[ToolCallSpec("read", {"path": "notes.txt"}, id="toolu_01NOTES")])
     fake_llm.reply("It says: remember the milk.")

@@ -158,7 +158,7 @@ async def test_a_wrong_type_in_any_state_file_field_never_stops_a_turn(
                 config=f'[agents.defaults]\nworkspace = "{workspace}"\n\n[tools]\ndeny = ["process", "group:web"]\n',
                 env={"PATH": os.environ.get("PATH", os.defpath)},
             )
-            conversation = Conversation(kernel, ModelChoice(make_provider("openai-chat", fake_llm), "gpt-test"), "main")
+            conversation = Conversation(kernel, ModelChoice(make_provider("openai-chat", fake_llm), "gpt-test"), "main", services=None)
             first = await conversation.send(KEY, "hello")
             second = await conversation.send(KEY, "and again")
         assert (first.text, second.text) == (f"answer {kind}", f"again {kind}"), (case, kind)

@@ -15,7 +15,6 @@ from pathlib import Path
 import clawbot_tools.plugin
 import clawbot_workspace.plugin
 from clawbot import BootstrapFile, PromptSection, hookimpl
-from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.agent.system_prompt import IDENTITY_LINE
@@ -62,7 +61,7 @@ async def _coder(make_kernel, fake_llm, tmp_path: Path, *, extra: str = "", plug
     )
     provider = make_provider("anthropic", fake_llm)
     runtime = AgentRuntime(kernel)
-    conversation = runtime.adopt(Conversation(kernel, ModelChoice(provider, "claude-sonnet-4-6"), "coder"))
+    conversation = await runtime.conversation("coder", chain=[ModelChoice(provider, "claude-sonnet-4-6")])
     return ws, channel, kernel, provider, runtime, conversation
 
 

@@ -13,7 +13,6 @@ import io
 
 import pytest
 from clawbot import OutboundMessage
-from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.gateway.runner import Gateway
@@ -62,7 +61,7 @@ async def test_a_reply_imitating_the_approval_notice_byte_for_byte_renders_diffe
     kernel = await make_kernel(plugins={"t": plugin_from_hooks(clawbot_tools=lambda ctx: [guarded_tool([])])})
     provider = make_provider("anthropic", fake_llm)
     runtime = AgentRuntime(kernel)
-    runtime.adopt(Conversation(kernel, ModelChoice(provider, MODEL["anthropic"]), "main"))
+    await runtime.conversation("main", chain=[ModelChoice(provider, MODEL["anthropic"])])
     channel = TerminalChannel(TerminalConfig(), stdin=io.StringIO("launch\nwhat now?\n"), stdout=screen)
     gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
     await asyncio.wait_for(gateway.run([channel]), 30)

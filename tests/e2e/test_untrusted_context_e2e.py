@@ -15,7 +15,6 @@ import re
 
 import clawbot_tools.plugin
 import pytest
-from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.gateway.runner import Gateway
@@ -51,7 +50,7 @@ async def _gateway(make_kernel, fake_llm, fake_channel, workspace, kind: str, co
     )
     provider = make_provider(kind, fake_llm)
     runtime = AgentRuntime(kernel)
-    runtime.adopt(Conversation(kernel, ModelChoice(provider, MODEL[kind]), "main"))
+    await runtime.conversation("main", chain=[ModelChoice(provider, MODEL[kind])])
     gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()

@@ -10,7 +10,6 @@ import asyncio
 from typing import Any
 
 from clawbot import ApprovalDecision, ApprovalRequest, ServiceUnavailable, Tool, ToolCall, ToolResult
-from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.gateway.runner import Gateway
@@ -83,7 +82,7 @@ async def open_chat(make_kernel: Any, channel: Any, provider: Any, *, tools: lis
     tool_plugin = plugin_from_hooks(clawbot_tools=lambda ctx: list(tools))
     kernel = await make_kernel(plugins={"fake": channel.as_plugin(), "chat-tools": tool_plugin, **(plugins or {})}, config=config)
     runtime = AgentRuntime(kernel)
-    runtime.adopt(Conversation(kernel, ModelChoice(provider, "m"), "main"))
+    await runtime.conversation("main", chain=[ModelChoice(provider, "m")])
     gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
     task = asyncio.create_task(gateway.run([channel]))
     await channel.wait_started()

@@ -156,7 +156,7 @@ async def test_stop_cancels_the_running_turn_records_it_and_the_session_goes_on(
 
     kernel = await make_kernel()
     provider = ScriptedProvider("slow answer", delay=0.5)
-    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main")
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
 
     async def respond(message, session_key):
         return (await conversation.send(session_key, message.text)).text

@@ -35,7 +35,7 @@ class KeepLast(CompactionStrategy):
 async def _compacted_session(make_kernel):
     kernel = await make_kernel(plugins={"compaction": plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [KeepLast()])})
     provider = OverflowingProvider()
-    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main")
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
     for text in ("first", "second", "third"):
         await conversation.send(KEY, text)
     provider.overflow = 1

@@ -36,11 +36,11 @@ async def test_history_persists_across_conversations_and_usage_is_totalled(make_
     hooks = plugin_from_hooks(clawbot_session_start=lambda event: started.append(event.session_key))
     kernel = await make_kernel(plugins={"hooks": hooks})
     provider = RecordingProvider()
-    first = Conversation(kernel, ModelChoice(provider, "m1"), "main")
+    first = Conversation(kernel, ModelChoice(provider, "m1"), "main", services=None)
     result = await first.send("agent:main:main", "hello")
     assert result.text == "reply 1" and result.usage == Usage(7, 3, 2, 0)
 
-    second = Conversation(kernel, ModelChoice(provider, "m1"), "main")  # e.g. the next `clawbot agent`
+    second = Conversation(kernel, ModelChoice(provider, "m1"), "main", services=None)  # e.g. the next `clawbot agent`
     await second.send("agent:main:main", "again")
     assert [m.text for m in provider.requests[1].messages] == ["hello", "reply 1", "again"]
     assert started == ["agent:main:main"]
@@ -51,13 +51,13 @@ async def test_history_persists_across_conversations_and_usage_is_totalled(make_
 async def test_one_session_runs_one_turn_at_a_time_while_others_run_concurrently(make_kernel) -> None:
     kernel = await make_kernel()
     same = RecordingProvider(delay=0.05)
-    conversation = Conversation(kernel, ModelChoice(same, "m1"), "main")
+    conversation = Conversation(kernel, ModelChoice(same, "m1"), "main", services=None)
     await asyncio.gather(*(conversation.send("agent:main:main", f"m{i}") for i in range(3)))
     assert same.max_active == 1
     history = kernel.sessions.open("agent:main:main").transcript.load().messages()
     assert len(history) == 6
 
     parallel = RecordingProvider(delay=0.05)
-    conversation = Conversation(kernel, ModelChoice(parallel, "m1"), "main")
+    conversation = Conversation(kernel, ModelChoice(parallel, "m1"), "main", services=None)
     await asyncio.gather(*(conversation.send(f"agent:main:x:group:{i}", "hi") for i in range(3)))
     assert parallel.max_active == 3

@@ -31,7 +31,7 @@ class SlowProvider(LLMProvider):
 
 async def test_no_lane_is_retained_after_turns_on_many_keys(make_kernel) -> None:
     kernel = await make_kernel()
-    conversation = Conversation(kernel, ModelChoice(SlowProvider(), "m1"), "main")
+    conversation = Conversation(kernel, ModelChoice(SlowProvider(), "m1"), "main", services=None)
     await asyncio.gather(*(conversation.send(f"agent:main:chat{i:03d}", "hi") for i in range(100)))
     assert kernel.sessions._lanes == {}
     assert len(kernel.sessions.list("main")) == 100
@@ -40,7 +40,7 @@ async def test_no_lane_is_retained_after_turns_on_many_keys(make_kernel) -> None
 async def test_turns_on_one_key_still_wait_for_each_other(make_kernel) -> None:
     kernel = await make_kernel()
     provider = SlowProvider(delay=0.03)
-    conversation = Conversation(kernel, ModelChoice(provider, "m1"), "main")
+    conversation = Conversation(kernel, ModelChoice(provider, "m1"), "main", services=None)
     await asyncio.gather(*(conversation.send("agent:main:main", "hi") for _ in range(3)))
     assert not provider.overlapped
     assert kernel.sessions.get("agent:main:main").turns == 3

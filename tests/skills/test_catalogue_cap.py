@@ -25,7 +25,7 @@ LONG = "Use this skill when the task involves its topic. " * 22  # ~1,100 charac
 async def _prompt(make_kernel, workspace: Path, extra: str = ""):
     kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin}, config=config_for(workspace, extra=extra))
     provider = ScriptedProvider("ok")
-    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main")
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
     await conversation.send("agent:main:main", "hi")
     built = await conversation.build_prompt("agent:main:main", None)
     skills = next(s.text for s in built.sections if s.key == "skills")

@@ -41,7 +41,7 @@ from clawbot.sessions.keys import session_kind
 from clawbot.types import BootstrapContext, BootstrapFile, InboundMessage
 
 if TYPE_CHECKING:
-    from clawbot.agent.runtime import AgentRuntime
+    from clawbot.agent.services import SharedServices
 
 log = logging.getLogger(__name__)
 
@@ -139,9 +139,9 @@ class BootstrapWatch:
         return "\n".join([HEADER, *(line for change in changes for line in describe(change))])
 
 
-async def deliver(runtime: AgentRuntime | None, origin: InboundMessage | None, session_key: str, text: str) -> None:
+async def deliver(services: SharedServices | None, origin: InboundMessage | None, session_key: str, text: str) -> None:
     """Send the notice to the chat the turn came from (a CLI run prints it itself)."""
-    port = runtime.port if runtime is not None else None
+    port = services.port if services is not None else None
     if port is None or origin is None:
         return
     try:
@@ -162,7 +162,7 @@ async def watching_bootstrap_files(
     workspace: Path,
     session_key: str,
     *,
-    runtime: AgentRuntime | None,
+    services: SharedServices | None,
     origin: InboundMessage | None,
     cache: StateCache | None = None,
 ) -> AsyncIterator[Watching]:
@@ -178,10 +178,10 @@ async def watching_bootstrap_files(
         yield watching
     except BaseException:
         text = watch.notice()
-        if text and runtime is not None:
-            runtime.spawn(deliver(runtime, origin, session_key, text), name=f"bootstrap-notice:{session_key}")
+        if text and services is not None:
+            services.spawn(deliver(services, origin, session_key, text), name=f"bootstrap-notice:{session_key}")
         raise
     text = watch.notice()
     if text:
         watching.notices = (text,)
-        await deliver(runtime, origin, session_key, text)
+        await deliver(services, origin, session_key, text)

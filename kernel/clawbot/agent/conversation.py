@@ -59,7 +59,7 @@ from clawbot.types import (
 )
 
 if TYPE_CHECKING:
-    from clawbot.agent.runtime import AgentRuntime
+    from clawbot.agent.services import SharedServices
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +93,10 @@ class Conversation:
     caller_sleep: Any = None  # tests make failover back-off instant
     #: model ref -> thinking level it accepted after rejecting a higher one (kept across turns)
     accepted_thinking: dict[str, str] = attrs.Factory(dict)
-    #: sessions, channels and approvals for tools; None: tools get no services (bare embedding)
-    runtime: AgentRuntime | None = None
+    #: sessions, channels and approvals for the tools, given by whoever builds the conversation
+    #: (:meth:`AgentRuntime.conversation`); ``None`` says it is a bare embedding whose tools
+    #: get no services. Keyword-only and required, so nobody leaves them out by accident.
+    services: SharedServices | None = attrs.field(kw_only=True)
     #: the bootstrap and skill files as last read, so a turn reads only those whose stat changed
     bootstrap_states: dict[Any, Any] = attrs.Factory(dict)
 
@@ -144,7 +146,7 @@ class Conversation:
                 )
             watched = watching_bootstrap_files(
                 self.kernel, self.agent_id, self.workspace, session_key,
-                runtime=self.runtime, origin=origin, cache=self.bootstrap_states,
+                services=self.services, origin=origin, cache=self.bootstrap_states,
             )
             async with watched as watching:
                 try:
@@ -183,11 +185,7 @@ class Conversation:
         system = await self.system_prompt(session_key, channel)
         specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in self.tools.values())
         window = self.model.provider.model_info(self.model.model).context_window
-        services = None
-        if self.runtime is not None:
-            from clawbot.agent.services import KernelServices
-
-            services = KernelServices(self.runtime, self.agent_id, session_key, origin, self.model.ref)
+        services = None if self.services is None else self.services.for_turn(self.agent_id, session_key, origin, self.model.ref)
         run_ctx = ToolRunContext(self.kernel, self.tools, self.agent_id, session_key, self.workspace, services=services)
         usage, calls = Usage(), 0
         costs: list[float | None] = []

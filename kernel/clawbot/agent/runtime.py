@@ -1,64 +1,62 @@
-"""The agents of one running clawbot: their conversations, approvals and the way out.
+"""The agents of one running clawbot: their conversations and the services their tools share.
 
-``clawbot run`` and ``clawbot agent`` build one :class:`AgentRuntime` per kernel. It owns a
-:class:`~clawbot.agent.conversation.Conversation` per agent (created on first use, so an
-agent that never speaks never picks a model), the approval broker, and, while a gateway
-runs, the gateway's :class:`GatewayPort` for sending messages and queueing system events.
-Tools reach all of this only through the narrow per-turn
-:class:`~clawbot.agent.services.KernelServices`.
+``clawbot run``, ``clawbot agent`` and the gateway build one :class:`AgentRuntime` per
+kernel and ask it for conversations: it builds one
+:class:`~clawbot.agent.conversation.Conversation` per agent on first use (so an agent that
+never speaks never picks a model), handing it the runtime's
+:class:`~clawbot.agent.services.SharedServices` (approval broker, background tasks and,
+while a gateway runs, the gateway's :class:`GatewayPort`). Tools reach all of this only
+through the narrow per-turn :class:`~clawbot.agent.services.KernelServices`.
 """
 
 from __future__ import annotations
 
-import asyncio
-from typing import TYPE_CHECKING, Protocol
-
-import attrs
+from typing import TYPE_CHECKING
 
 from clawbot.agent.approvals import ApprovalBroker
+from clawbot.agent.services import GatewayPort, SharedServices
 from clawbot.kernel import Kernel
 from clawbot.sessions.store import agent_of
-from clawbot.types import InboundMessage, OutboundMessage
+from clawbot.types import InboundMessage
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
+    from clawbot.agent.models import ModelChoice
+
+__all__ = ["AgentRuntime", "GatewayPort"]
 
 
-class GatewayPort(Protocol):
-    """What a running gateway offers the agents."""
-
-    def channel_names(self) -> list[str]: ...
-
-    async def deliver(self, message: OutboundMessage, session_key: str | None, *, notice: bool = False) -> None:
-        """Send ``message`` on its channel; ``notice`` (set by kernel code only, never from a
-        tool's message) marks it as clawbot's own text."""
-
-    def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
-        """Answer ``text`` as a system event in ``session_key``; the reply goes to ``origin``."""
-
-
-@attrs.define
 class AgentRuntime:
-    kernel: Kernel
-    approvals: ApprovalBroker = attrs.field(factory=ApprovalBroker)
-    port: GatewayPort | None = None
-    _conversations: dict[str, Conversation] = attrs.field(factory=dict)
-    _background: set[asyncio.Task[object]] = attrs.field(factory=set)
+    def __init__(self, kernel: Kernel, *, port: GatewayPort | None = None) -> None:
+        self.kernel = kernel
+        self.services = SharedServices(kernel, self.conversation, port=port)
+        self._conversations: dict[str, Conversation] = {}
 
-    def adopt(self, conversation: Conversation) -> Conversation:
-        """Use ``conversation`` for its agent (the CLI builds the first one itself)."""
-        conversation.runtime = self
-        self._conversations[conversation.agent_id] = conversation
-        return conversation
+    @property
+    def approvals(self) -> ApprovalBroker:
+        return self.services.approvals
 
-    async def conversation(self, agent_id: str) -> Conversation:
+    @property
+    def port(self) -> GatewayPort | None:
+        return self.services.port
+
+    @port.setter
+    def port(self, port: GatewayPort | None) -> None:
+        self.services.port = port
+
+    async def conversation(self, agent_id: str, *, chain: list[ModelChoice] | None = None) -> Conversation:
+        """The conversation of ``agent_id``, built on first use with its configured model chain
+        (``chain`` instead, when given: a caller that already chose the models).
+
+        Raises :class:`~clawbot.agent.models.ModelError` when no model is usable."""
         found = self._conversations.get(agent_id)
-        if found is None:
+        if found is None or chain is not None:
             from clawbot.agent.conversation import Conversation
             from clawbot.agent.models import choose_chain
 
-            chain = await choose_chain(self.kernel, agent_id)
-            found = self.adopt(Conversation(self.kernel, chain[0], agent_id, fallbacks=chain[1:]))
+            chain = chain or await choose_chain(self.kernel, agent_id)
+            found = Conversation(self.kernel, chain[0], agent_id, fallbacks=list(chain[1:]), services=self.services)
+            self._conversations[agent_id] = found
         return found
 
     async def respond(self, message: InboundMessage, session_key: str) -> str | None:
@@ -66,20 +64,5 @@ class AgentRuntime:
         conversation = await self.conversation(agent_of(session_key))
         return (await conversation.send(session_key, message.text, channel=message.channel, origin=message)).text
 
-    @property
-    def background(self) -> frozenset[asyncio.Task[object]]:
-        return frozenset(self._background)
-
-    def spawn(self, coro: object, name: str) -> asyncio.Task[object]:
-        """Run ``coro`` in the background, cancelled by :meth:`aclose`."""
-        task = asyncio.get_running_loop().create_task(coro, name=name)  # type: ignore[arg-type]
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-        return task
-
     async def aclose(self) -> None:
-        await self.approvals.aclose()
-        tasks = list(self._background)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.services.aclose()

@@ -1,8 +1,11 @@
 """The kernel's side of :class:`~clawbot.types.ToolServices`, bound to one turn.
 
-Built by the conversation for each turn (agent, session, the message that started it, the
-model in use). Session-to-session sends carry the chain of sessions waiting on each other
-in a context variable, so A -> B -> A is refused instead of deadlocking on A's lane.
+:class:`SharedServices` is what the tools of every turn share while clawbot runs (the
+approval broker, the running gateway's :class:`GatewayPort`, background tasks, the way to a
+session of another agent); a conversation is given it when it is built, and builds a
+:class:`KernelServices` from it for each turn (agent, session, the message that started it,
+the model in use). Session-to-session sends carry the chain of sessions waiting on each
+other in a context variable, so A -> B -> A is refused instead of deadlocking on A's lane.
 """
 
 from __future__ import annotations
@@ -10,12 +13,15 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import os
+from collections.abc import Awaitable, Callable
 from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
+from clawbot.agent.approvals import ApprovalBroker
 from clawbot.agent.clock import user_timezone
-from clawbot.agent.runtime import AgentRuntime
+from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.keys import session_kind
 from clawbot.sessions.store import agent_of
@@ -34,6 +40,9 @@ from clawbot.types import (
     Usage,
 )
 
+if TYPE_CHECKING:
+    from clawbot.agent.conversation import Conversation
+
 #: sessions whose turn is waiting on a sessions_send, outermost first
 _WAITING: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("clawbot_waiting_sessions", default=())
 MAX_SEND_DEPTH = 3  # A -> B -> C -> D at most: deeper chains are runaway delegation
@@ -42,17 +51,63 @@ MAX_BACKGROUND_SENDS = 8
 NO_GATEWAY = "no gateway is running in this process (a one-shot `clawbot agent` run)"
 
 
+class GatewayPort(Protocol):
+    """What a running gateway offers the agents."""
+
+    def channel_names(self) -> list[str]: ...
+
+    async def deliver(self, message: OutboundMessage, session_key: str | None, *, notice: bool = False) -> None:
+        """Send ``message`` on its channel; ``notice`` (set by kernel code only, never from a
+        tool's message) marks it as clawbot's own text."""
+
+    def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
+        """Answer ``text`` as a system event in ``session_key``; the reply goes to ``origin``."""
+
+
+@attrs.define(eq=False)
+class SharedServices:
+    """What the tools of every turn share while clawbot runs (one per :class:`AgentRuntime`)."""
+
+    kernel: Kernel
+    #: agent id -> its conversation, where a sessions_send to that agent's sessions runs
+    conversation: Callable[[str], Awaitable[Conversation]]
+    approvals: ApprovalBroker = attrs.field(factory=ApprovalBroker)
+    port: GatewayPort | None = None  # set by a gateway while it runs
+    _background: set[asyncio.Task[object]] = attrs.field(factory=set)
+
+    def for_turn(self, agent_id: str, session_key: str, origin: InboundMessage | None, model: str) -> KernelServices:
+        return KernelServices(self, agent_id, session_key, origin, model)
+
+    @property
+    def background(self) -> frozenset[asyncio.Task[object]]:
+        return frozenset(self._background)
+
+    def spawn(self, coro: object, name: str) -> asyncio.Task[object]:
+        """Run ``coro`` in the background, cancelled by :meth:`aclose`."""
+        task = asyncio.get_running_loop().create_task(coro, name=name)  # type: ignore[arg-type]
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    async def aclose(self) -> None:
+        await self.approvals.aclose()
+        tasks = list(self._background)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
 @attrs.define
 class KernelServices(ToolServices):
-    runtime: AgentRuntime
+    shared: SharedServices
     agent_id: str
     session_key: str
     origin: InboundMessage | None = None
     model: str = ""
 
     @property
-    def _kernel(self):  # noqa: ANN202 - Kernel
-        return self.runtime.kernel
+    def _kernel(self) -> Kernel:
+        return self.shared.kernel
 
     def status(self) -> SessionStatus:
         zone, zone_name = user_timezone(self._kernel.config.agents.defaults.timezone)
@@ -164,7 +219,7 @@ class KernelServices(ToolServices):
         config = self._kernel.config
         if agent_of(session_key) not in (config.agent_ids() or [config.default_agent_id()]):
             raise ServiceUnavailable(f"no agent {agent_of(session_key)!r} is configured for {session_key}")
-        conversation = await self.runtime.conversation(agent_of(session_key))
+        conversation = await self.shared.conversation(agent_of(session_key))
         from clawbot.agent.inbound import SESSION_CHANNEL, render_session_message
 
         # Labelled by clawbot with who sent it; the receiving model cannot be told otherwise.
@@ -175,18 +230,18 @@ class KernelServices(ToolServices):
             return (await conversation.send(session_key, message, channel=SESSION_CHANNEL)).text
 
         if timeout_s <= 0:
-            running = sum(1 for t in self.runtime.background if t.get_name().startswith("sessions_send:"))
+            running = sum(1 for t in self.shared.background if t.get_name().startswith("sessions_send:"))
             if running >= MAX_BACKGROUND_SENDS:
                 raise ServiceUnavailable(f"{running} sends are already running in the background; wait for them")
-            self.runtime.spawn(turn(), name=f"sessions_send:{session_key}")
+            self.shared.spawn(turn(), name=f"sessions_send:{session_key}")
             return None
         return await asyncio.wait_for(turn(), timeout_s)
 
     def channels(self) -> list[str]:
-        return self.runtime.port.channel_names() if self.runtime.port is not None else []
+        return self.shared.port.channel_names() if self.shared.port is not None else []
 
     async def send_message(self, message: OutboundMessage) -> None:
-        port = self.runtime.port
+        port = self.shared.port
         if port is None:
             raise ServiceUnavailable(f"cannot send on {message.channel}: {NO_GATEWAY}")
         origin = self.origin
@@ -198,7 +253,7 @@ class KernelServices(ToolServices):
         await port.deliver(message, self.session_key)
 
     def request_approval(self, request: ApprovalRequest) -> ApprovalTicket:
-        port, origin = self.runtime.port, self.origin
+        port, origin = self.shared.port, self.origin
         if port is None or origin is None:
             raise ServiceUnavailable(f"nobody can be asked for approval: {NO_GATEWAY}")
         from clawbot.agent.approvals import notice_text
@@ -213,13 +268,13 @@ class KernelServices(ToolServices):
                 "(someone else in a group or another person's chat). Nothing ran and nothing is pending; "
                 "do not retry it here. Say that it needs the owner to ask for it in their own chat."
             )
-        ticket = self.runtime.approvals.register(self.session_key, request)
+        ticket = self.shared.approvals.register(self.session_key, request)
         # The kernel shows the exact command itself: the model's relay is not trusted.
         notice = origin.answer(notice_text(ticket, request))
-        self.runtime.spawn(port.deliver(notice, self.session_key, notice=True), name=f"approval-notice:{ticket.id}")
+        self.shared.spawn(port.deliver(notice, self.session_key, notice=True), name=f"approval-notice:{ticket.id}")
         return ticket
 
     async def post_system_event(self, text: str) -> None:
-        if self.runtime.port is None or self.origin is None:
+        if self.shared.port is None or self.origin is None:
             raise ServiceUnavailable(f"cannot report back to the chat: {NO_GATEWAY}")
-        self.runtime.port.inject(self.origin, self.session_key, text)
+        self.shared.port.inject(self.origin, self.session_key, text)

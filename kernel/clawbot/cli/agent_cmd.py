@@ -46,8 +46,7 @@ def _one_line(error: BaseException) -> str:
 async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | None, as_json: bool) -> int:  # noqa: ANN001
     import attrs
 
-    from clawbot.agent.conversation import Conversation
-    from clawbot.agent.models import ModelError, choose_chain
+    from clawbot.agent.models import ModelError
     from clawbot.agent.runtime import AgentRuntime
     from clawbot.sessions.keys import main_key
 
@@ -60,14 +59,12 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
         session_key = main_key(agent_id)
     elif not session_key.startswith("agent:"):
         session_key = f"agent:{agent_id}:{session_key}"
+    runtime = AgentRuntime(kernel)
     try:
-        chain = await choose_chain(kernel, agent_id)
-        model = chain[0]
+        conversation = await runtime.conversation(agent_id)
     except ModelError as exc:
         echo(str(exc), err=True)
         return 1
-    runtime = AgentRuntime(kernel)
-    conversation = runtime.adopt(Conversation(kernel, model, agent_id, fallbacks=chain[1:]))
     try:
         result = await conversation.send(session_key, text, channel="cli")
     except Exception as exc:  # the provider's short message; the traceback goes to the log file

@@ -35,15 +35,14 @@ async def _run(state: CliState, agent_id: str | None) -> int:
 
 
 async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel, imported lazily
-    from clawbot.agent.conversation import Conversation
-    from clawbot.agent.models import ModelError, choose_chain
+    from clawbot.agent.models import ModelError
     from clawbot.agent.runtime import AgentRuntime
     from clawbot.gateway.runner import Gateway, enabled_channels
 
     agent_id = agent_id or kernel.config.default_agent_id()
+    runtime = AgentRuntime(kernel)
     try:
-        chain = await choose_chain(kernel, agent_id)
-        model = chain[0]
+        model = (await runtime.conversation(agent_id)).model
     except ModelError as exc:
         echo(str(exc), err=True)
         return 1
@@ -54,8 +53,6 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
     names = ", ".join(c.name for c in channels)
     note = " (detected from the environment)" if model.detected else ""
     echo(f"clawbot: agent {agent_id} on {model.ref}{note}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
-    runtime = AgentRuntime(kernel)
-    runtime.adopt(Conversation(kernel, model, agent_id, fallbacks=chain[1:]))
     try:
         await Gateway(kernel, runtime.respond, agent_id, runtime=runtime).run(channels)
     finally:

@@ -16,7 +16,7 @@ text: approval notices and confirmations, ``/stop`` answers, failures), and in a
 else the notice mark is broken up (:mod:`clawbot.agent.notices`).
 
 With an :class:`~clawbot.agent.runtime.AgentRuntime` the gateway is also the runtime's
-:class:`~clawbot.agent.runtime.GatewayPort` while it runs: tools send messages through its
+:class:`~clawbot.agent.services.GatewayPort` while it runs: tools send messages through its
 channels and queue system events (an approved command finished) that it answers like
 messages, in the session that asked.
 """

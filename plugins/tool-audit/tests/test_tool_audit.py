@@ -84,7 +84,7 @@ async def start(make_kernel, fake_llm, *, config: str = "", audit: ToolAuditPlug
     tools = FakeTools()
     audit = audit or ToolAuditPlugin()
     kernel = await make_kernel(plugins={"tools": tools.plugin(), PLUGIN: audit}, config=config)
-    conversation = Conversation(kernel, ModelChoice(anthropic_provider(fake_llm), MODEL), "main")
+    conversation = Conversation(kernel, ModelChoice(anthropic_provider(fake_llm), MODEL), "main", services=None)
     return kernel, conversation, tools, audit
 
 

@@ -29,7 +29,6 @@ from clawbot import (
     ToolResult,
     Usage,
 )
-from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.agent.services import KernelServices
@@ -74,7 +73,7 @@ class Setup:
 
     def services(self, agent_id: str = "main", session: str = SESSION, *, with_port: bool = True) -> KernelServices:
         runtime = self.runtime if with_port else AgentRuntime(self.kernel)
-        return KernelServices(runtime, agent_id, session, origin=self.origin if with_port else None)
+        return KernelServices(runtime.services, agent_id, session, origin=self.origin if with_port else None)
 
     async def exec(self, command: str, *, agent_id: str = "main", with_port: bool = True, **arguments: Any) -> ToolResult:
         services = self.services(agent_id, with_port=with_port)
@@ -189,7 +188,7 @@ async def test_notify_on_exit_posts_once_unless_the_model_saw_the_end(make_kerne
     )
     port = RecordingPort()
     runtime = AgentRuntime(kernel, port=port)
-    services = KernelServices(runtime, "main", SESSION, origin=InboundMessage(channel="fake", peer_id="alice", text="x"))
+    services = KernelServices(runtime.services, "main", SESSION, origin=InboundMessage(channel="fake", peer_id="alice", text="x"))
 
     async def run(name: str, **arguments: Any) -> ToolResult:
         return await kernel.tools[name].handler(ToolCall("c", name, arguments, "main", SESSION, ws, services))
@@ -258,7 +257,7 @@ async def test_approve_in_the_chat_runs_the_command_and_the_model_reports(make_k
         env={"PATH": os.environ.get("PATH", os.defpath)},
     )
     runtime = AgentRuntime(kernel)
-    conversation = runtime.adopt(Conversation(kernel, ModelChoice(provider, "m"), "main"))
+    conversation = await runtime.conversation("main", chain=[ModelChoice(provider, "m")])
     ws = Path(conversation.workspace)
     ws.mkdir(parents=True, exist_ok=True)
     (ws / "victim.txt").write_text("bye")
@@ -339,7 +338,7 @@ async def test_full_mode_still_asks_before_leaving_the_sandbox_or_using_the_netw
     )
     runtime = AgentRuntime(kernel, port=RecordingPort())
     try:
-        services = KernelServices(runtime, "main", SESSION, origin=InboundMessage(channel="fake", peer_id="a", text="x", from_owner=True))
+        services = KernelServices(runtime.services, "main", SESSION, origin=InboundMessage(channel="fake", peer_id="a", text="x", from_owner=True))
         for arguments in ({"network": True}, {"sandbox": False}):
             call = ToolCall("c1", "exec", {"command": "touch x.txt", **arguments}, "main", SESSION, ws, services)
             result = await kernel.tools["exec"].handler(call)

@@ -60,7 +60,7 @@ async def test_options_smuggled_after_a_closing_redirect_ask_in_a_real_turn(make
         env={"PATH": SYSTEM_PATH, "HOME": str(world / "home")},
     )
     provider = AnthropicProvider(AnthropicConfig(api_key="sk-test", base_url=IN_PROCESS_URL), http_client=fake_llm.http_client())
-    conversation = Conversation(kernel, ModelChoice(provider, "claude-test"), "main")
+    conversation = Conversation(kernel, ModelChoice(provider, "claude-test"), "main", services=None)
     try:
         turn = await conversation.send("agent:main:main", "sort big.txt")
     finally:

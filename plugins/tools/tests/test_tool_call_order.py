@@ -33,7 +33,7 @@ async def _turn(make_kernel, fake_llm, workspace: Path, ask: str):
     )
     provider = AnthropicProvider(AnthropicConfig(api_key="sk-test", base_url=IN_PROCESS_URL), http_client=fake_llm.http_client())
     try:
-        return await Conversation(kernel, ModelChoice(provider, "claude-test"), "main").send(KEY, ask)
+        return await Conversation(kernel, ModelChoice(provider, "claude-test"), "main", services=None).send(KEY, ask)
     finally:
         await provider.aclose()
         await kernel.aclose()
