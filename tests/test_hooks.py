@@ -846,10 +846,6 @@ async def test_hook_session_start_notifies_every_plugin() -> None:
     await check_notification("clawbot_session_start", SessionEvent("main", "agent:main:main", "s-1", reason="new"))
 
 
-async def test_hook_session_end_notifies_every_plugin() -> None:
-    await check_notification("clawbot_session_end", SessionEvent("main", "agent:main:main", "s-1", reason="reset"))
-
-
 async def test_hook_before_compaction_notifies_every_plugin() -> None:
     await check_notification("clawbot_before_compaction", CompactionEvent("main", "agent:main:main", "s-1", tokens_before=150_000))
 

@@ -78,11 +78,14 @@ class Chat:
         await self.kernel.aclose()
 
 
-async def open_chat(make_kernel: Any, channel: Any, provider: Any, *, tools: list[Tool] = (), config: str = "", plugins: dict | None = None) -> Chat:
+async def open_chat(
+    make_kernel: Any, channel: Any, provider: Any, *, tools: list[Tool] = (), config: str = "", plugins: dict | None = None,
+    model: str = "m",
+) -> Chat:
     tool_plugin = plugin_from_hooks(clawbot_tools=lambda ctx: list(tools))
     kernel = await make_kernel(plugins={"fake": channel.as_plugin(), "chat-tools": tool_plugin, **(plugins or {})}, config=config)
     runtime = AgentRuntime(kernel)
-    await runtime.conversation("main", chain=[ModelChoice(provider, "m")])
+    await runtime.conversation("main", chain=[ModelChoice(provider, model)])
     gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
     task = asyncio.create_task(gateway.run([channel]))
     await channel.wait_started()

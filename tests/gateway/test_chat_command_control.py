@@ -2,7 +2,7 @@
 
 The owner anywhere; anyone else only in a direct chat whose session is theirs alone.
 ``/approve`` and ``/deny`` are the owner's alone, and anyone else hears what an unknown id
-gets. The table is generated from ``BUILTIN_COMMANDS``: a new built-in fails here until it
+gets; ``/help``, ``/commands`` and ``/whoami`` are everyone's. The table is generated from ``BUILTIN_COMMANDS``: a new built-in fails here until it
 says what its rightful user sees.
 """
 
@@ -27,10 +27,18 @@ ALLOWED_REPLY = {  # what each command answers someone allowed to use it (prefix
     "context": "System prompt of agent:main:",
     "approve": "Approved (once); launch is running:",
     "deny": "Denied; launch will not run:",
+    "help": "clawbot answers these commands itself",
+    "commands": "/help - ",
+    "status": "Session: agent:main:",
+    "new": "Started a new session",
+    "reset": "Started a new session",
+    "model": "This session uses scripted/m (configured).",
+    "whoami": "Channel: fake",
     "ping": "pong",  # a plugin's command
 }
 COMMANDS = [*BUILTIN_COMMANDS, "ping"]
 OWNER_ONLY_COMMANDS = ("approve", "deny")
+OPEN_COMMANDS = ("help", "commands", "whoami")
 
 SENDERS = {
     # who: (message fields, extra config, may control the session, is the owner)
@@ -48,6 +56,7 @@ def test_every_built_in_command_is_in_the_table() -> None:
 
     assert set(ALLOWED_REPLY) == {*BUILTIN_COMMANDS, "ping"}
     assert set(OWNER_ONLY_COMMANDS) == set(commands.OWNER_ONLY_COMMANDS)
+    assert set(OPEN_COMMANDS) == set(commands.OPEN_COMMANDS)
 
 
 @pytest.mark.parametrize("who", SENDERS)
@@ -68,14 +77,14 @@ async def test_who_may_use_each_chat_command(make_kernel, fake_channel, command,
     args = f" {ticket.id}" if command in OWNER_ONLY_COMMANDS else ""
     await fake_channel.inject(f"/{command}{args}", **fields)
     reply = fake_channel.sent[-1]
-    allowed = owner if command in OWNER_ONLY_COMMANDS else controls
+    allowed = owner if command in OWNER_ONLY_COMMANDS else True if command in OPEN_COMMANDS else controls
     if allowed:
         assert reply.text.startswith(ALLOWED_REPLY[command])
     elif command in OWNER_ONLY_COMMANDS:
         assert reply.text == f"No pending approval '{ticket.id}' here (it may have expired or been answered already)."
     else:
         assert reply.text == f"Only the owner can use /{command} in this chat."
-    assert reply.notice is (allowed is False or command in ("stop", *OWNER_ONLY_COMMANDS))  # clawbot's own words
+    assert reply.notice is (allowed is False or command not in ("context", "ping"))  # clawbot's own words
     assert pinged == ([""] if allowed and command == "ping" else [])
     still_pending = [t.id for t in chat.runtime.approvals.pending_for(key)]
     assert still_pending == ([] if allowed and command in OWNER_ONLY_COMMANDS else [ticket.id])

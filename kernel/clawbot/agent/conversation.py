@@ -29,7 +29,7 @@ from clawbot.agent.bootstrap_changes import watching_bootstrap_files
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.inbound import render_summary, render_user_message
-from clawbot.agent.models import ModelChoice
+from clawbot.agent.models import ModelChoice, resolve_ref
 from clawbot.agent.policy import allowed_tools
 from clawbot.agent.system_prompt import (
     BuiltPrompt,
@@ -41,6 +41,7 @@ from clawbot.agent.toolrun import ToolRunContext
 from clawbot.agent.truncation import fit_tool_results
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
+from clawbot.sessions.index import SessionInfo
 from clawbot.sessions.store import Session
 from clawbot.types import (
     CompactionEvent,
@@ -89,7 +90,7 @@ class Conversation:
     agent_id: str
     tools: dict[str, Tool] | None = None  # None: the registered tools the agent's policy allows
     fallbacks: list[ModelChoice] = attrs.Factory(list)
-    explicit_model: bool = False  # an explicit /model choice never falls back
+    explicit_model: bool = False  # the chain is the first model alone (a session's /model choice is one too)
     caller_sleep: Any = None  # tests make failover back-off instant
     #: model ref -> thinking level it accepted after rejecting a higher one (kept across turns)
     accepted_thinking: dict[str, str] = attrs.Factory(dict)
@@ -108,22 +109,34 @@ class Conversation:
     def workspace(self):  # noqa: ANN201 - Path
         return expand_user_path(self.kernel.config.agent_workspace(self.agent_id), self.kernel.env)
 
-    async def build_prompt(self, session_key: str, channel: str | None) -> BuiltPrompt:
+    def models_for(self, info: SessionInfo | None) -> list[ModelChoice]:
+        """The models a turn of the session ``info`` may use, first one first: the one chosen
+        with ``/model`` alone (an explicit choice never falls back), else the agent's chain."""
+        if info is not None and info.model_override:
+            return [resolve_ref(self.kernel, info.model_override)]
+        return [self.model] if self.explicit_model else [self.model, *self.fallbacks]
+
+    def model_of(self, session_key: str) -> ModelChoice:
+        """The model the next turn of ``session_key`` starts with."""
+        return self.models_for(self.kernel.sessions.get(session_key))[0]
+
+    async def build_prompt(self, session_key: str, channel: str | None, model: ModelChoice | None = None) -> BuiltPrompt:
         """This session's system prompt and what it was built from (``clawbot context``)."""
+        model = model or self.model_of(session_key)
         request = PromptRequest(
             agent_id=self.agent_id,
             session_key=session_key,
             workspace=self.workspace,
             tools=self.tools,
-            model=self.model.ref,
+            model=model.ref,
             channel=channel,
             thinking=self.kernel.config.agents.defaults.thinking,
-            reasoning_tags=bool(getattr(self.model.provider, "reasoning_tags", False)),
+            reasoning_tags=bool(getattr(model.provider, "reasoning_tags", False)),
         )
         return await build_system_prompt(self.kernel, request)
 
-    async def system_prompt(self, session_key: str, channel: str | None) -> SystemPrompt:
-        return (await self.build_prompt(session_key, channel)).system
+    async def system_prompt(self, session_key: str, channel: str | None, model: ModelChoice | None = None) -> SystemPrompt:
+        return (await self.build_prompt(session_key, channel, model)).system
 
     async def send(
         self,
@@ -175,6 +188,8 @@ class Conversation:
         on_text: TextSink | None,
         origin: InboundMessage | None,
     ) -> TurnResult:
+        chain = self.models_for(session.info)
+        model = chain[0]
         messages = (session.loaded or session.transcript.load()).messages()
         from clawbot.agent.clock import user_timezone
 
@@ -182,16 +197,16 @@ class Conversation:
         user = Message.user(render_user_message(text, origin, zone=zone))
         session.transcript.append_message(user)
         messages.append(user)
-        system = await self.system_prompt(session_key, channel)
+        system = await self.system_prompt(session_key, channel, model)
         specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in self.tools.values())
-        window = self.model.provider.model_info(self.model.model).context_window
-        services = None if self.services is None else self.services.for_turn(self.agent_id, session_key, origin, self.model.ref)
+        window = model.provider.model_info(model.model).context_window
+        services = None if self.services is None else self.services.for_turn(self.agent_id, session_key, origin, model.ref)
         run_ctx = ToolRunContext(self.kernel, self.tools, self.agent_id, session_key, self.workspace, services=services)
         usage, calls = Usage(), 0
         costs: list[float | None] = []
         limit = max(1, self.kernel.config.agents.defaults.max_iterations)
         caller = ModelCaller(
-            [self.model] if self.explicit_model else [self.model, *self.fallbacks],
+            chain,
             self.kernel.auth,
             accepted_thinking=self.accepted_thinking,
         )
@@ -200,7 +215,7 @@ class Conversation:
         pinned = session.info.auth_profile
         thinking: str | None = None
         compacted = False
-        used = self.model.ref
+        used = model.ref
 
         def record(result_message: Message) -> None:  # each tool result, in call order, as it is known
             session.transcript.append_message(result_message)
@@ -208,7 +223,7 @@ class Conversation:
 
         for iteration in range(1, limit + 1):
             request = ModelRequest(
-                model=self.model.model,
+                model=model.model,
                 system=system,
                 messages=fit_tool_results(messages, window),
                 tools=specs,
@@ -219,7 +234,7 @@ class Conversation:
             except ProviderError as error:
                 if error.kind != "context_overflow" or compacted:
                     raise
-                messages = await self._compact(session, session_key, messages, error)
+                messages = await self._compact(session, session_key, messages, error, model)
                 compacted = True
                 continue
             reply, pinned, used, thinking = outcome.message, outcome.profile.id, outcome.choice.ref, outcome.thinking
@@ -242,7 +257,9 @@ class Conversation:
             thinking=thinking,
         )
 
-    async def _compact(self, session: Session, session_key: str, messages: list[Message], error: ProviderError) -> list[Message]:
+    async def _compact(
+        self, session: Session, session_key: str, messages: list[Message], error: ProviderError, model: ModelChoice
+    ) -> list[Message]:
         """Shrink the history with the installed strategy; re-raise ``error`` without one."""
         strategies = list(self.kernel.compaction_strategies)
         if not strategies:
@@ -251,7 +268,7 @@ class Conversation:
         before = sum(len(m.text) for m in messages) // 4
         event = CompactionEvent(self.agent_id, session_key, session.info.session_id, tokens_before=before)
         await self.kernel.plugins.notify("clawbot_before_compaction", event=event)
-        result = await strategy.compact(CompactionRequest(tuple(messages), self.model.model))
+        result = await strategy.compact(CompactionRequest(tuple(messages), model.model))
         start = result.first_kept_index
         while 0 < start < len(messages) and messages[start].role == Role.TOOL_RESULT:
             start -= 1  # never keep a tool result without the call it answers

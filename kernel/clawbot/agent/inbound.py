@@ -26,6 +26,7 @@ Nothing a channel, a command or another session supplies can pass as metadata:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -200,3 +201,44 @@ def render_summary(summary: str, entry_id: str) -> str:
         tag=tag,
     )
     return f"{SUMMARY_LABEL}\n{body}"
+
+
+def _json_end(text: str, start: int) -> int | None:
+    """Where the JSON block at ``start`` ends (its backticks are escaped, so the first fence closes it)."""
+    if not text.startswith("```json\n", start):
+        return None
+    end = text.find("\n```", start + 8)
+    return None if end < 0 else end + 4
+
+
+def unwrapped(rendered: str) -> tuple[str | None, str]:
+    """(who, text) of a user message :func:`render_user_message` or :func:`render_session_message`
+    wrapped: the text as the model got it, without the metadata around it; ``who`` is the
+    sender's name, ``"system event"`` or ``"session <key>"`` (``None``: not said).
+    Anything not in that shape (a CLI turn, a summary) comes back whole."""
+    prefix = f"{TRUSTED_HEADER}\n\n{TRUSTED_NOTE}\n\n"
+    end = _json_end(rendered, len(prefix)) if rendered.startswith(prefix) else None
+    if end is None:
+        return None, rendered
+    try:
+        meta = json.loads(rendered[len(prefix) + 8 : end - 4])
+    except ValueError:
+        return None, rendered
+    rest = rendered[end:].removeprefix("\n\n")
+    if meta.get("system_event"):
+        return "system event", rest.removeprefix(SYSTEM_EVENT_LABEL + "\n")
+    if meta.get("chat_type") == "session":
+        return f"session {meta.get('from_session')}", rest.removeprefix(SESSION_MESSAGE_LABEL + "\n")
+    info: dict[str, Any] = {}
+    for label in ("Conversation info (untrusted metadata):\n", "Sender (untrusted metadata):\n"):
+        block = _json_end(rest, len(label)) if rest.startswith(label) else None
+        if block is not None:
+            with contextlib.suppress(ValueError):
+                info.update(json.loads(rest[len(label) + 8 : block - 4]))
+            rest = rest[block:].removeprefix("\n\n")
+    if rest.startswith("[message_id: "):
+        rest = rest.partition("\n")[2]
+    sender = info.get("sender")
+    if isinstance(sender, str) and rest.startswith(_inline(sender) + ": "):
+        rest = rest[len(_inline(sender)) + 2 :]
+    return (sender if isinstance(sender, str) else None), rest

@@ -24,6 +24,10 @@ Pick one:
 class ModelError(Exception):
     """No usable model: the message says what to do."""
 
+    @property
+    def user_message(self) -> str:  # what a chat shows when a turn cannot pick its model
+        return str(self)
+
 
 @attrs.frozen
 class ModelChoice:
@@ -45,8 +49,7 @@ def parse_ref(ref: str) -> tuple[str, str]:
 
 async def choose_model(kernel: Kernel, agent_id: str) -> ModelChoice:
     """The configured primary model of ``agent_id``, else the first detected one."""
-    agent = kernel.config.agent(agent_id)
-    model_cfg = agent.model if agent is not None and agent.model is not None else kernel.config.agents.defaults.model
+    model_cfg = _model_config(kernel, agent_id)
     if model_cfg.primary:
         provider_name, model = parse_ref(model_cfg.primary)
         provider = kernel.llm_providers.get(provider_name)
@@ -67,8 +70,7 @@ async def choose_model(kernel: Kernel, agent_id: str) -> ModelChoice:
 async def choose_chain(kernel: Kernel, agent_id: str) -> list[ModelChoice]:
     """The primary model, then the configured fallbacks (each must name an installed provider)."""
     primary = await choose_model(kernel, agent_id)
-    agent = kernel.config.agent(agent_id)
-    model_cfg = agent.model if agent is not None and agent.model is not None else kernel.config.agents.defaults.model
+    model_cfg = _model_config(kernel, agent_id)
     chain = [primary]
     for ref in model_cfg.fallbacks:
         provider_name, model = parse_ref(ref)
@@ -77,3 +79,45 @@ async def choose_chain(kernel: Kernel, agent_id: str) -> list[ModelChoice]:
             raise ModelError(f"fallback model {ref!r}: no provider named {provider_name!r}")
         chain.append(ModelChoice(provider, model))
     return chain
+
+
+def _model_config(kernel: Kernel, agent_id: str):  # noqa: ANN202 - ModelConfig
+    agent = kernel.config.agent(agent_id)
+    return agent.model if agent is not None and agent.model is not None else kernel.config.agents.defaults.model
+
+
+def configured_refs(kernel: Kernel, agent_id: str) -> list[str]:
+    """The models the configuration names for ``agent_id`` (primary, fallbacks), then the
+    other agents' and the priced ones: what ``/model`` offers."""
+    config = kernel.config
+    own = _model_config(kernel, agent_id)
+    refs = [own.primary, *own.fallbacks]
+    for other in [config.agents.defaults.model, *(a.model for a in config.agents.list if a.model is not None)]:
+        refs += [other.primary, *other.fallbacks]
+    refs += [price.model for price in config.usage.prices]
+    return [ref for ref in dict.fromkeys(refs) if ref and "/" in ref]
+
+
+def resolve_ref(kernel: Kernel, ref: str, agent_id: str | None = None) -> ModelChoice:
+    """The model ``ref`` names: ``<provider>/<model>`` with an installed provider, or (given
+    ``agent_id``) a bare model name that exactly one configured model has."""
+    ref = ref.strip()
+    if "/" not in ref and agent_id is not None:
+        matches = [r for r in configured_refs(kernel, agent_id) if r.partition("/")[2] == ref]
+        if len(matches) == 1:
+            ref = matches[0]
+        elif len(matches) > 1:
+            raise ModelError(f"{ref!r} is offered by several providers: {', '.join(matches)}; write one of them")
+    provider_name, model = parse_ref(ref)
+    provider = kernel.llm_providers.get(provider_name)
+    if provider is None:
+        import difflib
+
+        installed = kernel.llm_providers.names()
+        close = difflib.get_close_matches(provider_name, installed, n=1)
+        hint = f" Did you mean {close[0]}/{model}?" if close else ""
+        raise ModelError(
+            f"model {ref!r}: no provider named {provider_name!r} is installed "
+            f"(installed: {', '.join(installed) or 'none'}).{hint}"
+        )
+    return ModelChoice(provider, model)

@@ -123,6 +123,17 @@ class AuthProfiles:
     def now(self) -> float:
         return self._clock()
 
+    def resting(self, provider: str) -> list[Unavailable]:
+        """The profiles of ``provider`` that may not be used now, why and until when (the
+        health on disk counts: another process may have set the cooldown)."""
+        now, stored = self._clock(), self._read()
+        found = []
+        for profile in self.profiles(provider):
+            health = stored.get(_key(profile)) or self._get(profile)
+            if health.unusable_until > now:
+                found.append(Unavailable(profile, health.reason, health.unusable_until))
+        return found
+
     def until(self, profile: Profile) -> float:
         """When ``profile`` may be used again (in the past when it may now)."""
         return self._get(profile).unusable_until

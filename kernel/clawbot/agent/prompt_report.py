@@ -28,10 +28,9 @@ async def agent_prompt(kernel: Kernel, agent_id: str, session_key: str | None = 
     from clawbot.agent.policy import allowed_tools
     from clawbot.agent.system_prompt import PromptRequest, build_system_prompt
     from clawbot.paths import expand_user_path
+    from clawbot.sessions.keys import resolve_session_key
 
-    key = session_key or f"agent:{agent_id}:main"
-    if not key.startswith("agent:"):
-        key = f"agent:{agent_id}:{key}"
+    key = resolve_session_key(session_key, agent_id)
     try:
         model = (await choose_chain(kernel, agent_id))[0].ref
     except ModelError:

@@ -48,17 +48,13 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
 
     from clawbot.agent.models import ModelError
     from clawbot.agent.runtime import AgentRuntime
-    from clawbot.sessions.keys import main_key
+    from clawbot.sessions.keys import resolve_session_key
 
     agent_id = agent_id or kernel.config.default_agent_id()
     if agent_id not in kernel.config.agent_ids():
         echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)
         return 2
-    # A bare --session name belongs to the chosen agent: agent:<agent>:<name>.
-    if session_key is None:
-        session_key = main_key(agent_id)
-    elif not session_key.startswith("agent:"):
-        session_key = f"agent:{agent_id}:{session_key}"
+    session_key = resolve_session_key(session_key, agent_id)  # a bare name belongs to the chosen agent
     runtime = AgentRuntime(kernel)
     try:
         conversation = await runtime.conversation(agent_id)

@@ -1,4 +1,7 @@
-"""``clawbot sessions list|show KEY|path KEY``.
+"""``clawbot sessions list|show KEY|path KEY|reset KEY``.
+
+KEY is written as for ``clawbot agent --session``: a full key, or a name of the agent's own
+(``main``, ``work``; ``--agent`` says whose, the default agent otherwise).
 
 What a transcript holds came from the model, tools and chat networks: it is printed with
 control characters shown as ``\\uXXXX`` (``--json`` escapes everything outside ASCII), so a
@@ -13,7 +16,7 @@ import sys
 import click
 
 from clawbot.cli.output import echo, echo_json
-from clawbot.cli.state import CliState, config_option, user_errors
+from clawbot.cli.state import CliState, config_option, run_async, user_errors
 
 
 def _store(state: CliState):  # noqa: ANN202 - SessionStore, imported lazily
@@ -25,9 +28,20 @@ def _store(state: CliState):  # noqa: ANN202 - SessionStore, imported lazily
     return SessionStore(StatePaths.resolve(state.env).sessions)
 
 
+def _key(state: CliState, key: str, agent_id: str | None) -> str:
+    from clawbot.sessions.keys import resolve_session_key
+
+    with user_errors():
+        config = state.load().config
+    return resolve_session_key(key, agent_id or config.default_agent_id())
+
+
+agent_option = click.option("--agent", "agent_id", default=None, help="Agent a short KEY belongs to (default: the default agent).")
+
+
 @click.group()
 def sessions() -> None:
-    """List sessions, show a transcript, or print its file."""
+    """List sessions, show a transcript, print its file, or start a session afresh."""
 
 
 @sessions.command("list")
@@ -52,9 +66,10 @@ def list_sessions(state: CliState, agent_id: str | None, as_json: bool) -> None:
              f"cache={u.cache_hit_share:.0%}  cost={cost}  model={i.model or '-'}")
 
 
-def _session_path(state: CliState, key: str):  # noqa: ANN202
+def _session_path(state: CliState, key: str, agent_id: str | None):  # noqa: ANN202
     from clawbot.sessions.store import agent_of
 
+    key = _key(state, key, agent_id)
     store = _store(state)
     info = store.get(key)
     if info is None:
@@ -65,23 +80,29 @@ def _session_path(state: CliState, key: str):  # noqa: ANN202
 
 @sessions.command("path")
 @click.argument("key")
+@agent_option
 @config_option
 @click.pass_obj
-def session_path(state: CliState, key: str) -> None:
+def session_path(state: CliState, key: str, agent_id: str | None) -> None:
     """Print the transcript file of session KEY."""
-    echo(str(_session_path(state, key)[1]))
+    echo(str(_session_path(state, key, agent_id)[1]))
 
 
 @sessions.command("show")
 @click.argument("key")
+@agent_option
 @click.option("--json", "as_json", is_flag=True, help="Print the messages as JSON.")
+@click.option("--raw", is_flag=True, help="Show user messages as the model got them, metadata blocks included.")
 @config_option
 @click.pass_obj
-def session_show(state: CliState, key: str, as_json: bool) -> None:
-    """Print the conversation of session KEY (since its last compaction)."""
+def session_show(state: CliState, key: str, agent_id: str | None, as_json: bool, raw: bool) -> None:
+    """Print the conversation of session KEY (since its last compaction): what the user
+    wrote, without the metadata clawbot sends the model with it (--raw shows it)."""
+    from clawbot.agent.inbound import unwrapped
     from clawbot.sessions.transcript import load_transcript
+    from clawbot.types import Role
 
-    store, path = _session_path(state, key)
+    store, path = _session_path(state, key, agent_id)
     loaded = load_transcript(path, store.converter)
     for warning in loaded.warnings:
         echo(f"warning: {warning}", err=True)
@@ -91,4 +112,34 @@ def session_show(state: CliState, key: str, as_json: bool) -> None:
         return
     for m in messages:
         calls = "".join(f"\n  -> {c.name}({json.dumps(c.arguments)})" for c in m.tool_calls)
-        echo(f"[{m.role.value}] {m.text}{calls}")
+        who, text = unwrapped(m.text) if m.role == Role.USER and not raw else (None, m.text)
+        echo(f"[{m.role.value}{f': {who}' if who else ''}] {text}{calls}")
+
+
+@sessions.command("reset")
+@click.argument("key")
+@agent_option
+@config_option
+@click.pass_obj
+def session_reset(state: CliState, key: str, agent_id: str | None) -> None:
+    """Start session KEY afresh, as /new does in a chat: its next message begins a new
+    conversation, the old transcript stays on disk. Waits for a turn running in it."""
+    sys.exit(run_async(_reset(state, _key(state, key, agent_id))) or 0)
+
+
+async def _reset(state: CliState, key: str) -> int:
+    from clawbot.agent.session_control import reset_session
+    from clawbot.sessions.store import agent_of
+
+    with user_errors():
+        kernel = await state.kernel()
+    try:
+        if kernel.sessions.get(key) is None:
+            echo(f"no session with key {key!r} (see `clawbot sessions list`)", err=True)
+            return 1
+        old, new = await reset_session(kernel, key, "clawbot sessions reset")
+        kept = kernel.sessions.path_of(old, agent_of(key)) if old is not None else None
+        echo(f"{key}: new session {new.session_id}" + (f"; the previous one is kept in {kept}" if kept else ""))
+        return 0
+    finally:
+        await kernel.aclose()

@@ -1,7 +1,7 @@
 """Slash commands typed in a chat, answered before (and instead of) the agent.
 
-The gateway's own commands (``/stop``, ``/approve``, ``/deny``, ``/context``) act on its
-running turns, the approval broker and the session's prompt; every other name is looked up among the plugins' chat commands
+The gateway's own commands (:data:`BUILTIN_HELP`) act on its running turns, the approval
+broker and the session (its prompt, model, history); every other name is looked up among the plugins' chat commands
 (``clawbot_chat_commands``). A slash word nobody knows (``/etc/hosts is broken``) is an
 ordinary message for the agent. A plugin command named like a built-in one is ignored with a
 warning: the built-ins are how a user regains control, so no plugin may shadow them.
@@ -10,7 +10,9 @@ Who may use them is decided once, for every command: the owner anywhere; anyone 
 in a direct chat whose session is theirs alone (``session.dm_scope`` other than ``main``).
 The main session is the owner's, and a group's session is shared, so a member's ``/stop``
 there would cancel the owner's turn. ``/approve`` and ``/deny`` are the owner's alone: anyone
-else is told the id is unknown, as for an id that never existed.
+else is told the id is unknown, as for an id that never existed. ``/help``, ``/commands``
+and ``/whoami`` change nothing and tell nothing about the session's conversation, so anyone
+may use them anywhere (``/whoami`` is how a person learns the id that makes them the owner).
 """
 
 from __future__ import annotations
@@ -27,8 +29,23 @@ from clawbot.types import ApprovalDecision, ChatCommand, ChatCommandContext, Inb
 
 log = logging.getLogger(__name__)
 
-BUILTIN_COMMANDS = ("stop", "approve", "deny", "context")
+#: the gateway's own commands, in the order /help lists them
+BUILTIN_HELP = {
+    "help": "what clawbot answers itself (this list)",
+    "commands": "the same list",
+    "status": "this session's model, tokens, context use, cost and resting keys",
+    "new": "start a fresh session (the old one is kept on disk); /new <text> starts it with <text>",
+    "reset": "the same as /new",
+    "model": "show this session's model; /model <provider>/<model> switches this session, /model default goes back",
+    "whoami": "your channel, sender id, whether you are the owner, and this chat's session",
+    "context": "what this session's system prompt is made of, and its size",
+    "stop": "stop the running turn",
+    "approve": "/approve <id> [allow-once|allow-always]: allow what an approval request asks (owner only)",
+    "deny": "/deny <id>: refuse what an approval request asks (owner only)",
+}
+BUILTIN_COMMANDS = tuple(BUILTIN_HELP)
 OWNER_ONLY_COMMANDS = ("approve", "deny")
+OPEN_COMMANDS = ("help", "commands", "whoami")
 _NAME = re.compile(r"[a-z][a-z0-9_-]*")
 
 

@@ -35,6 +35,7 @@ from clawbot.agent.owners import is_owner
 from clawbot.agent.replies import is_silent
 from clawbot.gateway.commands import (
     BUILTIN_COMMANDS,
+    OPEN_COMMANDS,
     OWNER_ONLY_COMMANDS,
     controls_own_session,
     parse_approval,
@@ -163,13 +164,20 @@ class Gateway:
         if command.name in OWNER_ONLY_COMMANDS:  # anyone else is told the id is unknown
             deny = command.name == "deny"
             return asyncio.create_task(self._approval(channel, message, session_key, command.args, deny, owner))
-        if not owner and not controls_own_session(message, session_key):
+        if command.name not in OPEN_COMMANDS and not owner and not controls_own_session(message, session_key):
             return asyncio.create_task(self._send(channel, message, session_key, refusal(command.name), notice=True))
         if command.name == "stop":
             stopped = await self._stop_session(session_key)
             return asyncio.create_task(self._send(channel, message, session_key, stopped, notice=True))
+        if command.name in ("new", "reset"):
+            return await self._new_session(channel, message, session_key, command.name, command.args)
         if command.name == "context":
             return asyncio.create_task(self._reply_with(channel, message, session_key, self._context(message, session_key)))
+        if plugin is None:  # one of the session commands that only report or set something
+            from clawbot.gateway.session_commands import answer
+
+            reply = answer(self.kernel, self.runtime, message, session_key, command.name, command.args)
+            return asyncio.create_task(self._reply_with(channel, message, session_key, reply, notice=True))
         assert plugin is not None  # neither ordinary text nor a built-in
         ctx = ChatCommandContext(command.args, message, self.agent_id, session_key, self.kernel)
         return asyncio.create_task(self._reply_with(channel, message, session_key, run_plugin_command(plugin, ctx)))
@@ -187,6 +195,26 @@ class Gateway:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
         return "Stopped." if running else "Nothing is running."
+
+    async def _new_session(
+        self, channel: Channel, message: InboundMessage, session_key: str, name: str, first: str
+    ) -> asyncio.Task[None]:
+        """``/new`` and ``/reset``: stop the session's turn, start a fresh session (before the
+        next message is read, so it lands in the new one), then answer ``first`` there."""
+        from clawbot.agent.session_control import reset_session
+
+        await self._stop_session(session_key)
+        try:
+            await reset_session(self.kernel, session_key, f"/{name}")
+        except Exception as exc:
+            log.exception("/%s failed", name)
+            return asyncio.create_task(self._send(channel, message, session_key, f"/{name} failed: {type(exc).__name__}", notice=True))
+        done = "Started a new session; the previous conversation is kept on disk."
+        confirmed = asyncio.create_task(self._send(channel, message, session_key, done, notice=True))
+        if not first:
+            return confirmed
+        await confirmed  # the confirmation comes before the answer to the first message
+        return self._start_answer(channel, attrs.evolve(message, text=first), session_key)
 
     async def _approval(
         self, channel: Channel, message: InboundMessage, session_key: str, args: str, deny: bool, by_owner: bool
@@ -222,11 +250,12 @@ class Gateway:
             return f"/context failed: {type(exc).__name__}: {exc}"
 
     async def _reply_with(
-        self, channel: Channel, message: InboundMessage, session_key: str, reply: Awaitable[str | None]
+        self, channel: Channel, message: InboundMessage, session_key: str, reply: Awaitable[str | None],
+        *, notice: bool = False,
     ) -> None:
         text = await reply
         if text:
-            await self._send(channel, message, session_key, text)
+            await self._send(channel, message, session_key, text, notice=notice)
 
     def _finished(self, session_key: str, running: set[asyncio.Task[None]], task: asyncio.Task[None]) -> None:
         """Forget a finished answer, and the session's entry once nothing runs for it."""

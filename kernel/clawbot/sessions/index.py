@@ -50,6 +50,7 @@ class SessionInfo:
     usage: Usage = attrs.field(factory=Usage)
     cost_usd: float | None = None
     auth_profile: str | None = None  # the profile that last worked: the session sticks to it
+    model_override: str | None = None  # chosen with /model for this session: used, never fallen back from
 
 
 class SessionIndex:
@@ -217,7 +218,7 @@ def entry_problem(key: str, value: object) -> str | None:
     for name in _TEXTS:
         if not isinstance(value.get(name), str):
             return f"{name} is {shown(value.get(name))}, not text"
-    for name in _OPTIONAL_TEXTS:
+    for name in (*_OPTIONAL_TEXTS, "model_override"):
         if not isinstance(value.get(name), (str, type(None))):
             return f"{name} is {shown(value.get(name))}, not text"
     if "turns" in value and not is_count(value["turns"]):

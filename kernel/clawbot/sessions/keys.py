@@ -19,6 +19,15 @@ def main_key(agent_id: str) -> str:
     return f"agent:{agent_id}:main"
 
 
+def resolve_session_key(name: str | None, agent_id: str) -> str:
+    """A session as the CLI takes it: a full key (``agent:<id>:...``), a name of the agent's
+    own (``work`` is ``agent:<agent>:work``, ``main`` its main session), or ``None`` for the
+    main session."""
+    if not name:
+        return main_key(agent_id)
+    return name if name.startswith("agent:") else f"agent:{agent_id}:{name}"
+
+
 def session_key_for(agent_id: str, message: InboundMessage, dm_scope: DmScope = "main") -> str:
     if message.chat_type == "direct":
         peer = message.peer_id

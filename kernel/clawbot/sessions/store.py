@@ -113,6 +113,18 @@ class SessionStore:
                 index.write_failed(exc)
         return Session(info, transcript, created=True)
 
+    def set_model_override(self, key: str, ref: str | None) -> SessionInfo | None:
+        """Use ``ref`` for the session of ``key`` from its next turn (``None``: the configured
+        model again); ``None`` when there is no session to set it on."""
+        index = self._index(agent_of(key))
+        with index.locked():
+            raw = index.read_raw()
+            info = index.entry(key, raw)
+            if info is not None:
+                info.model_override = ref
+                index.put(raw, info)
+        return info
+
     def _existing(self, info: SessionInfo | None, agent_id: str) -> Session | None:
         if info is None:
             return None

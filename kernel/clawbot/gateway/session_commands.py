@@ -1,0 +1,191 @@
+"""The answers of the session commands: /help, /commands, /status, /whoami and /model.
+
+They are clawbot's own notices, answered by the gateway without asking the model, so
+whatever came from outside (a sender's name, a model name someone typed, a plugin's
+description) is shown through :func:`~clawbot.agent.notices.quoted`. ``/new`` and
+``/reset`` act on the gateway's running turns and live with it (:mod:`clawbot.gateway.runner`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from clawbot.agent.models import ModelChoice, ModelError, configured_refs, resolve_ref
+from clawbot.agent.notices import quoted, quoted_line
+from clawbot.agent.owners import listed_as_owner
+from clawbot.gateway.commands import BUILTIN_HELP, plugin_command
+from clawbot.kernel import Kernel
+from clawbot.sessions.store import agent_of
+from clawbot.types import InboundMessage, Role
+
+if TYPE_CHECKING:
+    from clawbot.agent.runtime import AgentRuntime
+    from clawbot.sessions.index import SessionInfo
+
+log = logging.getLogger(__name__)
+
+NO_AGENT = "No agent answers here."
+DEFAULT_WORDS = ("default", "reset")  # /model default: the configured model again
+
+
+def command_list(kernel: Kernel) -> str:
+    """``/commands``: every command clawbot answers itself, built-in ones first."""
+    lines = [f"/{name} - {text}" for name, text in BUILTIN_HELP.items()]
+    plugins = [c for c in (plugin_command(kernel.chat_commands, n) for n in kernel.chat_commands.names()) if c is not None]
+    if plugins:
+        lines.append("From plugins:")
+        lines += [f"/{quoted_line(c.name)} - {quoted_line(c.description)}" for c in sorted(plugins, key=lambda c: c.name)]
+    return "\n".join(lines)
+
+
+def help_text(kernel: Kernel) -> str:
+    """``/help``: what the commands are, and that everything else goes to the agent."""
+    return (
+        "clawbot answers these commands itself, without the model; anything else you write goes to the agent.\n"
+        + command_list(kernel)
+    )
+
+
+def whoami_text(kernel: Kernel, message: InboundMessage, session_key: str) -> str:
+    owner_ids = kernel.config.agents.defaults.owner_ids
+    if message.from_owner:
+        owner = "yes (the channel says so)"
+    elif listed_as_owner(message, owner_ids):
+        owner = "yes (agents.defaults.owner_ids lists you)"
+    else:
+        owner = "no (add <channel>:<sender id> to agents.defaults.owner_ids to make a sender the owner)"
+    sender = message.sender_id or (message.peer_id if message.chat_type == "direct" else None)
+    lines = [
+        f"Channel: {quoted_line(message.channel)} ({message.chat_type} chat {quoted_line(message.peer_id)})",
+        f"Sender id: {quoted_line(sender) if sender else 'unknown'}",
+    ]
+    if message.sender_name:
+        lines.append(f"Name: {quoted_line(message.sender_name)}")
+    lines += [f"Owner: {owner}", f"Session: {quoted_line(session_key)}"]
+    return "\n".join(lines)
+
+
+async def _models(runtime: AgentRuntime, session_key: str, info: SessionInfo | None) -> list[ModelChoice]:
+    conversation = await runtime.conversation(agent_of(session_key))
+    return conversation.models_for(info)
+
+
+def _context_share(kernel: Kernel, info: SessionInfo, model: ModelChoice) -> str:
+    """How full the context window was at the session's last model request."""
+    from clawbot.sessions.transcript import load_transcript
+
+    store = kernel.sessions
+    try:
+        messages = load_transcript(store.path_of(info, agent_of(info.key)), store.converter).messages()
+    except FileNotFoundError:
+        messages = []
+    last = next((m.usage for m in reversed(messages) if m.role == Role.ASSISTANT and m.usage is not None), None)
+    if last is None:
+        return "no model request yet"
+    used = last.prompt_tokens + last.output_tokens
+    window = model.provider.model_info(model.model).context_window
+    return f"{used:,} of {window:,} tokens ({used / window:.0%}) at the last request"
+
+
+def _resting(kernel: Kernel, models: list[ModelChoice]) -> list[str]:
+    from clawbot.agent.cooldowns import until_text
+
+    now = kernel.auth.now()
+    lines = []
+    for provider in dict.fromkeys(m.provider.name for m in models):
+        for rest in kernel.auth.resting(provider):
+            why = rest.reason.replace("_", " ")
+            lines.append(f"  {provider} key {rest.profile.id}: {why}, until {until_text(rest.until, now)}")
+    return lines
+
+
+async def status_text(kernel: Kernel, runtime: AgentRuntime | None, session_key: str) -> str:
+    """``/status``: this session's model, tokens, context use, cost and resting keys."""
+    if runtime is None:
+        return NO_AGENT
+    info = kernel.sessions.get(session_key)
+    lines = [f"Session: {quoted_line(session_key)}" + (f" ({info.turns} turns)" if info else " (no messages yet)")]
+    try:
+        models = await _models(runtime, session_key, info)
+    except ModelError as exc:
+        lines.append(f"Model: none usable. {exc}")
+        return "\n".join(lines)
+    how = "chosen with /model, no fallback" if info is not None and info.model_override else "configured"
+    lines.append(f"Model: {quoted_line(models[0].ref)} ({how})")
+    if len(models) > 1:
+        lines.append("Fallbacks: " + ", ".join(quoted_line(m.ref) for m in models[1:]))
+    if info is not None:
+        u = info.usage
+        lines.append(
+            f"Tokens: {u.prompt_tokens:,} in ({u.cache_hit_share:.0%} from the cache), {u.output_tokens:,} out"
+        )
+        lines.append(f"Context: {_context_share(kernel, info, models[0])}")
+        cost = "no price configured (usage.prices)" if info.cost_usd is None else f"${info.cost_usd:.4f}"
+        lines.append(f"Cost: {cost}")
+        lines.append(f"Auth profile: {quoted_line(info.auth_profile or 'default')}")
+    resting = _resting(kernel, models)
+    lines.append("Resting keys: " + ("none" if not resting else "\n" + "\n".join(resting)))
+    return "\n".join(lines)
+
+
+async def model_text(kernel: Kernel, runtime: AgentRuntime | None, session_key: str, args: str) -> str:
+    """``/model``: show this session's model; ``/model <ref>`` chooses one for it alone."""
+    from clawbot.agent.session_control import set_session_model
+
+    if runtime is None:
+        return NO_AGENT
+    agent_id = agent_of(session_key)
+    configured = configured_refs(kernel, agent_id)
+    info = kernel.sessions.get(session_key)
+    if not args:
+        try:
+            current = quoted_line((await _models(runtime, session_key, info))[0].ref)
+        except ModelError as exc:
+            current = f"none usable ({exc})"
+        how = "chosen with /model" if info is not None and info.model_override else "configured"
+        offered = ", ".join(quoted_line(r) for r in configured) or "none in clawbot.toml"
+        return (
+            f"This session uses {current} ({how}).\nConfigured models: {offered}\n"
+            "/model <provider>/<model> uses another one in this session only; /model default goes back."
+        )
+    if args.lower() in DEFAULT_WORDS:
+        await set_session_model(kernel, session_key, None, "/model")
+        try:
+            back = quoted_line((await _models(runtime, session_key, None))[0].ref)
+        except ModelError as exc:
+            back = f"none usable ({exc})"
+        return f"This session uses the configured model again: {back}."
+    try:
+        choice = resolve_ref(kernel, args, agent_id)
+    except ModelError as exc:
+        return quoted(str(exc))
+    await set_session_model(kernel, session_key, choice.ref, "/model")
+    text = (
+        f"This session now uses {quoted_line(choice.ref)} from its next message, without falling back to "
+        "other models. /model default goes back."
+    )
+    if choice.ref not in configured:
+        text += f"\n{quoted_line(choice.ref)} is not among the configured models: its provider checks the name at the next message."
+    return text
+
+
+async def answer(
+    kernel: Kernel, runtime: AgentRuntime | None, message: InboundMessage, session_key: str, name: str, args: str
+) -> str:
+    """The reply to session command ``name``; a failure becomes a short reply, never a crash."""
+    try:
+        if name == "help":
+            return help_text(kernel)
+        if name == "commands":
+            return command_list(kernel)
+        if name == "whoami":
+            return whoami_text(kernel, message, session_key)
+        if name == "status":
+            return await status_text(kernel, runtime, session_key)
+        if name == "model":
+            return await model_text(kernel, runtime, session_key, args)
+    except Exception as exc:  # a report must never take the chat down
+        log.exception("/%s failed", name)
+        return f"/{name} failed: {type(exc).__name__}"
+    raise ValueError(f"not a session command: /{name}")
