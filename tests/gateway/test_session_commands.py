@@ -11,7 +11,6 @@ import asyncio
 
 import pytest
 from clawbot import ChatCommand
-from clawbot.agent.inbound import unwrapped
 from clawbot.sessions.transcript import load_transcript
 from clawbot.testing import plugin_from_hooks
 
@@ -93,6 +92,8 @@ async def test_hook_session_end_is_fired_by_a_new_session_in_a_chat(make_kernel,
     assert events == [("start", old.session_id, "first message"), ("end", old.session_id, command),
                       ("start", new.session_id, command)]
     assert "remember 42" in old_path.read_text()  # the old conversation is kept on disk
+    from clawbot.agent.inbound import unwrapped
+
     [user] = fake_llm.requests[-1].messages  # the new session starts empty: no earlier turn is sent
     assert unwrapped(user["content"] if isinstance(user["content"], str) else user["content"][0]["text"])[1] == "what did I say?"
 
