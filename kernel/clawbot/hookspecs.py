@@ -274,12 +274,17 @@ def clawbot_message_sending(event: OutboundEvent) -> OutboundMessage | bool | No
 
 @hookspec
 def clawbot_session_start(event: SessionEvent) -> None:
-    """A session was created (first message, ``/new`` or ``/reset``). Notification."""
+    """A session was created: by the turn that opens a key without one (reason ``"first
+    message"``), by ``/new``, ``/reset`` or ``clawbot sessions reset`` right after ending the
+    old one, or by ``/model`` before a first message (reason: the command). Notification."""
 
 
 @hookspec
 def clawbot_session_end(event: SessionEvent) -> None:
-    """A session was closed (``/new``, ``/reset``, expiry). Notification."""
+    """A session was closed because its key starts afresh: ``/new`` or ``/reset`` in a chat
+    (its running turn stopped first) or ``clawbot sessions reset`` (reason: the command).
+    Called once for the old session, whose transcript is kept, before ``clawbot_session_start``
+    of the new one. Notification."""
 
 
 @hookspec

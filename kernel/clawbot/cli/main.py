@@ -24,7 +24,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("clawbot.cli.agent_cmd:agent", "Run one agent turn and print the reply."),
     "plugins": ("clawbot.cli.plugins_cmd:plugins", "List installed plugins or create a new one."),
     "config": ("clawbot.cli.config_cmd:config", "Show, validate or locate the configuration."),
-    "sessions": ("clawbot.cli.sessions_cmd:sessions", "List sessions, show a transcript, or print its file."),
+    "sessions": ("clawbot.cli.sessions_cmd:sessions", "List sessions, show or reset one, or print its file."),
     "onboard": ("clawbot.cli.onboard_cmd:onboard", "Set up a model provider: key, base URL, default model."),
     "doctor": ("clawbot.cli.doctor_cmd:doctor", "Check the installation and say how to fix problems."),
     "context": ("clawbot.cli.context_cmd:context", "Show what the system prompt is made of and its size."),

@@ -41,7 +41,7 @@ agent_option = click.option("--agent", "agent_id", default=None, help="Agent a s
 
 @click.group()
 def sessions() -> None:
-    """List sessions, show a transcript, print its file, or start a session afresh."""
+    """List sessions, show or reset one, or print its file."""
 
 
 @sessions.command("list")
