@@ -42,6 +42,9 @@ class AgentRuntime:
     kernel: Kernel
     approvals: ApprovalBroker = attrs.field(factory=ApprovalBroker)
     port: GatewayPort | None = None
+    #: the person at the terminal of a one-shot `clawbot agent` run: approvals and system
+    #: events of turns that came from no channel message report to them
+    local_origin: InboundMessage | None = None
     _conversations: dict[str, Conversation] = attrs.field(factory=dict)
     _background: set[asyncio.Task[object]] = attrs.field(factory=set)
 

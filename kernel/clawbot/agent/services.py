@@ -198,7 +198,7 @@ class KernelServices(ToolServices):
         await port.deliver(message, self.session_key)
 
     def request_approval(self, request: ApprovalRequest) -> ApprovalTicket:
-        port, origin = self.runtime.port, self.origin
+        port, origin = self.runtime.port, self.origin or self.runtime.local_origin
         if port is None or origin is None:
             raise ServiceUnavailable(f"nobody can be asked for approval: {NO_GATEWAY}")
         from clawbot.agent.approvals import notice_text
@@ -220,6 +220,7 @@ class KernelServices(ToolServices):
         return ticket
 
     async def post_system_event(self, text: str) -> None:
-        if self.runtime.port is None or self.origin is None:
+        origin = self.origin or self.runtime.local_origin
+        if self.runtime.port is None or origin is None:
             raise ServiceUnavailable(f"cannot report back to the chat: {NO_GATEWAY}")
-        self.runtime.port.inject(self.origin, self.session_key, text)
+        self.runtime.port.inject(origin, self.session_key, text)
