@@ -1,127 +1,29 @@
-"""The plugin template and ``clawbot plugins new``: render, install offline, run its own tests.
+"""The plugin template and ``clawbot plugins new``: names, rendering, what is copied.
 
-The end-to-end test renders ``plugin-template/`` through the real CLI, installs the result
-into a fresh virtual environment without network and runs the rendered distribution's own
-test suite there, then checks that clawbot discovers the plugin through its entry point.
-
-The fresh environment reuses this one's packages (clawbot-kernel, pytest, attrs ...)
-through a ``.pth`` file, so nothing but the rendered distribution is installed. That is built
-by ``uv pip install --offline`` with hatchling from uv's cache; on a machine whose uv cache
-holds no hatchling (or without uv) the distribution is laid out the way an editable install
-does it instead: a ``.pth`` for its directory plus a dist-info made from its pyproject.toml.
+That the printed next steps install the plugin and pass its tests is shown in
+tests/cli/test_plugins_new_steps.py, by running them.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
-import sysconfig
 import tomllib
 from pathlib import Path
 
-import clawbot
 import pytest
+from clawbot.cli.main import cli
 from clawbot.scaffold import PluginNames, TemplateError, render_plugin, template_dir
+from click.testing import CliRunner
 
 REPO = Path(__file__).resolve().parents[1]
-OFFLINE_HINTS = ("not found in the cache", "network was disabled", "offline")
-
-
-# ------------------------------------------------------------------ helpers
-
-
-def run(args: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
-
-
-def describe(proc: subprocess.CompletedProcess[str]) -> str:
-    return f"exit {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
-
-
-def base_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAWBOT_", "PYTEST_"))}
-    for key in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "UV_PROJECT_ENVIRONMENT"):
-        env.pop(key, None)
-    env["UV_OFFLINE"] = "1"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
-
-
-def clawbot_env(env: dict[str, str], home: Path) -> dict[str, str]:
-    """A private state dir for clawbot runs (uv keeps the real HOME: its cache lives there)."""
-    home.mkdir(exist_ok=True)
-    return {**env, "CLAWBOT_HOME": str(home), "HOME": str(home)}
-
-
-def create_venv(path: Path, env: dict[str, str]) -> Path:
-    """A fresh venv on this interpreter that also sees this environment's packages."""
-    uv = shutil.which("uv")
-    if uv:
-        proc = run([uv, "venv", "--quiet", "--python", sys.executable, str(path)], cwd=path.parent, env=env)
-        assert proc.returncode == 0, describe(proc)
-    else:
-        import venv
-
-        venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(path)
-    python = path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    proc = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=path, env=env)
-    assert proc.returncode == 0, describe(proc)
-    site_packages = Path(proc.stdout.strip())
-    # addsitedir (not a plain path line) so this environment's own .pth files apply too:
-    # the workspace's editable installs, clawbot-kernel among them.
-    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    kernel_src = Path(clawbot.__file__).resolve().parents[1]
-    lines = [f"import site; site.addsitedir({p!r})" for p in sorted(ours)] + [str(kernel_src)]
-    (site_packages / "_clawbot_test_parent_env.pth").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return python
-
-
-def install(python: Path, project: Path, env: dict[str, str]) -> str:
-    """Install ``project`` into the venv of ``python`` without network; returns how."""
-    uv = shutil.which("uv")
-    if uv:
-        proc = run(
-            [uv, "pip", "install", "--offline", "--no-deps", "--python", str(python), str(project)],
-            cwd=project, env=env, timeout=120,
-        )
-        if proc.returncode == 0:
-            return "uv pip install (wheel built by hatchling from the uv cache)"
-        assert any(hint in proc.stderr for hint in OFFLINE_HINTS), describe(proc)
-    # No build backend available offline: lay out an editable install by hand.
-    from clawbot.testing import install_distribution
-
-    project_table = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))["project"]
-    proc = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=project, env=env)
-    site_packages = Path(proc.stdout.strip())
-    install_distribution(
-        site_packages,
-        project_table["name"],
-        version=project_table["version"],
-        entry_points=project_table["entry-points"]["clawbot"],
-    )
-    (site_packages / f"_{project_table['name']}_editable.pth").write_text(f"{project}\n", encoding="utf-8")
-    return "hand-made editable install (no uv, or no hatchling in its cache)"
 
 
 def rendered_files(root: Path) -> list[Path]:
     return sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())
 
 
-# ------------------------------------------------------------------ end to end
-
-
-def test_rendered_plugin_installs_passes_its_tests_and_is_discovered(tmp_path: Path) -> None:
-    env = base_env()
-    target = tmp_path / "clawbot-my-tool"
-    cli = [sys.executable, "-m", "clawbot.cli.main"]
-
-    proc = run([*cli, "plugins", "new", "my-tool", "-d", str(target)], cwd=tmp_path, env=clawbot_env(env, tmp_path / "home"))
-    assert proc.returncode == 0, describe(proc)
-    assert f"Created {target}" in proc.stdout
-
+def test_rendered_plugin_is_renamed_throughout(tmp_path: Path) -> None:
+    target = render_plugin("my-tool", tmp_path / "clawbot-my-tool")
     files = rendered_files(target)
     assert set(files) >= {
         Path("pyproject.toml"),
@@ -140,43 +42,6 @@ def test_rendered_plugin_installs_passes_its_tests_and_is_discovered(tmp_path: P
     assert pyproject["project"]["entry-points"]["clawbot"] == {"my_tool": "clawbot_my_tool.plugin"}
     assert "class MyToolConfig" in (target / "clawbot_my_tool/config.py").read_text("utf-8")
     assert "[plugins.my_tool]" in (target / "README.md").read_text("utf-8")
-
-    python = create_venv(tmp_path / "venv", env)
-    how = install(python, target, env)
-    print(f"rendered plugin installed by: {how}")
-
-    # The rendered distribution's own test suite, in the new environment.
-    proc = run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=target,
-               env=clawbot_env(env, tmp_path / "home"), timeout=120)
-    assert proc.returncode == 0, describe(proc)
-    assert " passed" in proc.stdout and "failed" not in proc.stdout
-
-    # Outside the project directory, the import comes from the installed distribution.
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    home_env = clawbot_env(env, tmp_path / "home")
-    proc = run([str(python), "-c", "import clawbot_my_tool.plugin as p; print(p.__file__)"], cwd=elsewhere, env=home_env)
-    assert proc.returncode == 0, describe(proc)
-    assert Path(proc.stdout.strip()).is_relative_to(tmp_path), proc.stdout
-
-    proc = run([str(python), "-m", "clawbot.cli.main", "plugins", "list", "--json"], cwd=elsewhere, env=home_env)
-    assert proc.returncode == 0, describe(proc)
-    records = {r["name"]: r for r in json.loads(proc.stdout)["plugins"]}
-    record = records["my_tool"]
-    assert record["status"] == "loaded", record
-    assert record["distribution"] == "clawbot-my-tool"
-    assert record["version"] == "0.1.0"
-    assert record["module"] == "clawbot_my_tool.plugin"
-    assert record["hooks"] == ["clawbot_config_schema", "clawbot_tools"]
-    assert record["warnings"] == []
-
-    # The plugin's table validates through the installed plugin too.
-    config = elsewhere / "clawbot.toml"
-    config.write_text('[plugins.my_tool]\ntop_words = "many"\n', encoding="utf-8")
-    proc = run([str(python), "-m", "clawbot.cli.main", "--config", str(config), "config", "validate"],
-               cwd=elsewhere, env=home_env)
-    assert proc.returncode == 2, describe(proc)
-    assert "plugins.my_tool.top_words" in proc.stdout + proc.stderr
 
 
 # ------------------------------------------------------------------ render_plugin
@@ -206,11 +71,10 @@ def test_bad_names_are_rejected_clearly(name: str, tmp_path: Path) -> None:
 
 
 def test_bad_name_through_the_cli_exits_2(tmp_path: Path) -> None:
-    proc = run([sys.executable, "-m", "clawbot.cli.main", "plugins", "new", "9lives", "-d", str(tmp_path / "x")],
-               cwd=tmp_path, env=clawbot_env(base_env(), tmp_path / "home"))
-    assert proc.returncode == 2, describe(proc)
-    assert "invalid plugin name '9lives'" in proc.stderr
-    assert "starting with a letter" in proc.stderr
+    result = CliRunner().invoke(cli, ["plugins", "new", "9lives", "-d", str(tmp_path / "x")])
+    assert result.exit_code == 2, result.output
+    assert "invalid plugin name '9lives'" in result.output
+    assert "starting with a letter" in result.output
 
 
 def test_refuses_to_overwrite_a_non_empty_directory(tmp_path: Path) -> None:

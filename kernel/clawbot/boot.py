@@ -30,6 +30,27 @@ class Loaded:
     env: Mapping[str, str] = attrs.field(repr=False)  # holds API keys
 
 
+def with_own_commands(path: str | None) -> str:
+    """``path`` with the directory of the running clawbot's ``clawbot`` command at its end.
+
+    ``uv run clawbot`` and an activated venv put that directory on PATH; starting the
+    installed entry point by its full path (a service, a cron job) does not. Skill
+    eligibility (a skill that needs ``clawbot``) and the commands tools run then see the
+    same programs however clawbot was started. Nothing on PATH is shadowed: it is appended.
+    """
+    import shutil
+    import sysconfig
+
+    path = path or os.defpath
+    scripts = sysconfig.get_path("scripts")
+    if not scripts or shutil.which("clawbot", path=scripts) is None:
+        return path
+    entries = [os.path.normpath(p) for p in path.split(os.pathsep) if p]
+    if os.path.normpath(scripts) in entries:
+        return path
+    return path + os.pathsep + scripts if path else scripts
+
+
 def load(
     config_path: str | os.PathLike[str] | None = None,
     *,
@@ -48,6 +69,7 @@ def load(
     for name, value in credential_env(StatePaths.resolve(env)).items():
         if not env.get(name):
             env[name] = value
+    env["PATH"] = with_own_commands(env.get("PATH"))
     raw = load_raw(config_path, env, cwd or Path.cwd())
     converter = make_converter()
     core = structure_core(raw, converter)

@@ -44,6 +44,10 @@ DECISION_WORDS: dict[str, ApprovalDecision] = {
 }
 
 
+#: how every approval notice begins (a one-shot terminal run asks in its own words instead)
+NOTICE_HEAD = "Approval needed ("
+
+
 def notice_text(ticket: ApprovalTicket, request: ApprovalRequest) -> str:
     """What the chat is told when a tool asks (sent by the kernel, not the model)."""
     minutes = max(1, round(request.expires_in_s / 60))
@@ -54,7 +58,7 @@ def notice_text(ticket: ApprovalTicket, request: ApprovalRequest) -> str:
     # clawbot's own lines first, then the command behind a gutter (no line of it can pass
     # for "Why:" or "Reply /approve"), then the answer line.
     lines = [
-        f"Approval needed ({ticket.id}): {quoted_line(request.tool_name)} wants to run the command below",
+        f"{NOTICE_HEAD}{ticket.id}): {quoted_line(request.tool_name)} wants to run the command below",
         f"Why: {quoted_line(request.reason)}",
         *(quoted_line(detail) for detail in request.details),
     ]
@@ -105,6 +109,10 @@ class ApprovalBroker:
 
     def pending_for(self, session_key: str) -> list[ApprovalTicket]:
         return [p.ticket for p in self._pending.values() if p.session_key == session_key]
+
+    def requests_for(self, session_key: str) -> list[tuple[ApprovalTicket, ApprovalRequest]]:
+        """What waits in ``session_key``, with the requests (a terminal asks about each)."""
+        return [(p.ticket, p.request) for p in self._pending.values() if p.session_key == session_key]
 
     def answer(
         self,

@@ -73,6 +73,9 @@ class SharedServices:
     conversation: Callable[[str], Awaitable[Conversation]]
     approvals: ApprovalBroker = attrs.field(factory=ApprovalBroker)
     port: GatewayPort | None = None  # set by a gateway while it runs
+    #: the person at the terminal of a one-shot `clawbot agent` run: approvals and system
+    #: events of turns that came from no channel message report to them
+    local_origin: InboundMessage | None = None
     _background: set[asyncio.Task[object]] = attrs.field(factory=set)
 
     def for_turn(self, agent_id: str, session_key: str, origin: InboundMessage | None, model: str) -> KernelServices:
@@ -253,7 +256,7 @@ class KernelServices(ToolServices):
         await port.deliver(message, self.session_key)
 
     def request_approval(self, request: ApprovalRequest) -> ApprovalTicket:
-        port, origin = self.shared.port, self.origin
+        port, origin = self.shared.port, self.origin or self.shared.local_origin
         if port is None or origin is None:
             raise ServiceUnavailable(f"nobody can be asked for approval: {NO_GATEWAY}")
         from clawbot.agent.approvals import notice_text
@@ -275,6 +278,7 @@ class KernelServices(ToolServices):
         return ticket
 
     async def post_system_event(self, text: str) -> None:
-        if self.shared.port is None or self.origin is None:
+        origin = self.origin or self.shared.local_origin
+        if self.shared.port is None or origin is None:
             raise ServiceUnavailable(f"cannot report back to the chat: {NO_GATEWAY}")
-        self.shared.port.inject(self.origin, self.session_key, text)
+        self.shared.port.inject(origin, self.session_key, text)

@@ -7,11 +7,11 @@ import sys
 import click
 
 from clawbot.cli.output import echo, echo_json
-from clawbot.cli.state import CliState, config_option, run_async, user_errors, verbose_option
+from clawbot.cli.state import CliState, config_option, user_errors, verbose_option
 
 
 @click.command()
-@click.option("-m", "--message", required=True, help="What to say to the agent.")
+@click.option("-m", "--message", required=True, help="What to say to the agent; '-' reads it from stdin.")
 @click.option("--agent", "agent_id", default=None, help="Agent id (default: the default agent).")
 @click.option("--session", "session_key", default=None, help="Session key (default: agent:<agent>:main).")
 @click.option("--json", "as_json", is_flag=True, help="Print the reply, model and usage as JSON.")
@@ -19,13 +19,32 @@ from clawbot.cli.state import CliState, config_option, run_async, user_errors, v
 @config_option
 @click.pass_obj
 def agent(state: CliState, message: str, agent_id: str | None, session_key: str | None, as_json: bool, verbose: bool) -> None:
-    """Send MESSAGE to the agent, print its reply."""
+    """Send MESSAGE to the agent, print its reply.
+
+    A command the agent wants to run that needs approval is asked about here when stdin is a
+    terminal (allow once, allow always or deny); otherwise it is denied, with a note. Ctrl-C
+    stops the turn (exit status 130; the transcript records it as aborted).
+    """
+    if message == "-":
+        if sys.stdin.isatty():
+            echo("Type the message; end it with Ctrl-D on a line of its own.", err=True)
+        message = sys.stdin.read().rstrip("\n")
+        if not message.strip():
+            echo("error: -m - reads the message from stdin, and stdin was empty", err=True)
+            sys.exit(2)
     with user_errors():
         loaded = state.load()
     from clawbot.cli.logs import configure_logging
 
     configure_logging(loaded.config.logging.level, state.env, state_root=state.paths().root, verbose=verbose)
-    sys.exit(run_async(_turn(state, message, agent_id, session_key, as_json)) or 0)
+    import asyncio
+
+    try:
+        code = asyncio.run(_turn(state, message, agent_id, session_key, as_json))
+    except KeyboardInterrupt:
+        echo("interrupted; the turn is recorded as aborted", err=True)
+        sys.exit(130)
+    sys.exit(code or 0)
 
 
 async def _turn(state: CliState, text: str, agent_id: str | None, session_key: str | None, as_json: bool) -> int:
@@ -55,14 +74,26 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
         echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)
         return 2
     session_key = resolve_session_key(session_key, agent_id)  # a bare name belongs to the chosen agent
-    runtime = AgentRuntime(kernel)
+    from clawbot.cli.oneshot import CHANNEL, OneShotPort, local_user, settle_approvals
+
+    port = OneShotPort()
+    runtime = AgentRuntime(kernel, port=port)
+    runtime.services.local_origin = local_user()
     try:
         conversation = await runtime.conversation(agent_id)
     except ModelError as exc:
         echo(str(exc), err=True)
         return 1
+    interactive = sys.stdin.isatty()
     try:
-        result = await conversation.send(session_key, text, channel="cli")
+        result = await conversation.send(session_key, text, channel=CHANNEL)
+        _print_result(kernel, result, agent_id, session_key, as_json)
+        # Approved commands report back as system events, each answered in a follow-up turn.
+        while running := await settle_approvals(runtime, session_key, interactive=interactive):
+            for event in await port.next_events(running):
+                origin = attrs.evolve(runtime.services.local_origin, text=event, system_event=True)
+                result = await conversation.send(session_key, event, channel=CHANNEL, origin=origin)
+                _print_result(kernel, result, agent_id, session_key, as_json)
     except Exception as exc:  # the provider's short message; the traceback goes to the log file
         import logging
 
@@ -73,6 +104,12 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
         return 1
     finally:
         await runtime.aclose()
+    return 0
+
+
+def _print_result(kernel, result, agent_id: str, session_key: str, as_json: bool) -> None:  # noqa: ANN001
+    import attrs
+
     from clawbot.agent.notices import outgoing_text
 
     for notice in result.notices:  # clawbot's own, kept apart from the reply on stdout
@@ -100,4 +137,3 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
     else:
         # As a channel gets it: the model's reply cannot pass for one of clawbot's notices.
         echo(outgoing_text(result.text, notice=False))
-    return 0

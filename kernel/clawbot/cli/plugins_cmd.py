@@ -99,16 +99,40 @@ def list_plugins(state: CliState, as_json: bool) -> None:
     default=None,
     help="Where to create the distribution (default: ./clawbot-NAME).",
 )
-def new_plugin(name: str, directory: str | None) -> None:
-    """Create a plugin distribution NAME from the plugin template, with a passing test."""
+@click.option(
+    "--in-source-tree",
+    is_flag=True,
+    help="Allow creating it inside the clawbot source checkout (e.g. under plugins/).",
+)
+def new_plugin(name: str, directory: str | None, in_source_tree: bool) -> None:
+    """Create a plugin distribution NAME from the plugin template, with a passing test.
+
+    Prints the commands that install the plugin and run its tests with this clawbot:
+    installed clawbot, the plugin goes (editable) into the environment clawbot runs from;
+    in a source checkout, `uv run` uses the checkout's kernel and leaves its environment alone.
+    """
     from pathlib import Path
 
-    from clawbot.scaffold import TemplateError, render_plugin
+    from clawbot.scaffold import PluginNames, TemplateError, render_plugin
+    from clawbot.scaffold_steps import current_install, inside, next_steps
 
+    install = current_install()
     try:
-        target = render_plugin(name, Path(directory) if directory else None)
+        names = PluginNames.from_name(name)
+        target = Path(directory) if directory else Path.cwd() / names.distribution
+        tree = install.source_tree
+        if tree is not None and inside(target, tree) and not in_source_tree:
+            raise TemplateError(
+                f"{target.resolve()} is inside the clawbot source checkout {tree}; create the plugin "
+                "elsewhere with -d DIR, or pass --in-source-tree to put it there anyway"
+            )
+        target = render_plugin(name, target)
     except TemplateError as exc:
         echo(f"error: {exc}", err=True)
         sys.exit(2)
+    heading, commands, after = next_steps(target, install, names.plugin)
     echo(f"Created {target}")
-    echo(f"Next: cd {target} && uv run --with-editable . pytest   (or: pip install -e . && pytest)")
+    echo(f"Next, {heading}")
+    for command in commands:
+        echo(f"  {command}")
+    echo(after)

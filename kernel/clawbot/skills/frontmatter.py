@@ -376,6 +376,18 @@ def _parse(text: str, folder_name: str, warnings: list[Finding], linked: bool = 
         install = []
     if not isinstance(install, list | tuple) or not all(isinstance(spec, Mapping) for spec in install):
         raise meta.fail("install", "a list of mappings", install)
+    if block is None:
+        # Read all the same (named after the folder, described by its first paragraph), but
+        # said: without frontmatter it cannot declare what it needs, and a stray README-like
+        # file becomes a skill unnoticed.
+        warnings.append(
+            Finding(
+                f"no frontmatter: read as skill {name!r} described by its first paragraph; start the file "
+                "with a `---` block holding `name:` and `description:`",
+                1,
+                "warning",
+            )
+        )
     return SkillDocument(
         name=name,
         description=description,

@@ -51,6 +51,8 @@ class FakeLLM:
         self.requests: list[RecordedRequest] = []
         self.base_url: str | None = None
         """Set by the fixtures / callers while the fake is served over loopback."""
+        self.on_request: Callable[[RecordedRequest], Any] | None = None
+        """Called with each request as it is recorded (``--record`` writes it to a file)."""
         self._lock = threading.Lock()
         self._replies: deque[Reply | Callable[[RecordedRequest], Any]] = deque()
         self._faults: list[list[Any]] = []  # [fault, remaining]
@@ -155,6 +157,8 @@ class FakeLLM:
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
+            if self.on_request is not None:
+                self.on_request(request)
 
     def _take_fault(self, model: str | None) -> Fault | None:
         with self._lock:

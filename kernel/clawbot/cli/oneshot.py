@@ -1,0 +1,138 @@
+"""One-shot turns of ``clawbot agent -m``: the terminal is the chat.
+
+A :class:`~clawbot.agent.runtime.GatewayPort` for a process without a gateway. What a tool
+sends to the chat is printed; a system event (an approved command finished) is queued and
+answered in a follow-up turn, as a chat would get it. A command that needs approval is
+asked about on the terminal after the turn when stdin is one (allow-once / allow-always /
+deny); when stdin is a pipe or a file nobody can answer, so it is denied with a note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+import attrs
+
+from clawbot.agent.approvals import NOTICE_HEAD
+from clawbot.agent.notices import outgoing_text, quoted_block, quoted_line
+from clawbot.cli.output import echo
+from clawbot.types import ApprovalDecision, ApprovalRequest, ApprovalTicket, InboundMessage, OutboundMessage
+
+CHANNEL = "cli"
+ANSWERS = {
+    "o": ApprovalDecision.ALLOW_ONCE,
+    "once": ApprovalDecision.ALLOW_ONCE,
+    "allow-once": ApprovalDecision.ALLOW_ONCE,
+    "y": ApprovalDecision.ALLOW_ONCE,
+    "yes": ApprovalDecision.ALLOW_ONCE,
+    "a": ApprovalDecision.ALLOW_ALWAYS,
+    "always": ApprovalDecision.ALLOW_ALWAYS,
+    "allow-always": ApprovalDecision.ALLOW_ALWAYS,
+    "d": ApprovalDecision.DENY,
+    "deny": ApprovalDecision.DENY,
+    "n": ApprovalDecision.DENY,
+    "no": ApprovalDecision.DENY,
+    "": ApprovalDecision.DENY,  # Enter alone: the safe answer
+}
+
+
+def local_user() -> InboundMessage:
+    """The person who ran the command: the owner (they could run the command themselves)."""
+    return InboundMessage(channel=CHANNEL, peer_id="local", text="", from_owner=True)
+
+
+@attrs.define
+class OneShotPort:
+    events: list[str] = attrs.field(factory=list)
+    _arrived: asyncio.Event = attrs.field(factory=asyncio.Event)
+
+    def channel_names(self) -> list[str]:
+        return [CHANNEL]
+
+    async def deliver(self, message: OutboundMessage, session_key: str | None, *, notice: bool = False) -> None:
+        if notice and message.text.startswith(NOTICE_HEAD):
+            return  # asked on the terminal once the turn is over
+        echo(outgoing_text(message.text, notice=notice), err=notice)
+
+    def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
+        self.events.append(text)
+        self._arrived.set()
+
+    async def next_events(self, count: int) -> list[str]:
+        """Wait until ``count`` system events have arrived; take them."""
+        while len(self.events) < count:
+            self._arrived.clear()
+            await self._arrived.wait()
+        taken, self.events = self.events[:count], self.events[count:]
+        return taken
+
+
+async def _read_line(fd: int) -> str | None:
+    """One line typed at the terminal, or None at end of input; cancellable (Ctrl-C)."""
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[bytes] = loop.create_future()
+
+    def readable() -> None:
+        if not ready.done():
+            try:
+                ready.set_result(os.read(fd, 4096))
+            except OSError:
+                ready.set_result(b"")
+
+    loop.add_reader(fd, readable)
+    try:
+        data = await ready
+    finally:
+        loop.remove_reader(fd)
+    return data.decode("utf-8", "replace") if data else None
+
+
+async def ask(ticket: ApprovalTicket, request: ApprovalRequest) -> ApprovalDecision:
+    """Show the request as the chat notice does and read the answer from the terminal."""
+    lines = [
+        f"Approval needed: {quoted_line(request.tool_name)} wants to run the command below",
+        f"Why: {quoted_line(request.reason)}",
+        *(quoted_line(detail) for detail in request.details),
+    ]
+    if request.allow_always and request.always_covers:
+        lines.append(f"allow-always also remembers: {quoted_line(request.always_covers)}")
+    lines.append(quoted_block(request.command))
+    echo(outgoing_text("\n".join(lines), notice=True), err=True)
+    choices = "[o]nce, [a]lways, [d]eny" if request.allow_always else "[o]nce, [d]eny"
+    while True:
+        sys.stderr.write(f"Allow it? {choices} (Enter: deny): ")
+        sys.stderr.flush()
+        line = await _read_line(sys.stdin.fileno())
+        if line is None:
+            sys.stderr.write("\n")
+            return ApprovalDecision.DENY
+        decision = ANSWERS.get(line.strip().lower())
+        if decision is ApprovalDecision.ALLOW_ALWAYS and not request.allow_always:
+            decision = None
+        if decision is not None:
+            return decision
+
+
+async def settle_approvals(runtime, session_key: str, *, interactive: bool) -> int:  # noqa: ANN001 - AgentRuntime
+    """Answer what the turn left waiting; returns how many commands now run (each reports back)."""
+    running = 0
+    for ticket, request in runtime.approvals.requests_for(session_key):
+        if interactive:
+            decision = await ask(ticket, request)
+        else:
+            decision = ApprovalDecision.DENY
+            echo(
+                f"Denied: {quoted_line(request.tool_name)} needs approval to run {quoted_line(request.command)!r}, "
+                "and stdin is not a terminal, so nobody can answer here. Run `clawbot agent` in a terminal "
+                "to be asked, or ask from a chat.",
+                err=True,
+            )
+        text, commit = runtime.approvals.answer(session_key, ticket.id, decision, by_owner=True)
+        if interactive or commit is None:
+            echo(outgoing_text(text, notice=True), err=True)
+        if commit is not None:
+            commit()
+            running += decision is not ApprovalDecision.DENY
+    return running

@@ -1,0 +1,160 @@
+"""``clawbot agent -m``: the message from stdin, approvals on the terminal, Ctrl-C.
+
+Real CLI runs against the fake LLM server: in process (click's CliRunner) where stdin is a
+pipe, in a pseudo-terminal where the approval question needs a terminal, and as a real
+subprocess for SIGINT.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from clawbot.cli.main import cli
+from clawbot.testing.fake_llm import ToolCallSpec
+from click.testing import CliRunner
+
+COMMAND = "touch approved.txt && echo ran >> runs.log"
+
+
+def setup(tmp_path: Path, base_url: str) -> tuple[Path, Path, dict[str, str]]:
+    """A config on the fake LLM, a workspace and the environment of a user's shell."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    config = tmp_path / "clawbot.toml"
+    config.write_text(
+        f'[agents.defaults]\nworkspace = "{workspace}"\n\n[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
+        f'[providers.openai]\nbase_url = "{base_url}/v1"\napi_key = "sk-test"\n',
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWBOT_")}
+    for secret in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+        env.pop(secret, None)
+    env.update({"CLAWBOT_HOME": str(tmp_path), "HOME": str(tmp_path), "NO_COLOR": "1", "COLUMNS": "200"})
+    return config, workspace, env
+
+
+def transcript_entries(home: Path) -> list[dict]:
+    (path,) = (home / "sessions" / "main").glob("*.jsonl")
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+
+
+def invoke(args: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch, stdin: str = ""):  # noqa: ANN201
+    for key in [k for k in os.environ if k.startswith("CLAWBOT_") or k.endswith("_API_KEY")]:
+        monkeypatch.delenv(key)
+    for key in ("CLAWBOT_HOME", "HOME"):
+        monkeypatch.setenv(key, env[key])
+    return CliRunner().invoke(cli, args, input=stdin)
+
+
+def test_message_is_read_from_stdin(tmp_path: Path, fake_llm_thread, monkeypatch: pytest.MonkeyPatch) -> None:
+    config, _, env = setup(tmp_path, fake_llm_thread.base_url)
+    fake_llm_thread.reply("got it")
+    result = invoke(["--config", str(config), "agent", "-m", "-"], env, monkeypatch, stdin="first line\nsecond line\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "got it"
+    assert "first line\nsecond line" in json.dumps(fake_llm_thread.requests[0].messages[-1]).replace("\\n", "\n")
+
+    empty = invoke(["--config", str(config), "agent", "-m", "-"], env, monkeypatch, stdin="\n")
+    assert empty.exit_code == 2
+    assert "stdin was empty" in empty.output and len(fake_llm_thread.requests) == 1
+
+
+def test_approval_without_a_terminal_is_denied_with_a_note(tmp_path: Path, fake_llm_thread, monkeypatch: pytest.MonkeyPatch) -> None:
+    config, workspace, env = setup(tmp_path, fake_llm_thread.base_url)
+    fake_llm_thread.reply(tool_calls=[ToolCallSpec("exec", {"command": COMMAND})])
+    fake_llm_thread.reply("It needs your approval.")
+    result = invoke(["--config", str(config), "agent", "-m", "-"], env, monkeypatch, stdin="make approved.txt")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "It needs your approval."
+    assert f"Denied: exec needs approval to run {COMMAND!r}, and stdin is not a terminal" in result.stderr
+    assert not (workspace / "approved.txt").exists()
+    assert len(fake_llm_thread.requests) == 2  # no follow-up turn: nothing ran
+
+
+def _read_until(fd: int, wanted: bytes, seen: bytearray, timeout: float = 60) -> bool:
+    deadline = time.monotonic() + timeout
+    while wanted not in seen:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            return False
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # the child closed the terminal
+            return wanted in seen
+        if not chunk:
+            return wanted in seen
+        seen.extend(chunk)
+    return True
+
+
+@pytest.mark.parametrize(
+    ("answer", "runs"),
+    [("o", True), ("always", True), ("d", False), ("", False)],
+)
+def test_approval_is_asked_on_the_terminal(tmp_path: Path, fake_llm_thread, answer: str, runs: bool) -> None:
+    import pty
+
+    config, workspace, env = setup(tmp_path, fake_llm_thread.base_url)
+    fake_llm_thread.reply(tool_calls=[ToolCallSpec("exec", {"command": COMMAND})])
+    fake_llm_thread.reply("It needs your approval.")
+    fake_llm_thread.reply("Done: approved.txt exists now.")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clawbot.cli.main", "--config", str(config), "agent", "-m", "make approved.txt"],
+        cwd=tmp_path, env=env, stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+    )
+    os.close(slave)
+    seen = bytearray()
+    try:
+        assert _read_until(master, b"(Enter: deny): ", seen), bytes(seen).decode(errors="replace")
+        screen = bytes(seen).decode(errors="replace")
+        assert "It needs your approval." in screen
+        assert "exec wants to run the command below" in screen and COMMAND in screen
+        assert "Allow it? [o]nce, [a]lways, [d]eny" in screen and "/approve" not in screen.split("It needs")[1]
+        os.write(master, answer.encode() + b"\r")
+        _read_until(master, b"\0never", seen, timeout=30)  # until the process closes the terminal
+        assert proc.wait(timeout=30) == 0, bytes(seen).decode(errors="replace")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    screen = bytes(seen).decode(errors="replace")
+    assert (workspace / "approved.txt").exists() is runs, screen
+    if runs:
+        scope = "always" if answer == "always" else "once"
+        assert f"Approved ({scope}); exec is running:" in screen
+        assert screen.rstrip().endswith("Done: approved.txt exists now."), screen
+        event = json.dumps(fake_llm_thread.requests[2].messages[-1])
+        assert "System event from clawbot" in event and "exit code 0" in event
+    else:
+        assert "Denied; exec will not run:" in screen
+        assert len(fake_llm_thread.requests) == 2
+
+
+def test_ctrl_c_during_a_turn_exits_130_and_records_the_turn_as_aborted(tmp_path: Path, fake_llm_thread) -> None:
+    config, _, env = setup(tmp_path, fake_llm_thread.base_url)
+    fake_llm_thread.fail("slow", delay=30)
+    fake_llm_thread.reply("too late")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clawbot.cli.main", "--config", str(config), "agent", "-m", "take your time"],
+        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not fake_llm_thread.requests and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert fake_llm_thread.requests, "the turn never reached the model"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err and "interrupted" in err
+    assert out == ""
+    entries = transcript_entries(tmp_path)
+    assert entries[-1]["type"] == "custom" and entries[-1]["kind"] == "aborted", entries[-1]
