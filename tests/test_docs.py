@@ -136,3 +136,162 @@ def test_every_example_is_a_valid_plugin_for_its_hook() -> None:
             if record.status != "loaded" or record.warnings or record.hooks != [name]:
                 problems.append(f"{name} example {index}: {record.status} {record.error} {record.warnings} {record.hooks}")
     assert not problems, "\n".join(problems)
+
+
+# ======================================================================================
+# Each hook says when it is called and names only configuration keys that exist
+# ======================================================================================
+
+
+def test_every_spec_says_when_it_is_called_and_its_result_rule() -> None:
+    problems = []
+    for name in hook_names():
+        doc = inspect.getdoc(getattr(hookspecs, name)) or ""
+        if "Called" not in doc:
+            problems.append(f"{name}: the docstring does not say when it is called ('Called ...')")
+        if "Result rule:" not in doc:
+            problems.append(f"{name}: the docstring has no 'Result rule:'")
+        body = sections().get(name, "")
+        if "**When:**" not in body:
+            problems.append(f"{name}: the reference section has no '**When:**'")
+    assert not problems, "\n".join(problems)
+
+
+def config_paths() -> set[str]:
+    """Every key path the configuration accepts: the core schema and the default plugins'
+    tables, with list items written ``[i]``-less (``agents.list.id``)."""
+    import attrs
+    from clawbot.boot import load
+    from clawbot.config import CoreConfig
+
+    def walk(cl: type, prefix: str) -> set[str]:
+        attrs.resolve_types(cl)
+        found = set()
+        for field in attrs.fields(cl):
+            path = f"{prefix}.{field.name}" if prefix else field.name
+            found.add(path)
+            inner = [t for t in (field.type, *getattr(field.type, "__args__", ())) if attrs.has(t)]
+            for t in inner:
+                found |= walk(t, path)
+        return found
+
+    paths = walk(CoreConfig, "")
+    defaults = load(None, env={"HOME": "/nonexistent", "CLAWBOT_HOME": "/nonexistent"}, cwd=ROOT / "docs")
+    for table, section in defaults.config.sections.items():
+        paths.add(table)
+        if section is not None:
+            paths |= walk(type(section), table)
+    return paths
+
+
+def mentioned_config_keys(text: str) -> set[str]:
+    """Dotted names in code spans that start at a configuration table (``memory.provider``,
+    ``[plugins.<name>]``, ``agents.list[i].model``), with list subscripts removed."""
+    import attrs
+    from clawbot.config import CoreConfig
+    from clawbot.config.schema import PLUGIN_ROOTS
+
+    roots = {f.name for f in attrs.fields(CoreConfig)} | set(PLUGIN_ROOTS)
+    found = set()
+    for span in re.findall(r"`+\[{0,2}([a-z_]+(?:\.[A-Za-z0-9_<>\[\]-]+)+)\]{0,2}`+", text):
+        key = re.sub(r"\[[^\]]*\]", "", span)
+        if re.search(r"\.(md|py|toml|json|txt|ya?ml)$", key):  # a file name (memory.md), not a key
+            continue
+        if key.split(".")[0] in roots:
+            found.add(key)
+    return found
+
+
+def test_the_hook_docs_name_only_config_keys_the_schema_accepts() -> None:
+    known = config_paths()
+    texts = {f"hookspecs.{name}": inspect.getdoc(getattr(hookspecs, name)) or "" for name in hook_names()}
+    texts["hookspecs module"] = hookspecs.__doc__ or ""
+    texts["docs/plugins/hooks.md"] = HOOKS_DOC.read_text(encoding="utf-8")
+    problems = []
+    for where, text in texts.items():
+        for key in sorted(mentioned_config_keys(text)):
+            parts = key.split(".")
+            if "<" in key:  # a placeholder: the part before it must exist (or be a plugin root)
+                head = ".".join(parts[: next(i for i, p in enumerate(parts) if "<" in p)])
+                if head in known or head in {"plugins", "channels", "providers"}:
+                    continue
+            elif key in known:
+                continue
+            problems.append(f"{where} names {key!r}, which the configuration does not accept")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_config_key_check_sees_keys() -> None:
+    """The check above is only worth something if it finds the keys the docs do name."""
+    keys = mentioned_config_keys(HOOKS_DOC.read_text(encoding="utf-8"))
+    assert {"memory.provider", "agents.defaults.compaction.strategy", "plugins.deny"} <= keys, keys
+    assert "unknown.key" not in mentioned_config_keys("`unknown.key`")
+    assert "memory.provder" in mentioned_config_keys("set `memory.provder`")
+
+
+# ======================================================================================
+# Every hook has a test proving that the kernel itself calls it
+# ======================================================================================
+
+EMISSION_MARK = "hook_emission"
+# Hooks whose emitting flow lands with another change, with where it comes from. An entry
+# is refused as soon as the kernel names the hook anywhere but in hookspecs.py: then the
+# flow exists and its test must carry the mark.
+PENDING_EMISSION: dict[str, str] = {}
+# Calls that emit a hook: a test that makes them itself proves nothing about the kernel.
+EMITTING_CALLS = {"notify", "before_tool_call", "message_sending", "bootstrap_files", "collect", "call_impl"}
+
+
+def all_test_files() -> list[Path]:
+    return [*TESTS.rglob("test_*.py"), *(ROOT / "plugins").glob("*/tests/**/test_*.py")]
+
+
+def emission_tests() -> dict[str, list[tuple[str, ast.AST]]]:
+    """hook -> [(test id, function node)] of tests marked ``@pytest.mark.hook_emission(hook, ...)``."""
+    found: dict[str, list[tuple[str, ast.AST]]] = {}
+    for path in all_test_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for decorator in node.decorator_list:
+                if isinstance(decorator, ast.Call) and ast.unparse(decorator.func).endswith(f"mark.{EMISSION_MARK}"):
+                    for arg in decorator.args:
+                        hook = arg.value if isinstance(arg, ast.Constant) else ast.unparse(arg)
+                        found.setdefault(hook, []).append((f"{path.relative_to(ROOT)}::{node.name}", node))
+    return found
+
+
+def test_every_hook_has_a_test_of_the_kernel_emitting_it() -> None:
+    marked = emission_tests()
+    missing = [name for name in hook_names() if name not in marked and name not in PENDING_EMISSION]
+    assert not missing, (
+        "no test shows the kernel calling these hooks in a real flow; write one and mark it "
+        f"@pytest.mark.{EMISSION_MARK}(<hook>): {', '.join(missing)}"
+    )
+    unknown = sorted(set(marked) - set(hook_names()))
+    assert not unknown, f"tests marked {EMISSION_MARK} for hooks that do not exist: {unknown}"
+
+
+def test_pending_emissions_are_only_those_the_kernel_does_not_emit_yet() -> None:
+    kernel_text = "\n".join(
+        path.read_text(encoding="utf-8") for path in (ROOT / "kernel" / "clawbot").rglob("*.py") if path.name != "hookspecs.py"
+    )
+    marked = emission_tests()
+    stale = [hook for hook in PENDING_EMISSION if hook in marked or f'"{hook}"' in kernel_text]
+    assert not stale, (
+        f"the kernel now emits {stale}: mark the test of that flow @pytest.mark.{EMISSION_MARK}(...) "
+        "and remove the hook from PENDING_EMISSION in tests/test_docs.py"
+    )
+    assert set(PENDING_EMISSION) <= set(hook_names())
+
+
+def test_an_emission_test_does_not_call_the_hook_itself() -> None:
+    problems = []
+    for hook, tests in emission_tests().items():
+        for test_id, node in tests:
+            for call in (n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+                name = call.func.attr
+                if name in EMITTING_CALLS or name.startswith("clawbot_") and ".hook." in ast.unparse(call.func):
+                    problems.append(f"{test_id} (marked for {hook}) calls {ast.unparse(call.func)}() itself")
+    assert not problems, "\n".join(sorted(set(problems)))

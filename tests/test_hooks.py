@@ -74,6 +74,7 @@ class ChatSettings:
     enabled: bool = True
 
 
+@pytest.mark.hook_emission("clawbot_config_schema")
 async def test_hook_config_schema_bare_class_validates_plugins_table(make_kernel) -> None:
     seen = {}
 
@@ -216,6 +217,7 @@ def cli_plugins(tmp_path: Path) -> Path:
     return site
 
 
+@pytest.mark.hook_emission("clawbot_commands")
 def test_hook_commands_plugin_command_is_listed_and_runs(cli_plugins: Path, tmp_path: Path) -> None:
     help_result = run_clawbot("--help", site=cli_plugins, home=tmp_path)
     assert help_result.returncode == 0, help_result.stderr
@@ -264,6 +266,13 @@ LABELS = {
 }
 
 
+# The hooks whose items the user chooses one of by name: with several installed, one is named.
+CHOOSING = {
+    "clawbot_memory_providers": '[memory]\nprovider = "a2"\n',
+    "clawbot_compaction_strategies": '[agents.defaults.compaction]\nstrategy = "a2"\n',
+}
+
+
 async def check_provenance(make_kernel, hook: str) -> None:
     attribute, make = REGISTRATION[hook]
     contexts = {}
@@ -277,9 +286,11 @@ async def check_provenance(make_kernel, hook: str) -> None:
         contexts["beta"] = ctx
         return [made["b1"]]
 
-    kernel = await make_kernel(plugins={"alpha": plugin(**{hook: alpha}), "beta": plugin(**{hook: beta})})
+    kernel = await make_kernel(plugins={"alpha": plugin(**{hook: alpha}), "beta": plugin(**{hook: beta})}, config=CHOOSING.get(hook))
     registry = getattr(kernel, attribute)
     assert registry.names() == ["a1", "a2", "b1"]
+    if hook in CHOOSING:
+        assert kernel.active[attribute] == "a2"
     assert [registry.plugin_of(n) for n in registry.names()] == ["alpha", "alpha", "beta"]
     assert all(registry[n] is made[n] for n in made)
     assert {name: ctx.plugin_name for name, ctx in contexts.items()} == {"alpha": "alpha", "beta": "beta"}
@@ -347,11 +358,13 @@ rule = pytest.mark.parametrize("check", REGISTRATION_CHECKS, ids=lambda c: c.__n
 
 
 @rule
+@pytest.mark.hook_emission("clawbot_channels")
 async def test_hook_channels_registration_rules(make_kernel, check) -> None:
     await check(make_kernel, "clawbot_channels")
 
 
 @rule
+@pytest.mark.hook_emission("clawbot_llm_providers")
 async def test_hook_llm_providers_registration_rules(make_kernel, check) -> None:
     await check(make_kernel, "clawbot_llm_providers")
 
@@ -367,16 +380,19 @@ async def test_hook_compaction_strategies_registration_rules(make_kernel, check)
 
 
 @rule
+@pytest.mark.hook_emission("clawbot_skill_sources")
 async def test_hook_skill_sources_registration_rules(make_kernel, check) -> None:
     await check(make_kernel, "clawbot_skill_sources")
 
 
 @rule
+@pytest.mark.hook_emission("clawbot_tools")
 async def test_hook_tools_registration_rules(make_kernel, check) -> None:
     await check(make_kernel, "clawbot_tools")
 
 
 @rule
+@pytest.mark.hook_emission("clawbot_chat_commands")
 async def test_hook_chat_commands_registration_rules(make_kernel, check) -> None:
     await check(make_kernel, "clawbot_chat_commands")
 
@@ -443,6 +459,7 @@ def clawbot_doctor_checks(ctx):
 """
 
 
+@pytest.mark.hook_emission("clawbot_doctor_checks")
 def test_hook_doctor_checks_lines_appear_in_clawbot_doctor(tmp_path: Path) -> None:
     site = tmp_path / "site"
     install_distribution(site, "clawbot-voice", entry_points={"voice": "voice_doctor"}, modules={"voice_doctor.py": DOCTOR_PLUGIN})
@@ -489,6 +506,7 @@ async def test_hook_prompt_sections_collects_every_plugin_with_provenance(worksp
     assert pm.failures == [HookFailure("d", "clawbot_prompt_sections", "RuntimeError: no persona")]
 
 
+@pytest.mark.hook_emission("clawbot_prompt_sections")
 async def test_hook_prompt_sections_conversation_filters_mode_and_sorts(make_kernel, workspace: Path) -> None:
     seen = []
 

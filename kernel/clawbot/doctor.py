@@ -85,6 +85,7 @@ class BootOutcome:
     error: str | None = None  # the boot itself failed unexpectedly
     policy: list[str] = attrs.field(factory=list)  # tool policy entries that match no installed tool
     checks: list[Finding] = attrs.field(factory=list)  # what plugins report (clawbot_doctor_checks)
+    engines: list[Finding] = attrs.field(factory=list)  # the memory provider and compaction strategy in use
 
 
 def boot_kernel(loaded: Loaded) -> BootOutcome:
@@ -95,6 +96,7 @@ def boot_kernel(loaded: Loaded) -> BootOutcome:
     """
     import asyncio
 
+    from clawbot.config import ConfigError
     from clawbot.kernel import PluginConflictError, bootstrap
 
     async def boot() -> BootOutcome:
@@ -102,11 +104,14 @@ def boot_kernel(loaded: Loaded) -> BootOutcome:
             kernel = await bootstrap(loaded)
         except PluginConflictError as exc:
             return BootOutcome(conflicts=list(exc.conflicts))
+        except ConfigError as exc:  # an engine the configuration names cannot be chosen
+            fix = "name an installed one (`clawbot plugins list`), or leave the key empty"
+            return BootOutcome(engines=[Finding("fail", "config", str(problem), fix) for problem in exc.problems])
         from clawbot.agent.policy import unknown_patterns
 
         try:
             checks = await plugin_checks(kernel)
-            return BootOutcome(policy=unknown_patterns(kernel.tools, kernel.config), checks=checks)
+            return BootOutcome(policy=unknown_patterns(kernel.tools, kernel.config), checks=checks, engines=engines(kernel))
         finally:
             await kernel.aclose()
 
@@ -114,6 +119,25 @@ def boot_kernel(loaded: Loaded) -> BootOutcome:
         return asyncio.run(boot())
     except Exception as exc:  # a doctor must report, not crash
         return BootOutcome(error=f"{type(exc).__name__}: {exc}")
+
+
+_ENGINES = {
+    "memory_providers": ("memory", "no memory provider is installed: the agent's memory is its workspace files"),
+    "compaction_strategies": ("compact", "no compaction strategy is installed: a history too long for the model ends the turn with an error"),
+}
+
+
+def engines(kernel: Any) -> list[Finding]:
+    """One line per engine the user chooses one of: which is active, from which plugin."""
+    found = []
+    for attribute, (area, none) in _ENGINES.items():
+        name = kernel.active.get(attribute)
+        registry = getattr(kernel, attribute)
+        if name is None:
+            found.append(Finding("info", area, none))
+        else:
+            found.append(Finding("ok", area, f"{registry.kind} {name!r} is active (plugin {registry.plugin_of(name)})"))
+    return found
 
 
 async def plugin_checks(kernel: Any) -> list[Finding]:
@@ -161,6 +185,7 @@ def check_plugins_and_config(config_path: str | None, env: Mapping[str, str]) ->
     findings = [Finding("ok", "config", f"configuration valid ({source})"), *_plugin_findings(loaded.plugins)]
     for problem in outcome.policy:
         findings.append(Finding("warn", "tools", problem, "fix the spelling, or install the plugin that offers it"))
+    findings.extend(outcome.engines)
     findings.extend(outcome.checks)
     for conflict in outcome.conflicts:
         findings.append(Finding("fail", "plugins", f"conflict: {conflict}", conflict_fix(conflict)))

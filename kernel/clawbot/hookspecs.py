@@ -13,7 +13,8 @@ them):
 * **Collect-all** hooks return a list (or ``None``). The kernel calls every implementation
   on its own, so a failing plugin is recorded by name and the others still contribute, and
   every returned object is attributed to its plugin (duplicate names are reported with both
-  plugins). The kernel selects by configured name, never by registration order.
+  plugins). Where one item is used (the memory provider, the compaction strategy) the kernel
+  selects it by configured name, or takes the only one installed; never by registration order.
 * **Chained** hooks (``before_tool_call``, ``message_sending``) see the previous plugin's
   rewrite; the first *block* / *cancel* wins and stops the chain.
 * **Notification** hooks return nothing; every implementation runs, errors are logged.
@@ -93,7 +94,7 @@ def clawbot_commands(cli: click.Group) -> None:
     Called synchronously when the CLI needs its full command list (e.g. ``clawbot --help``
     or an unknown built-in name). Keep it cheap: import heavy modules inside the command
     function, not here. ``click.get_current_context().obj`` is a
-    :class:`clawbot.cli.state.CliState` whose ``kernel()`` boots the kernel on demand.
+    :class:`clawbot.commandkit.CliState` whose ``kernel()`` boots the kernel on demand.
 
     Result rule: notification (add commands with ``cli.add_command``); a name that clashes
     with a built-in or another plugin's command is reported naming both.
@@ -117,7 +118,10 @@ def clawbot_channels(ctx: PluginContext) -> list[Channel] | None:
 def clawbot_llm_providers(ctx: PluginContext) -> list[LLMProvider] | None:
     """Return LLM providers; models are addressed as ``<provider>/<model>``.
 
-    Called once at kernel start. Providers must not import their SDK until first used.
+    Called once at kernel start. The kernel calls a provider's ``complete()`` for every model
+    call of an agent turn whose model ref (``agents.defaults.model.primary``, its
+    ``fallbacks``, an agent's own ``model``) names it. Providers must not import their SDK
+    until first used.
 
     Result rule: collect-all; a provider name offered by two plugins is a startup error.
     """
@@ -125,17 +129,32 @@ def clawbot_llm_providers(ctx: PluginContext) -> list[LLMProvider] | None:
 
 @hookspec
 def clawbot_memory_providers(ctx: PluginContext) -> list[MemoryProvider] | None:
-    """Return long-term memory backends; ``memory.provider`` selects one by name.
+    """Return long-term memory backends.
 
-    Result rule: collect-all; duplicate names are a startup error.
+    Called once at kernel start. The kernel registers every provider, chooses the active one
+    (the one ``memory.provider`` names, else the only one installed) and exposes it as
+    ``kernel.memory_provider``; ``clawbot doctor`` shows which one is active. Nothing calls
+    ``search()`` or ``sync()`` yet: the agent loop does not use long-term memory yet, so a
+    provider is registered and checked, not used.
+
+    Result rule: collect-all; duplicate names are a startup error, and so are a
+    ``memory.provider`` that no plugin offers and several providers with none named.
     """
 
 
 @hookspec
 def clawbot_compaction_strategies(ctx: PluginContext) -> list[CompactionStrategy] | None:
-    """Return compaction strategies; ``agents.defaults.compaction.strategy`` selects one.
+    """Return compaction strategies: ways to shrink a history too long for the model.
 
-    Result rule: collect-all; duplicate names are a startup error.
+    Called once at kernel start. The active strategy is the one
+    ``agents.defaults.compaction.strategy`` names, else the only one installed. When a model
+    call fails because the history does not fit the context window, the kernel calls its
+    ``compact()`` once (between ``clawbot_before_compaction`` and
+    ``clawbot_after_compaction``) and retries; with no strategy installed the provider's
+    error ends the turn.
+
+    Result rule: collect-all; duplicate names are a startup error, and so are a strategy
+    name that no plugin offers and several strategies with none named.
     """
 
 
@@ -143,7 +162,8 @@ def clawbot_compaction_strategies(ctx: PluginContext) -> list[CompactionStrategy
 def clawbot_skill_sources(ctx: PluginContext) -> list[SkillSource] | None:
     """Return directories of skills (folders holding ``SKILL.md``) this plugin ships.
 
-    Each source carries a precedence; when two sources hold a skill of the same name the
+    Called once at kernel start; the skills in them join the catalogue the system prompt
+    lists (``clawbot skills list`` shows them). Each source carries a precedence; when two sources hold a skill of the same name the
     higher precedence wins (workspace > user > extra dirs > bundled > plugin).
 
     Result rule: collect-all; duplicate source names are a startup error.
@@ -166,15 +186,15 @@ def clawbot_tools(ctx: PluginContext) -> list[Tool] | None:
 
 @hookspec
 def clawbot_chat_commands(ctx: PluginContext) -> list[ChatCommand] | None:
-    """Return slash commands users can type in any channel (``/status``, ``/new`` ...).
+    """Return slash commands users can type in any channel (``/weather berlin``).
+
+    Called once at kernel start. The gateway answers ``/<name> args`` itself when a
+    message starts with a registered name, before (and instead of) the agent; its own
+    built-in commands (``/stop``, ``/approve`` ...) cannot be shadowed: a plugin command with
+    such a name is ignored with a warning.
 
     Result rule: collect-all; a command name offered by two plugins is a startup error.
     """
-
-
-# --------------------------------------------------------------------------------------
-# Per turn: called while the system prompt of one run is assembled.
-# --------------------------------------------------------------------------------------
 
 
 @hookspec
@@ -191,11 +211,17 @@ def clawbot_doctor_checks(ctx: PluginContext) -> list[HealthCheck] | None:
     """
 
 
+# --------------------------------------------------------------------------------------
+# Per turn: called while the system prompt of one run is assembled.
+# --------------------------------------------------------------------------------------
+
+
 @hookspec
 def clawbot_prompt_sections(ctx: PromptContext) -> list[PromptSection] | None:
     """Return system prompt sections for this run.
 
-    Called once per agent run. Each section declares the prompt modes it appears in
+    Called each time the kernel builds a system prompt: at every agent turn (``clawbot run``
+    and ``clawbot agent``) and for ``clawbot context``. Each section declares the prompt modes it appears in
     (``full``, ``minimal``, ``none``), its sort ``order`` and whether it is *stable* (before
     the provider's cache boundary) or *volatile* (after it). The kernel filters by
     ``ctx.mode``, sorts by ``(stable first, order, key)`` and joins; it never edits text.
@@ -249,15 +275,23 @@ def clawbot_before_tool_call(event: ToolCallEvent) -> ToolCallDecision | None:
 def clawbot_after_tool_call(event: ToolResultEvent) -> None:
     """Observe a finished tool call and its result (audit logs, metrics).
 
+    Called after every tool call whose handler ran (successfully, with an error result or
+    after its timeout), with the arguments it ran with. Not called for a call refused before
+    it ran (unknown tool, invalid arguments, blocked by ``clawbot_before_tool_call``).
+
     Result rule: notification; every implementation runs, errors are logged.
     """
 
 
 @hookspec
 def clawbot_message_received(event: InboundEvent) -> None:
-    """Observe an inbound message after access control, before the agent runs.
+    """Observe a user's message before the agent answers it.
 
-    Result rule: notification.
+    Called by the gateway (``clawbot run``) for each message it hands to the agent; not for
+    slash commands the gateway answers itself, not for clawbot's own system events, and not
+    by the one-shot ``clawbot agent`` command.
+
+    Result rule: notification; every implementation runs, errors are logged.
     """
 
 
@@ -265,7 +299,9 @@ def clawbot_message_received(event: InboundEvent) -> None:
 def clawbot_message_sending(event: OutboundEvent) -> OutboundMessage | bool | None:
     """Rewrite or cancel a reply before a channel sends it.
 
-    Return ``None`` to keep ``event.message``, a new :class:`~clawbot.OutboundMessage` to
+    Called by the gateway (``clawbot run``) for everything it sends to a channel: replies,
+    notices, and messages of the ``message`` tool. The one-shot ``clawbot agent`` command
+    prints its reply without it. Return ``None`` to keep ``event.message``, a new :class:`~clawbot.OutboundMessage` to
     replace it, or ``False`` to cancel sending.
 
     Result rule: chained; each implementation sees the previous rewrite; ``False`` wins.
@@ -274,37 +310,70 @@ def clawbot_message_sending(event: OutboundEvent) -> OutboundMessage | bool | No
 
 @hookspec
 def clawbot_session_start(event: SessionEvent) -> None:
-    """A session was created: by the turn that opens a key without one (reason ``"first
-    message"``), by ``/new``, ``/reset`` or ``clawbot sessions reset`` right after ending the
-    old one, or by ``/model`` before a first message (reason: the command). Notification."""
+    """A session was created.
+
+    Called when a turn opens a session key that has none yet (reason ``"first message"``); by
+    ``/new``, ``/reset`` or ``clawbot sessions reset`` right after ending the old one, and by
+    ``/model`` before a first message (reason: the command).
+
+    Result rule: notification; every implementation runs, errors are logged.
+    """
 
 
 @hookspec
 def clawbot_session_end(event: SessionEvent) -> None:
-    """A session was closed because its key starts afresh: ``/new`` or ``/reset`` in a chat
-    (its running turn stopped first) or ``clawbot sessions reset`` (reason: the command).
-    Called once for the old session, whose transcript is kept, before ``clawbot_session_start``
-    of the new one. Notification."""
+    """A session was closed because its key starts afresh.
+
+    Called by ``/new`` or ``/reset`` in a chat (its running turn stopped first) or ``clawbot
+    sessions reset`` (reason: the command), once for the old session, whose transcript is
+    kept, before ``clawbot_session_start`` of the new one.
+
+    Result rule: notification; every implementation runs, errors are logged.
+    """
 
 
 @hookspec
 def clawbot_before_compaction(event: CompactionEvent) -> None:
-    """A session's history is about to be compacted (memory flush, audit). Notification."""
+    """A session's history is about to be compacted.
+
+    Called when a model call failed because the history is too long for the context window
+    and a compaction strategy is active (see ``clawbot_compaction_strategies``), before the
+    strategy runs.
+
+    Result rule: notification; every implementation runs, errors are logged.
+    """
 
 
 @hookspec
 def clawbot_after_compaction(event: CompactionEvent) -> None:
-    """A session's history was compacted; ``event.summary`` holds the result. Notification."""
+    """A session's history was compacted; ``event.summary`` holds the result.
+
+    Called after the compaction strategy returned and its summary was written to the
+    transcript, before the model call is retried.
+
+    Result rule: notification; every implementation runs, errors are logged.
+    """
 
 
 @hookspec
 def clawbot_gateway_start(event: GatewayEvent) -> None:
-    """The gateway has started its channels and accepts messages. Notification."""
+    """The gateway has started its channels and accepts messages.
+
+    Called once by ``clawbot run``, right after it launched every enabled channel.
+
+    Result rule: notification; every implementation runs, errors are logged.
+    """
 
 
 @hookspec
 def clawbot_gateway_stop(event: GatewayEvent) -> None:
-    """The gateway is shutting down; channels are still open. Notification."""
+    """The gateway is shutting down; channels are still open.
+
+    Called once when ``clawbot run`` stops (every channel finished, Ctrl-C, a signal),
+    before the channels are stopped.
+
+    Result rule: notification; every implementation runs, errors are logged.
+    """
 
 
 def hook_names() -> list[str]:

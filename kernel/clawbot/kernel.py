@@ -15,7 +15,7 @@ import attrs
 
 from clawbot.agent.profiles import AuthProfiles
 from clawbot.boot import Loaded
-from clawbot.config import ClawbotConfig
+from clawbot.config import ClawbotConfig, ConfigError, ConfigProblem
 from clawbot.paths import StatePaths
 from clawbot.plugins import PluginManager
 from clawbot.registry import Registry
@@ -42,6 +42,13 @@ REGISTRATION_HOOKS: dict[str, tuple[str, type, str]] = {
     "clawbot_skill_sources": ("skill_sources", SkillSource, "skill source"),
     "clawbot_tools": ("tools", Tool, "tool"),
     "clawbot_chat_commands": ("chat_commands", ChatCommand, "chat command"),
+}
+
+
+# registry attribute -> the configuration key that chooses one of its items, and how to read it
+SELECTIONS: dict[str, tuple[str, Callable[[ClawbotConfig], str]]] = {
+    "memory_providers": ("memory.provider", lambda config: config.memory.provider),
+    "compaction_strategies": ("agents.defaults.compaction.strategy", lambda config: config.agents.defaults.compaction.strategy),
 }
 
 
@@ -88,6 +95,9 @@ class Kernel:
         )
     )
 
+    #: registry attribute -> name of the item in use (``None``: none installed); see :func:`select`
+    active: dict[str, str | None] = attrs.field(factory=dict)
+
     _closers: list[tuple[str, Callable[[], Awaitable[None] | None]]] = attrs.field(factory=list, repr=False)
     _skill_catalog: Any = attrs.field(default=None, repr=False)
 
@@ -96,6 +106,18 @@ class Kernel:
         per key, so a key the user changed starts healthy."""
         found = self.llm_providers.get(provider)
         return found.api_key() if found is not None else None
+
+    @property
+    def memory_provider(self) -> MemoryProvider | None:
+        """The long-term memory chosen by ``memory.provider`` (``None``: none installed)."""
+        name = self.active.get("memory_providers")
+        return self.memory_providers[name] if name else None
+
+    @property
+    def compaction_strategy(self) -> CompactionStrategy | None:
+        """The strategy chosen by ``agents.defaults.compaction.strategy`` (``None``: none installed)."""
+        name = self.active.get("compaction_strategies")
+        return self.compaction_strategies[name] if name else None
 
     @property
     def skill_catalog(self) -> Any:
@@ -151,11 +173,31 @@ def _tool_problem(tool: Tool) -> str | None:
     return None
 
 
+def select(registry: Registry[Any], configured: str, key: str) -> tuple[str | None, str | None]:
+    """(the name in use, the problem) for a registry the user chooses one item of by ``key``.
+
+    The configured name, else the only item; the kernel never picks by registration order, so
+    several items and none named is a problem, as is a name nobody offers.
+    """
+    names = registry.names()
+    installed = f"installed: {', '.join(names)}" if names else "none is installed"
+    if configured:
+        if configured in registry:
+            return configured, None
+        return None, f"no installed plugin offers the {registry.kind} {configured!r} ({installed})"
+    if len(names) > 1:
+        kinds = registry.kind[:-1] + "ies" if registry.kind.endswith("y") else registry.kind + "s"
+        return None, f"several {kinds} are installed ({', '.join(names)}): name the one to use"
+    return (names[0] if names else None), None
+
+
 async def bootstrap(loaded: Loaded) -> Kernel:
     """Ask every plugin for what it registers; raise :class:`PluginConflictError` on clashes.
 
     A plugin whose hook raises or returns the wrong kind of object is recorded in
-    ``kernel.plugins.failures`` and left out; the others are registered.
+    ``kernel.plugins.failures`` and left out; the others are registered. Then the memory
+    provider and the compaction strategy in use are chosen (:data:`SELECTIONS`); a choice
+    that cannot be made raises :class:`~clawbot.config.ConfigError` naming the key.
     """
     kernel = Kernel(loaded.config, loaded.plugins, StatePaths.resolve(loaded.env), loaded.env)
     conflicts: list[str] = []
@@ -175,4 +217,11 @@ async def bootstrap(loaded: Loaded) -> Kernel:
         conflicts.extend(registry.conflicts)
     if conflicts:
         raise PluginConflictError(conflicts)
+    problems = []
+    for attribute, (key, read) in SELECTIONS.items():
+        kernel.active[attribute], problem = select(getattr(kernel, attribute), read(kernel.config), key)
+        if problem:
+            problems.append(ConfigProblem(key, problem))
+    if problems:
+        raise ConfigError(kernel.config.source or "<defaults>", problems)
     return kernel

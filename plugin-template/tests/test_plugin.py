@@ -13,8 +13,7 @@ from pathlib import Path
 import clawbot_example_tool.plugin as plugin
 import pytest
 from clawbot import Tool, ToolCall, ToolResult
-from clawbot.config import ConfigError
-from clawbot.plugins import create_plugin_manager
+from clawbot.testing import ConfigError, create_plugin_manager
 
 PLUGIN = "example_tool"
 DISTRIBUTION = "clawbot-example-tool"

@@ -68,6 +68,7 @@ def _events(path: Path) -> list[list[str]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
+@pytest.mark.hook_emission("clawbot_session_end")
 def test_hook_session_end_is_fired_by_sessions_reset(watched: Path, fake_llm_thread) -> None:
     fake_llm_thread.reply("noted")
     assert clawbot("agent", "-m", "remember 42", "--session", "work")[0] == 0

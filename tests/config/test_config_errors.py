@@ -113,8 +113,8 @@ def test_unknown_key_names_its_path_and_the_closest_known_key(tmp_path: Path, te
         ('[loging]\nlevel = "info"\n', "loging: unknown key (did you mean logging?)"),
         ("[agent.defaults]\nthinking = 'low'\n", "agent: unknown key (did you mean agents?)"),
         ("[chanels.terminal]\nenabled = true\n", "chanels: unknown key (did you mean channels?)"),
-        ("[zzz]\na = 1\n", "zzz: unknown key (known tables: agents, auth, channels, logging, plugins, providers, session, skills, tools, usage)"),
-        ("debug = true\n", "debug: unknown key (known tables: agents, auth, channels, logging, plugins, providers, session, skills, tools, usage)"),
+        ("[zzz]\na = 1\n", "zzz: unknown key (known tables: agents, auth, channels, logging, memory, plugins, providers, session, skills, tools, usage)"),
+        ("debug = true\n", "debug: unknown key (known tables: agents, auth, channels, logging, memory, plugins, providers, session, skills, tools, usage)"),
     ],
 )
 def test_unknown_top_level_table(tmp_path: Path, text: str, expected: str) -> None:
@@ -234,7 +234,7 @@ def test_double_dollar_writes_a_literal_placeholder(tmp_path: Path) -> None:
 
 def test_variables_are_not_substituted_in_keys(tmp_path: Path) -> None:
     assert problems_of(tmp_path, '[agents.defaults]\n"${X}" = 1\n', env={"X": "timezone"}) == [
-        'agents.defaults."${X}": unknown key (known keys: workspace, model, thinking, timezone, max_iterations, prompt_mode, bootstrap_max_chars, bootstrap_total_max_chars, model_aliases, owner_ids)'
+        'agents.defaults."${X}": unknown key (known keys: workspace, model, thinking, timezone, max_iterations, prompt_mode, bootstrap_max_chars, bootstrap_total_max_chars, model_aliases, owner_ids, compaction)'
     ]
 
 

@@ -75,6 +75,7 @@ async def _events(make_kernel, fake_channel, fake_llm):
     return events, await _chat(make_kernel, fake_channel, fake_llm, plugins={"lifecycle": hooks})
 
 
+@pytest.mark.hook_emission("clawbot_session_end", "clawbot_session_start")
 @pytest.mark.parametrize("command", ["/new", "/reset"])
 async def test_hook_session_end_is_fired_by_a_new_session_in_a_chat(make_kernel, fake_channel, fake_llm, command) -> None:
     events, chat = await _events(make_kernel, fake_channel, fake_llm)

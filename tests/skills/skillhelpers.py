@@ -43,3 +43,12 @@ def fake_bin(directory: Path, name: str) -> Path:
     path.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
     path.chmod(0o755)
     return path
+
+
+def reader_plugin() -> object:
+    """A plugin offering a ``read`` tool: the prompt lists skills only to an agent that can read them."""
+    from clawbot import Tool, ToolResult
+    from clawbot.testing import plugin_from_hooks
+
+    read = Tool("read", "Read a file.", {"type": "object"}, lambda call: ToolResult.text(""))
+    return plugin_from_hooks(clawbot_tools=lambda ctx: [read])

@@ -17,13 +17,13 @@ from clawbot.agent.models import ModelChoice
 from clawbot.agent.prompt_report import prompt_report, report_text
 
 from ..agent.scripted import ScriptedProvider
-from .skillhelpers import config_for, write_skill
+from .skillhelpers import config_for, reader_plugin, write_skill
 
 LONG = "Use this skill when the task involves its topic. " * 22  # ~1,100 characters
 
 
 async def _prompt(make_kernel, workspace: Path, extra: str = ""):
-    kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin}, config=config_for(workspace, extra=extra))
+    kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin, "reader": reader_plugin()}, config=config_for(workspace, extra=extra))
     provider = ScriptedProvider("ok")
     conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
     await conversation.send("agent:main:main", "hi")
@@ -102,7 +102,7 @@ async def test_a_skill_file_swapped_for_a_device_link_is_never_read(make_kernel,
 
     planted = write_skill(workspace / "skills", "zero", description="Harmless.")
     write_skill(workspace / "skills", "pdf", description="Work with PDFs.")
-    kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin}, config=config_for(workspace))
+    kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin, "reader": reader_plugin()}, config=config_for(workspace))
     real_open = os.open
     swapped: list[str] = []
 

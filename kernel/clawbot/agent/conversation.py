@@ -261,10 +261,9 @@ class Conversation:
         self, session: Session, session_key: str, messages: list[Message], error: ProviderError, model: ModelChoice
     ) -> list[Message]:
         """Shrink the history with the installed strategy; re-raise ``error`` without one."""
-        strategies = list(self.kernel.compaction_strategies)
-        if not strategies:
+        strategy = self.kernel.compaction_strategy
+        if strategy is None:
             raise error
-        strategy = strategies[0]  # one strategy until agents.defaults.compaction.strategy can choose
         before = sum(len(m.text) for m in messages) // 4
         event = CompactionEvent(self.agent_id, session_key, session.info.session_id, tokens_before=before)
         await self.kernel.plugins.notify("clawbot_before_compaction", event=event)

@@ -31,6 +31,13 @@ class ModelConfig:
 
 
 @attrs.frozen(kw_only=True)
+class CompactionConfig:
+    # Which installed compaction strategy shrinks a history that outgrew the context window;
+    # empty: the only one installed (several installed and none named is a startup error).
+    strategy: str = ""
+
+
+@attrs.frozen(kw_only=True)
 class AgentDefaults:
     workspace: str = "~/clawbot"
     model: ModelConfig = attrs.field(factory=ModelConfig)
@@ -42,6 +49,7 @@ class AgentDefaults:
     bootstrap_total_max_chars: int = 60_000
     model_aliases: Mapping[str, str] = attrs.field(factory=dict)
     owner_ids: List[str] = attrs.field(factory=list)  # noqa: UP006
+    compaction: CompactionConfig = attrs.field(factory=CompactionConfig)
 
 
 ToolProfile = Literal["minimal", "coding", "messaging", "full"]
@@ -138,6 +146,13 @@ class SessionConfig:
 
 
 @attrs.frozen(kw_only=True)
+class MemoryConfig:
+    # Which installed memory provider is the agents' long-term memory; empty: the only one
+    # installed (several installed and none named is a startup error).
+    provider: str = ""
+
+
+@attrs.frozen(kw_only=True)
 class LoggingConfig:
     level: LogLevel = "warning"
 
@@ -153,6 +168,7 @@ class CoreConfig:
     auth: AuthConfig = attrs.field(factory=AuthConfig)
     usage: UsageConfig = attrs.field(factory=UsageConfig)
     session: SessionConfig = attrs.field(factory=SessionConfig)
+    memory: MemoryConfig = attrs.field(factory=MemoryConfig)
     logging: LoggingConfig = attrs.field(factory=LoggingConfig)
 
 
@@ -200,6 +216,10 @@ class ClawbotConfig:
     @property
     def session(self) -> SessionConfig:
         return self.core.session
+
+    @property
+    def memory(self) -> MemoryConfig:
+        return self.core.memory
 
     @property
     def logging(self) -> LoggingConfig:

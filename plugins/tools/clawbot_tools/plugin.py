@@ -20,7 +20,14 @@ def clawbot_tools(ctx):
 
 @hookimpl
 def clawbot_doctor_checks(ctx):
+    from clawbot import HealthCheck
+
     from clawbot_tools.config import ToolsSettings
     from clawbot_tools.runtime.health import sandbox_checks
+    from clawbot_tools.web import search_unavailable
 
-    return sandbox_checks((ctx.settings or ToolsSettings()).exec, ctx.env, ctx.state_dir)
+    settings = ctx.settings or ToolsSettings()
+    checks = sandbox_checks(settings.exec, ctx.env, ctx.state_dir)
+    if problem := search_unavailable(settings, ctx.env):
+        checks.append(HealthCheck("info", "web", "web_search is not offered to the model: no search provider is configured", problem))
+    return checks

@@ -83,7 +83,9 @@ CHANGES_STATE = {"write", "edit", "apply_patch", "exec", "process", "message", "
 
 
 async def test_every_tool_declares_whether_its_calls_may_overlap(make_kernel, workspace) -> None:
-    kernel = await make_kernel(plugins={"tools": clawbot_tools.plugin}, config=f'[agents.defaults]\nworkspace = "{workspace.as_posix()}"\n')
+    config = f'[agents.defaults]\nworkspace = "{workspace.as_posix()}"\n'
+    # a search key, so that web_search (offered only with a search provider) is registered too
+    kernel = await make_kernel(plugins={"tools": clawbot_tools.plugin}, config=config, env={"BRAVE_API_KEY": "k"})
     try:
         declared = {tool.name: tool.concurrent for tool in kernel.tools}
     finally:

@@ -400,7 +400,8 @@ def _call(name: str, **arguments) -> ToolCall:
     return ToolCall("c1", name, arguments, "main", "s1", Path("."))
 
 
-async def test_tools_group_and_handlers(server, port):
+async def test_tools_group_and_handlers(server, port, monkeypatch):
+    monkeypatch.setenv("BRAVE_API_KEY", "a-key")
     by_name = {t.name: t for t in tools(PRIVATE_OK)}
     assert set(by_name) == {"web_fetch", "web_search"}
     assert all(t.group == "web" for t in by_name.values())
@@ -417,10 +418,12 @@ async def test_tools_group_and_handlers(server, port):
     assert refused.is_error and "refused" in text_of(refused)
 
 
-async def test_web_search_errors_clearly(monkeypatch):
-    monkeypatch.delenv("BRAVE_API_KEY", raising=False)  # a developer's real key must not reach Brave
-    search = {t.name: t for t in tools(ToolsSettings())}["web_search"]
-    result = await search.handler(_call("web_search", query="clawbot", count=3))
-    assert result.is_error
-    assert text_of(result).startswith("web_search is not configured")
-    assert "search provider" in text_of(result)
+def test_web_search_is_offered_only_with_a_configured_search_provider(monkeypatch):
+    monkeypatch.delenv("BRAVE_API_KEY", raising=False)  # a developer's real key must not count
+    assert [t.name for t in tools(ToolsSettings())] == ["web_fetch"]
+    assert [t.name for t in tools(ToolsSettings(web_search_provider="searxng"))] == ["web_fetch"]
+    assert "web_search" in {t.name for t in tools(ToolsSettings(web_search_api_key="k"))}
+    searxng = ToolsSettings(web_search_provider="searxng", web_search_base_url="http://localhost:8888")
+    assert "web_search" in {t.name for t in tools(searxng)}
+    monkeypatch.setenv("BRAVE_API_KEY", "k")
+    assert "web_search" in {t.name for t in tools(ToolsSettings())}

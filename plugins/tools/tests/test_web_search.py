@@ -411,7 +411,8 @@ async def test_searxng_errors(api):
 
 
 async def test_tool_handler_validates_arguments(api):
-    tool = {t.name: t for t in tools(ToolsSettings(web_search_base_url=api.url))}["web_search"]
+    settings = ToolsSettings(web_search_provider="searxng", web_search_base_url=api.url)
+    tool = {t.name: t for t in tools(settings)}["web_search"]
     assert tool.group == "web" and tool.parameters["required"] == ["query"]
     for bad, needle in (
         ({}, "non-empty 'query'"),

@@ -53,10 +53,7 @@ FULL_UNCONDITIONAL = [
     "workspace",
     "documentation",
     "current_time",
-    "reply_tags",
-    "output_directives",
     "silent_replies",
-    "heartbeats",
     "messaging",
     "runtime",
 ]
@@ -75,15 +72,12 @@ FULL_ALL = [
     "user_identity",
     "current_time",
     "workspace_files",
-    "reply_tags",
-    "output_directives",
     "voice",
     "session_context",
     "reactions",
     "reasoning_format",
     "project_context",
     "silent_replies",
-    "heartbeats",
     "messaging",
     "runtime",
 ]
@@ -199,7 +193,7 @@ def everything(workspace: Path, **overrides: Any) -> PromptContext:
 
 
 def test_spec_table_keys_unique_orders_spaced_and_only_messaging_and_runtime_volatile() -> None:
-    assert len({s.key for s in SECTIONS}) == len(SECTIONS) == 26
+    assert len({s.key for s in SECTIONS}) == len(SECTIONS) == 23
     orders = [s.order for s in SECTIONS]
     assert orders == sorted(orders) and all(b - a == 10 for a, b in itertools.pairwise(orders))
     assert {s.key for s in SECTIONS if not s.stable} == {"messaging", "runtime"}
@@ -323,10 +317,9 @@ def test_messaging_mentions_tools_only_when_present_and_uses_the_silent_token(wo
     assert "sessions_send" not in bare and "message tool" not in bare and "(" not in bare.splitlines()[1]
 
 
-def test_silent_replies_heartbeats_and_group(workspace: Path) -> None:
+def test_silent_replies_and_group(workspace: Path) -> None:
     sections = by_key(everything(workspace))
     assert f"reply with only: {SILENT_TOKEN}" in sections["silent_replies"]
-    assert "reply exactly: HEARTBEAT_OK" in sections["heartbeats"] and "HEARTBEAT.md" in sections["heartbeats"]
     group = sections["session_context"]
     assert group.startswith("## Group Chat\n") and "MEMORY.md" in group
 

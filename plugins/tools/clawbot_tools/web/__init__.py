@@ -1,7 +1,15 @@
-"""The ``web`` tool group: ``web_fetch`` (SSRF-guarded) and ``web_search``."""
+"""The ``web`` tool group: ``web_fetch`` (SSRF-guarded) and ``web_search``.
+
+``web_search`` is offered only when its search provider is configured (a Brave key, a
+SearXNG URL): a tool in the model's list is a promise, and one that can only answer "not
+configured" would have the model try it instead of ``web_fetch``. ``clawbot doctor`` says
+why it is missing.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import Any
 
 from clawbot import Tool
@@ -20,6 +28,10 @@ def tools(settings: ToolsSettings, ctx: Any = None) -> list[Tool]:
     )
     from clawbot_tools.web.search import search_tool
 
+    # ctx.env holds the keys clawbot loaded (the process environment plus stored
+    # credentials); without a context (unit tests) the process environment is read.
+    env = ctx.env if ctx is not None else os.environ
+    offered = [] if search_unavailable(settings, env) else [search_tool(settings, env=env if ctx is not None else None)]
     return [
         Tool(
             name="web_fetch",
@@ -35,7 +47,12 @@ def tools(settings: ToolsSettings, ctx: Any = None) -> list[Tool]:
             timeout_s=TOTAL_TIMEOUT_S + 10,
             concurrent=True,  # fetches a page, changes nothing here
         ),
-        # ctx.env holds the keys clawbot loaded (the process environment plus stored
-        # credentials); without a context (unit tests) the process environment is read.
-        search_tool(settings, env=ctx.env if ctx is not None else None),
+        *offered,
     ]
+
+
+def search_unavailable(settings: ToolsSettings, env: Mapping[str, str]) -> str | None:
+    """Why ``web_search`` cannot work with these settings (``None``: it can)."""
+    from clawbot_tools.web.search import make_provider
+
+    return make_provider(settings, env).not_configured()

@@ -5,6 +5,11 @@ plugins can slot theirs in between), the prompt modes it appears in, whether it 
 before the provider cache boundary (``stable``), and a builder that returns its text or
 ``None`` when its condition does not hold. Builders read only the :class:`PromptContext`
 (never the clock), so the same context always gives byte-identical text.
+
+A section promises the model only what this run can do: one about a tool appears only when
+the tool is in ``ctx.tools``, one about a channel feature only when the channel declares it.
+Features clawbot does not have yet (heartbeat polls, reply tags and ``MEDIA:`` lines parsed
+from replies) have no section until they exist.
 """
 
 from __future__ import annotations
@@ -60,8 +65,6 @@ SECTIONS: tuple[SectionSpec, ...] = _specs(
     ("user_identity", environment.user_identity),
     ("current_time", environment.current_time),
     ("workspace_files", files.workspace_files),
-    ("reply_tags", output.reply_tags),
-    ("output_directives", output.output_directives),
     ("messaging", messaging.messaging, FULL, False),
     ("voice", messaging.voice),
     ("session_context", session.session_context, FULL_AND_MINIMAL),
@@ -69,7 +72,6 @@ SECTIONS: tuple[SectionSpec, ...] = _specs(
     ("reasoning_format", output.reasoning_format),
     ("project_context", files.project_context, FULL_AND_MINIMAL),
     ("silent_replies", output.silent_replies),
-    ("heartbeats", output.heartbeats),
     ("runtime", environment.runtime, FULL_AND_MINIMAL, False),
 )
 

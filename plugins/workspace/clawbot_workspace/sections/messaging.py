@@ -18,9 +18,10 @@ def messaging(ctx: PromptContext) -> str:
     ]
     if ctx.has_tool("sessions_send"):
         lines.append("- To reach another session or agent, use `sessions_send`.")
+    sources = "finished jobs, approvals, schedules" if ctx.has_tool("cron") else "finished jobs, approvals"
     lines += [
         (
-            f'- "{SYSTEM_EVENT_PREFIX} ...]" messages come from clawbot (finished jobs, approvals, schedules), not '
+            f'- "{SYSTEM_EVENT_PREFIX} ...]" messages come from clawbot ({sources}), not '
             "the user. If one calls for a user update, write it in your own words; do not paste its raw text."
         ),
         "- Never send messages through exec, curl or similar; clawbot does all delivery.",

@@ -39,7 +39,7 @@ def left_out_line(count: int, max_chars: int) -> str:
 
 
 def skills(ctx: PromptContext) -> str | None:
-    if not ctx.skills:
+    if not ctx.skills or not ctx.has_tool("read"):  # a skill is used by reading its SKILL.md
         return None
     from clawbot.promptkit import skills_prompt_caps
 

@@ -1,0 +1,195 @@
+"""The kernel itself calls the lifecycle and per-turn hooks, in real flows.
+
+A message goes through the gateway to an agent turn that calls a tool, and a turn whose
+history overflows is compacted; an observer plugin records every hook call. Nothing here
+calls a hook by hand: ``tests/test_docs.py`` requires a test marked ``hook_emission`` for
+every hook, and checks that such a test does not emit the hook itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import attrs
+import pytest
+from clawbot import (
+    BootstrapFile,
+    CompactionResult,
+    CompactionStrategy,
+    Message,
+    ModelRequest,
+    PromptSection,
+    Role,
+    StopReason,
+    TextBlock,
+    Tool,
+    ToolCallBlock,
+    ToolCallDecision,
+    ToolResult,
+    Usage,
+    hookimpl,
+)
+from clawbot.agent.conversation import Conversation
+from clawbot.agent.models import ModelChoice
+from clawbot.gateway.runner import Gateway
+from clawbot.testing import FakeChannel
+
+from .plugins_for_tests import EchoProvider, OverflowingProvider, plugin
+
+ECHO_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+
+class OneToolCall(EchoProvider):
+    """Asks for ``echo`` once per turn, then answers with the tool's result."""
+
+    def __init__(self) -> None:
+        super().__init__("tooling")
+        self.requests: list[ModelRequest] = []
+
+    async def complete(self, request: ModelRequest, on_text=None) -> Message:
+        self.requests.append(request)
+        last = request.messages[-1]
+        if last.role == Role.TOOL_RESULT:
+            return Message(Role.ASSISTANT, (TextBlock(f"tool said {last.text}"),), usage=Usage(5, 2), stop_reason=StopReason.END_TURN)
+        word = last.text.splitlines()[-1]  # the user's text, after the metadata clawbot adds
+        call = ToolCallBlock(id=f"c{len(self.requests)}", name="echo", arguments={"text": word})
+        return Message(Role.ASSISTANT, (call,), usage=Usage(5, 2), stop_reason=StopReason.TOOL_USE)
+
+
+class Observer:
+    """Records every lifecycle hook the kernel calls, and changes what it may change."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+
+    @hookimpl
+    def clawbot_gateway_start(self, event):
+        self.calls.append(("gateway_start", event.channels))
+
+    @hookimpl
+    def clawbot_gateway_stop(self, event):
+        self.calls.append(("gateway_stop", event.channels))
+
+    @hookimpl
+    def clawbot_message_received(self, event):
+        self.calls.append(("message_received", event.message.text))
+
+    @hookimpl
+    def clawbot_session_start(self, event):
+        self.calls.append(("session_start", event.session_key))
+
+    @hookimpl
+    def clawbot_before_tool_call(self, event):
+        self.calls.append(("before_tool_call", dict(event.arguments)))
+        return ToolCallDecision.rewrite({"text": event.arguments["text"].upper()})
+
+    @hookimpl
+    def clawbot_after_tool_call(self, event):
+        self.calls.append(("after_tool_call", (dict(event.call.arguments), event.result.content[0].text)))
+
+    @hookimpl
+    def clawbot_message_sending(self, event):
+        self.calls.append(("message_sending", event.message.text))
+        return attrs.evolve(event.message, text=event.message.text + " [signed]")
+
+    @hookimpl
+    def clawbot_prompt_sections(self, ctx):
+        self.calls.append(("prompt_sections", ctx.session_key))
+        return [PromptSection("house_rules", "HOUSE RULES: be kind.")]
+
+    @hookimpl
+    def clawbot_tools(self, ctx):
+        async def echo(call):
+            return ToolResult.text(f"echo:{call.arguments['text']}")
+
+        return [Tool("echo", "Echo text.", ECHO_SCHEMA, echo)]
+
+
+class TeamFile:
+    @hookimpl(wrapper=True)
+    def clawbot_bootstrap_files(self, ctx):
+        files = yield
+        return [*(files or []), BootstrapFile("TEAM.md", ctx.workspace / "TEAM.md", "TEAM FILE: ship on Fridays.")]
+
+
+def names(calls: list[tuple[str, object]]) -> list[str]:
+    return [name for name, _ in calls]
+
+
+@pytest.mark.hook_emission(
+    "clawbot_gateway_start",
+    "clawbot_gateway_stop",
+    "clawbot_message_received",
+    "clawbot_session_start",
+    "clawbot_before_tool_call",
+    "clawbot_after_tool_call",
+    "clawbot_message_sending",
+    "clawbot_prompt_sections",
+    "clawbot_bootstrap_files",
+)
+async def test_a_message_through_the_gateway_calls_every_lifecycle_hook_in_order(make_kernel, workspace: Path) -> None:
+    observer = Observer()
+    channel = FakeChannel()
+    config = f'[agents.defaults]\nworkspace = "{workspace}"\n'
+    import clawbot_workspace.plugin  # the default bootstrap files, and the section that shows them
+
+    plugins = {"workspace": clawbot_workspace.plugin, "fake": channel.as_plugin(), "observer": observer, "team": TeamFile()}
+    kernel = await make_kernel(plugins=plugins, config=config)
+    provider = OneToolCall()
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
+
+    async def respond(message, session_key):
+        return (await conversation.send(session_key, message.text, origin=message)).text
+
+    gateway = Gateway(kernel, respond, "main")
+    running = asyncio.create_task(gateway.run([channel]))
+    await channel.wait_started()
+    await channel.inject("hi")
+    await channel.inject("again")
+    gateway.stop()
+    await running
+
+    assert names(observer.calls) == [
+        "gateway_start",
+        "message_received", "session_start", "prompt_sections", "before_tool_call", "after_tool_call", "message_sending",
+        "message_received", "prompt_sections", "before_tool_call", "after_tool_call", "message_sending",
+        "gateway_stop",
+    ]
+    calls = dict(observer.calls[:7])
+    assert calls["gateway_start"] == ("fake",) and calls["message_received"] == "hi"
+    assert calls["session_start"] == "agent:main:main"
+    assert calls["before_tool_call"] == {"text": "hi"}
+    assert calls["after_tool_call"] == ({"text": "HI"}, "echo:HI")  # the guard's rewrite is what ran
+    assert channel.texts() == ["tool said echo:HI [signed]", "tool said echo:AGAIN [signed]"]
+    system = provider.requests[0].system.text
+    assert "HOUSE RULES: be kind." in system and "TEAM FILE: ship on Fridays." in system
+    assert kernel.plugins.failures == []
+
+
+class Summariser(CompactionStrategy):
+    name = "summary"
+
+    async def compact(self, request):
+        return CompactionResult("we talked about cats", first_kept_index=len(request.messages) - 1, tokens_before=900, tokens_after=100)
+
+
+@pytest.mark.hook_emission("clawbot_before_compaction", "clawbot_after_compaction")
+async def test_an_overflowing_turn_calls_the_compaction_hooks_around_the_strategy(make_kernel) -> None:
+    seen: list[tuple[str, object]] = []
+    observer = plugin(
+        clawbot_compaction_strategies=lambda ctx: [Summariser()],
+        clawbot_before_compaction=lambda event: seen.append(("before", (event.tokens_before > 0, event.summary))),
+        clawbot_after_compaction=lambda event: seen.append(("after", (event.tokens_after, event.summary))),
+    )
+    kernel = await make_kernel(plugins={"observer": observer})
+    provider = OverflowingProvider()
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
+    await conversation.send("agent:main:main", "cats?")
+    assert seen == []  # nothing overflowed yet
+    provider.overflow = 1
+    result = await conversation.send("agent:main:main", "more cats")
+    assert result.text == "reply 3"
+    assert seen == [("before", (True, None)), ("after", (100, "we talked about cats"))]
+    history = kernel.sessions.open("agent:main:main").transcript.load().messages()
+    assert "we talked about cats" in history[0].text  # the summary the strategy wrote replaced the history
