@@ -120,6 +120,12 @@ class AuthProfiles:
         health = self._get(soonest)
         return Unavailable(soonest, health.reason, health.unusable_until)
 
+    def resting(self, provider: str) -> list[Unavailable]:
+        """The profiles of ``provider`` that may not be used now, and why (``clawbot doctor``)."""
+        now = self._clock()
+        health = [(p, self._get(p)) for p in self.profiles(provider)]
+        return [Unavailable(p, h.reason, h.unusable_until) for p, h in health if h.unusable_until > now]
+
     def now(self) -> float:
         return self._clock()
 
