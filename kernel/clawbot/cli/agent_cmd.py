@@ -66,6 +66,9 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
     except ModelError as exc:
         echo(str(exc), err=True)
         return 1
+    from clawbot.cli.startup import startup_line
+
+    echo(startup_line(kernel, agent_id, model), err=True)  # stderr: the reply alone stays on stdout
     runtime = AgentRuntime(kernel)
     conversation = runtime.adopt(Conversation(kernel, model, agent_id, fallbacks=chain[1:]))
     try:

@@ -175,30 +175,28 @@ def _set_default_model(state: CliState, ref: str, target: Path, replace: bool) -
     """``ref`` as the default model of the file onboard writes; a file taking precedence is only named."""
     import tomllib
 
-    from clawbot.cli.onboard_config import default_model, edited, precedence, write_private
-    from clawbot.config.loader import locate_config
-    from clawbot.paths import CONFIG_ENV
+    from clawbot.config.edit import default_model, file_in_use, model_place, precedence, set_string, write_private
 
     cwd = Path.cwd()
     with user_errors():
-        in_use = locate_config(state.config_path, state.env, cwd)
+        in_use, named = file_in_use(state.config_path, state.env, cwd)
     text = target.read_text(encoding="utf-8") if target.is_file() else ""
     try:
-        current = default_model(tomllib.loads(text))
+        data = tomllib.loads(text)
+        current: str | None = default_model(data)
     except tomllib.TOMLDecodeError:
-        current = None  # reported by every command that reads it; not touched here
+        data, current = {}, None  # reported by every command that reads it; not touched here
     if current == ref:
         echo(f"{target} already has the default model {ref}")
     elif current and not _may_replace(current, ref, target, replace):
         echo(f"{target} keeps its default model {current}; run again with --set-default to make it {ref}")
-    elif current is None or (new := edited(text, ref)) is None:
+    elif current is None or (new := set_string(text, *model_place(data), ref)) is None:
         echo(f"{target} was not changed (it could not be edited safely); to make {ref} the default, put this line")
         echo(f'under [agents.defaults.model] in it:\n\n    primary = "{ref}"\n')
     else:
         write_private(target, new)
         echo(f"{'Set' if text else 'Wrote'} the default model {ref} in {target}")
     if in_use is not None and in_use.resolve() != target.resolve():
-        named = "--config" if state.config_path else f"${CONFIG_ENV}" if state.env.get(CONFIG_ENV) else None
         echo(f"note: {precedence(in_use, target, cwd, named)}, so clawbot does not read the model set above.")
         echo(f'To use {ref} there, put this line under [agents.defaults.model] in {in_use}:\n\n    primary = "{ref}"\n')
 
