@@ -19,7 +19,7 @@ from clawbot.types import ConfigSection, InRange
 
 from .confighelpers import REPO_ROOT, problem_map, run_cli, write
 
-EXAMPLE_PLUGINS = ("tool-audit", "bootstrap-extra-files")
+EXAMPLE_PLUGINS = ("plugins/tool-audit", "plugins/bootstrap-extra-files", "plugin-template")
 
 
 def _plugin_schemas() -> list[type]:
@@ -27,13 +27,15 @@ def _plugin_schemas() -> list[type]:
     from clawbot.boot import load
 
     for name in EXAMPLE_PLUGINS:
-        path = str(REPO_ROOT / "plugins" / name)
+        path = str(REPO_ROOT / name)
         if path not in sys.path:
             sys.path.insert(0, path)
     import clawbot_bootstrap_extra_files.plugin as extra
+    import clawbot_example_tool.plugin as template
     import clawbot_tool_audit.plugin as audit
 
-    loaded = load(None, env={"CLAWBOT_HOME": "/nonexistent", "HOME": "/nonexistent"}, plugins={"audit": audit, "extra": extra})
+    loaded = load(None, env={"CLAWBOT_HOME": "/nonexistent", "HOME": "/nonexistent"},
+                  plugins={"audit": audit, "extra": extra, "example_tool": template}, defaults=True)
     classes = []
     for contribution in loaded.plugins.call_each_sync("clawbot_config_schema"):
         values = contribution.value if isinstance(contribution.value, list | tuple) else [contribution.value]
@@ -80,7 +82,8 @@ NUMERIC = _numeric_fields()
 def test_the_walk_finds_the_numbers_of_core_and_plugin_tables() -> None:
     names = {f"{cl.__name__}.{field.name}" for cl, field, _ in NUMERIC}
     for expected in ("AgentDefaults.max_iterations", "ModelPrice.input", "AnthropicConfig.timeout_s",
-                     "ExecSettings.max_processes", "ExtraFilesConfig.max_files", "ToolsSettings.web_search_count"):
+                     "ExecSettings.max_processes", "ExtraFilesConfig.max_files", "ToolsSettings.web_search_count",
+                     "ExampleToolConfig.top_words"):
         assert expected in names
     assert len(NUMERIC) >= 25
 
