@@ -112,7 +112,7 @@ def test_a_rejected_key_is_not_stored_and_a_working_stored_key_is_kept(tmp_path:
     result = onboard(tmp_path, fake_llm_thread.base_url, key="sk-typo")
     assert result.returncode == 1
     assert "The model provider rejected the API key" in result.stderr
-    assert f"The key was not stored (the key stored in {stored} is kept)" in result.stderr
+    assert f"The key was not stored; the one in {stored} is kept." in result.stderr
     assert "clawbot onboard --provider openai --api-key" in result.stderr and "--no-check" in result.stderr
     assert "Traceback" not in result.stderr and "sk-typo" not in result.stdout + result.stderr
     assert json.loads(stored.read_text())["api_key"] == KEY  # the working key is still there
@@ -123,7 +123,7 @@ def test_a_rejected_first_key_stores_nothing(tmp_path: Path, fake_llm_thread) ->
     fake_llm_thread.fail("auth")
     result = onboard(tmp_path, fake_llm_thread.base_url)
     assert result.returncode == 1
-    assert "nothing was stored" in result.stderr and KEY not in result.stdout + result.stderr
+    assert "Nothing was stored." in result.stderr and KEY not in result.stdout + result.stderr
     assert not (tmp_path / "credentials" / "openai.json").exists()
     assert not (tmp_path / "clawbot.toml").exists()
 

@@ -148,7 +148,7 @@ output = 10
     assert problems == {
         "agents.defaults.max_iterations": "must be between 1 and 1000, got -3",
         "agents.defaults.bootstrap_max_chars": "must be between 100 and 10000000, got 0",
-        "agents.defaults.model.primary": '"gpt-4o" has no provider prefix: write "<provider>/gpt-4o"',
+        "agents.defaults.model": '"gpt-4o" has no provider prefix: write "<provider>/gpt-4o"',
         "agents.list[0].model.fallbacks[1]": '"claude" has no provider prefix: write "<provider>/claude"',
         "agents.list[0].model.primary": "no installed provider is named 'opnai' (did you mean openai?)",
         "providers.openai.timeout_s": "must be between 0.01 and 86400, got -1",

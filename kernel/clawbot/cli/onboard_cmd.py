@@ -211,10 +211,10 @@ async def _check(provider: Any, model: str, api_key: str | None, stored: Path) -
         echo(f"ok: {ref} answered.")
         return True
     echo(f"check failed: {failure.message}", err=True)
-    kept = f"the key stored in {stored} is kept" if stored.is_file() else "nothing was stored"
+    kept = f"The key was not stored; the one in {stored} is kept." if stored.is_file() else "Nothing was stored."
     fix = {"auth": "--api-key KEY", "connection": "--base-url URL"}.get(failure.kind, "--model MODEL")
     echo(
-        f"The key was not stored ({kept}). To try again, run `clawbot onboard --provider {provider.name} {fix}`; "
+        f"{kept} To try again, run `clawbot onboard --provider {provider.name} {fix}`; "
         "--no-check stores it without this check.",
         err=True,
     )

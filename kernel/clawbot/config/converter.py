@@ -126,7 +126,12 @@ def _attrs_factory(cl: type, conv: cattrs.Converter) -> Any:
 
     def hook(value: Any, t: Any) -> Any:
         if shorthand and isinstance(value, str):  # model = "openai/gpt-4o" is { primary = ... }
-            value = {shorthand: value}
+            try:
+                return hook({shorthand: value}, t)
+            except Exception as exc:  # reported at the key the user wrote, not at its expansion
+                from clawbot.config.problems import walk
+
+                raise ValueError(next(iter(walk(exc))).message) from None
         if not isinstance(value, dict):
             also = " or a string" if shorthand else ""
             raise ValueError(f"expected a table{also}, got {show(value)}")
