@@ -14,7 +14,7 @@ from pathlib import Path
 import attrs
 
 from clawbot.config import ClawbotConfig, ConfigError, ConfigProblem
-from clawbot.config.loader import finish, load_raw, make_converter, normalise_claims, structure_core, structure_sections
+from clawbot.config.loader import RawConfig, finish, load_raw, make_converter, normalise_claims, structure_core, structure_sections
 from clawbot.credentials import credential_env
 from clawbot.paths import StatePaths
 from clawbot.plugins import BlockRules, PluginManager, create_plugin_manager
@@ -58,11 +58,14 @@ def load(
     cwd: Path | None = None,
     plugins: Mapping[str, object] | Iterable[tuple[str, object]] = (),
     load_entrypoints: bool = True,
+    defaults: bool = False,
 ) -> Loaded:
     """Find and validate the configuration, loading the plugins it allows.
 
     ``plugins`` are registered explicitly in addition to (or, with
-    ``load_entrypoints=False``, instead of) the installed entry points.
+    ``load_entrypoints=False``, instead of) the installed entry points. ``defaults`` reads
+    no file at all: the built-in defaults with every installed plugin (what is installed,
+    even when the file in use is broken).
     """
     env = dict(os.environ if env is None else env)
     # stored credentials (`clawbot onboard`) under the real environment: a real variable wins
@@ -70,7 +73,7 @@ def load(
         if not env.get(name):
             env[name] = value
     env["PATH"] = with_own_commands(env.get("PATH"))
-    raw = load_raw(config_path, env, cwd or Path.cwd())
+    raw = RawConfig("<defaults>", {}, {}, []) if defaults else load_raw(config_path, env, cwd or Path.cwd())
     converter = make_converter()
     core = structure_core(raw, converter)
     rules = BlockRules.build(core.plugins.allow, core.plugins.deny, env)

@@ -10,6 +10,7 @@ note from the workspace cannot send escape sequences to the user's terminal.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from clawbot.cli.output import console, echo, echo_json
@@ -29,4 +30,57 @@ def load_config(state: CliState | None) -> Any:
         return state.load().config
 
 
-__all__ = ["EXIT_CONFIG", "CliState", "config_option", "console", "echo", "echo_json", "load_config", "user_errors"]
+def config_file_in_use(state: CliState | None) -> Path | None:
+    """The configuration file clawbot reads (``None``: the built-in defaults); exit 2 if a named one is missing."""
+    import os
+
+    from clawbot.config.edit import file_in_use
+
+    with user_errors():
+        return file_in_use(state.config_path if state else None, state.env if state else os.environ, Path.cwd())[0]
+
+
+def set_config_string(state: CliState | None, table: str, key: str, value: str) -> list[str]:
+    """Set ``[table] key = "value"`` in the file clawbot writes (``<state>/clawbot.toml``).
+
+    Returns what to tell the user: what was written, or, when another file takes precedence
+    (``./clawbot.toml``, ``--config``, ``$CLAWBOT_CONFIG``; never rewritten) or the file cannot
+    be edited safely, exactly which line to put where.
+    """
+    import json
+    import os
+
+    from clawbot.config.edit import file_in_use, precedence, set_string, write_private
+    from clawbot.paths import StatePaths
+
+    env = state.env if state else os.environ
+    target = StatePaths.resolve(env).config_file
+    cwd = Path.cwd()
+    with user_errors():
+        in_use, named = file_in_use(state.config_path if state else None, env, cwd)
+    line = f"{key} = {json.dumps(value, ensure_ascii=False)}"
+    if in_use is not None and in_use.resolve() != target.resolve():
+        return [f"{precedence(in_use, target, cwd, named)}; it was not changed. To make this the setting in use,",
+                f"put this line under [{table}] in {in_use}:", "", f"    {line}", ""]
+    text = target.read_text(encoding="utf-8") if target.is_file() else ""
+    new = set_string(text, tuple(table.split(".")), key, value)
+    if new is None:
+        return [f"{target} could not be edited safely and was not changed; put this line under [{table}] in it:",
+                "", f"    {line}", ""]
+    if new != text:
+        write_private(target, new)
+    return [f"Set {table}.{key} = {json.dumps(value, ensure_ascii=False)} in {target}"]
+
+
+__all__ = [
+    "EXIT_CONFIG",
+    "CliState",
+    "config_file_in_use",
+    "config_option",
+    "console",
+    "echo",
+    "echo_json",
+    "load_config",
+    "set_config_string",
+    "user_errors",
+]

@@ -26,7 +26,7 @@ import attrs
 
 from clawbot.config.problems import ConfigError, ConfigProblem
 from clawbot.paths import StatePaths
-from clawbot.statefile import report_once
+from clawbot.statefile import make_private_dir, report_once
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
@@ -78,7 +78,7 @@ def save_credential(paths: StatePaths, provider: str, api_key: str = "", base_ur
     import tempfile  # only onboarding writes; loading stays light
     target = credential_file(paths, provider)
     directory = target.parent
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_private_dir(directory)  # the state dir too, when this creates it: 0700 all the way
     if os.name == "posix":
         os.chmod(directory, 0o700)
     data: dict[str, str] = {"api_key": api_key}

@@ -36,27 +36,9 @@ def check_python() -> list[Finding]:
 
 
 def check_sqlite() -> list[Finding]:
-    findings = [Finding("ok", "sqlite", f"SQLite {sqlite3.sqlite_version}")]
-    con = sqlite3.connect(":memory:")
-    try:
-        options = {row[0] for row in con.execute("PRAGMA compile_options")}
-        if "ENABLE_FTS5" in options:
-            findings.append(Finding("ok", "sqlite", "FTS5 full-text search available"))
-        else:
-            findings.append(
-                Finding("warn", "sqlite", "FTS5 is missing: memory search falls back to vectors only",
-                        "use a Python built against a SQLite with FTS5 (most are), or install sqlean.py")
-            )
-        if hasattr(con, "enable_load_extension"):
-            findings.append(Finding("ok", "sqlite", "extension loading available (sqlite-vec can load)"))
-        else:
-            findings.append(
-                Finding("info", "sqlite", "this Python's sqlite3 cannot load extensions",
-                        "the memory plugin uses sqlean.py for sqlite-vec; nothing to do if it is installed")
-            )
-    finally:
-        con.close()
-    return findings
+    # Only what the kernel itself needs (sessions); what a plugin needs of SQLite (full-text
+    # search, extensions) is its own clawbot_doctor_checks, so no absent plugin is named.
+    return [Finding("ok", "sqlite", f"SQLite {sqlite3.sqlite_version}")]
 
 
 def check_state_dir(env: Mapping[str, str]) -> list[Finding]:
@@ -70,11 +52,9 @@ def check_state_dir(env: Mapping[str, str]) -> list[Finding]:
                         "set CLAWBOT_HOME to a writable directory")]
     if not os.access(root, os.W_OK):
         return [Finding("fail", "state", f"{root} is not writable", f"fix its permissions: chmod u+w {root}")]
-    findings = [Finding("ok", "state", f"state directory {root}")]
-    creds = paths.credentials
-    if creds.exists() and creds.stat().st_mode & 0o077:
-        findings.append(Finding("fail", "state", f"{creds} is readable by other users", f"chmod 700 {creds}"))
-    return findings
+    from clawbot.doctor_setup import check_state_modes
+
+    return [Finding("ok", "state", f"state directory {root}"), *check_state_modes(paths)]
 
 
 @attrs.frozen
@@ -86,9 +66,10 @@ class BootOutcome:
     policy: list[str] = attrs.field(factory=list)  # tool policy entries that match no installed tool
     checks: list[Finding] = attrs.field(factory=list)  # what plugins report (clawbot_doctor_checks)
     engines: list[Finding] = attrs.field(factory=list)  # the memory provider and compaction strategy in use
+    setup: list[Finding] = attrs.field(factory=list)  # model, key, cooldowns, workspace
 
 
-def boot_kernel(loaded: Loaded) -> BootOutcome:
+def boot_kernel(loaded: Loaded, real_env: Mapping[str, str] | None = None, live: bool = False) -> BootOutcome:
     """Run every registration hook once, as ``clawbot run`` does, then close the kernel.
 
     Hooks that raise or return the wrong kind of object end up in ``loaded.plugins.failures``;
@@ -108,10 +89,14 @@ def boot_kernel(loaded: Loaded) -> BootOutcome:
             fix = "name an installed one (`clawbot plugins list`), or leave the key empty"
             return BootOutcome(engines=[Finding("fail", "config", str(problem), fix) for problem in exc.problems])
         from clawbot.agent.policy import unknown_patterns
+        from clawbot.doctor_setup import setup_checks
 
         try:
             checks = await plugin_checks(kernel)
-            return BootOutcome(policy=unknown_patterns(kernel.tools, kernel.config), checks=checks, engines=engines(kernel))
+            setup = await setup_checks(kernel, loaded.env if real_env is None else real_env, live)
+            return BootOutcome(
+                policy=unknown_patterns(kernel.tools, kernel.config), checks=checks, engines=engines(kernel), setup=setup
+            )
         finally:
             await kernel.aclose()
 
@@ -165,7 +150,7 @@ def conflict_fix(conflict: str) -> str:
     return f"block one with plugins.deny or CLAWBOT_DISABLE_PLUGINS=<name>{example}"
 
 
-def check_plugins_and_config(config_path: str | None, env: Mapping[str, str]) -> list[Finding]:
+def check_plugins_and_config(config_path: str | None, env: Mapping[str, str], live: bool = False) -> list[Finding]:
     from clawbot.boot import load
     from clawbot.config import ConfigError
 
@@ -181,8 +166,8 @@ def check_plugins_and_config(config_path: str | None, env: Mapping[str, str]) ->
 
         return findings + _plugin_findings(create_plugin_manager(env=env))
     source = loaded.config.source or "no file: built-in defaults"
-    outcome = boot_kernel(loaded)
-    findings = [Finding("ok", "config", f"configuration valid ({source})"), *_plugin_findings(loaded.plugins)]
+    outcome = boot_kernel(loaded, env, live)
+    findings = [Finding("ok", "config", f"configuration valid ({source})"), *outcome.setup, *_plugin_findings(loaded.plugins)]
     for problem in outcome.policy:
         findings.append(Finding("warn", "tools", problem, "fix the spelling, or install the plugin that offers it"))
     findings.extend(outcome.engines)
@@ -219,5 +204,6 @@ def _plugin_findings(manager: object) -> list[Finding]:
     return findings
 
 
-def run_checks(config_path: str | None, env: Mapping[str, str]) -> list[Finding]:
-    return [*check_python(), *check_sqlite(), *check_state_dir(env), *check_plugins_and_config(config_path, env)]
+def run_checks(config_path: str | None, env: Mapping[str, str], live: bool = False) -> list[Finding]:
+    """Every check; ``live`` also sends one real request to the default agent's model."""
+    return [*check_python(), *check_sqlite(), *check_state_dir(env), *check_plugins_and_config(config_path, env, live)]

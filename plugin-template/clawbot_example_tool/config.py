@@ -10,17 +10,13 @@ Every setting needs a default, so the plugin works without any table at all::
 """
 
 import attrs
-
-
-def _not_negative(instance: object, attribute: attrs.Attribute, value: int) -> None:
-    if value < 0:
-        # Validator messages are reported against the table, so name the key in them.
-        raise ValueError(f"{attribute.name} must be 0 or more, got {value}")
+from clawbot.types import InRange
 
 
 @attrs.frozen(kw_only=True)
 class ExampleToolConfig:
-    top_words: int = attrs.field(default=5, validator=_not_negative)
+    # Every number gets a range: a value outside is reported by its key path.
+    top_words: int = attrs.field(default=5, validator=InRange(0, 1000))
     """How many of the most frequent words ``example_tool_text_stats`` lists by default
     (a call may ask for another number with its ``top`` argument); 0 lists none."""
 

@@ -96,7 +96,7 @@ async def test_bad_arguments_are_an_error_result(make_kernel, workspace: Path) -
     [
         ('top_words = "three"', "plugins.example_tool.top_words", "expected an integer"),
         ("top_wrds = 3", "plugins.example_tool.top_wrds", "did you mean top_words?"),
-        ("top_words = -1", "plugins.example_tool", "top_words must be 0 or more"),
+        ("top_words = -1", "plugins.example_tool.top_words", "must be between 0 and 1000, got -1"),
     ],
 )
 async def test_invalid_config_names_the_key(make_kernel, table: str, path: str, message: str) -> None:

@@ -11,7 +11,7 @@ def test_run_without_any_model_prints_the_options_and_exits(tmp_path: Path) -> N
     result = run_cli("run", home=tmp_path, stdin="hello\n")
     assert result.returncode == 1
     assert "No model is configured" in result.stderr
-    assert "ANTHROPIC_API_KEY" in result.stderr and "OPENAI_API_KEY" in result.stderr and "Ollama" in result.stderr
+    assert "ANTHROPIC_API_KEY" in result.stderr and "OPENAI_API_KEY" in result.stderr and "ollama" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -25,7 +25,7 @@ def test_model_naming_an_unknown_provider_says_which_are_installed(tmp_path: Pat
     (tmp_path / "clawbot.toml").write_text('[agents.defaults.model]\nprimary = "mistral/large"\n')
     result = run_cli("agent", "-m", "hi", home=tmp_path)
     assert result.returncode == 1
-    assert "no provider named 'mistral'" in result.stderr
+    assert "no installed provider is named 'mistral'" in result.stderr
     assert "anthropic" in result.stderr and "openai" in result.stderr
 
 

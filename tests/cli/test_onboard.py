@@ -68,25 +68,64 @@ def test_interactive_onboarding_reads_the_answers_from_stdin(tmp_path: Path, fak
     assert fake_llm_thread.requests[0].headers["authorization"] == f"Bearer {KEY}"
 
 
-def test_a_config_in_use_is_not_rewritten_the_line_to_add_is_printed(tmp_path: Path, fake_llm_thread) -> None:
-    config = tmp_path / "clawbot.toml"
-    config.write_text('[agents.defaults.model]\nprimary = "anthropic/claude-opus-4-5"\n')
+def test_a_different_default_model_is_kept_unless_set_default_and_the_edit_keeps_comments(tmp_path: Path, fake_llm_thread) -> None:
+    config = tmp_path / "clawbot.toml"  # the file onboard writes (CLAWBOT_HOME is tmp_path)
+    config.write_text('# my settings\n[agents.defaults]\nthinking = "low"\nmodel = "anthropic/claude-opus-4-5"  # mine\n')
     before = config.read_text()
     result = onboard(tmp_path, fake_llm_thread.base_url, "--no-check")
     assert result.returncode == 0, result.stderr
     assert config.read_text() == before
-    assert 'primary = "openai/gpt-test"' in result.stdout and str(config) in result.stdout
+    assert "keeps its default model anthropic/claude-opus-4-5" in result.stdout and "--set-default" in result.stdout
     assert fake_llm_thread.requests == []  # --no-check
 
+    result = onboard(tmp_path, fake_llm_thread.base_url, "--no-check", "--set-default")
+    assert result.returncode == 0, result.stderr
+    assert config.read_text() == before.replace("anthropic/claude-opus-4-5", "openai/gpt-test")
+    assert f"Set the default model openai/gpt-test in {config}" in result.stdout
+    assert mode(config) == 0o600
 
-def test_a_failing_check_exits_1_with_the_short_message_and_keeps_the_key(tmp_path: Path, fake_llm_thread) -> None:
+
+def test_onboard_says_when_a_clawbot_toml_in_the_current_directory_takes_precedence(tmp_path: Path, fake_llm_thread) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    local = project / "clawbot.toml"
+    local.write_text('[agents.defaults]\nmodel = "anthropic/claude-opus-4-5"\n')
+    result = run_cli("onboard", "--provider", "openai", "--api-key", KEY, "--base-url", f"{fake_llm_thread.base_url}/v1",
+                     "--model", "gpt-test", "--no-check", home=home, cwd=project, env=CLEAN)
+    assert result.returncode == 0, result.stderr
+    written = home / "clawbot.toml"
+    assert 'primary = "openai/gpt-test"' in written.read_text()
+    assert local.read_text() == '[agents.defaults]\nmodel = "anthropic/claude-opus-4-5"\n'
+    assert f"{local} in the current directory takes precedence over {written}" in result.stdout
+    assert f"in {local}:" in result.stdout and 'primary = "openai/gpt-test"' in result.stdout
+    # state dir and written file are private from the start
+    assert mode(home) == 0o700 and mode(written) == 0o600
+
+
+def test_a_rejected_key_is_not_stored_and_a_working_stored_key_is_kept(tmp_path: Path, fake_llm_thread) -> None:
+    fake_llm_thread.reply("OK")
+    assert onboard(tmp_path, fake_llm_thread.base_url).returncode == 0
+    stored = tmp_path / "credentials" / "openai.json"
+    assert json.loads(stored.read_text())["api_key"] == KEY
+
+    fake_llm_thread.fail("auth")
+    result = onboard(tmp_path, fake_llm_thread.base_url, key="sk-typo")
+    assert result.returncode == 1
+    assert "The model provider rejected the API key" in result.stderr
+    assert f"The key was not stored; the one in {stored} is kept." in result.stderr
+    assert "clawbot onboard --provider openai --api-key" in result.stderr and "--no-check" in result.stderr
+    assert "Traceback" not in result.stderr and "sk-typo" not in result.stdout + result.stderr
+    assert json.loads(stored.read_text())["api_key"] == KEY  # the working key is still there
+    assert fake_llm_thread.requests[1].headers["authorization"] == "Bearer sk-typo"  # checked before storing
+
+
+def test_a_rejected_first_key_stores_nothing(tmp_path: Path, fake_llm_thread) -> None:
     fake_llm_thread.fail("auth")
     result = onboard(tmp_path, fake_llm_thread.base_url)
     assert result.returncode == 1
-    assert "The model provider rejected the API key" in result.stderr
-    assert "clawbot onboard --provider openai --api-key" in result.stderr
-    assert "Traceback" not in result.stderr and KEY not in result.stdout + result.stderr
-    assert (tmp_path / "credentials" / "openai.json").is_file()
+    assert "Nothing was stored." in result.stderr and KEY not in result.stdout + result.stderr
+    assert not (tmp_path / "credentials" / "openai.json").exists()
+    assert not (tmp_path / "clawbot.toml").exists()
 
 
 def test_a_credential_file_readable_by_others_is_refused(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ def _listing(tmp_path: Path, site: Path) -> dict:
 
 def test_a_registration_hook_that_raises_fails_doctor_and_shows_in_plugins_list(tmp_path: Path) -> None:
     site = _site(tmp_path, raiser=RAISING_TOOLS)
-    doctor = run_cli("doctor", home=tmp_path, extra_path=site)
+    doctor = run_cli("doctor", home=tmp_path, extra_path=site, env={"OPENAI_API_KEY": "sk-test"})  # a model: one problem only
     assert doctor.returncode == 1, doctor.stdout
     assert "raiser failed in clawbot_tools: RuntimeError: tool factory exploded" in doctor.stdout
     assert "CLAWBOT_DISABLE_PLUGINS=raiser" in doctor.stdout
@@ -91,7 +91,7 @@ def test_two_plugins_offering_the_same_tool_are_named_by_both_commands(tmp_path:
     assert "conflict: tool 'lookup' is offered by both plugin" in table.stdout
     assert "clawbot-alpha" in table.stdout and "clawbot-beta" in table.stdout
 
-    blocked = run_cli("doctor", home=tmp_path, extra_path=site, env={"CLAWBOT_DISABLE_PLUGINS": "beta"})
+    blocked = run_cli("doctor", home=tmp_path, extra_path=site, env={"CLAWBOT_DISABLE_PLUGINS": "beta", "OPENAI_API_KEY": "sk-test"})
     assert blocked.returncode == 0, blocked.stdout
 
 
@@ -108,7 +108,7 @@ def test_plugins_list_still_lists_plugins_when_the_configuration_is_broken(tmp_p
 def test_healthy_installation_has_no_failures_or_conflicts(tmp_path: Path) -> None:
     listing = _listing(tmp_path, tmp_path / "empty-site")
     assert listing["hook_failures"] == [] and listing["conflicts"] == []
-    doctor = run_cli("doctor", home=tmp_path)
+    doctor = run_cli("doctor", home=tmp_path, env={"OPENAI_API_KEY": "sk-test"})  # healthy includes a model
     assert doctor.returncode == 0, doctor.stdout
 
 

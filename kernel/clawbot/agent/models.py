@@ -11,14 +11,28 @@ import attrs
 from clawbot.kernel import Kernel
 from clawbot.types import LLMProvider
 
-NO_MODEL_MESSAGE = """\
-No model is configured and none was found in the environment.
-Pick one:
-  - clawbot onboard                 (asks for a provider, key and model, and checks them)
-  - export ANTHROPIC_API_KEY=...   (Anthropic)
-  - export OPENAI_API_KEY=...      (OpenAI)
-  - start Ollama on 127.0.0.1:11434 (local models)
-  - or set agents.defaults.model.primary = "<provider>/<model>" in clawbot.toml"""
+
+def no_model_message(installed: list[str]) -> str:
+    """What to do when no model is usable, naming only the providers that are installed."""
+    from clawbot.credentials import ENV_NAMES
+
+    if not installed:
+        return ("No model provider is installed, so no model can answer.\n"
+                "Install one (pip install clawbot-anthropic, or clawbot-openai for OpenAI and Ollama).")
+    lines = ["No model is configured and none was found in the environment.", "Pick one:",
+             "  - clawbot onboard                  (asks for a provider, key and model, and checks them)"]
+    for name in sorted(installed):
+        names = ENV_NAMES.get(name)
+        if names is None:
+            continue
+        if names.key_required:
+            lines.append(f"  - export {names.api_key}=...".ljust(37) + f"({name})")
+        else:
+            where = f"; elsewhere: export {names.base_url}=..." if names.base_url else ""
+            lines.append(f"  - start a local {name} server".ljust(37) + f"({name}{where})")
+    lines.append('  - or set agents.defaults.model = "<provider>/<model>" in clawbot.toml '
+                 f"(installed providers: {', '.join(sorted(installed))})")
+    return "\n".join(lines)
 
 
 class ModelError(Exception):
@@ -54,8 +68,9 @@ async def choose_model(kernel: Kernel, agent_id: str) -> ModelChoice:
         provider_name, model = parse_ref(model_cfg.primary)
         provider = kernel.llm_providers.get(provider_name)
         if provider is None:
-            known = ", ".join(kernel.llm_providers.names()) or "none installed"
-            raise ModelError(f"model {model_cfg.primary!r}: no provider named {provider_name!r} (installed: {known})")
+            from clawbot.config.refs import unknown_provider
+
+            raise ModelError(f"model {model_cfg.primary!r}: {unknown_provider(provider_name, kernel.llm_providers.names())}")
         return ModelChoice(provider, model)
     for provider in sorted(kernel.llm_providers, key=lambda p: (p.detect_priority, p.name)):
         try:
@@ -64,7 +79,7 @@ async def choose_model(kernel: Kernel, agent_id: str) -> ModelChoice:
             continue
         if model:
             return ModelChoice(provider, model, detected=True)
-    raise ModelError(NO_MODEL_MESSAGE)
+    raise ModelError(no_model_message(kernel.llm_providers.names()))
 
 
 async def choose_chain(kernel: Kernel, agent_id: str) -> list[ModelChoice]:
@@ -76,7 +91,9 @@ async def choose_chain(kernel: Kernel, agent_id: str) -> list[ModelChoice]:
         provider_name, model = parse_ref(ref)
         provider = kernel.llm_providers.get(provider_name)
         if provider is None:
-            raise ModelError(f"fallback model {ref!r}: no provider named {provider_name!r}")
+            from clawbot.config.refs import unknown_provider
+
+            raise ModelError(f"fallback model {ref!r}: {unknown_provider(provider_name, kernel.llm_providers.names())}")
         chain.append(ModelChoice(provider, model))
     return chain
 

@@ -84,6 +84,9 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
     except ModelError as exc:
         echo(str(exc), err=True)
         return 1
+    from clawbot.cli.startup import startup_line
+
+    echo(startup_line(kernel, agent_id, conversation.model), err=True)  # stderr: the reply alone stays on stdout
     interactive = sys.stdin.isatty()
     try:
         result = await conversation.send(session_key, text, channel=CHANNEL)

@@ -32,10 +32,47 @@ def config_path(state: CliState) -> None:
 @config_option
 @click.pass_obj
 def config_validate(state: CliState) -> None:
-    """Check the configuration; print every problem with its key path (exit code 2)."""
+    """Check the configuration; print every problem with its key path (exit code 2).
+
+    Besides types and unknown keys: numbers out of range, model references without a
+    provider prefix, and providers that are not installed (with the closest installed name).
+    """
+    from clawbot.config import ConfigError
+    from clawbot.credentials import CredentialsError
+
     with user_errors():
-        loaded = state.load()
-    echo(f"{loaded.config.source or 'built-in defaults'}: valid")
+        try:
+            loaded = state.load()
+            source, problems = loaded.config.source, []
+        except CredentialsError:
+            raise
+        except ConfigError as exc:
+            loaded, source, problems = None, exc.source, list(exc.problems)
+        problems += _provider_problems(state, loaded)
+        if problems:
+            raise ConfigError(source or "built-in defaults", sorted(dict.fromkeys(problems), key=lambda p: p.path))
+    echo(f"{source or 'built-in defaults'}: valid")
+
+
+def _provider_problems(state: CliState, loaded: object) -> list:
+    """Model references naming a provider that is not installed (needs the plugins' providers)."""
+    from clawbot.boot import load
+    from clawbot.cli.state import run_async
+    from clawbot.config.loader import load_raw
+    from clawbot.config.refs import provider_problems
+    from clawbot.kernel import bootstrap
+
+    try:
+        raw = load_raw(state.config_path, state.env, Path.cwd())
+    except Exception:  # unreadable or not TOML: already reported by the loader
+        return []
+
+    async def names() -> list[str]:
+        kernel = await bootstrap(loaded or load(None, env=state.env, defaults=True))  # type: ignore[arg-type]
+        await kernel.aclose()
+        return kernel.llm_providers.names()
+
+    return provider_problems(raw.core, run_async(names()) or [])
 
 
 def _plain(value: object) -> object:

@@ -13,23 +13,27 @@ _MARKS = {"ok": "[green]ok  [/]", "info": "[blue]info[/]", "warn": "[yellow]warn
 
 
 @click.command()
+@click.option("--live", is_flag=True, help="Also send one tiny real request to the default model (costs a few tokens).")
 @config_option
 @click.pass_obj
-def doctor(state: CliState) -> None:
-    """Check Python, SQLite, the state directory, the configuration and the plugins.
+def doctor(state: CliState, live: bool) -> None:
+    """Check Python, SQLite, the state directory, the configuration, the model and its key, the
+    workspace and the plugins.
 
-    Exits with 1 when a check fails; every problem comes with the command or edit that fixes it.
+    No usable model is a failure. Keys are never shown, only where they come from. Exits with 1
+    when a check fails; every problem comes with the command or edit that fixes it.
     """
     from rich.markup import escape
 
     from clawbot.doctor import run_checks
 
     out = console(highlight=False)
-    findings = run_checks(state.config_path, state.env)
+    findings = run_checks(state.config_path, state.env, live)
     for f in findings:
         out.print(f"{_MARKS[f.level]} {f.check:8} {escape(f.detail)}")
         if f.fix:
-            out.print(f"              fix: {escape(f.fix)}")
+            fix = f.fix.replace("\n", "\n                   ")  # a list of options stays aligned
+            out.print(f"              fix: {escape(fix)}")
     failed = sum(f.level == "fail" for f in findings)
     out.print(f"\n{failed} problem{'s' if failed != 1 else ''} found" if failed else "\nall checks passed")
     sys.exit(1 if failed else 0)

@@ -1,10 +1,13 @@
-"""``clawbot onboard``: pick a model provider, store its key, choose the default model, check it.
+"""``clawbot onboard``: pick a model provider, check its key, store it, choose the default model.
 
 Asks for what the options leave out (``--provider`` given: only what is still required).
+One tiny real request checks the key first: a rejected key is not stored, so a working key
+stored before is never replaced by a bad one (``--no-check`` stores without asking).
 The key goes to the credentials store (``<state>/credentials/<provider>.json``, mode 0600),
-never into ``clawbot.toml``. The default model is written to a new ``<state>/clawbot.toml``
-when no configuration file exists; a file in use is never rewritten, the line to add is
-printed instead. Then one tiny real request checks the setup.
+never into ``clawbot.toml``. The default model goes into ``<state>/clawbot.toml``, the file
+onboard writes (created 0600; a different model already set there is replaced when asked,
+or with ``--set-default``). A file that takes precedence (``./clawbot.toml``, ``--config``,
+``$CLAWBOT_CONFIG``) is never rewritten: onboard says so and prints the line to put in it.
 """
 
 from __future__ import annotations
@@ -18,27 +21,31 @@ import click
 from clawbot.cli.output import echo
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
 
-CHECK_PROMPT = "Reply with OK."
-
 
 @click.command()
 @click.option("--provider", default=None, help="Model provider (asked when left out; e.g. anthropic, openai, ollama).")
 @click.option("--api-key", default=None, help="API key (asked with hidden input when left out).")
 @click.option("--base-url", default=None, help="Base URL of a compatible server or proxy (default: the provider's).")
 @click.option("--model", default=None, help="Default model, without the provider prefix (default: its suggestion).")
-@click.option("--no-check", is_flag=True, help="Do not send the check request.")
+@click.option("--no-check", is_flag=True, help="Store the key without sending the check request first.")
+@click.option("--set-default", is_flag=True, help="Replace a different default model already set in the file onboard writes.")
 @config_option
 @click.pass_obj
 def onboard(
-    state: CliState, provider: str | None, api_key: str | None, base_url: str | None, model: str | None, no_check: bool
+    state: CliState, provider: str | None, api_key: str | None, base_url: str | None, model: str | None,
+    no_check: bool, set_default: bool,
 ) -> None:
-    """Set up a model provider: store its key, choose the default model, check that it answers."""
+    """Set up a model provider: check its key with one tiny request, store it, choose the default model.
+
+    A key the provider rejects is not stored (a key stored before stays). The default model
+    is written to <state dir>/clawbot.toml; onboard says when another file takes precedence.
+    """
     with user_errors():
         loaded = state.load()
     from clawbot.cli.logs import configure_logging
 
     configure_logging(loaded.config.logging.level, state.env)
-    sys.exit(run_async(_onboard(state, provider, api_key, base_url, model, no_check)) or 0)
+    sys.exit(run_async(_onboard(state, provider, api_key, base_url, model, no_check, set_default)) or 0)
 
 
 def _ask_secret(text: str, *, required: bool) -> str:
@@ -63,10 +70,10 @@ async def _onboard(
     base_url: str | None,
     model: str | None,
     no_check: bool,
+    set_default: bool,
 ) -> int:
     from clawbot.boot import load
-    from clawbot.config.loader import locate_config
-    from clawbot.credentials import ENV_NAMES, save_credential
+    from clawbot.credentials import ENV_NAMES, credential_file, save_credential
     from clawbot.kernel import bootstrap
     from clawbot.paths import StatePaths
 
@@ -90,7 +97,9 @@ async def _onboard(
                 err=True,
             )
         else:
-            echo(f"no provider named {provider_name!r} (installed: {', '.join(choices)})", err=True)
+            from clawbot.config.refs import unknown_provider
+
+            echo(unknown_provider(provider_name, choices), err=True)
         return EXIT_CONFIG
     names = ENV_NAMES[provider_name]
 
@@ -114,19 +123,12 @@ async def _onboard(
         return EXIT_CONFIG
 
     paths = StatePaths.resolve(state.env)
-    try:
-        stored = save_credential(paths, provider_name, api_key, base_url)
-    except OSError as exc:
-        echo(f"cannot store the credentials in {paths.credentials}: {exc.strerror or exc}", err=True)
-        return 1
-    echo(f"Stored the {provider_name} credentials in {stored}")
-    for variable in filter(None, (names.api_key if api_key else None, names.base_url if base_url else None)):
-        if state.env.get(variable):
-            echo(f"note: {variable} is set in your environment; it is used instead of the stored value")
-
-    # load again: the stored credentials are now part of the providers' environment
+    # the provider as it will be once stored: the new key and base URL win for this check
+    candidate = {**state.env, names.api_key: api_key} if api_key else dict(state.env)
+    if base_url and names.base_url:
+        candidate[names.base_url] = base_url
     with user_errors():
-        kernel = await bootstrap(load(state.config_path, env=state.env))
+        kernel = await bootstrap(load(state.config_path, env=candidate))
     provider = kernel.llm_providers[provider_name]
     try:
         if model is None:
@@ -142,50 +144,78 @@ async def _onboard(
         if not model:
             echo("a model name is required (--model)", err=True)
             return EXIT_CONFIG
-        ref = f"{provider_name}/{model}"
-        in_use = locate_config(state.config_path, state.env, Path.cwd())
-        _set_default_model(kernel.config, ref, in_use, paths.config_file)
-        if no_check:
-            return 0
-        return await _check(provider, model, stored)
+        if not no_check and not await _check(provider, model, api_key or None, credential_file(paths, provider_name)):
+            return 1
     finally:
         await kernel.aclose()
 
+    try:
+        stored = save_credential(paths, provider_name, api_key, base_url)
+    except OSError as exc:
+        echo(f"cannot store the credentials in {paths.credentials}: {exc.strerror or exc}", err=True)
+        return 1
+    echo(f"Stored the {provider_name} credentials in {stored}")
+    for variable in filter(None, (names.api_key if api_key else None, names.base_url if base_url else None)):
+        if state.env.get(variable):
+            echo(f"note: {variable} is set in your environment; it is used instead of the stored value")
+    ref = f"{provider_name}/{model}"
+    _set_default_model(state, ref, paths.config_file, set_default)
+    echo('Try it: clawbot agent -m "hello"')
+    return 0
 
-def _set_default_model(config: Any, ref: str, in_use: Path | None, target: Path) -> None:
-    """A new config file with just the model when none is in use; else the line to add."""
-    line = f'primary = "{ref}"'
-    if in_use is None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(f"[agents.defaults.model]\n{line}\n", encoding="utf-8")
-        echo(f"Wrote the default model {ref} to {target}")
-    elif config.agents.defaults.model.primary == ref:
-        echo(f"{in_use} already uses {ref}")
+
+def _may_replace(current: str, ref: str, target: Path, replace: bool) -> bool:
+    """``--set-default``, or yes to the question on a terminal; never silently."""
+    if replace or not sys.stdin.isatty():
+        return replace
+    return bool(click.confirm(f"{target} has the default model {current}; make it {ref}?", default=False))
+
+
+def _set_default_model(state: CliState, ref: str, target: Path, replace: bool) -> None:
+    """``ref`` as the default model of the file onboard writes; a file taking precedence is only named."""
+    import tomllib
+
+    from clawbot.config.edit import default_model, file_in_use, model_place, precedence, set_string, write_private
+
+    cwd = Path.cwd()
+    with user_errors():
+        in_use, named = file_in_use(state.config_path, state.env, cwd)
+    text = target.read_text(encoding="utf-8") if target.is_file() else ""
+    try:
+        data = tomllib.loads(text)
+        current: str | None = default_model(data)
+    except tomllib.TOMLDecodeError:
+        data, current = {}, None  # reported by every command that reads it; not touched here
+    if current == ref:
+        echo(f"{target} already has the default model {ref}")
+    elif current and not _may_replace(current, ref, target, replace):
+        echo(f"{target} keeps its default model {current}; run again with --set-default to make it {ref}")
+    elif current is None or (new := set_string(text, *model_place(data), ref)) is None:
+        echo(f"{target} was not changed (it could not be edited safely); to make {ref} the default, put this line")
+        echo(f'under [agents.defaults.model] in it:\n\n    primary = "{ref}"\n')
     else:
-        echo(f"{in_use} is in use and was not changed; to make {ref} the default, put this line")
-        echo(f"under [agents.defaults.model] in it:\n\n    {line}\n")
+        write_private(target, new)
+        echo(f"{'Set' if text else 'Wrote'} the default model {ref} in {target}")
+    if in_use is not None and in_use.resolve() != target.resolve():
+        echo(f"note: {precedence(in_use, target, cwd, named)}, so clawbot does not read the model set above.")
+        echo(f'To use {ref} there, put this line under [agents.defaults.model] in {in_use}:\n\n    primary = "{ref}"\n')
 
 
-async def _check(provider: Any, model: str, stored: Path) -> int:
-    from clawbot.types import Message, ModelRequest, ProviderError, SystemPrompt
+async def _check(provider: Any, model: str, api_key: str | None, stored: Path) -> bool:
+    from clawbot.probe import probe
 
     ref = f"{provider.name}/{model}"
     echo(f"Checking {ref} with one short request ...")
-    request = ModelRequest(model, SystemPrompt(CHECK_PROMPT), (Message.user("ping"),), max_output_tokens=16)
-    try:
-        await provider.complete(request)
-    except ProviderError as exc:
-        echo(f"check failed: {exc.user_message}", err=True)
-        fix = {"auth": "--api-key KEY", "connection": "--base-url URL"}.get(exc.kind, "--model MODEL")
-        echo(
-            f"The credentials stay stored in {stored}. To fix them, run "
-            f"`clawbot onboard --provider {provider.name} {fix}` (add --no-check to skip this check).",
-            err=True,
-        )
-        return 1
-    except Exception as exc:  # a short message, never a stack trace
-        echo(f"check failed: {exc}", err=True)
-        echo(f"The credentials stay stored in {stored}; run `clawbot onboard` again to change them.", err=True)
-        return 1
-    echo(f"ok: {ref} answered. Try it: clawbot agent -m \"hello\"")
-    return 0
+    failure = await probe(provider, model, api_key)
+    if failure is None:
+        echo(f"ok: {ref} answered.")
+        return True
+    echo(f"check failed: {failure.message}", err=True)
+    kept = f"The key was not stored; the one in {stored} is kept." if stored.is_file() else "Nothing was stored."
+    fix = {"auth": "--api-key KEY", "connection": "--base-url URL"}.get(failure.kind, "--model MODEL")
+    echo(
+        f"{kept} To try again, run `clawbot onboard --provider {provider.name} {fix}`; "
+        "--no-check stores it without this check.",
+        err=True,
+    )
+    return False

@@ -51,8 +51,9 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
         echo("No channel is enabled: enable one in clawbot.toml, e.g. [channels.terminal] enabled = true", err=True)
         return 1
     names = ", ".join(c.name for c in channels)
-    note = " (detected from the environment)" if model.detected else ""
-    echo(f"clawbot: agent {agent_id} on {model.ref}{note}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
+    from clawbot.cli.startup import startup_line
+
+    echo(f"{startup_line(kernel, agent_id, model)}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
     try:
         await Gateway(kernel, runtime.respond, agent_id, runtime=runtime).run(channels)
     finally:

@@ -106,8 +106,44 @@ def _mapping_factory(t: Any, conv: cattrs.Converter) -> Any:
     return _checked(dict, "a table", mapping_structure_factory(t, conv))
 
 
+def _validator_errors(cl: type, value: dict) -> list[Exception]:
+    """What every raw-safe validator (``checks_raw_value``, e.g. :class:`InRange`) says about
+    ``value``: attrs stops at the first failing validator, the user should hear of all."""
+    errors: list[Exception] = []
+    for field in attrs.fields(cl):
+        key = field.alias or field.name
+        if key in value and getattr(field.validator, "checks_raw_value", False):
+            try:
+                field.validator(None, field, value[key])
+            except ValueError as exc:
+                errors.append(exc)
+    return errors
+
+
 def _attrs_factory(cl: type, conv: cattrs.Converter) -> Any:
-    return _checked(dict, "a table", make_dict_structure_fn(cl, conv))
+    inner = make_dict_structure_fn(cl, conv)
+    shorthand = getattr(cl, "__config_shorthand__", None)
+
+    def hook(value: Any, t: Any) -> Any:
+        if shorthand and isinstance(value, str):  # model = "openai/gpt-4o" is { primary = ... }
+            try:
+                return hook({shorthand: value}, t)
+            except Exception as exc:  # reported at the key the user wrote, not at its expansion
+                from clawbot.config.problems import walk
+
+                raise ValueError(next(iter(walk(exc))).message) from None
+        if not isinstance(value, dict):
+            also = " or a string" if shorthand else ""
+            raise ValueError(f"expected a table{also}, got {show(value)}")
+        try:
+            return inner(value, t)
+        except Exception as exc:
+            errors = _validator_errors(cl, value)
+            if errors:
+                raise ExceptionGroup(f"invalid {cl.__name__}", [*errors, exc]) from None
+            raise
+
+    return hook
 
 
 def make_converter() -> cattrs.Converter:

@@ -71,6 +71,11 @@ def walk(exc: BaseException, path: str = "") -> Iterator[ConfigProblem]:
     elif isinstance(exc, BaseExceptionGroup):
         for sub in exc.exceptions:
             yield from walk(sub, path)
+    elif getattr(exc, "config_key", None) is not None:  # a validator that knows its key (InRange)
+        keys = exc.config_key if isinstance(exc.config_key, tuple) else (exc.config_key,)  # type: ignore[attr-defined]
+        for key in keys:
+            path = join(path, key)
+        yield ConfigProblem(path, str(exc))
     elif isinstance(exc, KeyError):
         yield ConfigProblem(path, "required key is missing")
     else:

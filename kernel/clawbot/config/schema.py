@@ -11,6 +11,8 @@ from typing import Any, List, Literal  # noqa: UP035 - cattrs structures typing.
 
 import attrs
 
+from clawbot.types.context import InRange, OutOfRange
+
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 LogLevel = Literal["debug", "info", "warning", "error"]
 
@@ -24,10 +26,45 @@ class PluginsConfig:
     deny: list[str] = attrs.field(factory=list)
 
 
+def ref_problem(ref: str) -> str | None:
+    """Why ``ref`` is not a ``<provider>/<model>`` reference (``None`` when it is one)."""
+    provider, sep, model = ref.partition("/")
+    if sep and provider.strip() and model.strip():
+        return None
+    if not sep and ref.strip():
+        return f'"{ref}" has no provider prefix: write "<provider>/{ref}"'
+    return f'"{ref}" must be written "<provider>/<model>", e.g. "anthropic/claude-opus-4-5"'
+
+
+@attrs.frozen
+class ModelRefs:
+    """The validator of model references: one string, a list, or a table of them."""
+
+    checks_raw_value = True
+
+    def __call__(self, instance: object, attribute: "attrs.Attribute[Any]", value: Any) -> None:
+        if isinstance(value, str):
+            items: list[tuple[Any, Any]] = [((), value)] if value else []
+        elif isinstance(value, list):
+            items = [((index,), ref) for index, ref in enumerate(value)]
+        elif isinstance(value, Mapping):
+            items = [((name,), ref) for name, ref in value.items()]
+        else:
+            return  # the type check reports it
+        for key, ref in items:
+            problem = ref_problem(ref) if isinstance(ref, str) else None
+            if problem:
+                raise OutOfRange((attribute.name, *key), problem)
+
+
 @attrs.frozen(kw_only=True)
 class ModelConfig:
-    primary: str = ""
-    fallbacks: list[str] = attrs.field(factory=list)
+    """``model = "provider/model"`` is short for ``model = { primary = "provider/model" }``."""
+
+    __config_shorthand__ = "primary"
+
+    primary: str = attrs.field(default="", validator=ModelRefs())
+    fallbacks: list[str] = attrs.field(factory=list, validator=ModelRefs())
 
 
 @attrs.frozen(kw_only=True)
@@ -43,11 +80,11 @@ class AgentDefaults:
     model: ModelConfig = attrs.field(factory=ModelConfig)
     thinking: ThinkingLevel = "off"
     timezone: str = ""
-    max_iterations: int = 40
+    max_iterations: int = attrs.field(default=40, validator=InRange(1, 1000))
     prompt_mode: Literal["auto", "full", "minimal", "none"] = "auto"
-    bootstrap_max_chars: int = 20_000
-    bootstrap_total_max_chars: int = 60_000
-    model_aliases: Mapping[str, str] = attrs.field(factory=dict)
+    bootstrap_max_chars: int = attrs.field(default=20_000, validator=InRange(100, 10_000_000))
+    bootstrap_total_max_chars: int = attrs.field(default=60_000, validator=InRange(100, 10_000_000))
+    model_aliases: Mapping[str, str] = attrs.field(factory=dict, validator=ModelRefs())
     owner_ids: List[str] = attrs.field(factory=list)  # noqa: UP006
     compaction: CompactionConfig = attrs.field(factory=CompactionConfig)
 
@@ -86,8 +123,8 @@ class SkillsConfig:
     deny: List[str] = attrs.field(factory=list)  # noqa: UP006
     # The skills catalogue in the system prompt: at most this many characters in all, and
     # each description cut to this many (planted skills must not make every turn overflow).
-    prompt_max_chars: int = attrs.field(default=30_000, validator=attrs.validators.ge(1000))
-    prompt_description_max_chars: int = attrs.field(default=500, validator=attrs.validators.ge(50))
+    prompt_max_chars: int = attrs.field(default=30_000, validator=InRange(1000, 10_000_000))
+    prompt_description_max_chars: int = attrs.field(default=500, validator=InRange(50, 100_000))
 
 
 @attrs.frozen(kw_only=True)
@@ -129,10 +166,11 @@ class ModelPrice:
     """US dollars per million tokens of one model."""
 
     model: str
-    input: float
-    output: float
-    cache_read: float = 0.0
-    cache_write: float = 0.0
+    # a price above this is a typo (dollars per token instead of per million, or cents)
+    input: float = attrs.field(validator=InRange(0, 10_000))
+    output: float = attrs.field(validator=InRange(0, 10_000))
+    cache_read: float = attrs.field(default=0.0, validator=InRange(0, 10_000))
+    cache_write: float = attrs.field(default=0.0, validator=InRange(0, 10_000))
 
 
 @attrs.frozen(kw_only=True)

@@ -9,7 +9,7 @@ from clawbot.types.channels import (
     OutboundEvent,
     OutboundMessage,
 )
-from clawbot.types.context import ConfigSection, PluginContext
+from clawbot.types.context import ConfigSection, InRange, OutOfRange, PluginContext
 from clawbot.types.events import (
     ChatCommand,
     ChatCommandContext,
@@ -108,6 +108,7 @@ __all__ = [
     "InboundEvent",
     "InboundMessage",
     "InboundSink",
+    "InRange",
     "InjectedFile",
     "LLMProvider",
     "MemoryHit",
@@ -116,6 +117,7 @@ __all__ = [
     "ModelInfo",
     "ModelRequest",
     "OutboundEvent",
+    "OutOfRange",
     "OutboundMessage",
     "PluginContext",
     "PromptContext",

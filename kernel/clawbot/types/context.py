@@ -17,6 +17,40 @@ class ConfigSection:
     cls: type
 
 
+class OutOfRange(ValueError):
+    """A configuration number outside its range; ``config_key`` names the key it belongs to,
+    so the problem is reported at ``<table>.<key>`` rather than at the table."""
+
+    def __init__(self, config_key: str | tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.config_key = config_key
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
+@attrs.frozen
+class InRange:
+    """The attrs validator of every number in a configuration table: ``lo <= value <= hi``.
+
+    ``timeout_s: float = attrs.field(default=600.0, validator=InRange(0.01, 86_400))``.
+    Every numeric key gets one (a test walks all schemas), so a negative or absurd value is
+    reported by key instead of failing later, far from the file.
+    """
+
+    lo: float
+    hi: float
+    #: safe on the raw value from the file: the converter runs it on every key of a table
+    checks_raw_value = True
+
+    def __call__(self, instance: object, attribute: attrs.Attribute, value: float) -> None:  # type: ignore[type-arg]
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return  # the type check reports it
+        if not self.lo <= value <= self.hi:
+            raise OutOfRange(attribute.name, f"must be between {_number(self.lo)} and {_number(self.hi)}, got {_number(value)}")
+
+
 @attrs.frozen
 class PluginContext:
     """Handed to each plugin's registration hooks.

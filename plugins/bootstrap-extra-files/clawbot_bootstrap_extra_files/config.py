@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 
 import attrs
+from clawbot.types import InRange
 
 SESSION_KINDS = ("main", "direct", "group", "subagent", "cron")
 _GLOB = re.compile(r"[*?\[]")
@@ -48,11 +49,6 @@ def _replace(instance: object, attribute: attrs.Attribute, value: Mapping[str, s
             raise ValueError(f"{attribute.name}.{name} {target!r} {problem}")
 
 
-def _at_least_zero(instance: object, attribute: attrs.Attribute, value: int) -> None:
-    if value < 0:
-        raise ValueError(f"{attribute.name} must be 0 or more, not {value}")
-
-
 def _kinds(instance: object, attribute: attrs.Attribute, value: list[str]) -> None:
     for index, kind in enumerate(value):
         if kind not in SESSION_KINDS:
@@ -73,7 +69,7 @@ class ExtraFilesConfig:
     drop: list[str] = attrs.field(factory=list)
     """Names of files to leave out of the prompt (they are not added back by ``patterns``)."""
 
-    max_files: int = attrs.field(default=20, validator=_at_least_zero)
+    max_files: int = attrs.field(default=20, validator=InRange(0, 1000))
     """At most this many files are added (all patterns together)."""
 
     session_kinds: list[str] = attrs.field(factory=lambda: ["main"], validator=_kinds)

@@ -157,7 +157,7 @@ async def test_symlink_loops_and_hidden_folders_are_not_walked(make_kernel, ws: 
         ('replace = { "SOUL.md" = "../soul.md" }', "no '..'"),
         ('replace = { "SOUL.md" = "personas/*.md" }', "not a pattern"),
         ('session_kinds = ["everyone"]', "'everyone' is not one of"),
-        ("max_files = -1", "0 or more"),
+        ("max_files = -1", "max_files: must be between 0 and 1000, got -1"),
     ],
 )
 async def test_escapes_and_bad_values_are_refused_when_the_config_is_read(make_kernel, ws: Path, body: str, message: str) -> None:

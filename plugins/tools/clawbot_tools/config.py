@@ -3,18 +3,9 @@
 from typing import Literal
 
 import attrs
+from clawbot.types import InRange
 
 from clawbot_tools.runtime.config import ExecSettings
-
-
-def _search_count(instance: object, attribute: attrs.Attribute, value: int) -> None:
-    if not 1 <= value <= 10:
-        raise ValueError(f"{attribute.name} must be between 1 and 10, got {value}")
-
-
-def _positive(instance: object, attribute: attrs.Attribute, value: float) -> None:
-    if not value > 0:
-        raise ValueError(f"{attribute.name} must be more than 0, got {value}")
 
 
 def _http_url_or_empty(instance: object, attribute: attrs.Attribute, value: str) -> None:
@@ -36,8 +27,8 @@ class ToolsSettings:
     # none, so it must be set to the instance's URL).
     web_search_base_url: str = attrs.field(default="", validator=_http_url_or_empty)
     # Results per search when the model does not ask for a number (it may ask for 1-10).
-    web_search_count: int = attrs.field(default=5, validator=_search_count)
+    web_search_count: int = attrs.field(default=5, validator=InRange(1, 10))
     # Seconds before a search request is given up.
-    web_search_timeout_s: float = attrs.field(default=10.0, validator=_positive)
+    web_search_timeout_s: float = attrs.field(default=10.0, validator=InRange(0.01, 600))
     # exec / process: the [plugins.tools.exec] table (see clawbot_tools.runtime.config).
     exec: ExecSettings = attrs.field(factory=ExecSettings)

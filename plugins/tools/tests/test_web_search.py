@@ -444,8 +444,8 @@ async def test_tool_through_the_kernel_with_config(make_kernel, api, monkeypatch
     ("table", "path", "message"),
     [
         ('web_search_provider = "google"', "plugins.tools.web_search_provider", ""),
-        ("web_search_count = 11", "plugins.tools", "web_search_count must be between 1 and 10"),
-        ("web_search_timeout_s = 0.0", "plugins.tools", "web_search_timeout_s must be more than 0"),
+        ("web_search_count = 11", "plugins.tools.web_search_count", "must be between 1 and 10, got 11"),
+        ("web_search_timeout_s = 0.0", "plugins.tools.web_search_timeout_s", "must be between 0.01 and 600, got 0"),
         ('web_search_base_url = "api.search.brave.com"', "plugins.tools", "web_search_base_url must be an http"),
     ],
 )

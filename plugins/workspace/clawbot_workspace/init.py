@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 import click
-from clawbot.commandkit import CliState, config_option, echo, load_config
+from clawbot.commandkit import CliState, config_file_in_use, config_option, echo, load_config, set_config_string
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +166,10 @@ def _report(result: SeedResult) -> str:
 def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None) -> None:
     """Create an agent workspace with starter files (AGENTS.md, SOUL.md, MEMORY.md ...).
 
-    Existing files are never overwritten. Works without a configuration file.
+    Existing files are never overwritten. Works without a configuration file. With
+    --workspace DIR, DIR becomes the workspace in use: agents.defaults.workspace is set in
+    <state dir>/clawbot.toml (created if needed); when another file takes precedence, or the
+    agent has a workspace of its own, init prints the line to put where instead.
     """
     from clawbot.paths import expand_user_path
 
@@ -193,3 +196,30 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
         echo(f"cannot set up the workspace {path}: {exc.strerror or exc}", err=True)
         ctx.exit(1)
     echo(_report(result))
+    if workspace is not None:
+        for line in _make_it_used(state, path, agent_id, env):
+            echo(line)
+
+
+def _make_it_used(state: CliState | None, path: Path, agent_id: str | None, env: Mapping[str, str]) -> list[str]:
+    """Point the configuration at ``path``, or say exactly how."""
+    import tomllib
+
+    from clawbot.paths import expand_user_path
+
+    in_use = config_file_in_use(state)
+    try:
+        data = tomllib.loads(in_use.read_text(encoding="utf-8")) if in_use is not None else {}
+    except (OSError, tomllib.TOMLDecodeError):
+        data = {}  # every command that reads it reports the problem
+    agents = data.get("agents", {}) if isinstance(data.get("agents"), dict) else {}
+    listed = [a for a in agents.get("list", []) if isinstance(a, dict)]
+    chosen = agent_id or next((a.get("id") for a in listed if a.get("default")), None) or (listed[0].get("id") if listed else "main")
+    own = next((a.get("workspace") for a in listed if a.get("id") == chosen and a.get("workspace")), None)
+    current = own or (agents.get("defaults") or {}).get("workspace") or "~/clawbot"
+    if isinstance(current, str) and expand_user_path(current, env).absolute() == path:
+        return [f"Agent {chosen} uses this workspace."]
+    if own:
+        return [f"Agent {chosen} has a workspace of its own ({own}); to use {path}, set this line in its",
+                f"[[agents.list]] entry in {in_use}:", "", f'    workspace = "{path}"', ""]
+    return set_config_string(state, "agents.defaults", "workspace", str(path))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Literal
 
 import attrs
+from clawbot.types import InRange
 
 # Read-only utilities that only print (to stdout) what they read: they count as allowed in
 # ``allowlist`` mode. No interpreter, no file writer, nothing that runs another program
@@ -19,14 +20,6 @@ DEFAULT_SAFE_BINS = (
     "echo", "printf", "pwd", "ls", "wc", "head", "tail", "sort", "uniq", "cut", "tr",
     "grep", "date", "true", "false", "basename", "dirname", "which",
 )
-
-
-def _at_least(minimum: int) -> object:
-    def check(instance: object, attribute: attrs.Attribute, value: int) -> None:
-        if value < minimum:
-            raise ValueError(f"{attribute.name} must be at least {minimum}, got {value}")
-
-    return check
 
 
 def _names(instance: object, attribute: attrs.Attribute, value: list[str]) -> None:
@@ -49,11 +42,11 @@ class ExecSettings:
     # Extra paths commands may write inside the sandbox (the workspace and a private temp dir always).
     sandbox_write: list[str] = attrs.field(factory=list, validator=_names)
     # Memory (MB, RLIMIT_DATA) each process of a command may use; more fails inside the command.
-    memory_limit_mb: int = attrs.field(default=2048, validator=_at_least(64))
+    memory_limit_mb: int = attrs.field(default=2048, validator=InRange(64, 1_048_576))
     # Processes and threads of the user a command may bring about (RLIMIT_NPROC; root is exempt).
-    process_limit: int = attrs.field(default=4096, validator=_at_least(64))
+    process_limit: int = attrs.field(default=4096, validator=InRange(64, 4_194_304))
     # The largest file (MB) a command may write.
-    file_size_limit_mb: int = attrs.field(default=8192, validator=_at_least(1))
+    file_size_limit_mb: int = attrs.field(default=8192, validator=InRange(1, 1_048_576))
     # Command names (resolved on PATH), absolute paths or path globs ("/usr/bin/*", "~/bin/tool").
     allowlist: list[str] = attrs.field(factory=list, validator=_names)
     # Read-only stdout utilities that count as allowed in allowlist mode.
@@ -65,17 +58,17 @@ class ExecSettings:
     # colour switches, CI and PYTHONUNBUFFERED-style ones.
     env_allow: list[str] = attrs.field(factory=list, validator=_names)
     # Milliseconds a command runs in the foreground before it continues in the background.
-    yield_ms: int = attrs.field(default=10_000, validator=_at_least(0))
+    yield_ms: int = attrs.field(default=10_000, validator=InRange(0, 3_600_000))
     # Seconds a command may run in total (the model may ask for less, or more up to max_timeout_s).
-    timeout_s: int = attrs.field(default=1800, validator=_at_least(1))
+    timeout_s: int = attrs.field(default=1800, validator=InRange(1, 604_800))
     # The longest timeout the model may ask for, in seconds.
-    max_timeout_s: int = attrs.field(default=7200, validator=_at_least(1))
+    max_timeout_s: int = attrs.field(default=7200, validator=InRange(1, 604_800))
     # Characters of output put in one tool result (the rest is cut in the middle).
-    max_output_chars: int = attrs.field(default=30_000, validator=_at_least(1000))
+    max_output_chars: int = attrs.field(default=30_000, validator=InRange(1000, 10_000_000))
     # Seconds an approval request waits for /approve before it expires.
-    approval_expiry_s: int = attrs.field(default=1800, validator=_at_least(10))
+    approval_expiry_s: int = attrs.field(default=1800, validator=InRange(10, 604_800))
     # Tell the model (a system event) when a command that went to the background finishes.
     notify_on_exit: bool = True
     # Commands one session may have running at once (background ones included); one more
     # is refused until one finishes or is killed with the process tool.
-    max_processes: int = attrs.field(default=8, validator=_at_least(1))
+    max_processes: int = attrs.field(default=8, validator=InRange(1, 1000))

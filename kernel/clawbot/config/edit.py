@@ -1,0 +1,110 @@
+"""Setting one string in the configuration file clawbot writes (``<state>/clawbot.toml``).
+
+``clawbot onboard`` sets the default model there, ``clawbot init --workspace`` the workspace.
+The file is edited as text, so the user's comments and layout stay; the edit is checked by
+parsing the result (only that one value may differ, else nothing is written), and written
+atomically, mode 0600. A file that takes precedence (``./clawbot.toml``, ``--config``,
+``$CLAWBOT_CONFIG``) is never rewritten: the caller says so and prints the line instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import os
+import re
+import tempfile
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+
+def lookup(data: Mapping[str, Any], table: tuple[str, ...]) -> Any:
+    node: Any = data
+    for name in table:
+        node = node.get(name) if isinstance(node, Mapping) else None
+    return node
+
+
+def default_model(data: Mapping[str, Any]) -> str:
+    """``agents.defaults.model`` of parsed TOML, shorthand or table ("" when unset)."""
+    model = lookup(data, ("agents", "defaults", "model"))
+    if isinstance(model, str):
+        return model
+    return model.get("primary", "") if isinstance(model, dict) else ""
+
+
+def model_place(data: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
+    """Where the default model is written: beside a shorthand already there, else the table."""
+    if isinstance(lookup(data, ("agents", "defaults", "model")), str):
+        return ("agents", "defaults"), "model"
+    return ("agents", "defaults", "model"), "primary"
+
+
+def set_string(text: str, table: tuple[str, ...], key: str, value: str) -> str | None:
+    """``text`` with ``[table] key = value``, or ``None`` when that cannot be done safely."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    expected = copy.deepcopy(data)
+    node = expected
+    for name in table:
+        node = node.setdefault(name, {})
+        if not isinstance(node, dict):
+            return None
+    old = node.get(key)
+    node[key] = value
+    line = f"{key} = {json.dumps(value, ensure_ascii=False)}"  # a JSON string is a TOML basic string
+    if isinstance(old, str):
+        pattern = re.compile(rf"^(\s*){re.escape(key)}\s*=\s*([\"']){re.escape(old)}\2", re.MULTILINE)
+        new = pattern.sub(lambda m: m[1] + line, text, count=1)
+    else:
+        dotted = r"\s*\.\s*".join(map(re.escape, table))
+        header = re.compile(rf"^\[\s*{dotted}\s*\][ \t]*(#.*)?$", re.MULTILINE)
+        found = header.search(text)
+        if found:
+            new = text[: found.end()] + "\n" + line + text[found.end():]
+        else:
+            gap = "" if not text.strip() else "\n" if text.endswith("\n") else "\n\n"
+            new = f"{text}{gap}[{'.'.join(table)}]\n{line}\n"
+    try:
+        return new if tomllib.loads(new) == expected else None  # anything else changed: leave it
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+def write_private(path: Path, text: str) -> None:
+    """Replace ``path`` atomically with ``text``, mode 0600 (it may hold keys the user added)."""
+    from clawbot.statefile import make_private_dir
+
+    make_private_dir(path.parent)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # created 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def precedence(in_use: Path, target: Path, cwd: Path, named: str | None) -> str:
+    """Why ``in_use`` is read instead of ``target``."""
+    if named:
+        return f"{in_use} is named by {named} and is used instead of {target}"
+    if in_use.parent == cwd:
+        return f"{in_use} in the current directory takes precedence over {target}"
+    return f"{in_use} is used instead of {target}"
+
+
+def file_in_use(config_path: str | None, env: Mapping[str, str], cwd: Path) -> tuple[Path | None, str | None]:
+    """The configuration file clawbot reads, and what named it (``--config``, ``$CLAWBOT_CONFIG`` or ``None``)."""
+    from clawbot.config.loader import locate_config
+    from clawbot.paths import CONFIG_ENV
+
+    named = "--config" if config_path else f"${CONFIG_ENV}" if env.get(CONFIG_ENV) else None
+    return locate_config(config_path, env, cwd), named

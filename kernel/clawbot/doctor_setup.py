@@ -1,0 +1,175 @@
+"""``clawbot doctor``: what a turn needs, checked on the booted kernel.
+
+Each agent's model (configured or detected; its provider installed), where each provider's
+key comes from (never the key itself), keys resting after a failure, each workspace, the
+modes of the state directory, and with ``--live`` one real request to the default model.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from clawbot.doctor import Finding
+from clawbot.paths import StatePaths
+
+# the state directory holds transcripts, keys and logs: nobody else may read any of it
+_MAX_ENTRIES = 20_000  # a huge sessions folder is sampled, not walked to the end
+
+
+def check_state_modes(paths: StatePaths) -> list[Finding]:
+    """Directories 0700 and files 0600 under the state directory (credentials: a failure)."""
+    root = paths.root
+    if not root.is_dir() or os.name != "posix":
+        return []
+    loose: list[Path] = []
+    for count, (directory, _dirs, files) in enumerate(os.walk(root)):
+        for path in [Path(directory), *(Path(directory) / f for f in files)]:
+            try:
+                if stat.S_IMODE(path.lstat().st_mode) & 0o077 and not path.is_symlink():
+                    loose.append(path)
+            except OSError:
+                continue
+        if count > _MAX_ENTRIES:
+            break
+    if not loose:
+        return [Finding("ok", "state", f"{root} is private (directories 0700, files 0600)")]
+    creds = [p for p in loose if p == paths.credentials or paths.credentials in p.parents]
+    others = [p for p in loose if p not in creds]
+    findings = []
+    if creds:
+        findings.append(Finding("fail", "state", f"{_listed(creds)} readable by other users (holds API keys)",
+                                f"chmod 700 {paths.credentials} && chmod 600 {paths.credentials}/*"))
+    if others:
+        findings.append(Finding("warn", "state", f"{_listed(others)} readable by other users (transcripts, logs, settings)",
+                                f"chmod -R go-rwx {root}"))
+    return findings
+
+
+def _listed(paths: list[Path]) -> str:
+    shown = ", ".join(f"{p} ({stat.S_IMODE(p.lstat().st_mode):04o})" for p in paths[:3])
+    return shown + (f" and {len(paths) - 3} more" if len(paths) > 3 else "") + (" is" if len(paths) == 1 else " are")
+
+
+def key_sources(kernel: Any, provider: str, real_env: Mapping[str, str]) -> list[str]:
+    """Where ``provider``'s keys come from, in the order they win; never the keys."""
+    from clawbot.credentials import ENV_NAMES, credential_file, load_credential
+
+    sources = []
+    section = kernel.config.section(f"providers.{provider}")
+    if getattr(section, "api_key", ""):
+        sources.append(f"api_key in [providers.{provider}] of {kernel.config.source or 'clawbot.toml'}")
+    names = ENV_NAMES.get(provider)
+    if names is not None and real_env.get(names.api_key):
+        sources.append(f"environment variable {names.api_key}")
+    try:
+        stored = credential_file(kernel.paths, provider)
+        if stored.is_file() and load_credential(stored).api_key:
+            sources.append(f"{stored} (clawbot onboard)")
+    except Exception:  # an unsafe or broken file is reported by the configuration check
+        pass
+    profiles = [p.id for p in kernel.config.auth.profiles if p.provider == provider]
+    if profiles:
+        sources.append(f"[[auth.profiles]] {', '.join(profiles)} of {kernel.config.source or 'clawbot.toml'}")
+    return sources
+
+
+def check_key(kernel: Any, provider: Any, real_env: Mapping[str, str]) -> Finding:
+    from clawbot.credentials import ENV_NAMES
+
+    sources = key_sources(kernel, provider.name, real_env)
+    names = ENV_NAMES.get(provider.name)
+    if sources:
+        return Finding("ok", "key", f"{provider.name}: key from {sources[0]}" + (
+            f" (also: {'; '.join(sources[1:])})" if len(sources) > 1 else ""))
+    if names is not None and not names.key_required:
+        return Finding("ok", "key", f"{provider.name}: no key needed")
+    if provider.api_key():
+        return Finding("ok", "key", f"{provider.name}: the provider has a key of its own")
+    variable = f"export {names.api_key}=..., " if names is not None else ""
+    return Finding("fail", "key", f"{provider.name}: no API key found",
+                   f"clawbot onboard --provider {provider.name}, or {variable}or api_key in [providers.{provider.name}]")
+
+
+def check_cooldowns(kernel: Any, provider: str) -> list[Finding]:
+    from clawbot.agent.cooldowns import until_text
+
+    fixes = {
+        "auth": f"the key was rejected: fix it (clawbot onboard --provider {provider}); a changed key is used at once",
+        "billing": "check your plan or credits with the provider",
+        "rate_limit": "wait, or add another key under [[auth.profiles]]",
+    }
+    now = kernel.auth.now()
+    return [
+        Finding("warn", "cooldown", f"{provider} key {rest.profile.id} rests until {until_text(rest.until, now)} "
+                                    f"({rest.reason.replace('_', ' ')})", fixes.get(rest.reason, ""))
+        for rest in kernel.auth.resting(provider)
+    ]
+
+
+def check_workspace(path: Path, agents: list[str]) -> Finding:
+    who = f"agent {', '.join(agents)}"
+    if path.is_dir():
+        if os.access(path, os.W_OK | os.X_OK):
+            return Finding("ok", "workspace", f"{path} ({who})")
+        return Finding("fail", "workspace", f"{path} ({who}) is not writable", f"chmod u+rwx {path}")
+    if path.exists() or path.is_symlink():
+        return Finding("fail", "workspace", f"{path} ({who}) is not a directory",
+                       "move it away, or set agents.defaults.workspace to a folder")
+    parent = next((p for p in path.parents if p.exists()), Path("/"))
+    if not os.access(parent, os.W_OK):
+        return Finding("fail", "workspace", f"{path} ({who}) cannot be created ({parent} is not writable)",
+                       "set agents.defaults.workspace to a folder you can write")
+    return Finding("warn", "workspace", f"{path} ({who}) does not exist yet", f"mkdir -p {path}")
+
+
+async def setup_checks(kernel: Any, real_env: Mapping[str, str], live: bool = False) -> list[Finding]:
+    """Model, key, cooldowns and workspace of every agent; ``live``: one request to the default model."""
+    from clawbot.agent.models import ModelError, choose_chain
+    from clawbot.paths import expand_user_path
+
+    findings: list[Finding] = []
+    providers: dict[str, Any] = {}
+    default_model = None
+    for agent_id in kernel.config.agent_ids():
+        try:
+            chain = await choose_chain(kernel, agent_id)
+        except ModelError as exc:
+            head, _, rest = str(exc).partition("\n")
+            findings.append(Finding("fail", "model", f"agent {agent_id}: no usable model: {head}",
+                                    rest.strip().removeprefix("Pick one:").strip() or "clawbot onboard"))
+            continue
+        how = "detected from the environment" if chain[0].detected else "configured"
+        extra = f", fallbacks {', '.join(c.ref for c in chain[1:])}" if len(chain) > 1 else ""
+        findings.append(Finding("ok", "model", f"agent {agent_id}: {chain[0].ref} ({how}{extra})"))
+        for choice in chain:
+            providers.setdefault(choice.provider.name, choice.provider)
+        if agent_id == kernel.config.default_agent_id():
+            default_model = chain[0]
+    for name, provider in providers.items():
+        findings.append(check_key(kernel, provider, real_env))
+        findings.extend(check_cooldowns(kernel, name))
+    workspaces: dict[Path, list[str]] = {}
+    for agent_id in kernel.config.agent_ids():
+        path = expand_user_path(kernel.config.agent_workspace(agent_id), real_env).absolute()
+        workspaces.setdefault(path, []).append(agent_id)
+    findings.extend(check_workspace(path, agents) for path, agents in workspaces.items())
+    if live:
+        findings.append(await _live(default_model))
+    return findings
+
+
+async def _live(model: Any) -> Finding:
+    from clawbot.probe import probe
+
+    if model is None:
+        return Finding("fail", "live", "no request sent: the default agent has no usable model", "clawbot onboard")
+    failure = await probe(model.provider, model.model)
+    if failure is None:
+        return Finding("ok", "live", f"{model.ref} answered one short request")
+    fix = {"auth": f"clawbot onboard --provider {model.provider.name}", "connection": "check the base URL and the network"}
+    return Finding("fail", "live", f"{model.ref} did not answer: {failure.message}",
+                   fix.get(failure.kind, "check the model name and the provider's status"))

@@ -1,0 +1,144 @@
+"""`clawbot doctor` checks what a turn needs: a model, its key (and where it comes from), keys
+resting after failures, the workspace, private state modes, and with --live one real request.
+
+In process with click's CliRunner against the fake LLM server over loopback: the real CLI,
+the real provider SDK, real files; a subprocess would prove nothing more here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from pathlib import Path
+
+import pytest
+from clawbot.agent.profiles import AuthProfiles, Profile, key_fingerprint
+from clawbot.cli.main import cli
+from clawbot.credentials import save_credential
+from clawbot.paths import StatePaths
+from click.testing import CliRunner
+
+KEY = "sk-doctor-secret-42"
+SECRETS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OLLAMA_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "OLLAMA_BASE_URL")
+
+
+def doctor(home: Path, *args: str, env: dict[str, str] | None = None, config: str | None = None):
+    """``clawbot doctor ARGS`` as a user with state dir ``home`` runs it; returns (exit code, output)."""
+    if config is not None:
+        (home / "clawbot.toml").write_text(config)
+    environment: dict[str, str | None] = {k: None for k in os.environ if k.startswith("CLAWBOT_") or k in SECRETS}
+    # nothing answers on this port: Ollama detection finds no local server
+    environment.update({"CLAWBOT_HOME": str(home), "HOME": str(home), "NO_COLOR": "1", "COLUMNS": "250",
+                        "OLLAMA_BASE_URL": "http://127.0.0.1:9/v1", **(env or {})})
+    with contextlib.chdir(home):
+        result = CliRunner().invoke(cli, ["doctor", *args], env=environment, catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def lines(output: str, check: str) -> list[str]:
+    return [line for line in output.splitlines() if re.match(rf"^(ok  |info|warn|FAIL) {check}\b", line)]
+
+
+def openai_config(url: str, model: str = "openai/gpt-test") -> str:
+    return f'[agents.defaults]\nmodel = "{model}"\n\n[providers.openai]\nbase_url = "{url}/v1"\n'
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir(mode=0o700)
+    return path
+
+
+def test_no_usable_model_is_a_failure_naming_only_installed_providers(home: Path) -> None:
+    code, out = doctor(home, env={"CLAWBOT_DISABLE_PLUGINS": "anthropic"})
+    assert code == 1, out
+    assert lines(out, "model") == ["FAIL model    agent main: no usable model: No model is configured and none was found in the environment."]
+    assert "clawbot onboard" in out and "OPENAI_API_KEY" in out
+    # anthropic is not loaded: it is named only where the doctor says it is blocked
+    assert [line for line in out.splitlines() if "anthropic" in line.lower()] == [
+        line for line in out.splitlines() if "anthropic is blocked" in line
+    ]
+    assert "memory plugin" not in out and "sqlite-vec" not in out  # no plugin that does not exist
+
+
+def test_a_configured_model_and_where_its_key_comes_from_never_the_key(home: Path, fake_llm_thread) -> None:
+    config = openai_config(fake_llm_thread.base_url)
+    save_credential(StatePaths(home), "openai", KEY)
+    code, out = doctor(home, config=config)
+    assert lines(out, "model") == ["ok   model    agent main: openai/gpt-test (configured)"]
+    assert lines(out, "key") == [f"ok   key      openai: key from {home}/credentials/openai.json (clawbot onboard)"]
+    assert code == 0, out
+
+    code, out = doctor(home, env={"OPENAI_API_KEY": "sk-env-secret"})
+    assert lines(out, "key")[0].startswith("ok   key      openai: key from environment variable OPENAI_API_KEY (also: ")
+    assert KEY not in out and "sk-env-secret" not in out and fake_llm_thread.requests == []  # no --live: nothing sent
+
+
+def test_a_missing_key_and_a_misspelt_provider_are_failures_with_fixes(home: Path, fake_llm_thread) -> None:
+    code, out = doctor(home, config=openai_config(fake_llm_thread.base_url))
+    assert code == 1
+    assert lines(out, "key") == ["FAIL key      openai: no API key found"]
+    assert "fix: clawbot onboard --provider openai, or export OPENAI_API_KEY=..." in out
+
+    code, out = doctor(home, config=openai_config(fake_llm_thread.base_url, "opnai/gpt-test"))
+    assert code == 1
+    assert "agent main: no usable model: model 'opnai/gpt-test': no installed provider is named 'opnai' (did you mean openai?)" in out
+
+
+def test_live_sends_one_tiny_request_and_a_rejected_key_fails_clearly(home: Path, fake_llm_thread) -> None:
+    save_credential(StatePaths(home), "openai", KEY)
+    fake_llm_thread.reply("OK")
+    code, out = doctor(home, "--live", config=openai_config(fake_llm_thread.base_url))
+    assert lines(out, "live") == ["ok   live     openai/gpt-test answered one short request"]
+    assert code == 0, out
+    (request,) = fake_llm_thread.requests
+    assert request.model == "gpt-test" and request.headers["authorization"] == f"Bearer {KEY}"
+
+    fake_llm_thread.fail("auth")
+    code, out = doctor(home, "--live")
+    assert code == 1
+    (line,) = lines(out, "live")
+    assert line.startswith("FAIL live     openai/gpt-test did not answer: The model provider rejected the API key")
+    assert "fix: clawbot onboard --provider openai" in out
+    assert "Traceback" not in out and KEY not in out
+
+
+def test_a_resting_key_is_shown_with_its_cause_and_end(home: Path, fake_llm_thread) -> None:
+    save_credential(StatePaths(home), "openai", KEY)
+    profiles = AuthProfiles([], home / "auth-state.json", default_key=lambda provider: KEY)
+    profiles.cool_down(Profile("openai", "default", fingerprint=key_fingerprint(KEY)), "rate_limit", asked=600)
+    code, out = doctor(home, config=openai_config(fake_llm_thread.base_url))
+    (line,) = lines(out, "cooldown")
+    assert re.match(r"warn cooldown openai key default rests until \d\d:\d\d:\d\d \(in 10 min\) \(rate limit\)", line), line
+    assert "add another key under [[auth.profiles]]" in out
+
+
+def test_workspace_missing_or_not_a_folder(home: Path, fake_llm_thread) -> None:
+    save_credential(StatePaths(home), "openai", KEY)
+    base = openai_config(fake_llm_thread.base_url)
+    code, out = doctor(home, config=base.replace("[agents.defaults]\n", f'[agents.defaults]\nworkspace = "{home}/ws"\n'))
+    assert lines(out, "workspace") == [f"warn workspace {home}/ws (agent main) does not exist yet"]
+    assert f"fix: mkdir -p {home}/ws" in out
+    (home / "ws").write_text("not a folder")
+    code, out = doctor(home)
+    assert code == 1 and lines(out, "workspace") == [f"FAIL workspace {home}/ws (agent main) is not a directory"]
+    (home / "ws").unlink()
+    (home / "ws").mkdir()
+    code, out = doctor(home)
+    assert code == 0 and lines(out, "workspace") == [f"ok   workspace {home}/ws (agent main)"]
+
+
+def test_state_files_open_to_other_users_are_named_with_the_chmod(home: Path) -> None:
+    (home / "sessions").mkdir(mode=0o700)
+    transcript = home / "sessions" / "t.jsonl"
+    transcript.write_text("{}\n")
+    transcript.chmod(0o600)
+    _, out = doctor(home)
+    assert lines(out, "state")[-1] == f"ok   state    {home} is private (directories 0700, files 0600)"
+    transcript.chmod(0o644)
+    home.chmod(0o755)
+    _, out = doctor(home)
+    assert f"warn state    {home} (0755), {transcript} (0644) are readable by other users" in out
+    assert f"fix: chmod -R go-rwx {home}" in out
