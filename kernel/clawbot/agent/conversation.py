@@ -42,6 +42,7 @@ from clawbot.agent.truncation import fit_tool_results
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.store import Session
+from clawbot.tokens import estimate_tokens
 from clawbot.types import (
     CompactionEvent,
     CompactionRequest,
@@ -250,7 +251,7 @@ class Conversation:
         if not strategies:
             raise error
         strategy = strategies[0]  # one strategy until agents.defaults.compaction.strategy can choose
-        before = sum(len(m.text) for m in messages) // 4
+        before = estimate_tokens(sum(len(m.text) for m in messages))
         event = CompactionEvent(self.agent_id, session_key, session.info.session_id, tokens_before=before)
         await self.kernel.plugins.notify("clawbot_before_compaction", event=event)
         result = await strategy.compact(CompactionRequest(tuple(messages), self.model.model))
