@@ -49,6 +49,20 @@ def user_env(home: Path, env: Mapping[str, str | None] | None = None) -> dict[st
     return changes
 
 
+def subprocess_env(home: Path, env: Mapping[str, str | None] | None = None, extra_path: Path | None = None) -> dict[str, str]:
+    """The whole environment for ``clawbot`` run as a subprocess with the same user's view;
+    ``extra_path`` goes first on ``PYTHONPATH`` (plugins installed for that run only)."""
+    environment = dict(os.environ)
+    if extra_path is not None:
+        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(extra_path), environment.get("PYTHONPATH")]))
+    for name, value in user_env(home, env).items():
+        if value is None:
+            environment.pop(name, None)
+        else:
+            environment[name] = value
+    return environment
+
+
 @contextlib.contextmanager
 def _own_logging():
     """The root logger as a fresh process has it, restored afterwards (pytest's capture
@@ -96,4 +110,4 @@ def invoke_cli(
     return CliRun(tuple(args), code, stdout, stderr)
 
 
-__all__ = ["CliRun", "invoke_cli", "user_env"]
+__all__ = ["CliRun", "invoke_cli", "subprocess_env", "user_env"]
