@@ -4,7 +4,7 @@ Run:  cd /work/main && env -u PYTHONDONTWRITEBYTECODE .venv/bin/python bench/pro
 
 The workspace: all eight bootstrap files at the per-file cap (20,000 characters each, so the
 60,000-character total cap cuts the later ones) and 100 skills in ``<workspace>/skills``
-(YAML frontmatter, a third of them needing a binary that is present), the seed-004 ``coder``
+(YAML frontmatter, a third of them needing a binary that is present), the example ``coder``
 agent's six tools (read, write, edit, ls, exec, message) and the real clawbot-workspace
 and clawbot-tools plugins.
 

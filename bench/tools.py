@@ -15,15 +15,15 @@ folders, two matching lines per hundred files): clawbot's ``grep`` tool against 
 and, when installed, ``rg -n``, side by side in one run; median wall time of N runs after
 one warm-up each, and the number of matches each found (the tool stops at its result cap).
 
-Part 3, ``apply_patch`` against crafted hunks (the security review's CPU finding): each is a
+Part 3, ``apply_patch`` against crafted hunks (a patch built to burn CPU): each is a
 ~6 KB patch whose hunk is made of lines the file repeats thousands of times, so a scan of
 every position costs file lines x hunk lines comparisons (4-6 s each before the index).
 Wall time of the tool call and how it ended; every one must end well under 2 s, and on an
 error nothing is written. A normal 10-hunk patch of a 20,000-line file is timed alongside.
 
 Part 4, the ``exec`` gate (allowlist mode, default safe bins): how long deciding run / ask
-takes for everyday lines, and for adversarial ones near the 8,000-character cap (the
-review found a destructive-pattern regex that took a minute on 82 characters).
+takes for everyday lines, and for adversarial ones near the 8,000-character cap (a
+destructive-pattern regex once took a minute on 82 characters).
 
 Part 5, a whole ``exec`` call of ``true`` through the real tool (gate, sandbox set-up,
 spawn, wait, result), without a sandbox (``sandbox = "off"``: resource limits only) and in

@@ -15,7 +15,6 @@ names through a hook).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -75,7 +74,8 @@ def credential_file(paths: StatePaths, provider: str) -> Path:
 
 def save_credential(paths: StatePaths, provider: str, api_key: str = "", base_url: str = "") -> Path:
     """Store the key (and base URL) of ``provider``; replaces what was stored. Returns the file."""
-    import tempfile  # only onboarding writes; loading stays light
+    from clawbot.statefile import atomic_write_json  # only onboarding writes; loading stays light
+
     target = credential_file(paths, provider)
     directory = target.parent
     make_private_dir(directory)  # the state dir too, when this creates it: 0700 all the way
@@ -84,18 +84,8 @@ def save_credential(paths: StatePaths, provider: str, api_key: str = "", base_ur
     data: dict[str, str] = {"api_key": api_key}
     if base_url:
         data["base_url"] = base_url
-    fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{provider}.", suffix=".tmp")  # created 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    # durable: a key the user just typed is not derived data that can be rebuilt
+    atomic_write_json(target, data, 0o600, durable=True, readable=True)
     return target
 
 

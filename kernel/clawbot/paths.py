@@ -53,3 +53,14 @@ def expand_user_path(value: str, env: Mapping[str, str] | None = None) -> Path:
         home = env.get("HOME") or str(Path.home())
         return Path(home + value[1:])
     return Path(value)
+
+
+def inside(root: str, path: str) -> bool:
+    """Whether ``path`` is ``root`` or lies below it, comparing whole path components
+    (``/a/bc`` is not inside ``/a/b``). Both must be absolute and already resolved
+    (``os.path.realpath``): this compares text and follows no link. The one test behind
+    workspace confinement, the sandbox's protected paths and trusted program folders."""
+    try:
+        return os.path.commonpath([root, path]) == root
+    except ValueError:  # one relative, one absolute, or nothing in common
+        return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import email.utils
 import json
 import math
@@ -72,28 +73,43 @@ async def stream_events(stream: AsyncIterable[Any], idle_timeout_s: float, provi
         yield event
 
 
+RETRY_AFTER_MAX_S = 86_400.0
+"""The longest wait a server can ask for; a larger (or absurd) number counts as a day."""
+_DELAY_SECONDS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def retry_after_seconds(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from one ``Retry-After`` value: a number of seconds or an HTTP date.
+
+    ``None`` for anything else (empty, garbage, a negative number), so the caller uses its
+    own default. A date in the past is 0; more than :data:`RETRY_AFTER_MAX_S` (however
+    large, even past what a float holds) is that. ``now`` (epoch seconds) is for tests.
+    """
+    text = (value or "").strip()
+    if not text:
+        return None
+    if _DELAY_SECONDS.fullmatch(text):
+        return min(RETRY_AFTER_MAX_S, float(text))  # float() of a huge digit string is inf, never an error
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when is None:
+        return None
+    if when.tzinfo is None:  # "-0000" means UTC with no zone said
+        when = when.replace(tzinfo=datetime.UTC)
+    seconds = when.timestamp() - (time.time() if now is None else now)
+    return min(RETRY_AFTER_MAX_S, max(0.0, seconds))
+
+
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
     """Seconds to wait from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date)."""
     if not headers:
         return None
-    value = headers.get("retry-after-ms")
-    if value:
-        try:
-            return max(0.0, float(value) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return None if when is None else max(0.0, when.timestamp() - time.time())
+    millis = (headers.get("retry-after-ms") or "").strip()
+    if _DELAY_SECONDS.fullmatch(millis):
+        return min(RETRY_AFTER_MAX_S, float(millis) / 1000.0)
+    return retry_after_seconds(headers.get("retry-after"))
 
 
 def field(obj: Any, key: str, default: Any = None) -> Any:

@@ -50,10 +50,6 @@ def current_install() -> Install:
     return Install(python=sys.executable, kernel_checkout=checkout)
 
 
-def inside(path: Path, directory: Path) -> bool:
-    return path.resolve().is_relative_to(directory.resolve())
-
-
 def _q(value: str | Path) -> str:
     return shlex.quote(str(value))
 

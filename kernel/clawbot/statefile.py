@@ -156,10 +156,14 @@ def json_text(data: Any, **options: Any) -> str:
     return LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
-def atomic_write_json(path: Path, data: Any, mode: int = PRIVATE_FILE_MODE, *, durable: bool = False) -> None:
+def atomic_write_json(
+    path: Path, data: Any, mode: int = PRIVATE_FILE_MODE, *, durable: bool = False, readable: bool = False
+) -> None:
     """Write ``data`` as compact JSON to ``path`` atomically, the file getting ``mode``.
 
     Compact separators: ``indent`` would force the pure-Python encoder (about 4x slower).
+    ``readable`` indents it and ends it with a newline, for a small file people open
+    themselves (a stored credential).
 
     No fsync unless ``durable``: measured, it adds 0.15-0.3 ms to every turn (the session
     index is written once per turn; bench/turn.py part 1 went from ~1.1 to ~1.4 ms), and it
@@ -170,7 +174,14 @@ def atomic_write_json(path: Path, data: Any, mode: int = PRIVATE_FILE_MODE, *, d
     for other processes, which is what concurrent ``clawbot`` commands need (and ext4's
     default ``auto_da_alloc`` writes out a file renamed over an existing one with the rename).
     """
-    payload = json_text(data, separators=(",", ":")).encode("utf-8")
+    text = json_text(data, indent=2) + "\n" if readable else json_text(data, separators=(",", ":"))
+    atomic_write_text(path, text, mode, durable=durable)
+
+
+def atomic_write_text(path: Path, text: str, mode: int = PRIVATE_FILE_MODE, *, durable: bool = False) -> None:
+    """Replace ``path`` with ``text`` atomically (a temp file renamed over it), the file getting
+    ``mode``; ``durable`` fsyncs before the rename. Readers see the old or the new file, never half."""
+    payload = text.encode("utf-8")
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # created 0600
     try:
         with os.fdopen(fd, "wb") as handle:

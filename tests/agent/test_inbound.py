@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from clawbot import InboundMessage
 from clawbot.agent.inbound import TRUSTED_HEADER, render_user_message
 
-SEED = InboundMessage(
+FEISHU_DM = InboundMessage(
     channel="feishu",
     peer_id="oc_7654321098765432109876543210",
     text="帮我写一个 Python 脚本,功能是遍历当前目录所有文件",
@@ -26,8 +26,8 @@ def _json_blocks(text: str) -> list[dict]:
     return [json.loads(block) for block in re.findall(r"```json\n(.*?)\n```", text, re.DOTALL)]
 
 
-def test_the_seed_004_message_has_trusted_then_untrusted_blocks_then_the_text() -> None:
-    text = render_user_message(SEED.text, SEED, zone=ZoneInfo("UTC"))
+def test_a_direct_message_has_trusted_then_untrusted_blocks_then_the_text() -> None:
+    text = render_user_message(FEISHU_DM.text, FEISHU_DM, zone=ZoneInfo("UTC"))
     assert text.startswith(TRUSTED_HEADER)
     trusted, conversation, sender = _json_blocks(text)
     assert trusted == {"schema": "clawbot.inbound_meta.v1", "channel": "feishu", "account": "default",
@@ -43,7 +43,7 @@ def test_the_seed_004_message_has_trusted_then_untrusted_blocks_then_the_text() 
 
 
 def test_the_timestamp_is_shown_in_the_users_zone() -> None:
-    text = render_user_message("hi", SEED, zone=ZoneInfo("Asia/Shanghai"))
+    text = render_user_message("hi", FEISHU_DM, zone=ZoneInfo("Asia/Shanghai"))
     assert _json_blocks(text)[1]["timestamp"] == "Mon 2026-06-15 22:31 CST"
 
 

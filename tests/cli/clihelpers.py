@@ -1,12 +1,17 @@
-"""Running the real ``clawbot`` CLI in a subprocess, the way a user does."""
+"""Running the real ``clawbot`` CLI in a subprocess, the way a user does.
+
+For a test that only reads what a command prints, ``clawbot.testing.cli.invoke_cli`` runs it
+in process with the same environment, many times faster.
+"""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+
+from clawbot.testing.cli import subprocess_env
 
 
 def run_cli(
@@ -14,21 +19,14 @@ def run_cli(
     home: Path,
     cwd: Path | None = None,
     extra_path: Path | None = None,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str | None] | None = None,
     stdin: str | None = None,
     timeout: float = 60,
 ) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("CLAWBOT_")}
-    for secret in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
-        environment.pop(secret, None)
-    environment.update({"CLAWBOT_HOME": str(home), "HOME": str(home), "NO_COLOR": "1", "COLUMNS": "200"})
-    if extra_path is not None:
-        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(extra_path), environment.get("PYTHONPATH")]))
-    environment.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "clawbot.cli.main", *args],
         cwd=cwd or home,
-        env=environment,
+        env=subprocess_env(home, env, extra_path),
         input=stdin,
         capture_output=True,
         text=True,

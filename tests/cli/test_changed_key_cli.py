@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from clawbot.credentials import save_credential
 from clawbot.paths import StatePaths
-
-from .clihelpers import run_cli
+from clawbot.testing.cli import invoke_cli
 
 PROVIDERS = {  # provider -> (model, base URL suffix, environment variable of the key)
     "anthropic": ("claude-test", "", "ANTHROPIC_API_KEY"),
@@ -46,21 +45,21 @@ def test_a_key_replaced_after_a_401_is_used_on_the_next_message(tmp_path: Path, 
     fake.fail("auth")
     env = use_key(tmp_path, fake, provider, source, OLD)
 
-    rejected = run_cli("agent", "-m", "hi", home=tmp_path, env=env)
+    rejected = invoke_cli("agent", "-m", "hi", home=tmp_path, env=env)
     assert rejected.returncode != 0 and keys_sent(fake) == [OLD]
     assert "rejected the API key" in rejected.stderr and "rate-limiting" not in rejected.stderr, rejected.stderr
     state = json.loads((tmp_path / "auth-state.json").read_text(encoding="utf-8"))
     assert OLD not in json.dumps(state)  # kept under a fingerprint, never the key itself
 
     # the same key again: not sent, and the message still names the real cause and until when
-    again = run_cli("agent", "-m", "hi again", home=tmp_path, env=env)
+    again = invoke_cli("agent", "-m", "hi again", home=tmp_path, env=env)
     assert again.returncode != 0 and keys_sent(fake) == [OLD]
     assert "rejected the API key" in again.stderr and "rate-limiting" not in again.stderr, again.stderr
     assert re.search(r"not tried again until \d\d:\d\d:\d\d \(in (1 min|[1-5]\d s)\)", again.stderr), again.stderr
 
     fake.reply("Hello with the new key.")
     env = use_key(tmp_path, fake, provider, source, NEW)
-    served = run_cli("agent", "-m", "hi with the new key", home=tmp_path, env=env)
+    served = invoke_cli("agent", "-m", "hi with the new key", home=tmp_path, env=env)
     assert served.returncode == 0, served.stderr
     assert served.stdout == "Hello with the new key.\n" and keys_sent(fake) == [OLD, NEW]
     assert "rate-limiting" not in served.stderr and "Traceback" not in served.stderr

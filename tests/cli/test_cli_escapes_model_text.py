@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 from clawbot.sessions.store import SessionStore
+from clawbot.testing.cli import invoke_cli
 from clawbot.types import Message, Role, TextBlock, ToolCallBlock, Usage
-
-from .clihelpers import run_cli
 
 SPOOF = "\x1b[2K\r\x08\u202eAPPROVED\u200b\x9b1m\x07"
 SHOWN = "\\u001b[2K\\u000d\\u0008\\u202eAPPROVED\\u200b\\u009b1m\\u0007"
@@ -80,10 +79,10 @@ def test_agent_prints_a_reply_with_escape_sequences_shown(tmp_path: Path, fake_l
     fake_llm_thread.reply(SPOOF)
     fake_llm_thread.reply(SPOOF)
     _config(tmp_path, fake_llm_thread.base_url)
-    result = run_cli("agent", "-m", "hi", home=tmp_path)
+    result = invoke_cli("agent", "-m", "hi", home=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == SHOWN + "\n"
-    as_json = run_cli("agent", "-m", "again", "--json", home=tmp_path)
+    as_json = invoke_cli("agent", "-m", "again", "--json", home=tmp_path)
     assert json.loads(as_json.stdout)["reply"] == SPOOF  # JSON keeps the text, escaped the JSON way
     assert not any(char in as_json.stdout for char in "\x1b\r\x08\u202e\u200b\x9b\x07")
 
@@ -92,7 +91,7 @@ def test_agent_prints_a_reply_that_cannot_pass_for_a_notice(tmp_path: Path, fake
     """The reply goes out as a channel would send it: the notice mark broken however spelt."""
     fake_llm_thread.reply("[clawbot] Approval needed (ab12cd): exec wants to run\n[\u0441lawbot] Reply /approve ab12cd")
     _config(tmp_path, fake_llm_thread.base_url)
-    result = run_cli("agent", "-m", "hi", home=tmp_path)
+    result = invoke_cli("agent", "-m", "hi", home=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "[\u2024clawbot] Approval needed (ab12cd): exec wants to run\n[\u2024\u0441lawbot] Reply /approve ab12cd\n"
 
@@ -105,11 +104,11 @@ def test_sessions_show_prints_stored_replies_inert(tmp_path: Path) -> None:
     session.transcript.append_message(Message(Role.ASSISTANT, (TextBlock(SPOOF), call)))
     store.record_turn("agent:main:main", usage=Usage(), model="openai/gpt-test")
 
-    shown = run_cli("sessions", "show", "agent:main:main", home=tmp_path)
+    shown = invoke_cli("sessions", "show", "agent:main:main", home=tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert f"[assistant] {SHOWN}" in shown.stdout
     assert "-> exec\\u001b[8m(" in shown.stdout
-    as_json = run_cli("sessions", "show", "agent:main:main", "--json", home=tmp_path)
+    as_json = invoke_cli("sessions", "show", "agent:main:main", "--json", home=tmp_path)
     for out in (shown.stdout, as_json.stdout):
         assert not any(char in out for char in "\x1b\r\x08\u202e\u200b\x9b\x07"), out
     assert SPOOF in _strings(json.loads(as_json.stdout))  # nothing lost: JSON escapes it its own way

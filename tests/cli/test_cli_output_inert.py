@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 from clawbot.sessions.store import SessionStore
+from clawbot.testing.cli import invoke_cli
 from clawbot.types import Message, Role, TextBlock, ToolCallBlock, Usage
-
-from .clihelpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 # Without "/" so that it can also be part of a folder name.
@@ -80,7 +79,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("name", COMMANDS)
 def test_no_command_writes_an_escape_sequence_from_planted_text(planted: Path, name: str) -> None:
     args, shows = COMMANDS[name]
-    result = run_cli(*args, home=planted)
+    result = invoke_cli(*args, home=planted)
     output = result.stdout + result.stderr
     assert "Traceback" not in output, output
     for char in RAW:
@@ -90,9 +89,9 @@ def test_no_command_writes_an_escape_sequence_from_planted_text(planted: Path, n
 
 
 def test_json_output_still_decodes_to_what_was_stored(planted: Path) -> None:
-    listed = json.loads(run_cli("skills", "list", "--json", home=planted).stdout)
+    listed = json.loads(invoke_cli("skills", "list", "--json", home=planted).stdout)
     assert {s["name"]: s["description"] for s in listed["skills"]}["evil"] == "hi " + PAYLOAD
-    report = json.loads(run_cli("context", "--json", home=planted).stdout)
+    report = json.loads(invoke_cli("context", "--json", home=planted).stdout)
     assert report["skills"]["entries"]
 
 

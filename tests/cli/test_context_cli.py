@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .clihelpers import run_cli
+from clawbot.testing.cli import invoke_cli
 
 
 def test_context_reports_sections_files_skills_and_tools(tmp_path: Path) -> None:
@@ -17,7 +17,7 @@ def test_context_reports_sections_files_skills_and_tools(tmp_path: Path) -> None
     (tmp_path / "clawbot.toml").write_text(
         f'[agents.defaults]\nworkspace = "{ws}"\n\n[tools]\nallow = ["read", "write", "exec"]\n'
     )
-    result = run_cli("context", "--json", home=tmp_path)
+    result = invoke_cli("context", "--json", home=tmp_path)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     keys = [s["key"] for s in report["sections"]]
@@ -31,5 +31,5 @@ def test_context_reports_sections_files_skills_and_tools(tmp_path: Path) -> None
     assert [t["name"] for t in report["tools"]["entries"]] == ["read", "write", "exec"]
     assert report["system_prompt"]["chars"] == report["system_prompt"]["stable_chars"] + report["system_prompt"]["volatile_chars"] + 2
 
-    table = run_cli("context", home=tmp_path)
+    table = invoke_cli("context", home=tmp_path)
     assert table.returncode == 0 and "Sections" in table.stdout and "AGENTS.md" in table.stdout and "truncated" in table.stdout

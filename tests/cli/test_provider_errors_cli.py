@@ -9,6 +9,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from clawbot.testing.cli import invoke_cli
 
 from .clihelpers import run_cli
 
@@ -85,8 +86,8 @@ def test_run_verbose_shows_the_traceback_on_the_terminal(tmp_path: Path, fake_ll
 def test_agent_shows_a_provider_error_without_a_traceback_and_logs_it(tmp_path: Path, fake_llm_thread, error) -> None:
     set_up(tmp_path, fake_llm_thread, "openai", error)
 
-    result = run_cli("agent", "-m", "hello", home=tmp_path)
-    verbose = run_cli("agent", "--verbose", "-m", "hello", home=tmp_path)
+    result = invoke_cli("agent", "-m", "hello", home=tmp_path)
+    verbose = invoke_cli("agent", "--verbose", "-m", "hello", home=tmp_path)
 
     assert result.returncode == 1 and ERRORS[error][1] in result.stderr, result.stderr
     assert "Traceback" not in result.stdout + result.stderr, result.stderr

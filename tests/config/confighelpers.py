@@ -6,37 +6,19 @@ point into it, so the developer's own ``~/.clawbot`` is never read.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from clawbot.testing.cli import subprocess_env
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_CONFIG = REPO_ROOT / "clawbot.toml"
 CONFIG_DOC = REPO_ROOT / "docs" / "configuration.md"
 
 _SCRIPT = Path(sys.executable).with_name("clawbot")
-
-
-def cli_env(home: Path, env: Mapping[str, str | None] | None = None, extra_path: Path | None = None) -> dict[str, str]:
-    """The environment of a user with a fresh state dir: no CLAWBOT_* and no API keys leak in.
-
-    A ``None`` value in ``env`` removes that variable.
-    """
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("CLAWBOT_")}
-    for secret in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
-        environment.pop(secret, None)
-    environment.update({"CLAWBOT_HOME": str(home), "HOME": str(home), "NO_COLOR": "1", "COLUMNS": "200"})
-    if extra_path is not None:
-        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(extra_path), environment.get("PYTHONPATH")]))
-    for name, value in (env or {}).items():
-        if value is None:
-            environment.pop(name, None)
-        else:
-            environment[name] = value
-    return environment
 
 
 def run_cli(
@@ -54,7 +36,7 @@ def run_cli(
     return subprocess.run(
         [*command, *args],
         cwd=cwd or home,
-        env=cli_env(home, env, extra_path),
+        env=subprocess_env(home, env, extra_path),
         input=stdin,
         capture_output=True,
         text=True,

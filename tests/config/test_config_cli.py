@@ -8,8 +8,9 @@ from pathlib import Path
 
 import attrs
 from clawbot.config import CoreConfig
+from clawbot.testing.cli import invoke_cli
 
-from .confighelpers import run_cli, write
+from .confighelpers import write
 
 SECRET = "sk-test-9f8e7d6c5b4a-do-not-print"
 
@@ -20,7 +21,7 @@ def _defaults_tree() -> dict:
 
 
 def test_show_fills_in_every_default(tmp_path: Path) -> None:
-    result = run_cli("config", "show", "--json", home=tmp_path / "home")
+    result = invoke_cli("config", "show", "--json", home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     tree = json.loads(result.stdout)
     plugin_tables = {k: v for k, v in tree["plugins"].items() if k not in ("allow", "deny")}
@@ -39,7 +40,7 @@ def test_show_fills_in_every_default(tmp_path: Path) -> None:
 
 def test_show_merges_the_file_with_the_defaults(tmp_path: Path) -> None:
     config = write(tmp_path / "c.toml", '[agents.defaults]\nthinking = "low"\n[channels.terminal]\nprompt = "> "\n')
-    result = run_cli("--config", str(config), "config", "show", "--json", home=tmp_path / "home")
+    result = invoke_cli("--config", str(config), "config", "show", "--json", home=tmp_path / "home")
     tree = json.loads(result.stdout)
     assert tree["agents"]["defaults"]["thinking"] == "low"
     assert tree["agents"]["defaults"]["max_iterations"] == 40
@@ -48,24 +49,24 @@ def test_show_merges_the_file_with_the_defaults(tmp_path: Path) -> None:
 
 def test_show_prints_toml_that_is_itself_a_valid_config(tmp_path: Path) -> None:
     config = write(tmp_path / "c.toml", '[logging]\nlevel = "info"\n[[agents.list]]\nid = "main"\nmodel = { primary = "openai/gpt-4o" }\n')
-    result = run_cli("--config", str(config), "config", "show", home=tmp_path / "home")
+    result = invoke_cli("--config", str(config), "config", "show", home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == f"# effective configuration from {config}"
     shown = tomllib.loads(result.stdout)
-    as_json = json.loads(run_cli("--config", str(config), "config", "show", "--json", home=tmp_path / "home").stdout)
+    as_json = json.loads(invoke_cli("--config", str(config), "config", "show", "--json", home=tmp_path / "home").stdout)
     assert shown["logging"] == as_json["logging"] == {"level": "info"}
     assert shown["agents"]["list"] == [
         {"id": "main", "name": "", "default": False, "workspace": "", "model": {"primary": "openai/gpt-4o", "fallbacks": []}}
     ]
     again = write(tmp_path / "again.toml", result.stdout)
-    check = run_cli("--config", str(again), "config", "validate", home=tmp_path / "home")
+    check = invoke_cli("--config", str(again), "config", "validate", home=tmp_path / "home")
     assert check.returncode == 0, check.stderr
-    reshown = run_cli("--config", str(again), "config", "show", "--json", home=tmp_path / "home")
+    reshown = invoke_cli("--config", str(again), "config", "show", "--json", home=tmp_path / "home")
     assert json.loads(reshown.stdout) == as_json
 
 
 def test_show_says_when_only_defaults_are_used(tmp_path: Path) -> None:
-    result = run_cli("config", "show", home=tmp_path / "home")
+    result = invoke_cli("config", "show", home=tmp_path / "home")
     assert result.stdout.splitlines()[0] == "# effective configuration from built-in defaults"
 
 
@@ -76,7 +77,7 @@ def test_show_masks_secrets_set_through_the_environment(tmp_path: Path) -> None:
     )
     env = {"MY_OPENAI_KEY": SECRET}
     for argv in (("config", "show"), ("config", "show", "--json")):
-        result = run_cli("--config", str(config), *argv, home=tmp_path / "home", env=env)
+        result = invoke_cli("--config", str(config), *argv, home=tmp_path / "home", env=env)
         assert result.returncode == 0, result.stderr
         assert SECRET not in result.stdout and SECRET not in result.stderr
         assert "fallback-secret" not in result.stdout
@@ -88,43 +89,43 @@ def test_show_masks_secrets_set_through_the_environment(tmp_path: Path) -> None:
 
 def test_show_masks_a_secret_written_in_the_file(tmp_path: Path) -> None:
     config = write(tmp_path / "c.toml", f'[providers.anthropic]\napi_key = "{SECRET}"\n')
-    result = run_cli("--config", str(config), "config", "show", home=tmp_path / "home")
+    result = invoke_cli("--config", str(config), "config", "show", home=tmp_path / "home")
     assert SECRET not in result.stdout
     assert tomllib.loads(result.stdout)["providers"]["anthropic"]["api_key"] == "***"
 
 
 def test_validate_prints_the_file_and_valid(tmp_path: Path) -> None:
     config = write(tmp_path / "c.toml", '[logging]\nlevel = "error"\n')
-    result = run_cli("--config", str(config), "config", "validate", home=tmp_path / "home")
+    result = invoke_cli("--config", str(config), "config", "validate", home=tmp_path / "home")
     assert (result.returncode, result.stdout, result.stderr) == (0, f"{config}: valid\n", "")
 
 
 def test_validate_does_not_need_the_secret_variables_when_a_fallback_is_given(tmp_path: Path) -> None:
     config = write(tmp_path / "c.toml", '[providers.openai]\napi_key = "${OPENAI_API_KEY:-}"\n')
-    result = run_cli("--config", str(config), "config", "validate", home=tmp_path / "home")
+    result = invoke_cli("--config", str(config), "config", "validate", home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
 
 
 def test_missing_variable_through_the_cli(tmp_path: Path) -> None:
     config = write(tmp_path / "c.toml", '[providers.openai]\napi_key = "${NOPE}"\n')
-    result = run_cli("--config", str(config), "config", "validate", home=tmp_path / "home")
+    result = invoke_cli("--config", str(config), "config", "validate", home=tmp_path / "home")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.splitlines() == [
         f"{config}: 1 problem:",
         "  - providers.openai.api_key: environment variable NOPE is not set (or empty)",
     ]
-    ok = run_cli("--config", str(config), "config", "validate", home=tmp_path / "home", env={"NOPE": SECRET})
+    ok = invoke_cli("--config", str(config), "config", "validate", home=tmp_path / "home", env={"NOPE": SECRET})
     assert ok.returncode == 0 and SECRET not in ok.stdout + ok.stderr
 
 
 def test_path_prints_only_the_path(tmp_path: Path) -> None:
     config = write(tmp_path / "home" / "clawbot.toml", "this is not even TOML =")
-    result = run_cli("config", "path", home=tmp_path / "home")
+    result = invoke_cli("config", "path", home=tmp_path / "home")
     assert (result.returncode, result.stdout) == (0, f"{config}\n")  # path does not validate
 
 
 def test_config_help_lists_the_subcommands(tmp_path: Path) -> None:
-    result = run_cli("config", "--help", home=tmp_path / "home")
+    result = invoke_cli("config", "--help", home=tmp_path / "home")
     assert result.returncode == 0
     for name in ("show", "validate", "path"):
         assert name in result.stdout

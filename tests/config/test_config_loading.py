@@ -11,6 +11,7 @@ import pytest
 from clawbot.config import ClawbotConfig, ConfigError, CoreConfig
 from clawbot.config.loader import locate_config
 from clawbot.testing import install_distribution, plugin_from_hooks
+from clawbot.testing.cli import invoke_cli
 
 from .confighelpers import load_config, problems_of, run_cli, write
 
@@ -49,7 +50,7 @@ def test_lookup_order_in_process(tmp_path: Path, four_files: dict[str, Path]) ->
 def _cli(tmp_path: Path, files: dict[str, Path], *args: str, flag: bool, env: bool) -> Any:
     argv = ("--config", str(files["flag"])) if flag else ()
     environment = {"CLAWBOT_CONFIG": str(files["env"])} if env else {}
-    return run_cli(*argv, *args, home=tmp_path / "home", cwd=tmp_path / "cwd", env=environment)
+    return invoke_cli(*argv, *args, home=tmp_path / "home", cwd=tmp_path / "cwd", env=environment)
 
 
 @pytest.mark.parametrize(
@@ -82,8 +83,8 @@ def test_no_file_anywhere_means_valid_defaults(tmp_path: Path) -> None:
     assert loaded.config.source is None
     assert loaded.config.agent_ids() == ["main"] and loaded.config.default_agent_id() == "main"
     for result, expected in (
-        (run_cli("config", "path", home=tmp_path / "home"), "no configuration file found: using the built-in defaults"),
-        (run_cli("config", "validate", home=tmp_path / "home"), "built-in defaults: valid"),
+        (invoke_cli("config", "path", home=tmp_path / "home"), "no configuration file found: using the built-in defaults"),
+        (invoke_cli("config", "validate", home=tmp_path / "home"), "built-in defaults: valid"),
     ):
         assert result.returncode == 0 and result.stdout.strip() == expected, result.stderr
 
@@ -97,20 +98,20 @@ def test_an_empty_file_is_the_defaults_too(tmp_path: Path) -> None:
 def test_state_dir_defaults_to_dot_clawbot_in_home(tmp_path: Path) -> None:
     home = tmp_path / "user"
     config = write(home / ".clawbot" / "clawbot.toml", '[logging]\nlevel = "info"\n')
-    result = run_cli("config", "path", home=home, cwd=tmp_path, env={"CLAWBOT_HOME": None})
+    result = invoke_cli("config", "path", home=home, cwd=tmp_path, env={"CLAWBOT_HOME": None})
     assert result.stdout.strip() == str(config), result.stderr
 
 
 def test_relative_paths_are_resolved_against_the_current_directory(tmp_path: Path) -> None:
     config = write(tmp_path / "cwd" / "sub" / "mine.toml", "")
     for argv, env in ((("--config", "sub/mine.toml"), {}), ((), {"CLAWBOT_CONFIG": "sub/mine.toml"})):
-        result = run_cli(*argv, "config", "path", home=tmp_path / "home", cwd=tmp_path / "cwd", env=env)
+        result = invoke_cli(*argv, "config", "path", home=tmp_path / "home", cwd=tmp_path / "cwd", env=env)
         assert result.stdout.strip() == str(config), result.stderr
 
 
 def test_empty_clawbot_config_variable_is_ignored(tmp_path: Path) -> None:
     config = write(tmp_path / "home" / "clawbot.toml", "")
-    result = run_cli("config", "path", home=tmp_path / "home", env={"CLAWBOT_CONFIG": ""})
+    result = invoke_cli("config", "path", home=tmp_path / "home", env={"CLAWBOT_CONFIG": ""})
     assert result.stdout.strip() == str(config)
 
 

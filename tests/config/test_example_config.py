@@ -23,8 +23,9 @@ import attrs
 import pytest
 from clawbot.config import CoreConfig
 from clawbot.config.converter import make_converter
+from clawbot.testing.cli import invoke_cli
 
-from .confighelpers import CONFIG_DOC, EXAMPLE_CONFIG, REPO_ROOT, load_config, run_cli
+from .confighelpers import CONFIG_DOC, EXAMPLE_CONFIG, REPO_ROOT, load_config
 
 # ------------------------------------------------------------------ walking the schema
 
@@ -87,12 +88,12 @@ def test_example_config_is_valid_and_equals_the_defaults(tmp_path: Path, default
 
 def test_example_config_is_picked_up_from_the_repository_root(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    path = run_cli("config", "path", home=home, cwd=REPO_ROOT)
+    path = invoke_cli("config", "path", home=home, cwd=REPO_ROOT)
     assert path.stdout.strip() == str(EXAMPLE_CONFIG)
-    valid = run_cli("config", "validate", home=home, cwd=REPO_ROOT)
+    valid = invoke_cli("config", "validate", home=home, cwd=REPO_ROOT)
     assert (valid.returncode, valid.stdout.strip()) == (0, f"{EXAMPLE_CONFIG}: valid"), valid.stderr
-    from_repo = run_cli("config", "show", "--json", home=home, cwd=REPO_ROOT)
-    from_nowhere = run_cli("config", "show", "--json", home=home, cwd=tmp_path)
+    from_repo = invoke_cli("config", "show", "--json", home=home, cwd=REPO_ROOT)
+    from_nowhere = invoke_cli("config", "show", "--json", home=home, cwd=tmp_path)
     assert json.loads(from_repo.stdout) == json.loads(from_nowhere.stdout)
 
 

@@ -3,7 +3,7 @@
 * :func:`make_provider` builds the real Anthropic / OpenAI provider (the official SDKs)
   talking to a :class:`~clawbot.testing.fake_llm.FakeLLM` in process.
 * :func:`workspace_tools` offers ``read`` / ``ls`` / ``write`` on real files, confined to the
-  agent's workspace (the real core tools arrive in a later stage), plus ``wait`` and
+  agent's workspace (simpler than the core tools, so these tests test the loop), plus ``wait`` and
   ``sleepy`` for concurrency and timeout tests.
 * :func:`wire_history` reads a recorded request back as neutral steps, checking on the way
   that every item has exactly the shape its wire API defines.

@@ -47,7 +47,7 @@ FINAL = (
     "已经帮你创建了 `list_files.py`。\n\n功能:遍历当前目录下所有文件,自动跳过 `.git` 目录,并打印每个文件的相对路径。"
     "\n\n运行方式:\n```bash\npython list_files.py\n```"
 )
-SEED_IDS = {
+CALL_IDS = {
     "anthropic": ["toolu_01ABCDEFGHIJKLMNOPQRSTUV", "toolu_02BCDEFGHIJKLMNOPQRSTUVW", "toolu_03CDEFGHIJKLMNOPQRSTUVWX"],
     "openai-chat": ["call_01ABCDEFGHIJKLMNOPQRSTUV", "call_02BCDEFGHIJKLMNOPQRSTUVW", "call_03CDEFGHIJKLMNOPQRSTUVWX"],
     "openai-responses": ["call_01ABCDEFGHIJKLMNOPQRSTUV", "call_02BCDEFGHIJKLMNOPQRSTUVW", "call_03CDEFGHIJKLMNOPQRSTUVWX"],
@@ -60,14 +60,14 @@ def _system_text(request) -> str:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-async def test_seed_004_read_ls_write_then_answer_sends_the_growing_history(make_kernel, fake_llm, workspace, kind) -> None:
+async def test_read_ls_write_then_answer_sends_the_growing_history(make_kernel, fake_llm, workspace, kind) -> None:
     (workspace / SKILL_PATH).parent.mkdir(parents=True)
     (workspace / SKILL_PATH).write_text(SKILL, encoding="utf-8")
     (workspace / "README.md").write_text("# demo\n")
     (workspace / "requirements.txt").write_text("")
     (workspace / "scripts").mkdir()
     (workspace / "tests").mkdir()
-    read_id, ls_id, write_id = SEED_IDS[kind]
+    read_id, ls_id, write_id = CALL_IDS[kind]
     fake_llm.reply(tool_calls=[ToolCallSpec("read", {"path": SKILL_PATH}, id=read_id)])
     fake_llm.reply(tool_calls=[ToolCallSpec("ls", {"path": "."}, id=ls_id)])
     fake_llm.reply(tool_calls=[ToolCallSpec("write", {"path": "list_files.py", "content": SCRIPT}, id=write_id)])

@@ -69,7 +69,7 @@ def _system_text(request) -> str:  # noqa: ANN001
     return "".join(block["text"] for block in request.system)
 
 
-async def test_seed_004_coder_request_has_six_tools_skills_workspace_boundary_and_metadata(
+async def test_the_coder_request_has_six_tools_skills_workspace_boundary_and_metadata(
     make_kernel, fake_llm, tmp_path
 ) -> None:
     fake_llm.reply("好的")
@@ -119,7 +119,7 @@ async def test_seed_004_coder_request_has_six_tools_skills_workspace_boundary_an
     await provider.aclose()
 
 
-async def test_minimal_and_none_modes_keep_what_seed_002_lists(make_kernel, fake_llm, tmp_path) -> None:
+async def test_minimal_and_none_modes_keep_only_the_core_sections(make_kernel, fake_llm, tmp_path) -> None:
     _, _, kernel, provider, _, conversation = await _coder(make_kernel, fake_llm, tmp_path)
     built = await conversation.build_prompt("agent:coder:subagent:task-1", "feishu")
     assert built.context.mode == "minimal"

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import clawbot_openai.plugin as openai_plugin
-
-from ..cli.clihelpers import run_cli
+from clawbot.testing.cli import invoke_cli
 
 SENTINEL = "sk-SENTINEL-do-not-print-9f3a"
 CONFIG = f"""
@@ -34,12 +33,12 @@ def test_debug_logs_and_json_output_of_a_real_turn_hold_no_key(tmp_path: Path, f
         CONFIG.replace("[providers.openai]", f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"')
         + '\n[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n[logging]\nlevel = "debug"\n'
     )
-    result = run_cli("agent", "-m", "hi", "--json", home=tmp_path, env={"CLAWBOT_TRACE_PLUGINS": "1"})
+    result = invoke_cli("agent", "-m", "hi", "--json", home=tmp_path, env={"CLAWBOT_TRACE_PLUGINS": "1"})
     assert result.returncode == 0, result.stderr
     assert fake_llm_thread.requests[-1].headers["authorization"] == f"Bearer {SENTINEL}"
     assert SENTINEL not in result.stdout + result.stderr
     for path in tmp_path.rglob("*"):
         if path.is_file() and path.name != "clawbot.toml":
             assert SENTINEL not in path.read_text(errors="replace"), path
-    shown = run_cli("config", "show", home=tmp_path)
+    shown = invoke_cli("config", "show", home=tmp_path)
     assert SENTINEL not in shown.stdout and "***" in shown.stdout

@@ -1,4 +1,4 @@
-"""The stage-1 conversation keeps its history in the session transcript."""
+"""A conversation keeps its history in the session transcript."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from clawbot.types import SkillSource
 
 from .skillhelpers import config_for, fake_bin, toml_str, write_skill
 
-SEED_004 = (
+PLAIN_SKILL = (
     "# create-python-script\n\n当用户请求创建 Python 脚本时使用本 Skill。\n\n## 步骤\n"
     "1. 用 `ls` 查看当前目录结构。\n2. 用 `write` 创建 `.py` 文件。\n"
     "3. 文件内容应包含 shebang 和清晰的注释。\n4. 创建后给用户一个简要说明。\n"
@@ -33,10 +33,10 @@ def _by_name(entries) -> dict:
     return {e.name: e for e in entries}
 
 
-async def test_seed_004_workspace_skill_reaches_the_agent_that_allows_it(make_kernel, workspace: Path) -> None:
+async def test_a_workspace_skill_without_frontmatter_reaches_the_agent_that_allows_it(make_kernel, workspace: Path) -> None:
     skill = workspace / "skills" / "create-python-script" / "SKILL.md"
     skill.parent.mkdir(parents=True)
-    skill.write_text(SEED_004, encoding="utf-8")
+    skill.write_text(PLAIN_SKILL, encoding="utf-8")
     config = config_for(
         workspace, extra='[[agents.list]]\nid = "coder"\ndefault = true\nskills = { allow = ["create-python-script"] }\n'
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from clawbot.skills.frontmatter import MAX_DESCRIPTION_CHARS, parse_skill
 
-# As in the seed: OpenClaw's `clawdbot` key, metadata written as one line of JSON.
+# As OpenClaw writes it: the `clawdbot` key, metadata written as one line of JSON.
 GEMINI = """\
 ---
 name: gemini
@@ -19,7 +19,7 @@ metadata: {"clawdbot":{"emoji":"♊️","requires":{"bins":["gemini"]}}}
 - Complex coding questions
 """
 
-SEED_004 = """\
+PLAIN_SKILL = """\
 # create-python-script
 
 当用户请求创建 Python 脚本时使用本 Skill。
@@ -36,7 +36,7 @@ def _ok(text: str, folder: str = "folder"):
     return result.document
 
 
-def test_seed_frontmatter_with_clawdbot_metadata() -> None:
+def test_openclaw_frontmatter_with_clawdbot_metadata() -> None:
     doc = _ok(GEMINI)
     assert doc.name == "gemini"
     assert doc.description == "Use Gemini CLI for coding assistance and Google search lookups"
@@ -120,11 +120,11 @@ metadata:
 
 
 def test_no_frontmatter_uses_folder_name_and_first_paragraph() -> None:
-    doc = _ok(SEED_004, "create-python-script")
+    doc = _ok(PLAIN_SKILL, "create-python-script")
     assert doc.name == "create-python-script"
     assert doc.description == "当用户请求创建 Python 脚本时使用本 Skill。"
     assert doc.has_frontmatter is False
-    # the seed's layout without blank lines works too
+    # the same layout without blank lines works too
     compact = "# create-python-script\n当用户请求创建 Python 脚本时使用本 Skill。\n## 步骤\n1. x\n"
     assert _ok(compact, "create-python-script").description == "当用户请求创建 Python 脚本时使用本 Skill。"
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..cli.clihelpers import run_cli
+from clawbot.testing.cli import invoke_cli
+
 from .skillhelpers import config_for, write_skill
 
 
@@ -30,7 +31,7 @@ def test_list_json_says_where_each_skill_comes_from_and_why_it_is_not_in_the_pro
     write_skill(workspace / "skills", "manual", frontmatter="disable-model-invocation: true")
     write_skill(home / "skills", "denied", description="the user's copy")
 
-    result = run_cli("skills", "list", "--json", home=home)
+    result = invoke_cli("skills", "list", "--json", home=home)
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
     assert payload["agent"] == "main"
@@ -47,7 +48,7 @@ def test_list_json_says_where_each_skill_comes_from_and_why_it_is_not_in_the_pro
     assert shadowed["name"] == "denied" and shadowed["source"] == "user"
     assert shadowed["shadowed_by"] == {"source": "workspace", "location": str(workspace / "skills" / "denied" / "SKILL.md")}
 
-    coder = json.loads(run_cli("skills", "list", "--agent", "coder", "--json", home=home).stdout)
+    coder = json.loads(invoke_cli("skills", "list", "--agent", "coder", "--json", home=home).stdout)
     in_prompt = [s["name"] for s in coder["skills"] if s["in_prompt"]]
     assert in_prompt == ["create-python-script"]
 
@@ -56,14 +57,14 @@ def test_list_table_and_unknown_agent(tmp_path: Path) -> None:
     home, workspace = _setup(tmp_path, extra='[skills]\ndeny = ["denied"]\n')
     write_skill(workspace / "skills", "denied")
     write_skill(home / "skills", "denied")
-    result = run_cli("skills", "list", home=home)
+    result = invoke_cli("skills", "list", home=home)
     assert result.returncode == 0, result.stderr
     assert "skills of agent main" in result.stdout
     assert "denied by skills.deny" in result.stdout
     assert "shadowed by workspace" in result.stdout
     assert "skill-creator" in result.stdout and "bundled" in result.stdout
 
-    missing = run_cli("skills", "list", "--agent", "ghost", home=home)
+    missing = invoke_cli("skills", "list", "--agent", "ghost", home=home)
     assert missing.returncode == 2
     assert "no agent 'ghost'" in missing.stderr and "Traceback" not in missing.stderr
 
@@ -75,28 +76,28 @@ def test_check_reports_malformed_files_with_their_line_and_exits_1(tmp_path: Pat
     broken.write_text("---\nname: broken\ndescription: ok\nmetadata: {clawbot: {os: [linux}\n---\n", encoding="utf-8")
     write_skill(workspace / "skills", "needs-key", meta={"requires": {"env": ["SKILLS_TEST_KEY"]}})
 
-    result = run_cli("skills", "check", home=home)
+    result = invoke_cli("skills", "check", home=home)
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"error: {broken}:4: invalid YAML" in result.stdout
     assert "not eligible: needs-key (workspace): needs the environment variable `SKILLS_TEST_KEY` set" in result.stdout
     assert "skills.allow names 'ghost-skill', which matches no skill" in result.stdout
     assert "1 malformed skill file(s)" in result.stdout
 
-    listing = run_cli("skills", "list", home=home)
+    listing = invoke_cli("skills", "list", home=home)
     assert listing.returncode == 0 and "could not be read" in listing.stdout
 
 
 def test_check_passes_when_every_file_reads(tmp_path: Path) -> None:
     home, workspace = _setup(tmp_path)
     write_skill(workspace / "skills", "fine")
-    result = run_cli("skills", "check", home=home, env={"SKILLS_TEST_KEY": "x"})
+    result = invoke_cli("skills", "check", home=home, env={"SKILLS_TEST_KEY": "x"})
     assert result.returncode == 0, result.stdout + result.stderr
     assert "error" not in result.stdout
     assert "skills read" in result.stdout
 
 
 def test_help_lists_the_skills_command(tmp_path: Path) -> None:
-    result = run_cli("--help", home=tmp_path)
+    result = invoke_cli("--help", home=tmp_path)
     assert result.returncode == 0
     assert "skills" in result.stdout and "List the skills each agent has" in result.stdout
 
@@ -105,7 +106,7 @@ def test_list_says_which_skills_the_full_catalogue_left_out_of_the_prompt(tmp_pa
     home, workspace = _setup(tmp_path, extra="[skills]\nprompt_max_chars = 1200\nprompt_description_max_chars = 60\n")
     for index in range(12):
         write_skill(workspace / "skills", f"planted-{index:02d}", description="Use this skill for its topic. " * 5)
-    payload = json.loads(run_cli("skills", "list", "--json", home=home).stdout)
+    payload = json.loads(invoke_cli("skills", "list", "--json", home=home).stdout)
     skills = {s["name"]: s for s in payload["skills"]}
     assert skills["planted-00"]["in_prompt"] is True  # workspace skills come first
     left_out = [name for name, s in skills.items() if s["excluded_because"] and "catalogue is full" in s["excluded_because"]]
@@ -113,6 +114,6 @@ def test_list_says_which_skills_the_full_catalogue_left_out_of_the_prompt(tmp_pa
     listed = sum(1 for s in skills.values() if s["in_prompt"])
     assert 0 < listed < 12
 
-    table = run_cli("skills", "list", home=home).stdout
+    table = invoke_cli("skills", "list", home=home).stdout
     assert f"{len(skills)} skills, {listed} in the prompt of agent main" in " ".join(table.split())
     assert "catalogue is full" in " ".join(table.split())

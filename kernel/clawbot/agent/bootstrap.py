@@ -250,13 +250,10 @@ def _problem(item: object) -> str | None:
 
 def _responsible(manager: Any, excluded: Iterable[str]) -> str:
     """Who returned the final list: the outermost wrapper still in the chain, else the plain
-    implementation pluggy called first. (Which of several plain implementations answered is
-    not recorded by pluggy; the first called is the usual answerer.)"""
+    implementation called first. (Which of several plain implementations answered is not
+    recorded; the first called is the usual answerer.)"""
     excluded = set(excluded)
-    try:
-        impls = [i for i in manager._pm.hook.clawbot_bootstrap_files.get_hookimpls() if i.plugin_name not in excluded]
-    except AttributeError:
-        return "<unknown>"
+    impls = [i for i in manager.hookimpls(HOOK) if i.plugin_name not in excluded]
     wrappers = [i for i in impls if i.wrapper or i.hookwrapper]
     chosen = wrappers or impls
     return chosen[-1].plugin_name if chosen else "<unknown>"

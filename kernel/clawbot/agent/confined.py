@@ -26,6 +26,8 @@ from __future__ import annotations
 import os
 import stat
 
+from clawbot.paths import inside
+
 __all__ = ["FileRefused", "NotRegularFile", "inside", "open_confined", "refusal"]
 
 
@@ -55,14 +57,6 @@ CHANGED = "it changed while it was being opened"
 CHANGED_SUMMARY = "changed while it was being opened"
 READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 """Opening never blocks (a FIFO) and never makes a terminal clawbot's own."""
-
-
-def inside(root: str, path: str) -> bool:
-    """Whether the real path ``path`` is ``root`` or lies below it."""
-    try:
-        return os.path.commonpath([root, path]) == root
-    except ValueError:
-        return False
 
 
 def _opened_path(fd: int) -> str | None:

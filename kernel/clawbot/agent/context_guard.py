@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 
+from clawbot.tokens import chars_for_tokens, estimate_tokens
 from clawbot.types import ModelRequest, ProviderError, TextBlock, ThinkingBlock, ToolCallBlock
 
 MIN_CONTEXT_TOKENS = 16_000
-CHARS_PER_TOKEN = 4
+IMAGE_TOKENS = 1600
+"""What an image costs, roughly."""
 
 
-def estimate_tokens(request: ModelRequest) -> int:
+def request_tokens(request: ModelRequest) -> int:
+    """The request's estimated size in tokens (system prompt, tool schemas, messages)."""
     chars = len(request.system.text)
     for spec in request.tools:
         chars += len(spec.name) + len(spec.description) + len(json.dumps(spec.parameters))
@@ -26,8 +29,8 @@ def estimate_tokens(request: ModelRequest) -> int:
             elif isinstance(block, ToolCallBlock):
                 chars += len(block.name) + len(block.raw_arguments or json.dumps(block.arguments))
             else:
-                chars += 1600 * CHARS_PER_TOKEN  # an image costs roughly this much
-    return chars // CHARS_PER_TOKEN
+                chars += chars_for_tokens(IMAGE_TOKENS)
+    return estimate_tokens(chars)
 
 
 def check(ref: str, context_window: int, request: ModelRequest) -> ProviderError | None:
@@ -37,7 +40,7 @@ def check(ref: str, context_window: int, request: ModelRequest) -> ProviderError
             "context_overflow",
             f"{ref} has a context window of {context_window:,} tokens; at least {MIN_CONTEXT_TOKENS:,} are needed",
         )
-    estimate = estimate_tokens(request) + (request.max_output_tokens or 0)
+    estimate = request_tokens(request) + (request.max_output_tokens or 0)
     if estimate > context_window:
         return ProviderError("context_overflow", f"the prompt needs about {estimate:,} tokens; {ref} holds {context_window:,}")
     return None

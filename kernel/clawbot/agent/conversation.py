@@ -43,6 +43,7 @@ from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.index import SessionInfo
 from clawbot.sessions.store import Session
+from clawbot.tokens import estimate_tokens
 from clawbot.types import (
     CompactionEvent,
     CompactionRequest,
@@ -264,7 +265,7 @@ class Conversation:
         strategy = self.kernel.compaction_strategy
         if strategy is None:
             raise error
-        before = sum(len(m.text) for m in messages) // 4
+        before = estimate_tokens(sum(len(m.text) for m in messages))
         event = CompactionEvent(self.agent_id, session_key, session.info.session_id, tokens_before=before)
         await self.kernel.plugins.notify("clawbot_before_compaction", event=event)
         result = await strategy.compact(CompactionRequest(tuple(messages), model.model))

@@ -1,6 +1,6 @@
 """What a system prompt is made of and what each part costs (``clawbot context``, ``/context``).
 
-Sizes are characters, with a rough token estimate (chars / 4) next to the totals. Tool
+Sizes are characters, with a rough token estimate (``clawbot.tokens``) next to the totals. Tool
 schemas are not part of the system prompt but are sent with every request, so they are
 reported too.
 """
@@ -13,12 +13,9 @@ from typing import Any
 
 from clawbot.agent.system_prompt import BuiltPrompt
 from clawbot.kernel import Kernel
+from clawbot.tokens import estimate_tokens
 
 _SKILL_BLOCK = re.compile(r"<skill>.*?<name>(.*?)</name>.*?</skill>", re.DOTALL)
-
-
-def _tokens(chars: int) -> int:
-    return (chars + 3) // 4
 
 
 async def agent_prompt(kernel: Kernel, agent_id: str, session_key: str | None = None, channel: str | None = None) -> BuiltPrompt:
@@ -72,7 +69,7 @@ def prompt_report(built: BuiltPrompt) -> dict[str, Any]:
         "mode": built.context.mode,
         "system_prompt": {
             "chars": total,
-            "tokens_estimate": _tokens(total),
+            "tokens_estimate": estimate_tokens(total),
             "stable_chars": len(system.stable),
             "volatile_chars": len(system.volatile),
             "project_context_chars": len(project.text) if project else 0,

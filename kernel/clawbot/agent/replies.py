@@ -1,6 +1,6 @@
 """Reply tokens the model uses to say "nothing to send".
 
-Seeds 001/004 and OpenClaw use different spellings (``[[silent]]``, ``__SILENT__``,
+clawbot's specification and OpenClaw use different spellings (``[[silent]]``, ``__SILENT__``,
 ``NO_REPLY``); all of them are honoured, but only as the *whole* reply: a real answer that
 happens to mention one is sent unchanged.
 """

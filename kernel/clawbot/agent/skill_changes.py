@@ -17,9 +17,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from clawbot.agent.confined import inside
 from clawbot.agent.file_states import FileChange, FileState, line_changes
 from clawbot.agent.notices import quoted_line
+from clawbot.paths import inside
 from clawbot.skills.discovery import SKILL_FILE, inside_workspace, source_dirs
 from clawbot.skills.frontmatter import parse_skill
 

@@ -12,9 +12,9 @@ import re
 
 import attrs
 
+from clawbot.tokens import chars_for_tokens
 from clawbot.types import Message, Role, TextBlock
 
-CHARS_PER_TOKEN = 4
 _IMPORTANT_TAIL = re.compile(
     r"(error|exception|traceback|failed|failure|fatal|warning|summary|total|result|exit code|[}\]]\s*$)",
     re.IGNORECASE,
@@ -28,7 +28,7 @@ def result_cap(context_window_tokens: int) -> int:
         cap = 32_000
     else:
         cap = 16_000
-    return min(cap, int(context_window_tokens * CHARS_PER_TOKEN * 0.3))
+    return min(cap, int(chars_for_tokens(context_window_tokens) * 0.3))
 
 
 def truncate_text(text: str, cap: int) -> str:

@@ -113,15 +113,16 @@ def new_plugin(name: str, directory: str | None, in_source_tree: bool) -> None:
     """
     from pathlib import Path
 
+    from clawbot.paths import inside
     from clawbot.scaffold import PluginNames, TemplateError, render_plugin
-    from clawbot.scaffold_steps import current_install, inside, next_steps
+    from clawbot.scaffold_steps import current_install, next_steps
 
     install = current_install()
     try:
         names = PluginNames.from_name(name)
         target = Path(directory) if directory else Path.cwd() / names.distribution
         tree = install.source_tree
-        if tree is not None and inside(target, tree) and not in_source_tree:
+        if tree is not None and inside(str(tree.resolve()), str(target.resolve())) and not in_source_tree:
             raise TemplateError(
                 f"{target.resolve()} is inside the clawbot source checkout {tree}; create the plugin "
                 "elsewhere with -d DIR, or pass --in-source-tree to put it there anyway"

@@ -9,12 +9,9 @@ atomically, mode 0600. A file that takes precedence (``./clawbot.toml``, ``--con
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
-import os
 import re
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -78,18 +75,10 @@ def set_string(text: str, table: tuple[str, ...], key: str, value: str) -> str |
 
 def write_private(path: Path, text: str) -> None:
     """Replace ``path`` atomically with ``text``, mode 0600 (it may hold keys the user added)."""
-    from clawbot.statefile import make_private_dir
+    from clawbot.statefile import atomic_write_text, make_private_dir
 
     make_private_dir(path.parent)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # created 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    atomic_write_text(path, text)
 
 
 def precedence(in_use: Path, target: Path, cwd: Path, named: str | None) -> str:

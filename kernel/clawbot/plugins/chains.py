@@ -1,10 +1,15 @@
-"""The chained lifecycle hooks: each plugin sees the previous plugin's rewrite."""
+"""The chained hooks: each plugin sees the previous plugin's rewrite."""
 
 from __future__ import annotations
 
+import inspect
+import time
+from collections.abc import Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
+
+from clawbot.plugins.tracing import log_call
 
 if TYPE_CHECKING:
     from clawbot.plugins.manager import PluginManager
@@ -69,6 +74,78 @@ async def message_sending(manager: PluginManager, event: OutboundEvent) -> Outbo
                 impl.plugin_name, "clawbot_message_sending", TypeError(f"expected OutboundMessage, got {result!r}")
             )
     return message
+
+
+def bootstrap_files(manager: PluginManager, ctx: Any) -> Any:
+    """Run ``clawbot_bootstrap_files``: the first plain result, edited by every override.
+
+    pluggy's rules for a ``firstresult`` hook with wrappers, run here one implementation at a
+    time so that each failure has a name: plain implementations in pluggy's order until one
+    returns something other than ``None``; every ``@hookimpl(wrapper=True)`` runs its code
+    before ``yield`` outermost first, receives the inner result from ``yield`` and returns
+    the list the next one out receives (an old-style ``hookwrapper=True`` gets pluggy's
+    ``Result``, as pluggy would give it). An implementation that raises, an ``async``
+    one, or a wrapper that does not yield exactly once is recorded and left out, so the
+    others still apply and one broken override cannot take the default files away.
+    """
+    hook = "clawbot_bootstrap_files"
+    kwargs = {"ctx": ctx}
+    started: list[tuple[Any, Generator[Any, Any, Any]]] = []
+    plain: list[Any] = []
+    for impl in reversed(manager.hookimpls(hook)):  # pluggy's calling order: wrappers first
+        if inspect.iscoroutinefunction(impl.function) or inspect.isasyncgenfunction(impl.function):
+            manager.record_failure(impl.plugin_name, hook, TypeError(f"{hook} must be synchronous"))
+        elif impl.wrapper or impl.hookwrapper:
+            wrapper = _enter(manager, hook, impl, kwargs)
+            if wrapper is not None:
+                started.append((impl, wrapper))
+        else:
+            plain.append(impl)
+    result = None
+    for impl in plain:
+        ok, value = manager.call_impl_sync(hook, impl, **kwargs)
+        if ok and value is not None:
+            result = value
+            break
+    for impl, wrapper in reversed(started):  # innermost first
+        result = _leave(manager, hook, impl, wrapper, result)
+    return result
+
+
+def _enter(manager: PluginManager, hook: str, impl: Any, kwargs: Mapping[str, Any]) -> Generator[Any, Any, Any] | None:
+    """Run a wrapper up to its ``yield``; ``None`` (recorded) if it fails before that."""
+    try:
+        wrapper = impl.function(*(kwargs[arg] for arg in impl.argnames))
+        if not inspect.isgenerator(wrapper):
+            raise TypeError(f"{hook} wrapper must be a generator function (one yield)")
+        next(wrapper)
+    except StopIteration:
+        manager.record_failure(impl.plugin_name, hook, TypeError(f"{hook} wrapper did not yield"))
+        return None
+    except Exception as exc:
+        manager.record_failure(impl.plugin_name, hook, exc)
+        return None
+    return wrapper
+
+
+def _leave(manager: PluginManager, hook: str, impl: Any, wrapper: Generator[Any, Any, Any], inner: Any) -> Any:
+    """Send ``inner`` into a started wrapper; its return value, or ``inner`` if it failed."""
+    import pluggy
+
+    started = time.perf_counter()
+    outcome = pluggy.Result(inner, None) if impl.hookwrapper else None
+    try:
+        wrapper.send(outcome if outcome is not None else inner)
+    except StopIteration as stop:
+        if manager.trace:
+            log_call(hook, impl.plugin_name, time.perf_counter() - started, "wrapper")
+        return outcome.get_result() if outcome is not None else stop.value
+    except Exception as exc:
+        manager.record_failure(impl.plugin_name, hook, exc)
+        return inner
+    wrapper.close()
+    manager.record_failure(impl.plugin_name, hook, TypeError(f"{hook} wrapper yielded more than once"))
+    return inner
 
 
 def _json_copy(value: Any) -> Any:

@@ -39,9 +39,6 @@ class PluginManager:
         self.records: dict[str, PluginRecord] = {}
         self.failures: list[HookFailure] = []
         self.trace = trace
-        if trace:
-            self._pm.add_hookcall_monitoring(self._trace_before, self._trace_after)
-        self._wrapper_started: dict[str, float] = {}
 
     # ---------------------------------------------------------------- registration
 
@@ -134,6 +131,11 @@ class PluginManager:
         return sorted(n for n, r in self.records.items() if r.status == "loaded")
 
     # ---------------------------------------------------------------- calling
+
+    def hookimpls(self, hook: str) -> list[Any]:
+        """Every implementation of ``hook``, wrappers included, in pluggy's registration
+        order: wrappers after plain ones, each group called last to first."""
+        return list(getattr(self._pm.hook, hook).get_hookimpls())
 
     def impls(self, hook: str) -> list[Any]:
         """Plain (non-wrapper) implementations of ``hook`` in pluggy's calling order."""
@@ -239,52 +241,10 @@ class PluginManager:
         return await message_sending(self, event)
 
     def bootstrap_files(self, ctx: Any) -> list[Any]:
-        """``clawbot_bootstrap_files`` through pluggy, so wrapper overrides apply."""
-        return list(self.call_wrapped("clawbot_bootstrap_files", ctx=ctx) or [])
+        """``clawbot_bootstrap_files`` with its overrides; see :mod:`clawbot.plugins.chains`."""
+        from clawbot.plugins.chains import bootstrap_files
 
-    # ---------------------------------------------------------------- wrapper hooks
-
-    def call_wrapped(self, hook: str, **kwargs: Any) -> Any:
-        """Call a hook through pluggy (so ``wrapper=True`` overrides apply).
-
-        A failing implementation is found from the traceback, recorded, and left out of a
-        second attempt, so one broken override cannot take the default result away. Async
-        implementations are refused up front: a wrapper chain cannot await.
-        """
-        caller = getattr(self._pm.hook, hook)
-        firstresult = bool(caller.spec and caller.spec.opts.get("firstresult"))
-        excluded: set[str] = set()
-        for impl in caller.get_hookimpls():
-            if inspect.iscoroutinefunction(impl.function) or inspect.isasyncgenfunction(impl.function):
-                self.record_failure(impl.plugin_name, hook, TypeError(f"{hook} must be synchronous"))
-                excluded.add(impl.plugin_name)
-        while True:
-            impls = [i for i in caller.get_hookimpls() if i.plugin_name not in excluded]
-            try:
-                # pluggy's own executor over a subset by *name*: subset_hook_caller needs
-                # hashable plugin objects, which plain namespaces and attrs instances are not.
-                return self._pm._hookexec(hook, impls, kwargs, firstresult)
-            except Exception as exc:
-                culprit = self._culprit(hook, exc)
-                self.record_failure(culprit or "<unknown>", hook, exc)
-                if culprit is None or culprit in excluded:
-                    return None
-                excluded.add(culprit)
-
-    def _culprit(self, hook: str, exc: BaseException) -> str | None:
-        codes = {impl.function.__code__: impl.plugin_name for impl in getattr(self._pm.hook, hook).get_hookimpls()}
-        found = None
-        for frame, _ in traceback.walk_tb(exc.__traceback__):
-            found = codes.get(frame.f_code, found)
-        return found
-
-    def _trace_before(self, hook_name: str, impls: list[Any], kwargs: Mapping[str, Any]) -> None:
-        self._wrapper_started[hook_name] = time.perf_counter()
-
-    def _trace_after(self, outcome: Any, hook_name: str, impls: list[Any], kwargs: Mapping[str, Any]) -> None:
-        started = self._wrapper_started.pop(hook_name, time.perf_counter())
-        names = ",".join(i.plugin_name for i in reversed(impls))
-        log_call(hook_name, names, time.perf_counter() - started, "via pluggy")
+        return list(bootstrap_files(self, ctx) or [])
 
 
 def create_plugin_manager(

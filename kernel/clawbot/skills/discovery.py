@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from clawbot.agent.confined import inside
-from clawbot.paths import expand_user_path
+from clawbot.paths import expand_user_path, inside
 
 if TYPE_CHECKING:
     from clawbot.kernel import Kernel

@@ -10,7 +10,6 @@ to the standard ones.
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import os
 import re
@@ -49,15 +48,6 @@ def _read(path: Path, name: str, workspace: Path, max_chars: int, what: str) -> 
         return None
 
 
-def _match(pattern: list[str], parts: list[str]) -> bool:
-    """Whether path ``parts`` match pattern segments (``**`` spans zero or more folders)."""
-    if not pattern:
-        return not parts
-    if pattern[0] == "**":
-        return any(_match(pattern[1:], parts[i:]) for i in range(len(parts) + 1))
-    return bool(parts) and fnmatch.fnmatchcase(parts[0], pattern[0]) and _match(pattern[1:], parts[1:])
-
-
 def _matches(workspace: Path, pattern: str) -> list[str]:
     """Workspace-relative paths of the files ``pattern`` matches, sorted.
 
@@ -73,6 +63,13 @@ def _matches(workspace: Path, pattern: str) -> list[str]:
     base = workspace.joinpath(*prefix)
     if not rest:  # no wildcard at all: one path
         return ["/".join(prefix)] if prefix and os.path.lexists(base) else []
+    from clawbot.globs import GlobError, compile_glob
+
+    try:
+        match = compile_glob("/".join(rest))
+    except GlobError as exc:
+        log.warning("bootstrap-extra-files: pattern %r is not used: %s", pattern, exc)
+        return []
     depth_limit = None if "**" in rest else len(rest)
     found: list[str] = []
     seen = 0
@@ -87,7 +84,7 @@ def _matches(workspace: Path, pattern: str) -> list[str]:
             if name.startswith("."):
                 continue
             seen += 1
-            if _match(rest, [*inner, name]):
+            if match("/".join([*inner, name])):
                 found.append("/".join([*prefix, *inner, name]))
         if seen >= SCAN_LIMIT:
             log.warning("bootstrap-extra-files: pattern %r looked at %d files and stopped there", pattern, SCAN_LIMIT)

@@ -199,3 +199,17 @@ async def test_without_its_table_the_plugin_changes_nothing(make_kernel, ws: Pat
     assert [f.name for f in files] == [*STANDARD, "MEMORY.md"] and kernel.plugins.failures == []
     bare = load_injected_files(kernel, BootstrapContext("main", ws, "main"))  # no config at all
     assert [f.name for f in bare] == [f.name for f in files]
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("pattern", ["**/" * 24 + "x.md", "**/a/" * 12 + "x.md", "a/**/" * 12 + "*/x.md"])
+async def test_many_double_stars_match_deep_paths_without_blowing_up(make_kernel, ws: Path, pattern: str) -> None:
+    """Each '**' once tried every split of the path: 24 of them against 30 folders were
+    about 10^15 attempts. The shared matcher is linear, so this ends at once."""
+    deep = ws.joinpath(*["a"] * 30)
+    deep.mkdir(parents=True)
+    (deep / "y.md").write_text("never matched\n")  # the near miss every split is tried against
+    (deep / "x.md").write_text("deep notes\n")
+    _, files = await files_for(make_kernel, ws, f'patterns = ["{pattern}"]')
+    added = [f.name for f in files if f.name not in STANDARD and f.name != "MEMORY.md"]
+    assert added == ["/".join(["a"] * 30 + ["x.md"])]

@@ -1,6 +1,6 @@
 """Lines that once got past the exec gate, and what allow-always may remember.
 
-Each finding has a table of commands the gate must not let run unasked in ``allowlist``
+Each kind of bypass has a table of commands the gate must not let run unasked in ``allowlist``
 mode. Where running is involved, the commands go through the real ``exec`` tool with real
 subprocesses (without a chat, so a command that asks cannot run) and the test checks that
 the payload did not happen: no ``pwned`` file, nothing written outside the workspace, no
@@ -66,35 +66,35 @@ def world(tmp_path: Path) -> Path:
 # --- commands that must not run unasked, run for real -------------------------------------
 
 RUN_FOR_REAL = [
-    # E1: compound commands hid the commands inside them
-    ("E1", "for x do touch pwned; done"),
-    ("E1", "for x in a; do touch pwned; done"),
-    ("E1", "if true; then touch pwned; fi"),
-    ("E1", "{ touch pwned; }"),
-    ("E1", "(touch pwned)"),
-    ("E1", "case a in a) touch pwned;; esac"),
-    # E2: where ${...} ends (bash and dash: at the first "}")
-    ("E2", "echo ${x-{}; touch pwned}"),
-    ("E2", 'echo "${x-{}"; touch pwned}'),
-    ("E2", "echo ${x:-`touch pwned`}"),
-    # E3/E4: safe-bin options: abbreviations, values from $X, xargs, brace expansion
-    ("E3", "sort -S 1k --co=sh big.txt"),
-    ("E3", "sort -S 1k --compress-prog=sh big.txt"),
-    ("E3", "sort -S1k --compress-program sh big.txt"),
-    ("E3", "X=--co=sh; sort -S 1k $X big.txt"),
-    ("E3", "bash -c 'sort -S 1k {--co=sh,big.txt}'"),
-    ("E3", "sort --outp=../outside.txt a.txt"),
-    ("E3", "sort -o ../outside.txt a.txt"),
-    ("E4", "echo --co=sh | xargs sort -S 1k big.txt"),
-    ("E4", "echo ../outside.txt | xargs -I{} sort -o {} a.txt"),
-    # E5: a wrapper's own options write files
-    ("E5", "time -o ../outside.txt ls"),
-    ("E5", "time --output=../outside.txt ls"),
-    ("E5", "time -ao ../outside.txt ls"),
-    # E6: /dev/fd/.. escapes the "harmless device" names
-    ("E6", "echo pwned > /dev/fd/../../..{world}/outside.txt"),
-    ("E6", "ls >> /dev/fd/../../..{world}/outside-ls.txt"),
-    ("E6", "echo pwned 2> /dev/stderr/../../..{world}/outside-err.txt"),
+    # compound commands hid the commands inside them
+    ("compound", "for x do touch pwned; done"),
+    ("compound", "for x in a; do touch pwned; done"),
+    ("compound", "if true; then touch pwned; fi"),
+    ("compound", "{ touch pwned; }"),
+    ("compound", "(touch pwned)"),
+    ("compound", "case a in a) touch pwned;; esac"),
+    # where ${...} ends (bash and dash: at the first "}")
+    ("parameter-end", "echo ${x-{}; touch pwned}"),
+    ("parameter-end", 'echo "${x-{}"; touch pwned}'),
+    ("parameter-end", "echo ${x:-`touch pwned`}"),
+    # safe-bin options: abbreviations, values from $X, xargs, brace expansion
+    ("safe-bin-option", "sort -S 1k --co=sh big.txt"),
+    ("safe-bin-option", "sort -S 1k --compress-prog=sh big.txt"),
+    ("safe-bin-option", "sort -S1k --compress-program sh big.txt"),
+    ("safe-bin-option", "X=--co=sh; sort -S 1k $X big.txt"),
+    ("safe-bin-option", "bash -c 'sort -S 1k {--co=sh,big.txt}'"),
+    ("safe-bin-option", "sort --outp=../outside.txt a.txt"),
+    ("safe-bin-option", "sort -o ../outside.txt a.txt"),
+    ("xargs", "echo --co=sh | xargs sort -S 1k big.txt"),
+    ("xargs", "echo ../outside.txt | xargs -I{} sort -o {} a.txt"),
+    # a wrapper's own options write files
+    ("wrapper-option", "time -o ../outside.txt ls"),
+    ("wrapper-option", "time --output=../outside.txt ls"),
+    ("wrapper-option", "time -ao ../outside.txt ls"),
+    # /dev/fd/.. escapes the "harmless device" names
+    ("dev-fd", "echo pwned > /dev/fd/../../..{world}/outside.txt"),
+    ("dev-fd", "ls >> /dev/fd/../../..{world}/outside-ls.txt"),
+    ("dev-fd", "echo pwned 2> /dev/stderr/../../..{world}/outside-err.txt"),
     # where sh (dash) or bash read the line differently from the lexer
     ("sh/bash", "echo hi &> /dev/null touch pwned"),  # sh: "echo hi &" then "> /dev/null touch pwned"
     ("sh/bash", "bash -c 'echo \"$\\\n(touch pwned)\"'"),  # bash joins "$\<newline>(" into "$("
@@ -107,35 +107,35 @@ RUN_FOR_REAL = [
 ]
 
 
-@pytest.mark.parametrize(("finding", "command"), RUN_FOR_REAL, ids=[f"{f}:{c[:50]}" for f, c in RUN_FOR_REAL])
-async def test_bypasses_ask_and_nothing_runs(finding: str, command: str, world: Path, gate: Harness) -> None:
+@pytest.mark.parametrize(("kind", "command"), RUN_FOR_REAL, ids=[f"{k}:{c[:50]}" for k, c in RUN_FOR_REAL])
+async def test_bypasses_ask_and_nothing_runs(kind: str, command: str, world: Path, gate: Harness) -> None:
     result = await gate.call("exec", command=command.replace("{world}", str(world)), timeout=20)
-    assert result.details.get("status") == "approval-unavailable", (finding, text_of(result))
+    assert result.details.get("status") == "approval-unavailable", (kind, text_of(result))
     await asyncio.sleep(0.05)
-    assert traces(world) == [], (finding, command)
+    assert traces(world) == [], (kind, command)
 
 
 SECRET_READS = [
-    ("E7", "head ../secret.txt"),
-    ("E7", "tail -n 1 {world}/secret.txt"),
-    ("E7", "head ~/.ssh/id_rsa"),
-    ("E7", "head < ../secret.txt"),
-    ("E7", "wc -c < ~/.ssh/id_rsa; head 0<../secret.txt"),
-    ("E7", "grep -r TOP .."),
-    ("E7", "grep -h TOP ./../secret.txt"),
-    ("E7", "cd .. && head secret.txt"),
-    ("E7", "cd missing; head ../secret.txt"),
-    ("E7", "cd sub & head ../../secret.txt"),
-    ("E7", "sort -k1 ../secret.txt"),
-    ("E7", "cut -c1- ../secret.txt"),
-    ("E7", "date -f ../secret.txt"),
-    ("E7", "ls .. && head ./../secret.txt"),
-    ("E7", "head ../s*.txt"),
+    ("read-outside", "head ../secret.txt"),
+    ("read-outside", "tail -n 1 {world}/secret.txt"),
+    ("read-outside", "head ~/.ssh/id_rsa"),
+    ("read-outside", "head < ../secret.txt"),
+    ("read-outside", "wc -c < ~/.ssh/id_rsa; head 0<../secret.txt"),
+    ("read-outside", "grep -r TOP .."),
+    ("read-outside", "grep -h TOP ./../secret.txt"),
+    ("read-outside", "cd .. && head secret.txt"),
+    ("read-outside", "cd missing; head ../secret.txt"),
+    ("read-outside", "cd sub & head ../../secret.txt"),
+    ("read-outside", "sort -k1 ../secret.txt"),
+    ("read-outside", "cut -c1- ../secret.txt"),
+    ("read-outside", "date -f ../secret.txt"),
+    ("read-outside", "ls .. && head ./../secret.txt"),
+    ("read-outside", "head ../s*.txt"),
 ]
 
 
-@pytest.mark.parametrize(("finding", "command"), SECRET_READS, ids=[c for _, c in SECRET_READS])
-async def test_safe_bins_do_not_read_outside_the_workspace(finding: str, command: str, world: Path, gate: Harness) -> None:
+@pytest.mark.parametrize(("kind", "command"), SECRET_READS, ids=[c for _, c in SECRET_READS])
+async def test_safe_bins_do_not_read_outside_the_workspace(kind: str, command: str, world: Path, gate: Harness) -> None:
     await contained(command.replace("{world}", str(world)), world, gate)
 
 
@@ -149,7 +149,7 @@ async def test_a_symlink_in_the_workspace_does_not_lead_a_safe_bin_out(world: Pa
 # --- the decision tables ------------------------------------------------------------------
 
 ASKS = {
-    "E1 compound commands": [
+    "compound commands": [
         "while true; do sleep 1 & done",
         "until false; do ls; done",
         "while ls; do ls; done",
@@ -170,7 +170,7 @@ ASKS = {
         "sh -c 'for x do ls; done'",
         "sh '' -c ls",  # crashed the analysis before
     ],
-    "E2 expansions": [
+    "expansions": [
         "echo ${x-{}; ls}",
         "echo ${x:-y}",
         "echo ${#x}",
@@ -190,7 +190,7 @@ ASKS = {
         "cat <<EOF\n${a[X]}\nEOF",
         "cat <<EOF\n$[X]\nEOF",
     ],
-    "E3 safe-bin options": [
+    "safe-bin options": [
         "sort --co=sh a.txt",
         "sort --compress=sh a.txt",
         "sort --compress-program=sh a.txt",
@@ -219,13 +219,13 @@ ASKS = {
         "head -n * a.txt",
         "tail --foll=name a.txt",
     ],
-    "E4 xargs": [
+    "xargs": [
         "ls | xargs echo",
         "ls | xargs -0 echo",
         "ls | xargs",
         "find . -exec head {} +",
     ],
-    "E5 wrapper options": [
+    "wrapper options": [
         "time -o out.txt ls",
         "time --output=out.txt ls",
         "time --out=out.txt ls",
@@ -239,7 +239,7 @@ ASKS = {
         "command -x ls",
         "exec ls",
     ],
-    "E6 redirect targets": [
+    "redirect targets": [
         "ls > /dev/fd/../../../tmp/x",
         "ls > /dev/fd/3",
         "ls > /dev/stdout/../x",
@@ -248,7 +248,7 @@ ASKS = {
         "ls >",
         "ls < /dev/fd/../../../etc/passwd",
     ],
-    "E7 reads outside the workspace": [
+    "reads outside the workspace": [
         "cat /proc/$PPID/environ",
         "head /etc/passwd",
         "head ~/.ssh/id_rsa",
@@ -319,13 +319,13 @@ ASKS = {
 
 
 @pytest.mark.parametrize(
-    ("finding", "command"),
-    [(finding, command) for finding, rows in ASKS.items() for command in rows],
+    ("kind", "command"),
+    [(kind, command) for kind, rows in ASKS.items() for command in rows],
 )
-def test_what_the_review_found_asks(finding: str, command: str, world: Path) -> None:
+def test_known_bypasses_ask(kind: str, command: str, world: Path) -> None:
     (world / "ws" / "a.txt").write_text("x\n")
     found = verdict(command, world)
-    assert found.action == "ask", (finding, command, found)
+    assert found.action == "ask", (kind, command, found)
     assert found.reasons and not found.allow_always
 
 

@@ -68,46 +68,46 @@ def world(tmp_path: Path) -> Path:
 # --- the tables: lines that ran (or printed the secret) before the fixes ------------------
 
 BLOCKED = [
-    # 1: a cd skipped by && / || was still followed
-    ("1", "false && cd sub; head ../secret.txt"),
-    ("1", "true || cd sub; head ../secret.txt"),
-    ("1", "false && cd sub; echo x > ../outside.txt"),
-    ("1", "false && cd sub\nhead ../secret.txt"),
-    ("1", "false &&\ncd sub; head ../secret.txt"),
-    ("1", "ls nope && cd sub || head ../secret.txt"),
-    ("1", "cd sub && true & head ../secret.txt"),  # the whole list ran in the background
-    # 2: assignments that change how options are parsed
-    ("2", "POSIXLY_CORRECT=1 head a.txt -n ../secret.txt"),
-    ("2", "POSIXLY_CORRECT=1 grep -h TOP a.txt -e {world}/secret.txt"),
-    ("2", "export POSIXLY_CORRECT=1; head a.txt -n ../secret.txt"),
-    ("2", "env POSIXLY_CORRECT=1 head a.txt -n ../secret.txt"),
-    # 3: globs the shell matches differently from Python's glob (. and .., bracket negation)
-    ("3", "head ./.*/secret.txt"),
-    ("3", "head ./.?/secret.txt"),
-    ("3", "grep -r TOPSECRET ./.*"),
-    ("3", "head ./[.][.]/secret.txt"),
-    # 4: Unicode digits are no fd number
-    ("4", "grep -ve ²>/dev/stdout {world}/secret.txt"),
-    # 5: bash's $"..." (a translated string)
-    ("5", "bash -c 'sort -S 1k $\"--compress-program=sh\" big.txt >/dev/null'"),
-    ("5", "bash -c 'head $\"{world}/secret.txt\"'"),
-    ("5", "bash -c 'echo x > $\"{world}/outside.txt\"'"),
-    # 6: printf's format as an option
-    ("6", "bash -c \"X=-v; printf \\$X 'a[\\$(touch pwned)]' hi\""),
-    ("6", "bash -c 'printf {-v,PATH} evilbin; ls'"),
-    # 7: options of a looked-through shell
-    ("7", "bash -k -c 'ls PATH=evilbin'"),
-    ("7", "bash -o keyword -c 'ls PATH=evilbin'"),
-    ("7", "sh -l -c true"),
-    ("7", "bash -l -c true"),
-    ("7", "bash --login -c true"),
-    ("7", "bash -i -c true"),
-    ("7", "bash --rcfile {world}/home/.bashrc -i -c true"),
+    # a cd skipped by && / || was still followed
+    ("cd-after-and-or", "false && cd sub; head ../secret.txt"),
+    ("cd-after-and-or", "true || cd sub; head ../secret.txt"),
+    ("cd-after-and-or", "false && cd sub; echo x > ../outside.txt"),
+    ("cd-after-and-or", "false && cd sub\nhead ../secret.txt"),
+    ("cd-after-and-or", "false &&\ncd sub; head ../secret.txt"),
+    ("cd-after-and-or", "ls nope && cd sub || head ../secret.txt"),
+    ("cd-after-and-or", "cd sub && true & head ../secret.txt"),  # the whole list ran in the background
+    # assignments that change how options are parsed
+    ("assignment", "POSIXLY_CORRECT=1 head a.txt -n ../secret.txt"),
+    ("assignment", "POSIXLY_CORRECT=1 grep -h TOP a.txt -e {world}/secret.txt"),
+    ("assignment", "export POSIXLY_CORRECT=1; head a.txt -n ../secret.txt"),
+    ("assignment", "env POSIXLY_CORRECT=1 head a.txt -n ../secret.txt"),
+    # globs the shell matches differently from Python's glob (. and .., bracket negation)
+    ("glob", "head ./.*/secret.txt"),
+    ("glob", "head ./.?/secret.txt"),
+    ("glob", "grep -r TOPSECRET ./.*"),
+    ("glob", "head ./[.][.]/secret.txt"),
+    # Unicode digits are no fd number
+    ("unicode-digit", "grep -ve ²>/dev/stdout {world}/secret.txt"),
+    # bash's $"..." (a translated string)
+    ("translated-string", "bash -c 'sort -S 1k $\"--compress-program=sh\" big.txt >/dev/null'"),
+    ("translated-string", "bash -c 'head $\"{world}/secret.txt\"'"),
+    ("translated-string", "bash -c 'echo x > $\"{world}/outside.txt\"'"),
+    # printf's format as an option
+    ("printf-format", "bash -c \"X=-v; printf \\$X 'a[\\$(touch pwned)]' hi\""),
+    ("printf-format", "bash -c 'printf {-v,PATH} evilbin; ls'"),
+    # options of a looked-through shell
+    ("shell-option", "bash -k -c 'ls PATH=evilbin'"),
+    ("shell-option", "bash -o keyword -c 'ls PATH=evilbin'"),
+    ("shell-option", "sh -l -c true"),
+    ("shell-option", "bash -l -c true"),
+    ("shell-option", "bash --login -c true"),
+    ("shell-option", "bash -i -c true"),
+    ("shell-option", "bash --rcfile {world}/home/.bashrc -i -c true"),
 ]
 
 
-@pytest.mark.parametrize(("finding", "command"), BLOCKED, ids=[f"{f}:{c[:60]}" for f, c in BLOCKED])
-def test_review2_bypasses_ask_and_nothing_runs(finding: str, command: str, world: Path) -> None:
+@pytest.mark.parametrize(("kind", "command"), BLOCKED, ids=[f"{k}:{c[:60]}" for k, c in BLOCKED])
+def test_bypasses_ask_and_nothing_runs(kind: str, command: str, world: Path) -> None:
     assert_blocked(command, world)
 
 
@@ -121,11 +121,11 @@ REAL_EXEC = [
 
 
 @pytest.mark.parametrize("command", REAL_EXEC)
-async def test_review2_bypasses_through_the_exec_tool(command: str, world: Path, gate: Harness) -> None:
+async def test_bypasses_through_the_exec_tool(command: str, world: Path, gate: Harness) -> None:
     await contained(command, world, gate)
 
 
-# --- 1: cd and && / || ------------------------------------------------------------------------
+# --- cd and && / || ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("command", "sandboxed", "bare"), [
@@ -141,7 +141,7 @@ def test_cd_is_not_followed(command: str, sandboxed: str, bare: str, world: Path
     assert verdict(command, world).action == bare, command
 
 
-# --- 2: assignments ----------------------------------------------------------------------------
+# --- assignments ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("command", "action"), [
@@ -174,7 +174,7 @@ def test_the_model_may_not_set_or_inherit_posixly_correct() -> None:
         extra_env({"PATH\n": "x"})
 
 
-# --- 3 and 9: globs ----------------------------------------------------------------------------
+# --- globs ----------------------------------------------------------------------------
 
 
 def test_a_glob_operand_asks_where_the_operand_count_matters(world: Path) -> None:
@@ -190,7 +190,7 @@ def test_a_glob_operand_asks_where_the_operand_count_matters(world: Path) -> Non
     assert safe_bins.check("xxd", glob_word, confined=True, cwd_known=True) is not None
 
 
-# --- 4: ASCII only ------------------------------------------------------------------------------
+# --- ASCII only ------------------------------------------------------------------------------
 
 
 def test_only_ascii_digits_make_an_fd_number() -> None:
@@ -206,7 +206,7 @@ def test_control_characters_and_odd_digits_ask(command: str, world: Path) -> Non
     assert verdict(command, world).action == "ask", command
 
 
-# --- 5 and 6: $ forms and printf ---------------------------------------------------------------
+# --- $ forms and printf ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("command", "action"), [
@@ -226,7 +226,7 @@ def test_dollar_forms_and_printf_formats(command: str, action: str, world: Path)
     assert verdict(command, world).action == action, command
 
 
-# --- 8: /proc is never resolved in clawbot's own process ---------------------------------------
+# --- /proc is never resolved in clawbot's own process ---------------------------------------
 
 
 PROC = [
@@ -262,7 +262,7 @@ def test_real_path_refuses_proc_and_loops(tmp_path: Path) -> None:
     assert real_path(str(tmp_path / "missing" / ".." / "x")) is None
 
 
-# --- 11: allow always ---------------------------------------------------------------------------
+# --- allow always ---------------------------------------------------------------------------
 
 LAUNCHERS = (
     "taskset setarch prlimit chrt ionice unshare nsenter setsid flock watch script expect sqlite3 mysql psql gcc g++ "
@@ -301,7 +301,7 @@ def test_the_notice_says_allow_always_allows_any_arguments() -> None:
     assert "/usr/bin/touch with any arguments, inside the sandbox (bwrap), without network run for this agent without asking" in text
 
 
-# --- 12: a budget of files per decision ----------------------------------------------------------
+# --- a budget of files per decision ----------------------------------------------------------
 
 
 def test_many_globs_over_many_files_are_decided_quickly(world: Path) -> None:
@@ -333,7 +333,7 @@ def test_many_globs_over_many_files_are_decided_quickly(world: Path) -> None:
     assert verdict("ls ./many/*", world, confined=True).action == "run"  # inside one the shell expands them
 
 
-# --- 13: no exception escapes decide() -----------------------------------------------------------
+# --- no exception escapes decide() -----------------------------------------------------------
 
 
 @pytest.mark.parametrize("command", ["echo > \ud800", "head \udcff", "ls \ud83d"])

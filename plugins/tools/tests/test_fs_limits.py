@@ -44,7 +44,7 @@ def text_of(result: ToolResult) -> str:
 # --- grep: catastrophic patterns -----------------------------------------------------------
 
 
-def test_grep_nested_quantifier_on_the_reviewed_line_is_fast(ws: Path) -> None:
+def test_grep_nested_quantifier_on_a_near_miss_line_is_fast(ws: Path) -> None:
     (ws / "a.txt").write_text("a" * 30 + "b\n")
     result, seconds = timed(ws, "grep", pattern="(a+)+$")
     assert seconds < 2 and not result.is_error and result.details["matches"] == 0

@@ -140,7 +140,7 @@ def test_grep_output_equals_a_naive_per_line_search(ws: Path, pattern: str, igno
         (r"[[:alpha:]]x", "ax\n"),  # regex reads a POSIX class, re a '[' ... ']'
     ],
 )
-def test_the_reviewed_patterns_find_their_line(ws: Path, pattern: str, file_text: str) -> None:
+def test_patterns_whose_whole_file_meaning_differs_find_their_line(ws: Path, pattern: str, file_text: str) -> None:
     (ws / "z.txt").write_text(file_text)
     result = run(ws, pattern=pattern, path="z.txt")
     assert result.details["matches"] == 1

@@ -252,6 +252,17 @@ async def test_rate_limit_with_retry_after(api):
     assert result.details["rate_limited"] is True and result.details["retry_after_s"] == 7
 
 
+@pytest.mark.parametrize(
+    ("retry_after", "expected"),
+    [("Wed, 21 Oct 2015 07:28:00 GMT", "Retry after 0 s"), ("-5", "Wait a little"), ("in a bit", "Wait a little"),
+     ("9" * 40, "Retry after 24 h")],
+    ids=["past-date", "negative", "garbage", "huge"],
+)
+async def test_rate_limit_reads_retry_after_like_the_providers(api, retry_after: str, expected: str):
+    api.respond(429, {}, headers={"Retry-After": retry_after})
+    assert expected in text_of(await brave(api).search("q"))
+
+
 async def test_rate_limit_from_brave_quota_headers(api):
     # The per-second window has room; the monthly quota is used up and resets in ~16 days.
     api.respond(429, {}, headers={"X-RateLimit-Remaining": "1, 0", "X-RateLimit-Reset": "1, 1419704"})

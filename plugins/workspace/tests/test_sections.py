@@ -349,7 +349,7 @@ def tool_lines(ctx: PromptContext) -> list[str]:
     return [line for line in by_key(ctx)["tooling"].splitlines() if line.startswith("- ")]
 
 
-def test_tooling_seed_004_coder_example(workspace: Path) -> None:
+def test_tooling_for_the_coder_example(workspace: Path) -> None:
     lines = tool_lines(context(workspace, tools=("message", "exec", "ls", "edit", "write", "read")))
     assert [line.split(":")[0] for line in lines] == [f"- {name}" for name in CODER_TOOLS]
     assert lines[0] == f"- read: {SUMMARIES['read']}"

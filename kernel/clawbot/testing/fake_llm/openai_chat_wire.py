@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from clawbot.testing.fake_llm.script import RecordedRequest, Reply, Usage, new_id
+from clawbot.testing.fake_llm.script import RecordedRequest, Reply, Usage, new_id, rough_tokens
 from clawbot.testing.fake_llm.sse import chunks, sse
 
 DEFAULT_MODEL = "gpt-fake-1"
@@ -42,7 +42,7 @@ def usage_json(usage: Usage, reasoning_tokens: int) -> dict[str, Any]:
 def _reasoning_tokens(reply: Reply, usage: Usage) -> int:
     if not reply.thinking:
         return 0
-    return min(usage.output_tokens, max(1, len(reply.thinking) // 4))
+    return min(usage.output_tokens, rough_tokens(reply.thinking))
 
 
 def _tool_calls(reply: Reply) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from clawbot.testing.fake_llm.script import RecordedRequest, Reply, Usage, new_id
+from clawbot.testing.fake_llm.script import RecordedRequest, Reply, Usage, new_id, rough_tokens
 from clawbot.testing.fake_llm.sse import chunks, sse
 
 DEFAULT_MODEL = "gpt-fake-1"
@@ -17,7 +17,7 @@ DEFAULT_MODEL = "gpt-fake-1"
 
 def usage_json(usage: Usage, reply: Reply) -> dict[str, Any]:
     total_input = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
-    reasoning = min(usage.output_tokens, max(1, len(reply.thinking) // 4)) if reply.thinking else 0
+    reasoning = min(usage.output_tokens, rough_tokens(reply.thinking)) if reply.thinking else 0
     return {
         "input_tokens": total_input,
         "input_tokens_details": {"cached_tokens": usage.cache_read_tokens, "cache_write_tokens": usage.cache_write_tokens},

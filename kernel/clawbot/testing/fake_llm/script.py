@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 import attrs
 
+from clawbot.tokens import estimate_tokens
+
 Api = Literal["anthropic", "openai-chat", "openai-responses"]
 
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal")
@@ -40,7 +42,7 @@ def new_id(prefix: str, length: int = 24) -> str:
 def rough_tokens(value: Any) -> int:
     """About four characters a token, like the providers' rule of thumb; at least 1."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return max(1, len(text) // 4)
+    return max(1, estimate_tokens(text))
 
 
 @attrs.frozen

@@ -23,9 +23,9 @@ import stat
 from pathlib import Path
 
 from clawbot import ToolCall
+from clawbot.paths import inside
 
 from clawbot_tools.config import ToolsSettings
-from clawbot_tools.containment import inside
 
 MAX_PATH_BYTES = 4096
 MAX_COMPONENT_BYTES = 255

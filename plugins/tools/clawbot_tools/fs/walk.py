@@ -1,4 +1,4 @@
-"""Walking a directory tree for find and grep; their glob patterns are in ``globmatch.py``."""
+"""Walking a directory tree for find and grep; their glob patterns are matched by ``clawbot.globs``."""
 
 from __future__ import annotations
 

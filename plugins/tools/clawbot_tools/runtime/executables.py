@@ -31,8 +31,7 @@ import time
 from collections.abc import Iterable
 
 import attrs
-
-from clawbot_tools.containment import inside
+from clawbot.paths import inside
 
 GLOB_CHARS = "*?["
 MAX_SYMLINKS = 40  # what Linux follows in one lookup

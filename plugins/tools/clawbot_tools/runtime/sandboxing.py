@@ -21,7 +21,8 @@ import shutil
 import tempfile
 import threading
 
-from clawbot_tools.containment import inside
+from clawbot.paths import inside
+
 from clawbot_tools.runtime.config import ExecSettings
 from clawbot_tools.runtime.context import Job
 from clawbot_tools.runtime.sandbox import Choice, Launch, Limits, SandboxPolicy, choose

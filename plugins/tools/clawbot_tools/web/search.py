@@ -26,14 +26,12 @@ Three rules hold for every provider:
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import logging
 import os
 import re
 import time
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -113,18 +111,11 @@ def without_userinfo(url: str) -> str:
 
 def _retry_after_seconds(headers: httpx2.Headers) -> float | None:
     """Seconds to wait, from ``Retry-After`` or Brave's ``X-RateLimit-Reset`` headers."""
-    value = headers.get("retry-after", "").strip()
-    if value:
-        if value.replace(".", "", 1).isdigit():
-            return float(value)
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            when = None
-        if when is not None:
-            if when.tzinfo is None:
-                when = when.replace(tzinfo=UTC)
-            return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    from clawbot.providerkit import retry_after_seconds
+
+    seconds = retry_after_seconds(headers.get("retry-after"))
+    if seconds is not None:
+        return seconds
     resets = _numbers(headers.get("x-ratelimit-reset", ""))
     if not resets:
         return None

@@ -22,8 +22,10 @@ def _home() -> Path | None:
 
 def _relative(path: Path, base: Path) -> Path | None:
     """``path`` below ``base``, trying the paths as given and then with symlinks resolved."""
+    from clawbot.paths import inside
+
     for p, b in ((path, base), (path.resolve(), base.resolve())):
-        if p.is_relative_to(b):
+        if inside(str(b), str(p)):
             return p.relative_to(b)
     return None
 

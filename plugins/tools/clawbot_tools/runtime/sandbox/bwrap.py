@@ -20,7 +20,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from clawbot_tools.containment import inside
+from clawbot.paths import inside
+
 from clawbot_tools.runtime.sandbox import limits as rlimits
 from clawbot_tools.runtime.sandbox import paths, seccomp
 from clawbot_tools.runtime.sandbox.policy import Launch, Mechanism, SandboxError, SandboxPolicy

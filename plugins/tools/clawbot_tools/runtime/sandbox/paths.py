@@ -13,7 +13,8 @@ import os
 import stat
 from collections.abc import Iterable
 
-from clawbot_tools.containment import inside
+from clawbot.paths import inside
+
 from clawbot_tools.runtime.sandbox.policy import SandboxError, SandboxPolicy
 
 SYSTEM_TREES = (

@@ -1,4 +1,10 @@
-"""Glob patterns for find and grep, matched in time linear-ish in the path, never exponential.
+"""Glob patterns over '/'-separated relative paths, matched in time linear-ish in the path.
+
+The one glob matcher of clawbot and its plugins (the ``find`` and ``grep`` tools, the
+bootstrap-extra-files example): ``*`` and ``?`` stay within a folder name, ``[a-z]`` and
+``[!a-z]`` are character classes, and ``**`` spans zero or more folders (a trailing ``**``
+at least one more name, so ``docs/**`` is everything inside ``docs``). Matching is case
+sensitive on every platform.
 
 A single regex for a whole glob backtracks badly: ``*a*a*a*a*b`` or ``**/**/**/x``
 against a long path took seconds to hours. Here a pattern is split at '/' and matched
