@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -54,6 +55,7 @@ from clawbot.types import (
     SystemPrompt,
     TextSink,
     Tool,
+    ToolCallBlock,
     ToolSpec,
     Usage,
 )
@@ -62,6 +64,8 @@ if TYPE_CHECKING:
     from clawbot.agent.runtime import AgentRuntime
 
 log = logging.getLogger(__name__)
+
+ToolCallsSink = Callable[[tuple[ToolCallBlock, ...]], Awaitable[None]]
 
 
 @attrs.frozen
@@ -131,9 +135,12 @@ class Conversation:
         channel: str | None = None,
         on_text: TextSink | None = None,
         origin: InboundMessage | None = None,
+        on_tool_calls: ToolCallsSink | None = None,
     ) -> TurnResult:
         """Run one turn; ``origin`` is the channel message that asked (``None`` for CLI and
-        agent-to-agent turns) and is where approvals and system events report back."""
+        agent-to-agent turns) and is where approvals and system events report back.
+        ``on_text`` gets the replies' text as it streams, ``on_tool_calls`` each reply's
+        tool calls before they run."""
         store = self.kernel.sessions
         async with store.lane(session_key):
             session = store.open(session_key)
@@ -148,7 +155,9 @@ class Conversation:
             )
             async with watched as watching:
                 try:
-                    result = await self._loop(session, session_key, text, channel or (origin and origin.channel), on_text, origin)
+                    result = await self._loop(
+                        session, session_key, text, channel or (origin and origin.channel), on_text, origin, on_tool_calls
+                    )
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise
@@ -172,6 +181,7 @@ class Conversation:
         channel: str | None,
         on_text: TextSink | None,
         origin: InboundMessage | None,
+        on_tool_calls: ToolCallsSink | None = None,
     ) -> TurnResult:
         messages = (session.loaded or session.transcript.load()).messages()
         from clawbot.agent.clock import user_timezone
@@ -233,6 +243,8 @@ class Conversation:
                 return TurnResult(
                     reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=_total(costs), thinking=thinking
                 )
+            if on_tool_calls is not None:
+                await on_tool_calls(reply.tool_calls)
             calls += len(await run_tool_calls(run_ctx, reply.tool_calls, record))
         notice = (
             f"I stopped after {limit} steps without finishing (agents.defaults.max_iterations). "
