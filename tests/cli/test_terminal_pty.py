@@ -36,6 +36,7 @@ def test_replies_stream_tool_calls_show_and_stop_works_mid_turn(tmp_path: Path, 
         term.type("what is here?\r")
         screen = term.wait_for("Nothing much here.")
         assert re.search(r'^  \u2699 ls path="\."$', screen, re.M), screen  # one dim line per tool call
+        assert '\x1b[2m  \u2699 ls path="."'.encode() in term.raw
         assert screen.index("Let me look.") < screen.index("\u2699 ls") < screen.index("Nothing much here.")
         assert screen.count("Nothing much here.") == 1  # streamed, then not printed again
 
