@@ -201,9 +201,9 @@ class KernelServices(ToolServices):
         port, origin = self.runtime.port, self.origin
         if port is None or origin is None:
             raise ServiceUnavailable(f"nobody can be asked for approval: {NO_GATEWAY}")
-        from clawbot.agent.approvals import notice_text
+        from clawbot.agent.approvals import notice_text, offer
         from clawbot.agent.owners import is_owner
-        from clawbot.types import ApprovalOffer, ApprovalRefused
+        from clawbot.types import ApprovalRefused
 
         if not is_owner(origin, self._kernel.config.agents.defaults.owner_ids):
             # Only the owner may approve, so a request from someone else's turn could never
@@ -215,8 +215,7 @@ class KernelServices(ToolServices):
             )
         ticket = self.runtime.approvals.register(self.session_key, request)
         # The kernel shows the exact command itself: the model's relay is not trusted.
-        choices = ("allow-once", "allow-always", "deny") if request.allow_always else ("allow-once", "deny")
-        notice = attrs.evolve(origin.answer(notice_text(ticket, request)), approval=ApprovalOffer(ticket.id, choices))
+        notice = attrs.evolve(origin.answer(notice_text(ticket, request)), approval=offer(ticket, request))
         self.runtime.spawn(port.deliver(notice, self.session_key, notice=True), name=f"approval-notice:{ticket.id}")
         return ticket
 

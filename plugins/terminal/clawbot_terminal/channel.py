@@ -119,7 +119,7 @@ class TerminalChannel(Channel):
     # -- reading -----------------------------------------------------------------------------
 
     async def _interactive(self) -> None:
-        from clawbot_terminal.prompt import QUIT, PromptScreen
+        from clawbot_terminal.prompt import PromptScreen, Quit
 
         self._screen = PromptScreen(
             self.config.prompt, self._stdin, self._stdout, self._history,
@@ -128,7 +128,7 @@ class TerminalChannel(Channel):
         try:
             while not self._stopping:
                 line = await self._screen.read()
-                if line == QUIT:
+                if isinstance(line, Quit):
                     return
                 self._line(line)
         finally:

@@ -15,6 +15,7 @@ puts the choice away (``/approve`` still works).
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +25,15 @@ from clawbot import ApprovalOffer
 from clawbot.safetext import visible
 from clawbot.statefile import make_private_dir
 
-QUIT = "\x00quit"  # what the prompt returns when the chat should end (no typed line can hold NUL)
+log = logging.getLogger(__name__)
+
+
+
+class Quit(str):
+    """What :meth:`PromptScreen.read` returns when the chat should end (never a typed line)."""
+
+
+QUIT = Quit("")
 KEYS = {"o": "allow-once", "a": "allow-always", "d": "deny"}
 LABELS = {"allow-once": "[o]nce", "allow-always": "[a]lways", "deny": "[d]eny"}
 
@@ -62,7 +71,12 @@ class PromptScreen:
         self._on_ctrl_c = on_ctrl_c
         self._on_answer = on_answer
         self._quitting = False
-        kept = FileHistory(str(private_history(history))) if history is not None else InMemoryHistory()
+        kept = InMemoryHistory()
+        if history is not None:
+            try:
+                kept = FileHistory(str(private_history(history)))
+            except OSError as exc:  # a read-only state directory must not cost the chat
+                log.warning("the terminal keeps no history: %s", exc)
         self.session: PromptSession[str] = PromptSession(
             history=kept,
             key_bindings=self._keys(),
@@ -131,7 +145,7 @@ class PromptScreen:
                 line = await self.session.prompt_async(self._message, bottom_toolbar=self._toolbar, handle_sigint=False)
             except EOFError:
                 return QUIT
-        if line != QUIT:
+        if not isinstance(line, Quit):
             await self.write(f"{self._prompt}{visible(line)}\n")
         return line
 
