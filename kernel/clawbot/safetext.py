@@ -14,6 +14,8 @@ Three tools, shared by the kernel and plugins so that no two places get them sub
   "о"), and breaks each occurrence so it no longer reads as the phrase.
 * :func:`fence` wraps untrusted content between two marker lines carrying a random id
   chosen per call: the content cannot close its block early because it cannot know the id.
+* :class:`SafeStream` does what ``visible`` and ``defuse`` do to text that arrives in
+  pieces (a reply as the model streams it), showing each piece as soon as it is certain.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from collections.abc import Iterable
 from clawbot._confusables import LOOKALIKES
 
 __all__ = [
-    "LONE_SURROGATE", "Folded", "defuse", "draws_nothing", "fence", "fold", "is_ignorable", "sendable", "visible",
+    "LONE_SURROGATE", "Folded", "SafeStream", "defuse", "draws_nothing", "fence", "fold", "is_ignorable", "sendable",
+    "visible",
 ]
 
 # Newline and tab lay text out.
@@ -129,6 +132,15 @@ def _hidden(text: str, index: int) -> bool:
     return unicodedata.category(char) in _INVISIBLE
 
 
+def _shown(text: str, index: int) -> str:
+    """How :func:`visible` shows ``text[index]``, judged with its neighbours."""
+    char = text[index]
+    if not _hidden(text, index):
+        return char
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
 def visible(text: str) -> str:
     """``text`` with control, format and invisible characters (escape sequences, bidi
     overrides, zero-width characters, line and paragraph separators, tag characters,
@@ -141,14 +153,7 @@ def visible(text: str) -> str:
     """
     if text.isprintable() and _IGNORABLE.isdisjoint(text):
         return text
-    out = []
-    for index, char in enumerate(text):
-        if _hidden(text, index):
-            code = ord(char)
-            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
-        else:
-            out.append(char)
-    return "".join(out)
+    return "".join(_shown(text, index) for index in range(len(text)))
 
 
 _SKELETON = {char: prototype for prototype, chars in LOOKALIKES.items() for char in chars}
@@ -280,3 +285,79 @@ def fence(
         f"{body}\n"
         f"<<<END UNTRUSTED id={tag}>>>"
     )
+
+
+# Characters shown according to the one after them: a joiner (between two emoji?) and the
+# emoji style selectors (before a keycap?). A piece ending in one keeps it until the next.
+_LOOKAHEAD = frozenset(_ZWJ + _EMOJI_STYLE)
+
+
+class SafeStream:
+    """``defuse(visible(text), phrases)`` for text that arrives in pieces.
+
+    :meth:`feed` takes the next piece and returns what can be shown of it now; :meth:`flush`
+    returns the rest once the text is complete. Together they return exactly what
+    ``defuse(visible(whole), phrases)`` would, however the text was cut: a piece that ends
+    with the start of a phrase (``[claw`` of ``[clawbot]``, spelt in any of the ways
+    :func:`defuse` finds) or with a character shown according to the next one (a joiner
+    between emoji) keeps that tail back until the next piece decides it. Only that short
+    tail is read again, so a long reply costs no more than one call of the functions.
+    """
+
+    def __init__(self, phrases: Iterable[str] = ()) -> None:
+        self._phrases = [p for p in phrases if fold(p)]
+        self._needles = {fold(p) for p in self._phrases}
+        self._raw = ""  # received, not yet escaped
+        self._before = ""  # the last two characters escaped: the context of the next ones
+        self._escaped = ""  # escaped, not yet shown (it may start a phrase)
+
+    def feed(self, piece: str) -> str:
+        self._raw += piece
+        return self._defused(self._escape(final=False), final=False)
+
+    def flush(self) -> str:
+        return self._defused(self._escape(final=True), final=True)
+
+    def _escape(self, *, final: bool) -> str:
+        raw = self._raw
+        end = len(raw)
+        if not final and raw and raw[-1] in _LOOKAHEAD:
+            end -= 1
+        if end <= 0:
+            return ""
+        chunk = raw[:end]
+        if chunk.isprintable() and _IGNORABLE.isdisjoint(chunk):
+            out = chunk  # nothing to escape, whatever the neighbours
+        else:
+            text, offset = self._before + raw, len(self._before)
+            out = "".join(_shown(text, index) for index in range(offset, offset + end))
+        self._before = (self._before + chunk)[-2:]
+        self._raw = raw[end:]
+        return out
+
+    def _defused(self, more: str, *, final: bool) -> str:
+        text = self._escaped + more
+        if not text or not self._phrases:
+            self._escaped = ""
+            return text
+        folded = Folded(text)
+        cut = len(text)
+        if not final:
+            undecided = self._undecided(folded.folded)
+            if undecided is not None:
+                cut = folded.origin(undecided)
+        starts = sorted({start for phrase in self._phrases for start, _end in folded.spans(phrase) if start < cut})
+        out, position = [], 0
+        for start in starts:
+            out += [text[position : start + 1], _BREAK]
+            position = start + 1
+        out.append(text[position:cut])
+        self._escaped = text[cut:]
+        return "".join(out)
+
+    def _undecided(self, folded: str) -> int | None:
+        """The first position of ``folded`` from which the text could still become a phrase."""
+        for at in range(max(0, len(folded) - max(map(len, self._needles)) + 1), len(folded)):
+            if any(len(needle) > len(folded) - at and needle.startswith(folded[at:]) for needle in self._needles):
+                return at
+        return None

@@ -8,17 +8,14 @@ also breaks the notice mark in a reply, as a channel does.
 from __future__ import annotations
 
 import json
-import os
-import select
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 from clawbot.sessions.store import SessionStore
 from clawbot.testing.cli import invoke_cli
 from clawbot.types import Message, Role, TextBlock, ToolCallBlock, Usage
+
+from .ptyterm import Terminal
 
 SPOOF = "\x1b[2K\r\x08\u202eAPPROVED\u200b\x9b1m\x07"
 SHOWN = "\\u001b[2K\\u000d\\u0008\\u202eAPPROVED\\u200b\\u009b1m\\u0007"
@@ -31,48 +28,20 @@ def _config(home: Path, base_url: str) -> None:
     )
 
 
-def _read_until(fd: int, wanted: bytes, timeout: float, seen: bytearray) -> bool:
-    deadline = time.monotonic() + timeout
-    while wanted not in seen and time.monotonic() < deadline:
-        if select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen.extend(chunk)
-    return wanted in seen
-
-
 def test_run_in_a_real_terminal_shows_escape_sequences_from_a_reply_as_text(tmp_path: Path, fake_llm_thread) -> None:
-    pty = pytest.importorskip("pty")
+    pytest.importorskip("pty")
     fake_llm_thread.reply(SPOOF + " done")
     _config(tmp_path, fake_llm_thread.base_url)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWBOT_") and k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "NO_COLOR")}
-    env.update({"CLAWBOT_HOME": str(tmp_path), "HOME": str(tmp_path), "COLUMNS": "200"})
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "clawbot.cli.main", "run"], cwd=tmp_path, env=env,
-        stdin=slave, stdout=slave, stderr=subprocess.PIPE, close_fds=True,
-    )
-    os.close(slave)
-    seen = bytearray()
-    try:
-        assert _read_until(master, b"you> ", 60, seen), bytes(seen)
-        os.write(master, b"hello\n")
-        assert _read_until(master, b" done", 30, seen), bytes(seen)
-        os.write(master, b"\x04")  # end of input
-        proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stderr.close()
-        os.close(master)
-    screen = bytes(seen).decode(errors="replace")
-    assert SHOWN + " done" in screen
-    assert "\x1b" not in screen and "\u202e" not in screen and "\x07" not in screen
+    with Terminal(["run"], tmp_path) as term:
+        term.wait_for("you>", 60)
+        term.type("hello\r")
+        screen = term.wait_for(SHOWN + " done", 30)  # streamed and escaped piece by piece
+        term.type("\x04")
+        assert term.wait_exit(10) == 0
+    assert screen.startswith("clawbot: agent main")  # nothing erased or redrew the screen
+    raw = bytes(term.raw)
+    for sequence in ("\x1b[2K\r\x08", "\u202e", "\u200b", "\x9b", "\x07"):
+        assert sequence.encode() not in raw
 
 
 def test_agent_prints_a_reply_with_escape_sequences_shown(tmp_path: Path, fake_llm_thread) -> None:

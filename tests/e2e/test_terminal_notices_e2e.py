@@ -38,8 +38,9 @@ class _Screen(io.StringIO):
 
 
 def _blocks(output: str) -> tuple[list[str], list[str]]:
-    """The screen's lines: those of the first notice, and everything after the model's 'ok'."""
-    lines = output.split("\n")
+    """The screen's lines: those of the first notice, and everything after the model's 'ok'
+    (a terminal also shows the tool call, as a dim line of its own: left out here)."""
+    lines = [line for line in output.split("\n") if "\u2699 guarded" not in line]
     split = lines.index("ok")
     return lines[:split], lines[split + 1 :]
 

@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 import attrs
 
 from clawbot.agent.notices import quoted_block, quoted_line
-from clawbot.types import ApprovalDecision, ApprovalRequest, ApprovalTicket, ServiceUnavailable
+from clawbot.types import ApprovalDecision, ApprovalOffer, ApprovalRequest, ApprovalTicket, ServiceUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,12 @@ DECISION_WORDS: dict[str, ApprovalDecision] = {
 
 #: how every approval notice begins (a one-shot terminal run asks in its own words instead)
 NOTICE_HEAD = "Approval needed ("
+
+
+def offer(ticket: ApprovalTicket, request: ApprovalRequest) -> ApprovalOffer:
+    """The answers the notice offers, for channels that show them as buttons or keys."""
+    always = (ApprovalDecision.ALLOW_ALWAYS.value,) if request.allow_always else ()
+    return ApprovalOffer(ticket.id, (ApprovalDecision.ALLOW_ONCE.value, *always, ApprovalDecision.DENY.value))
 
 
 def notice_text(ticket: ApprovalTicket, request: ApprovalRequest) -> str:

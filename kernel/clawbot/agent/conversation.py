@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -56,6 +57,7 @@ from clawbot.types import (
     SystemPrompt,
     TextSink,
     Tool,
+    ToolCallBlock,
     ToolSpec,
     Usage,
 )
@@ -64,6 +66,8 @@ if TYPE_CHECKING:
     from clawbot.agent.services import SharedServices
 
 log = logging.getLogger(__name__)
+
+ToolCallsSink = Callable[[tuple[ToolCallBlock, ...]], Awaitable[None]]
 
 
 @attrs.frozen
@@ -147,9 +151,12 @@ class Conversation:
         channel: str | None = None,
         on_text: TextSink | None = None,
         origin: InboundMessage | None = None,
+        on_tool_calls: ToolCallsSink | None = None,
     ) -> TurnResult:
         """Run one turn; ``origin`` is the channel message that asked (``None`` for CLI and
-        agent-to-agent turns) and is where approvals and system events report back."""
+        agent-to-agent turns) and is where approvals and system events report back.
+        ``on_text`` gets the replies' text as it streams, ``on_tool_calls`` each reply's
+        tool calls before they run."""
         store = self.kernel.sessions
         async with store.lane(session_key):
             session = store.open(session_key)
@@ -164,7 +171,9 @@ class Conversation:
             )
             async with watched as watching:
                 try:
-                    result = await self._loop(session, session_key, text, channel or (origin and origin.channel), on_text, origin)
+                    result = await self._loop(
+                        session, session_key, text, channel or (origin and origin.channel), on_text, origin, on_tool_calls
+                    )
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise
@@ -188,6 +197,7 @@ class Conversation:
         channel: str | None,
         on_text: TextSink | None,
         origin: InboundMessage | None,
+        on_tool_calls: ToolCallsSink | None = None,
     ) -> TurnResult:
         chain = self.models_for(session.info)
         model = chain[0]
@@ -247,6 +257,8 @@ class Conversation:
                 return TurnResult(
                     reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=_total(costs), thinking=thinking
                 )
+            if on_tool_calls is not None:
+                await on_tool_calls(reply.tool_calls)
             calls += len(await run_tool_calls(run_ctx, reply.tool_calls, record))
         notice = (
             f"I stopped after {limit} steps without finishing (agents.defaults.max_iterations). "

@@ -22,6 +22,7 @@ from clawbot.types import InboundMessage
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
     from clawbot.agent.models import ModelChoice
+    from clawbot.gateway.live import LiveTurn
 
 __all__ = ["AgentRuntime", "GatewayPort"]
 
@@ -59,10 +60,15 @@ class AgentRuntime:
             self._conversations[agent_id] = found
         return found
 
-    async def respond(self, message: InboundMessage, session_key: str) -> str | None:
-        """The gateway's responder: one turn of the session's agent."""
+    async def respond(self, message: InboundMessage, session_key: str, *, live: LiveTurn | None = None) -> str | None:
+        """The gateway's responder: one turn of the session's agent; ``live`` is told its
+        text and tool calls as they happen."""
         conversation = await self.conversation(agent_of(session_key))
-        return (await conversation.send(session_key, message.text, channel=message.channel, origin=message)).text
+        on_text, on_tool_calls = (live.text, live.tool_calls) if live is not None else (None, None)
+        result = await conversation.send(
+            session_key, message.text, channel=message.channel, origin=message, on_text=on_text, on_tool_calls=on_tool_calls
+        )
+        return result.text
 
     async def aclose(self) -> None:
         await self.services.aclose()

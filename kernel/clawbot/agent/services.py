@@ -259,7 +259,7 @@ class KernelServices(ToolServices):
         port, origin = self.shared.port, self.origin or self.shared.local_origin
         if port is None or origin is None:
             raise ServiceUnavailable(f"nobody can be asked for approval: {NO_GATEWAY}")
-        from clawbot.agent.approvals import notice_text
+        from clawbot.agent.approvals import notice_text, offer
         from clawbot.agent.owners import is_owner
         from clawbot.types import ApprovalRefused
 
@@ -273,7 +273,7 @@ class KernelServices(ToolServices):
             )
         ticket = self.shared.approvals.register(self.session_key, request)
         # The kernel shows the exact command itself: the model's relay is not trusted.
-        notice = origin.answer(notice_text(ticket, request))
+        notice = attrs.evolve(origin.answer(notice_text(ticket, request)), approval=offer(ticket, request))
         self.shared.spawn(port.deliver(notice, self.session_key, notice=True), name=f"approval-notice:{ticket.id}")
         return ticket
 

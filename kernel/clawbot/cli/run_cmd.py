@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 import sys
 
 import click
@@ -54,8 +57,32 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
     from clawbot.cli.startup import startup_line
 
     echo(f"{startup_line(kernel, agent_id, model)}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
+    gateway = Gateway(kernel, runtime.respond, agent_id, runtime=runtime)
     try:
-        await Gateway(kernel, runtime.respond, agent_id, runtime=runtime).run(channels)
+        with _ctrl_c_to(gateway):
+            await gateway.run(channels)
     finally:
         await runtime.aclose()
     return 0
+
+
+@contextlib.contextmanager
+def _ctrl_c_to(gateway):  # noqa: ANN001, ANN202 - Gateway, imported lazily
+    """Ctrl-C goes to the channels (the terminal stops its running turn) instead of ending the
+    process; when no channel takes it, the gateway stops and the process exits 0. A second
+    Ctrl-C while it stops interrupts at once, as usual."""
+    loop = asyncio.get_running_loop()
+
+    def on_ctrl_c() -> None:
+        if not gateway.interrupt():
+            loop.remove_signal_handler(signal.SIGINT)
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_ctrl_c)
+    except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here (Windows, a thread)
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)

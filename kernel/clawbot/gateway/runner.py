@@ -13,7 +13,10 @@ may use them is checked once, in :meth:`Gateway.accept`.
 Everything handed to a channel leaves through one place (:meth:`Gateway._hand_over`):
 control characters are made visible, ``notice`` is set by the gateway alone (clawbot's own
 text: approval notices and confirmations, ``/stop`` answers, failures), and in anything
-else the notice mark is broken up (:mod:`clawbot.agent.notices`).
+else the notice mark is broken up (:mod:`clawbot.agent.notices`). A channel that shows turns
+live (:meth:`Channel.live`) gets their text and tool calls as they happen, made safe the
+same way (:mod:`clawbot.gateway.live`), and the final reply marked ``streamed``. Ctrl-C in
+the terminal reaches the channels as :meth:`Gateway.interrupt`.
 
 With an :class:`~clawbot.agent.runtime.AgentRuntime` the gateway is also the runtime's
 :class:`~clawbot.agent.services.GatewayPort` while it runs: tools send messages through its
@@ -24,6 +27,7 @@ messages, in the session that asked.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
@@ -45,6 +49,7 @@ from clawbot.gateway.commands import (
     run_plugin_command,
     shadowing,
 )
+from clawbot.gateway.live import LiveTurn
 from clawbot.kernel import Kernel
 from clawbot.sessions.keys import session_key_for
 from clawbot.types import (
@@ -63,7 +68,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Responder = Callable[[InboundMessage, str], Awaitable[str | None]]
-"""(message, session key) -> reply text, or None for no reply."""
+"""(message, session key) -> reply text, or None for no reply. A responder that also takes a
+``live`` keyword (a :class:`~clawbot.gateway.live.LiveTurn`) reports the turn's text and
+tool calls to it, for channels that show them as they happen."""
 
 FAILURE_REPLY = "Sorry, something went wrong while answering. Please try again."
 
@@ -271,15 +278,50 @@ class Gateway:
             await self.kernel.plugins.notify(
                 "clawbot_message_received", event=InboundEvent(message, self.agent_id, session_key)
             )
+        live = self._live(channel, message)
         try:
-            text = await self.respond(message, session_key)
+            if live is None:
+                text = await self.respond(message, session_key)
+            else:
+                text = await self.respond(message, session_key, live=live)  # type: ignore[call-arg]
         except Exception as exc:
             log.exception("answering a message on %s failed", channel.name)
             failure = getattr(exc, "user_message", None) or FAILURE_REPLY
             await self._send(channel, message, session_key, failure, notice=True)
             return
+        streamed = live is not None and await live.finish(text)
         if text and not is_silent(text):
-            await self._send(channel, message, session_key, text)
+            await self._send(channel, message, session_key, text, streamed=streamed)
+
+    def _live(self, channel: Channel, message: InboundMessage) -> LiveTurn | None:
+        """The turn's live activity for a channel that shows it and a responder that reports it."""
+        if not self._respond_reports_activity():
+            return None
+        try:
+            sink = channel.live(message)
+        except Exception:
+            log.exception("channel %s failed to offer live activity", channel.name)
+            return None
+        return None if sink is None else LiveTurn(sink, channel.name)
+
+    def _respond_reports_activity(self) -> bool:
+        try:
+            return "live" in inspect.signature(self.respond).parameters
+        except (TypeError, ValueError):  # a callable without a signature
+            return False
+
+    def interrupt(self) -> bool:
+        """Ctrl-C in the terminal: the channels that take it act on it (stop their turn);
+        when none does, the gateway stops. Returns whether a channel took it."""
+        taken = False
+        for channel in self._channels.values():
+            try:
+                taken = channel.interrupt() or taken
+            except Exception:
+                log.exception("channel %s failed to take Ctrl-C", channel.name)
+        if not taken:
+            self.stop()
+        return taken
 
     # -- GatewayPort: what the agents' tools may use while the gateway runs ------------------
 
@@ -307,19 +349,27 @@ class Gateway:
         self._start_answer(channel, event, session_key)
 
     async def _send(
-        self, channel: Channel, message: InboundMessage, session_key: str, text: str, *, notice: bool = False
+        self, channel: Channel, message: InboundMessage, session_key: str, text: str, *, notice: bool = False,
+        streamed: bool = False,
     ) -> None:
         """Answer ``message`` in its chat; a failing channel is logged, never raised."""
         try:
-            await self._hand_over(channel, message.answer(text, quoting=True), session_key, notice=notice)
+            reply = attrs.evolve(message.answer(text, quoting=True), streamed=streamed)
+            await self._hand_over(channel, reply, session_key, notice=notice)
         except Exception:
             log.exception("sending a reply on %s failed", channel.name)
 
     async def _hand_over(self, channel: Channel, message: OutboundMessage, session_key: str | None, *, notice: bool) -> None:
         """The one way out to a channel: cleaned before the ``message_sending`` hooks see it
-        and again after they rewrote it, with ``notice`` as the kernel decided."""
-        cleaned = attrs.evolve(message, text=outgoing_text(message.text, notice=notice), notice=notice)
+        and again after they rewrote it, with ``notice`` (and the approval a notice offers)
+        as the kernel decided. A reply a hook rewrote is no longer the text that streamed."""
+        approval = message.approval if notice else None
+        cleaned = attrs.evolve(
+            message, text=outgoing_text(message.text, notice=notice), notice=notice, approval=approval
+        )
         final = await self.kernel.plugins.message_sending(OutboundEvent(cleaned, self.agent_id, session_key))
         if final is None:
             return
-        await channel.send(attrs.evolve(final, text=outgoing_text(final.text, notice=notice), notice=notice))
+        streamed = cleaned.streamed and final.text == cleaned.text
+        text = outgoing_text(final.text, notice=notice)
+        await channel.send(attrs.evolve(final, text=text, notice=notice, approval=approval, streamed=streamed))

@@ -1,6 +1,8 @@
 """The attrs value types plugins and the kernel exchange through hooks."""
 
+from clawbot.types.activity import Activity, ActivitySink, TextDelta, ToolCallStarted
 from clawbot.types.channels import (
+    ApprovalOffer,
     Channel,
     ChatType,
     InboundEvent,
@@ -83,9 +85,12 @@ from clawbot.types.tools import (
 # spelled out so linters and type checkers see the re-exports (a test keeps it complete)
 __all__ = [
     "ALL_MODES",
+    "Activity",
+    "ActivitySink",
     "AgentSummary",
     "ApprovalCallback",
     "ApprovalDecision",
+    "ApprovalOffer",
     "ApprovalRefused",
     "ApprovalRequest",
     "ApprovalTicket",
@@ -138,6 +143,7 @@ __all__ = [
     "StopReason",
     "SystemPrompt",
     "TextBlock",
+    "TextDelta",
     "TextSink",
     "ThinkingBlock",
     "Tool",
@@ -145,6 +151,7 @@ __all__ = [
     "ToolCallBlock",
     "ToolCallDecision",
     "ToolCallEvent",
+    "ToolCallStarted",
     "ToolHandler",
     "ToolResult",
     "ToolResultEvent",

@@ -6,9 +6,12 @@ import abc
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import attrs
+
+if TYPE_CHECKING:
+    from clawbot.types.activity import ActivitySink
 
 ChatType = Literal["direct", "group", "channel", "thread"]
 
@@ -57,6 +60,19 @@ class InboundMessage:
 
 
 @attrs.frozen
+class ApprovalOffer:
+    """What an approval notice asks, for channels that offer the answers as buttons or keys.
+
+    ``choices`` are the words ``/approve <id> <choice>`` accepts (``allow-once``,
+    ``allow-always`` when the tool offers it, ``deny``); a channel answers by handing the
+    gateway that text as the owner's message, exactly as if they had typed it.
+    """
+
+    id: str
+    choices: tuple[str, ...] = ("allow-once", "allow-always", "deny")
+
+
+@attrs.frozen
 class OutboundMessage:
     """A reply or notice a channel should deliver to ``peer_id``.
 
@@ -69,6 +85,11 @@ class OutboundMessage:
     cannot produce formatting the channel adds itself). The kernel already shows control
     characters in ``text`` as ``\\uXXXX``; a channel writing to a terminal should do so again
     (``clawbot.safetext.visible``), since it cannot know every sender is the kernel.
+
+    ``approval`` comes with the notice of a pending approval (and only with it: the gateway
+    clears it on everything else). ``streamed`` says that the text already reached the
+    channel piece by piece (:meth:`Channel.live`): a channel that showed those pieces only
+    finishes what it showed, so the reply is not shown twice.
     """
 
     NOTICE_MARK: ClassVar[str] = "[clawbot]"
@@ -81,6 +102,8 @@ class OutboundMessage:
     thread_id: str | None = None
     media: tuple[str, ...] = ()
     notice: bool = False
+    approval: ApprovalOffer | None = None
+    streamed: bool = False
 
 
 InboundSink = Callable[[InboundMessage], Awaitable["asyncio.Future[None]"]]
@@ -110,6 +133,18 @@ class Channel(abc.ABC):
 
     async def stop(self) -> None:  # noqa: B027 - optional
         """Ask ``start`` to return; default: nothing to release."""
+
+    def live(self, message: InboundMessage) -> ActivitySink | None:
+        """Where to show the turn answering ``message`` while it runs (its text as it is
+        written, its tool calls as they start: :mod:`clawbot.types.activity`), or ``None``,
+        the default, for the final reply only. Called once per turn, when it starts."""
+        return None
+
+    def interrupt(self) -> bool:
+        """The user pressed Ctrl-C in the terminal ``clawbot run`` runs in. Return ``True``
+        when the channel took it (stopped its running turn, or is ending its chat); with the
+        default, ``False`` from every channel, clawbot stops."""
+        return False
 
 
 @attrs.frozen

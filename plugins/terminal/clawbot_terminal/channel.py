@@ -1,18 +1,16 @@
 """The terminal channel: each line typed is a direct message; replies are printed.
 
-It runs on the gateway's event loop. The blocking ``readline`` happens in a *daemon*
-thread that hands each line to the loop (``call_soon_threadsafe`` into an asyncio queue),
-so replies can be printed while the user types, and Ctrl-C ends the process at once: a
-thread of asyncio's default executor would be joined at exit, i.e. wait for Enter. It
-works for any file object (a terminal, a pipe, a StringIO in tests). End of input ends the
-channel.
+Input is read while a turn runs, so ``/stop`` (or any other line) reaches the gateway at
+once; the gateway runs a session's turns one after another. On a real terminal the channel
+is interactive (:mod:`clawbot_terminal.prompt`): replies stream in as they are written,
+each tool call shows as a dim line, an approval is answered with one key, Ctrl-C stops the
+running turn (a second one, or one when nothing runs, quits) and Ctrl-D quits. Otherwise
+(a pipe, a file, tests) lines are read in a background thread (:mod:`clawbot_terminal.lines`),
+and end of input ends the chat once every line has been answered; replies still stream when
+the output is a terminal.
 
 The person at the keyboard is the owner (``from_owner``): whoever can type here can run
-clawbot anyway. Nothing written here may draw on that person's screen: control characters
-in what arrives are shown as ``\\uXXXX`` again, even though the kernel already did (a channel
-cannot assume every sender is the kernel). clawbot's own notices get the notice mark on
-every line, in colour when the output is a terminal (unless ``NO_COLOR`` is set); the mark
-is broken up in everything else, so a reply cannot pass for an approval request.
+clawbot anyway. What is shown is made inert (:mod:`clawbot_terminal.render`).
 """
 
 from __future__ import annotations
@@ -20,67 +18,58 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import threading
+import time
+from pathlib import Path
 from typing import TextIO
 
-from clawbot import Channel, InboundMessage, InboundSink, OutboundMessage
-from clawbot.safetext import defuse, visible
+from clawbot import (
+    Activity,
+    ActivitySink,
+    ApprovalOffer,
+    Channel,
+    InboundMessage,
+    InboundSink,
+    OutboundMessage,
+)
 
 from clawbot_terminal.config import TerminalConfig
+from clawbot_terminal.lines import LineReader
+from clawbot_terminal.render import NOTICE_STYLE, RESET_STYLE, Display, render_message
 
-_Item = str | BaseException  # a line ("" at end of input) or what reading raised
-# Bold cyan for clawbot's notices: a reply cannot produce it, its escape sequences are shown as text.
-NOTICE_STYLE = "\x1b[1;36m"
-RESET_STYLE = "\x1b[0m"
+__all__ = ["NOTICE_STYLE", "RESET_STYLE", "TerminalChannel"]
+
+# Two Ctrl-C this close together quit even while a turn is still stopping.
+DOUBLE_CTRL_C_S = 1.5
 
 
-class _LineReader:
-    """Reads ``stream`` line by line in a daemon thread, into a queue on ``loop``.
-
-    The thread reads ahead of the channel only as a terminal would buffer typed lines
-    anyway; it stops after end of input, a read error, or when the loop is closed.
-    """
-
-    def __init__(self, stream: TextIO, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.lines: asyncio.Queue[_Item] = asyncio.Queue()
-        self._stream = stream
-        self.thread = threading.Thread(target=self._pump, name="terminal-stdin", daemon=True)
-        self.thread.start()
-
-    def _pump(self) -> None:
-        while True:
-            try:
-                item: _Item = self._stream.readline()
-            except BaseException as exc:  # noqa: BLE001 - handed to the channel to raise
-                item = exc
-            try:
-                self.loop.call_soon_threadsafe(self.lines.put_nowait, item)
-            except RuntimeError:  # the loop is closed: nobody is listening any more
-                return
-            if not isinstance(item, str) or not item:
-                return
-
-    def usable(self, loop: asyncio.AbstractEventLoop) -> bool:
-        return self.loop is loop and (self.thread.is_alive() or not self.lines.empty())
-
-    async def readline(self) -> str:
-        item = await self.lines.get()
-        if isinstance(item, BaseException):
-            raise item
-        return item
+def _is_terminal(stream: TextIO) -> bool:
+    """A real terminal (a file descriptor prompt_toolkit can drive), not a test double."""
+    try:
+        return bool(stream.isatty()) and stream.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 class TerminalChannel(Channel):
     name = "terminal"
 
-    def __init__(self, config: TerminalConfig, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
+    def __init__(
+        self, config: TerminalConfig, stdin: TextIO | None = None, stdout: TextIO | None = None,
+        history: Path | None = None,
+    ) -> None:
         self.config = config
         self._stdin = stdin or sys.stdin
         self._stdout = stdout or sys.stdout
+        self._history = history
         self._stopping = False
         self._counter = 0
-        self._reader: _LineReader | None = None
+        self._reader: LineReader | None = None
+        self._screen = None  # the interactive prompt (clawbot_terminal.prompt.PromptScreen) while it runs
+        self._sink: InboundSink | None = None
+        self._turns: set[asyncio.Future[None]] = set()  # answers to ordinary lines, until done
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._last_ctrl_c = float("-inf")
+        self._display = Display(self._styled())
 
     def _styled(self) -> bool:
         isatty = getattr(self._stdout, "isatty", None)
@@ -88,54 +77,144 @@ class TerminalChannel(Channel):
 
     def render(self, message: OutboundMessage) -> str:
         """What the terminal shows for ``message``: escaped, and a notice marked line by line."""
-        mark = OutboundMessage.NOTICE_MARK
-        text = defuse(visible(message.text.rstrip("\n")), (mark,))
-        if not message.notice:
-            return text + "\n"
-        lines = [f"{mark} {line}" for line in text.split("\n")]
-        if self._styled():
-            lines = [f"{NOTICE_STYLE}{line}{RESET_STYLE}" for line in lines]
-        return "\n".join(lines) + "\n"
+        return render_message(message, self._styled())
 
-    def _write(self, text: str) -> None:
-        self._stdout.write(text)
-        self._stdout.flush()
-
-    def _lines(self) -> _LineReader:
-        loop = asyncio.get_running_loop()
-        if self._reader is None or not self._reader.usable(loop):
-            self._reader = _LineReader(self._stdin, loop)
-        return self._reader
+    # -- the gateway's side ----------------------------------------------------------------
 
     async def start(self, sink: InboundSink) -> None:
-        interactive = self._stdin.isatty()
-        reader = self._lines()
-        while not self._stopping:
-            if interactive:
-                self._write(self.config.prompt)
-            line = await reader.readline()
-            if not line:  # end of input
-                return
-            text = line.rstrip("\n")
-            if not text.strip():
-                continue
-            self._counter += 1
-            answered = await sink(
-                InboundMessage(
-                    channel=self.name,
-                    peer_id=self.config.peer_id,
-                    text=text,
-                    chat_type="direct",
-                    sender_id=self.config.peer_id,
-                    sender_name=self.config.user_name,
-                    message_id=str(self._counter),
-                    from_owner=True,
-                )
-            )
-            await asyncio.wait([answered])  # turn-taking: the next prompt after the reply
+        self._sink = sink
+        self._display = Display(self._styled())
+        if _is_terminal(self._stdin) and _is_terminal(self._stdout):
+            await self._interactive()
+        else:
+            await self._plain()
+
+    def live(self, message: InboundMessage) -> ActivitySink | None:
+        return self._activity if self._screen is not None or self._styled_output() else None
 
     async def send(self, message: OutboundMessage) -> None:
-        self._write(self.render(message))
+        await self._write(self._display.message(message))
+        if message.approval is not None and message.notice and self._screen is not None:
+            self._screen.offer(message.approval)
+
+    def interrupt(self) -> bool:
+        """Ctrl-C: stop the running turn; quit when nothing runs or on a quick second one.
+        Only the interactive terminal takes it: a piped run ends as it always did."""
+        if self._screen is None:
+            return False
+        now = time.monotonic()
+        quick, self._last_ctrl_c = now - self._last_ctrl_c < DOUBLE_CTRL_C_S, now
+        if self._busy() and not quick:
+            self._submit("/stop")
+            self._spawn(self._write(self._display.note("Stopping the reply (Ctrl-C again to quit).")))
+        else:
+            self._screen.quit()
+        return True
 
     async def stop(self) -> None:
         self._stopping = True
+        if self._screen is not None:
+            self._screen.quit()
+
+    # -- reading -----------------------------------------------------------------------------
+
+    async def _interactive(self) -> None:
+        from clawbot_terminal.prompt import PromptScreen, Quit
+
+        self._screen = PromptScreen(
+            self.config.prompt, self._stdin, self._stdout, self._history,
+            on_ctrl_c=self.interrupt, on_answer=self._answer, busy=self._busy,
+        )
+        try:
+            while not self._stopping:
+                line = await self._screen.read()
+                if isinstance(line, Quit):
+                    return
+                self._line(line)
+        finally:
+            self._screen = None
+
+    async def _plain(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._reader is None or not self._reader.usable(loop):
+            self._reader = LineReader(self._stdin, loop)
+        while not self._stopping:
+            line = await self._reader.readline()
+            if not line:  # end of input: the lines already sent are still answered
+                break
+            self._line(line.rstrip("\n"))
+        while self._tasks or self._turns:
+            await asyncio.wait({*self._tasks, *self._turns})
+
+    def _line(self, text: str) -> None:
+        if not text.strip():
+            return
+        if self._screen is not None and text.strip().startswith(("/approve", "/deny")):
+            words = text.split()
+            if len(words) > 1:
+                self._screen.forget(words[1])
+        self._submit(text)
+
+    def _submit(self, text: str) -> None:
+        """Hand ``text`` to the gateway as the owner's message, without waiting for the answer."""
+        self._counter += 1
+        message = InboundMessage(
+            channel=self.name,
+            peer_id=self.config.peer_id,
+            text=text,
+            chat_type="direct",
+            sender_id=self.config.peer_id,
+            sender_name=self.config.user_name,
+            message_id=str(self._counter),
+            from_owner=True,
+        )
+        self._spawn(self._deliver(message))
+
+    async def _deliver(self, message: InboundMessage) -> None:
+        assert self._sink is not None
+        answered = await self._sink(message)
+        if message.text.lstrip().startswith("/") or answered is None:
+            return  # a command is answered at once; it is no turn to stop
+        self._turns.add(answered)
+        answered.add_done_callback(self._turn_done)
+        self._refresh()
+
+    def _turn_done(self, answered: asyncio.Future[None]) -> None:
+        self._turns.discard(answered)
+        self._refresh()
+
+    def _busy(self) -> bool:
+        return any(not t.done() for t in self._turns)
+
+    def _answer(self, offer: ApprovalOffer, choice: str) -> None:
+        """An approval answered with a key: sent as the owner would type it."""
+        self._spawn(self._write(self._display.note(f"approve {offer.id}: {choice}")))
+        self._submit(f"/approve {offer.id} {choice}")
+
+    # -- writing -----------------------------------------------------------------------------
+
+    async def _activity(self, event: Activity) -> None:
+        await self._write(self._display.activity(event))
+
+    def _styled_output(self) -> bool:
+        """Piped input with a terminal to show it on still streams; piped output gets whole replies."""
+        isatty = getattr(self._stdout, "isatty", None)
+        return bool(isatty and isatty())
+
+    async def _write(self, text: str) -> None:
+        if not text:
+            return
+        if self._screen is not None:
+            await self._screen.write(text)
+        else:
+            self._stdout.write(text)
+            self._stdout.flush()
+
+    def _refresh(self) -> None:
+        if self._screen is not None:
+            self._screen.refresh()
+
+    def _spawn(self, coro) -> None:  # noqa: ANN001 - a coroutine
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

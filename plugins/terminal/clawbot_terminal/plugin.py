@@ -21,4 +21,6 @@ def clawbot_channels(ctx):
     from clawbot_terminal.channel import TerminalChannel
     from clawbot_terminal.config import TerminalConfig
 
-    return [TerminalChannel(ctx.section("channels.terminal") or TerminalConfig())]
+    # What is typed is kept for the prompt's history (Up, Ctrl-R), private to the user.
+    history = ctx.state_dir / "terminal" / "history"
+    return [TerminalChannel(ctx.section("channels.terminal") or TerminalConfig(), history=history)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 
 from clawbot.gateway.runner import Gateway
 from clawbot_terminal.channel import TerminalChannel
@@ -43,24 +44,7 @@ async def test_terminal_can_be_disabled_in_config(make_kernel) -> None:
     assert kernel.config.section("channels.terminal").prompt == "> "
 
 
-class _TTYInput(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-async def test_interactive_input_gets_a_prompt_before_each_line(make_kernel) -> None:
-    stdout = io.StringIO()
-    channel = TerminalChannel(TerminalConfig(prompt="> "), stdin=_TTYInput("hi\n\nbye\n"), stdout=stdout)
-    kernel = await make_kernel()
-
-    async def respond(message, session_key):
-        return f"re: {message.text}"
-
-    await Gateway(kernel, respond, "main").run([channel])
-    assert stdout.getvalue() == "> re: hi\n> > re: bye\n> "
-
-
-async def test_the_next_line_waits_for_the_reply(make_kernel) -> None:
+async def test_lines_are_read_while_a_turn_runs_and_answered_before_the_chat_ends() -> None:
     import asyncio
 
     channel = TerminalChannel(TerminalConfig(), stdin=io.StringIO("one\ntwo\n"), stdout=io.StringIO())
@@ -75,16 +59,42 @@ async def test_the_next_line_waits_for_the_reply(make_kernel) -> None:
 
     task = asyncio.create_task(channel.start(sink))
     for _ in range(100):
-        await asyncio.sleep(0.01)
-    assert received == ["one"]  # "two" is readable, but the first turn is not answered yet
-    replies[0].set_result(None)
-    for _ in range(100):
         if len(received) == 2:
             break
         await asyncio.sleep(0.01)
-    assert received == ["one", "two"]
-    replies[1].set_result(None)
-    await asyncio.wait_for(task, 5)  # then end of input ends the channel
+    assert received == ["one", "two"]  # the second line did not wait for the first answer
+    await asyncio.sleep(0.05)
+    assert not task.done()  # end of input, but the answers are still coming
+    for reply in replies:
+        reply.set_result(None)
+    await asyncio.wait_for(task, 5)
+
+
+async def test_stop_typed_while_a_turn_runs_stops_it(make_kernel) -> None:
+    import asyncio
+
+    read, write = os.pipe()
+    stdin, stdout = os.fdopen(read, "r"), io.StringIO()
+    channel = TerminalChannel(TerminalConfig(), stdin=stdin, stdout=stdout)
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    async def respond(message, session_key):
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    gateway = asyncio.create_task(Gateway(await make_kernel(), respond, "main").run([channel]))
+    os.write(write, b"a long job\n")
+    await asyncio.wait_for(started.wait(), 5)
+    os.write(write, b"/stop\n")
+    await asyncio.wait_for(cancelled.wait(), 5)
+    os.close(write)
+    await asyncio.wait_for(gateway, 5)
+    stdin.close()
+    assert stdout.getvalue() == "[clawbot] Stopped.\n"
 
 
 async def test_stdin_is_read_in_a_daemon_thread_so_exit_never_waits_for_enter() -> None:
@@ -183,3 +193,23 @@ async def test_the_terminal_breaks_a_notice_mark_spelt_with_hidden_or_look_alike
     shown = stdout.getvalue()
     read = "".join(c for c in shown if c not in "\u034f\ufe0f").translate(str.maketrans("\u0441\uff43\u0142\u0442", "cclt"))
     assert "[clawbot]" not in read, shown
+
+
+def test_a_piped_chat_never_loads_the_interactive_prompt(tmp_path) -> None:
+    """prompt_toolkit costs a fifth of a second to import: only a real terminal pays it."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import asyncio, io, sys\n"
+        "from clawbot_terminal.channel import TerminalChannel\n"
+        "from clawbot_terminal.config import TerminalConfig\n"
+        "async def sink(message):\n"
+        "    future = asyncio.get_running_loop().create_future(); future.set_result(None); return future\n"
+        "out = io.StringIO()\n"
+        "asyncio.run(TerminalChannel(TerminalConfig(), stdin=io.StringIO('hi\\n'), stdout=out).start(sink))\n"
+        "print('prompt_toolkit' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
