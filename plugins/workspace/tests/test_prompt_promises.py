@@ -95,7 +95,7 @@ class Silent(LLMProvider):
 async def system_prompt(make_kernel, env: dict[str, str], config: str | None = None) -> str:
     plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
     kernel = await make_kernel(plugins=plugins, env=env, config=config)
-    conversation = Conversation(kernel, ModelChoice(Silent(), "m"), "main")
+    conversation = Conversation(kernel, ModelChoice(Silent(), "m"), "main", services=None)
     return (await conversation.system_prompt("agent:main:main", "fake")).text
 
 
