@@ -63,12 +63,11 @@ async def boot(home: Path, ws: Path, bin_dir: Path):  # noqa: ANN201
     import clawbot_workspace.plugin
     from clawbot.testing.kernels import build_kernel
 
-    config = (
-        f'[[agents.list]]\nid = "coder"\ndefault = true\nworkspace = "{ws}"\n'
-        f'tools = {{ allow = ["read", "write", "edit", "ls", "exec", "message"] }}\n'
-    )
+    config = f'[[agents.list]]\nid = "coder"\ndefault = true\nworkspace = "{ws}"\ntools = {{ allow = ["read", "write", "edit", "ls", "exec", "message"] }}\n'
     return await build_kernel(
-        home, plugins={"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}, config=config,
+        home,
+        plugins={"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin},
+        config=config,
         env={"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"},
     )
 
@@ -78,15 +77,18 @@ def request(kernel, ws: Path):  # noqa: ANN001, ANN201
     from clawbot.agent.system_prompt import PromptRequest
 
     return PromptRequest(
-        agent_id="coder", session_key="agent:coder:main", workspace=ws,
-        tools=allowed_tools(kernel.tools, kernel.config, "coder"), model="anthropic/claude-sonnet-4-6", channel="feishu",
+        agent_id="coder",
+        session_key="agent:coder:main",
+        workspace=ws,
+        tools=allowed_tools(kernel.tools, kernel.config, "coder"),
+        model="anthropic/claude-sonnet-4-6",
+        channel="feishu",
     )
 
 
 def openclaw_chars(built) -> int:  # noqa: ANN001
     skills = sum(
-        len(f"<skill>\n<name>{s.name}</name>\n<description>{s.description}</description>\n"
-            f"<location>./skills/{s.name}/SKILL.md</location>\n</skill>\n")
+        len(f"<skill>\n<name>{s.name}</name>\n<description>{s.description}</description>\n<location>./skills/{s.name}/SKILL.md</location>\n</skill>\n")
         for s in built.context.skills
     ) + len("<available_skills>\n</available_skills>")
     files = sum(len(f"## {f.name}\n\n{f.content or ''}\n\n") for f in built.context.bootstrap_files) + len("# Project Context\n\n")
@@ -134,17 +136,23 @@ async def main(builds: int, colds: int) -> None:
     print(f"warm build ({builds} runs)          median {statistics.median(warm):6.2f} ms   p90 {warm[int(0.9 * len(warm))]:6.2f} ms")
     print(f"cold build, fresh kernel ({colds} runs) median {statistics.median(cold):6.2f} ms   (first of the process, importing PyYAML: {first_ever:.1f} ms)")
     system = report["system_prompt"]
-    print(f"\nprompt: {system['chars']:,} chars (~{system['tokens_estimate']:,} tokens); "
-          f"{system['stable_chars']:,} before the cache boundary, {system['volatile_chars']:,} after")
+    print(
+        f"\nprompt: {system['chars']:,} chars (~{system['tokens_estimate']:,} tokens); "
+        f"{system['stable_chars']:,} before the cache boundary, {system['volatile_chars']:,} after"
+    )
     files = sum(f["injected_chars"] for f in report["files"])
-    print(f"  workspace files {files:,} chars ({sum(f['truncated'] for f in report['files'])} of {len(report['files'])} truncated); "
-          f"skills {report['skills']['prompt_chars']:,} chars for {len(report['skills']['entries'])} skills; "
-          f"the rest {system['chars'] - files - report['skills']['prompt_chars']:,} chars")
+    print(
+        f"  workspace files {files:,} chars ({sum(f['truncated'] for f in report['files'])} of {len(report['files'])} truncated); "
+        f"skills {report['skills']['prompt_chars']:,} chars for {len(report['skills']['entries'])} skills; "
+        f"the rest {system['chars'] - files - report['skills']['prompt_chars']:,} chars"
+    )
     ours_fixed = system["chars"] - report["system_prompt"]["project_context_chars"] - report["skills"]["prompt_chars"]
     theirs = openclaw_chars(built)
     print(f"  tool schemas sent with each request: {report['tools']['schema_chars']:,} chars")
-    print(f"\nsame inputs in OpenClaw's structure: ~{theirs:,} chars (~{(theirs + 3) // 4:,} tokens); "
-          f"clawbot/OpenClaw {system['chars'] / theirs:.2f}x; fixed text clawbot {ours_fixed:,} vs OpenClaw {OPENCLAW_FIXED_CHARS:,}")
+    print(
+        f"\nsame inputs in OpenClaw's structure: ~{theirs:,} chars (~{(theirs + 3) // 4:,} tokens); "
+        f"clawbot/OpenClaw {system['chars'] / theirs:.2f}x; fixed text clawbot {ours_fixed:,} vs OpenClaw {OPENCLAW_FIXED_CHARS:,}"
+    )
 
 
 if __name__ == "__main__":

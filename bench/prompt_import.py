@@ -22,8 +22,14 @@ import sys
 from datetime import date
 
 MODULES = (
-    "prompt_toolkit", "prompt_toolkit.application", "prompt_toolkit.filters", "prompt_toolkit.history",
-    "prompt_toolkit.input", "prompt_toolkit.key_binding", "prompt_toolkit.output", "prompt_toolkit.patch_stdout",
+    "prompt_toolkit",
+    "prompt_toolkit.application",
+    "prompt_toolkit.filters",
+    "prompt_toolkit.history",
+    "prompt_toolkit.input",
+    "prompt_toolkit.key_binding",
+    "prompt_toolkit.output",
+    "prompt_toolkit.patch_stdout",
     "prompt_toolkit.utils",
 )
 IMPORTS = "; ".join(f"import {m}" for m in MODULES)
@@ -40,8 +46,7 @@ def _env() -> dict[str, str]:
 
 
 def importtime_ms() -> float:
-    result = subprocess.run([sys.executable, "-X", "importtime", "-c", IMPORTS], capture_output=True, text=True,
-                            env=_env(), check=True)
+    result = subprocess.run([sys.executable, "-X", "importtime", "-c", IMPORTS], capture_output=True, text=True, env=_env(), check=True)
     total = 0
     for line in result.stderr.splitlines():
         parts = line.split("|")
@@ -66,8 +71,7 @@ def main() -> None:
     warm = statistics.median(in_place_ms() for _ in range(runs))
     import prompt_toolkit
 
-    print(f"prompt_toolkit {prompt_toolkit.__version__} import, {runs} runs each, {date.today()}, "
-          f"Python {platform.python_version()}, {os.cpu_count()} CPUs")
+    print(f"prompt_toolkit {prompt_toolkit.__version__} import, {runs} runs each, {date.today()}, Python {platform.python_version()}, {os.cpu_count()} CPUs")
     print(f"  python -X importtime (cumulative, nothing imported before)  median {cold:6.1f} ms")
     print(f"  in place (after what clawbot run has already imported)      median {warm:6.1f} ms")
 

@@ -50,8 +50,16 @@ async def spawn(mechanism, policy: SandboxPolicy) -> float:
             done.set_result(None)
 
     transport, _ = await loop.subprocess_exec(
-        Protocol, *argv, env=env, cwd=cwd, preexec_fn=preexec, pass_fds=fds, start_new_session=True,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        Protocol,
+        *argv,
+        env=env,
+        cwd=cwd,
+        preexec_fn=preexec,
+        pass_fds=fds,
+        start_new_session=True,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
     )
     if close is not None:
         close()

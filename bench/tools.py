@@ -202,8 +202,10 @@ def patch_adversarial(runs: int) -> None:
                 result = patch_tool.handler(call)
                 samples.append((time.perf_counter() - started) * 1000)
                 message = result.content[0].text
-                outcome = "applied" if not result.is_error else (
-                    "budget error" if "too much work" in message else "ambiguous" if "places" in message else "not found"
+                outcome = (
+                    "applied"
+                    if not result.is_error
+                    else ("budget error" if "too much work" in message else "ambiguous" if "places" in message else "not found")
                 )
             print(f"  {label:42s} {statistics.median(samples):8.1f} ms   {outcome} ({len(text)} B patch)")
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 KEY = "agent:main:main"
 
-CHILD = r'''
+CHILD = r"""
 import asyncio, sys, time
 from pathlib import Path
 from clawbot import LLMProvider, Message, ModelInfo, Role, StopReason, TextBlock, Usage
@@ -53,7 +53,7 @@ async def main():
     print(elapsed)
 
 asyncio.run(main())
-'''
+"""
 
 
 def _line(record: dict) -> bytes:
@@ -61,8 +61,9 @@ def _line(record: dict) -> bytes:
 
 
 def _entry(number: int, message: dict) -> bytes:
-    return _line({"type": "message", "id": f"{number:012x}", "parent_id": f"{number - 1:012x}",
-                  "timestamp": "2026-01-01T00:00:00.000+00:00", "message": message})
+    return _line(
+        {"type": "message", "id": f"{number:012x}", "parent_id": f"{number - 1:012x}", "timestamp": "2026-01-01T00:00:00.000+00:00", "message": message}
+    )
 
 
 def _exchange(number: int) -> list[dict]:
@@ -71,13 +72,28 @@ def _exchange(number: int) -> list[dict]:
     usage = {"input_tokens": 900, "output_tokens": 30, "cache_read_tokens": 800}
     return [
         {"role": "user", "content": [{"type": "text", "text": f"Question {number}: what is still open from yesterday's notes?"}]},
-        {"role": "assistant", "content": [{"type": "text", "text": "I'll look."},
-                                          {"type": "tool_call", "id": call, "name": "read", "arguments": {"path": "notes.md"}}],
-         "provider": "openai", "model": "gpt-test", "usage": usage, "stop_reason": "tool_use"},
-        {"role": "tool_result", "content": [{"type": "text", "text": "- buy milk\n- call Anna about the trip\n- renew the passport\n" * 4}],
-         "tool_call_id": call, "tool_name": "read"},
-        {"role": "assistant", "content": [{"type": "text", "text": "Three things are open: milk, a call to Anna and the passport. " * 3}],
-         "provider": "openai", "model": "gpt-test", "usage": usage, "stop_reason": "end_turn"},
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "I'll look."}, {"type": "tool_call", "id": call, "name": "read", "arguments": {"path": "notes.md"}}],
+            "provider": "openai",
+            "model": "gpt-test",
+            "usage": usage,
+            "stop_reason": "tool_use",
+        },
+        {
+            "role": "tool_result",
+            "content": [{"type": "text", "text": "- buy milk\n- call Anna about the trip\n- renew the passport\n" * 4}],
+            "tool_call_id": call,
+            "tool_name": "read",
+        },
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "Three things are open: milk, a call to Anna and the passport. " * 3}],
+            "provider": "openai",
+            "model": "gpt-test",
+            "usage": usage,
+            "stop_reason": "end_turn",
+        },
     ]
 
 
@@ -86,8 +102,7 @@ def build_session(home: Path, megabytes: int) -> Path:
     directory = home / "sessions" / "main"
     directory.mkdir(parents=True, mode=0o700)
     session_id = "0123456789abcdef0123456789abcdef"
-    header = {"type": "session", "version": 1, "id": session_id, "key": KEY, "agent": "main",
-              "timestamp": "2026-01-01T00:00:00.000+00:00"}
+    header = {"type": "session", "version": 1, "id": session_id, "key": KEY, "agent": "main", "timestamp": "2026-01-01T00:00:00.000+00:00"}
     path = directory / f"{session_id}.jsonl"
     number = 0
     with path.open("wb") as handle:
@@ -99,9 +114,20 @@ def build_session(home: Path, megabytes: int) -> Path:
                 lines.append(_entry(number, message))
             handle.write(b"".join(lines))
         number += 1
-        handle.write(_line({"type": "compaction", "id": f"{number:012x}", "parent_id": None,
-                            "timestamp": "2026-01-02T00:00:00.000+00:00", "summary": "We planned a trip.",
-                            "tokens_before": 150_000, "tokens_after": 2_000, "strategy": "bench"}))
+        handle.write(
+            _line(
+                {
+                    "type": "compaction",
+                    "id": f"{number:012x}",
+                    "parent_id": None,
+                    "timestamp": "2026-01-02T00:00:00.000+00:00",
+                    "summary": "We planned a trip.",
+                    "tokens_before": 150_000,
+                    "tokens_after": 2_000,
+                    "strategy": "bench",
+                }
+            )
+        )
         for _ in range(5):  # a 20-message history after it
             for message in _exchange(number):
                 number += 1
@@ -131,8 +157,7 @@ def measure(label: str, megabytes: int, runs: int, root: Path) -> None:
         times.append(seconds)
         peaks.append(peak)
     times, peaks = times[1:], peaks[1:]
-    print(f"  {label:<38}{size / 1e6:>9.1f}{statistics.median(times) * 1000:>12.1f}{max(times) * 1000:>10.1f}"
-          f"{statistics.median(peaks):>12.1f}")
+    print(f"  {label:<38}{size / 1e6:>9.1f}{statistics.median(times) * 1000:>12.1f}{max(times) * 1000:>10.1f}{statistics.median(peaks):>12.1f}")
 
 
 def main() -> None:
@@ -140,8 +165,10 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=200, help="size of the conversation before the compaction")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    print(f"one turn on a large compacted transcript, {time.strftime('%Y-%m-%d')}, Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} CPUs; {args.runs} runs each after one warm-up, a fresh process per run")
+    print(
+        f"one turn on a large compacted transcript, {time.strftime('%Y-%m-%d')}, Python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} CPUs; {args.runs} runs each after one warm-up, a fresh process per run"
+    )
     print(f"  {'transcript':<38}{'size MB':>9}{'median ms':>12}{'max ms':>10}{'peak RSS MB':>12}")
     with tempfile.TemporaryDirectory() as tmp:
         measure(f"{args.mb} MB before the last compaction", args.mb, args.runs, Path(tmp))

@@ -102,10 +102,15 @@ def _provider() -> Any:
             self.calls += 1
             if request.messages[-1].role == Role.USER:
                 content = (TextBlock("Let me check."), ToolCallBlock(f"call{self.calls}", "noop", {"note": "x"}))
-                return Message(Role.ASSISTANT, content, provider=self.name, model=request.model,
-                               usage=Usage(1200, 20, 1000), stop_reason=StopReason.TOOL_USE)
-            return Message(Role.ASSISTANT, (TextBlock("Done: the check came back fine."),), provider=self.name,
-                           model=request.model, usage=Usage(1250, 12, 1000), stop_reason=StopReason.END_TURN)
+                return Message(Role.ASSISTANT, content, provider=self.name, model=request.model, usage=Usage(1200, 20, 1000), stop_reason=StopReason.TOOL_USE)
+            return Message(
+                Role.ASSISTANT,
+                (TextBlock("Done: the check came back fine."),),
+                provider=self.name,
+                model=request.model,
+                usage=Usage(1250, 12, 1000),
+                stop_reason=StopReason.END_TURN,
+            )
 
     return InstantProvider()
 
@@ -117,13 +122,25 @@ def _history() -> list[Any]:
     for i in range(HISTORY_EXCHANGES):
         out += [
             Message.user(f"Question {i}: could you look at the notes from yesterday and tell me what is still open?"),
-            Message(Role.ASSISTANT, (TextBlock("I'll look."), ToolCallBlock(f"h{i}", "noop", {"note": f"notes {i}"})),
-                    provider="instant", model="m", usage=Usage(900, 30, 800), stop_reason=StopReason.TOOL_USE),
-            Message(Role.TOOL_RESULT, (TextBlock("- buy milk\n- call Anna about the trip\n- renew the passport\n" * 3),),
-                    tool_call_id=f"h{i}", tool_name="noop"),
-            Message(Role.ASSISTANT, (TextBlock("Three things are open: milk, a call to Anna about the trip, and the "
-                                               "passport renewal. The passport is the most urgent one. " * 2),),
-                    provider="instant", model="m", usage=Usage(1000, 60, 900), stop_reason=StopReason.END_TURN),
+            Message(
+                Role.ASSISTANT,
+                (TextBlock("I'll look."), ToolCallBlock(f"h{i}", "noop", {"note": f"notes {i}"})),
+                provider="instant",
+                model="m",
+                usage=Usage(900, 30, 800),
+                stop_reason=StopReason.TOOL_USE,
+            ),
+            Message(
+                Role.TOOL_RESULT, (TextBlock("- buy milk\n- call Anna about the trip\n- renew the passport\n" * 3),), tool_call_id=f"h{i}", tool_name="noop"
+            ),
+            Message(
+                Role.ASSISTANT,
+                (TextBlock("Three things are open: milk, a call to Anna about the trip, and the passport renewal. The passport is the most urgent one. " * 2),),
+                provider="instant",
+                model="m",
+                usage=Usage(1000, 60, 900),
+                stop_reason=StopReason.END_TURN,
+            ),
         ]
     return out
 
@@ -189,6 +206,7 @@ class StepTimers:
         original = owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)
         total, calls = self.total, self.calls
         if inspect.iscoroutinefunction(original):
+
             @functools.wraps(original)
             async def timed(*args: Any, **kwargs: Any) -> Any:
                 started = time.perf_counter()
@@ -198,6 +216,7 @@ class StepTimers:
                     total[label] += time.perf_counter() - started
                     calls[label] += 1
         else:
+
             @functools.wraps(original)
             def timed(*args: Any, **kwargs: Any) -> Any:
                 started = time.perf_counter()
@@ -206,6 +225,7 @@ class StepTimers:
                 finally:
                     total[label] += time.perf_counter() - started
                     calls[label] += 1
+
         setattr(owner, attr, timed)
         self._undo.append((owner, attr, original))
 
@@ -276,7 +296,7 @@ def _short(func: tuple[str, int, str]) -> str:
     parts = Path(path).parts
     for anchor in ("site-packages", "kernel", "lib"):
         if anchor in parts:
-            parts = parts[parts.index(anchor) + 1:]
+            parts = parts[parts.index(anchor) + 1 :]
             break
     return f"{'/'.join(parts[-3:])}:{line}({name})"
 
@@ -287,8 +307,7 @@ def part_kernel(turns: int, warmup: int, breakdown: bool = True) -> None:
     gc.collect()
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for label, others in (("20-message history, 1 session in the index", 0),
-                              ("same, 200 other sessions in the index", 200)):
+        for label, others in (("20-message history, 1 session in the index", 0), ("same, 200 other sessions in the index", 200)):
             results[label] = asyncio.run(_measure(Path(tmp) / f"home{others}", turns, warmup, others))
         locked, unlocked = asyncio.run(_measure_lock_pairs(Path(tmp) / "pairs", turns, warmup))
         results["A/B turn by turn: with the session lock"] = locked
@@ -298,8 +317,7 @@ def part_kernel(turns: int, warmup: int, breakdown: bool = True) -> None:
             mean_ms, rows = asyncio.run(_breakdown(Path(tmp) / "breakdown", turns))
             stats = asyncio.run(_profile(Path(tmp) / "profile", min(turns, 200)))
 
-    print(f"Part 1: kernel overhead per turn, in process, {time.strftime('%Y-%m-%d')}, Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} CPUs")
+    print(f"Part 1: kernel overhead per turn, in process, {time.strftime('%Y-%m-%d')}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     print(f"  (clawbot from {Path(clawbot.__file__).parent}; zero-latency provider; one tool round trip per turn;")
     print(f"   same session each turn, put back to its 20-message seed before each; {turns} turns after {warmup} warm-up)")
     print(f"  {'':<46}{'median ms':>10}{'p90 ms':>9}{'p99 ms':>9}")
@@ -307,8 +325,7 @@ def part_kernel(turns: int, warmup: int, breakdown: bool = True) -> None:
         ms = [s * 1000 for s in samples]
         print(f"  {label:<46}{statistics.median(ms):>10.3f}{pct(ms, 0.9):>9.3f}{pct(ms, 0.99):>9.3f}")
     ms = [s * 1000 for s in lock_alone]
-    print(f"  {'session lock alone (acquire + release)':<46}{statistics.median(ms):>10.3f}{pct(ms, 0.9):>9.3f}"
-          f"{pct(ms, 0.99):>9.3f}")
+    print(f"  {'session lock alone (acquire + release)':<46}{statistics.median(ms):>10.3f}{pct(ms, 0.9):>9.3f}{pct(ms, 0.99):>9.3f}")
     print("  target: <= 2 ms median")
     if not breakdown:
         return
@@ -366,7 +383,7 @@ async def _lock_alone(home: Path, rounds: int) -> list[float]:
         async with turn_lock(path, Bench.KEY):
             pass
         samples.append(time.perf_counter() - started)
-    return samples[rounds // 10:]  # the first ones create the directory and the file
+    return samples[rounds // 10 :]  # the first ones create the directory and the file
 
 
 # ------------------------------------------------------------------ part 2: whole process
@@ -386,9 +403,10 @@ def main() -> None:
         part_kernel(args.turns, args.warmup, not args.no_breakdown)
     if not args.kernel_only:
         part_process(args.runs)
-    print(f"\ncommand: cd /work/main && env -u PYTHONDONTWRITEBYTECODE .venv/bin/python bench/turn.py "
-          f"--turns {args.turns} --runs {args.runs}" + (" --kernel-only" if args.kernel_only else "")
-          + (" --process-only" if args.process_only else ""))
+    print(
+        f"\ncommand: cd /work/main && env -u PYTHONDONTWRITEBYTECODE .venv/bin/python bench/turn.py "
+        f"--turns {args.turns} --runs {args.runs}" + (" --kernel-only" if args.kernel_only else "") + (" --process-only" if args.process_only else "")
+    )
 
 
 if __name__ == "__main__":

@@ -49,8 +49,13 @@ for line in sys.stdin:
 
 class Launcher:
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", LAUNCHER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", LAUNCHER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+        )
 
     def run(self, cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -79,8 +84,7 @@ def measure(launcher: Launcher, cmd: list[str], runs: int, env: dict[str, str], 
 
 
 def _config(provider: str, model: str, base_url: str) -> str:
-    return (f'agents.defaults.model.primary = "{provider}/{model}"\n\n'
-            f'[providers.{provider}]\nbase_url = "{base_url}"\napi_key = "sk-test"\n')
+    return f'agents.defaults.model.primary = "{provider}/{model}"\n\n[providers.{provider}]\nbase_url = "{base_url}"\napi_key = "sk-test"\n'
 
 
 def _import_top(cmd: list[str], env: dict[str, str], cwd: str, top: int) -> list[tuple[float, str]]:
@@ -106,9 +110,12 @@ def part_process(runs: int) -> None:
     launcher = Launcher()
     with fake.serve_in_thread() as url, tempfile.TemporaryDirectory() as tmp:
         base_env = _env(tmp)
-        for label, code in (("python -c pass", "pass"), ("python -c 'import httpx2'", "import httpx2"),
-                            ("python -c 'import openai'", "import openai"),
-                            ("python -c 'import anthropic'", "import anthropic")):
+        for label, code in (
+            ("python -c pass", "pass"),
+            ("python -c 'import httpx2'", "import httpx2"),
+            ("python -c 'import openai'", "import openai"),
+            ("python -c 'import anthropic'", "import anthropic"),
+        ):
             walls, rss = measure(launcher, [sys.executable, "-c", code], runs, base_env, tmp)
             rows.append((label, walls, rss))
         for provider, model, base_url in (("openai", "gpt-test", f"{url}/v1"), ("anthropic", "claude-test", url)):
@@ -122,15 +129,12 @@ def part_process(runs: int) -> None:
             imports[provider] = _import_top([sys.executable, "-m", "clawbot.cli.main", "agent", "-m", "hi"], env, str(home), 12)
         served = len(fake.requests)
     launcher.close()
-    print(f"\nPart 2: whole process against the fake LLM server over 127.0.0.1, {runs} runs each after 2 warm-ups "
-          f"({served} requests served)")
+    print(f"\nPart 2: whole process against the fake LLM server over 127.0.0.1, {runs} runs each after 2 warm-ups ({served} requests served)")
     print(f"  {'command':<38}{'median ms':>11}{'p90 ms':>9}{'peak RSS MB':>13}")
     for label, walls, rss in rows:
-        print(f"  {label:<38}{statistics.median(walls) * 1000:>11.1f}{pct(walls, 0.9) * 1000:>9.1f}"
-              f"{statistics.median(rss):>13.1f}")
+        print(f"  {label:<38}{statistics.median(walls) * 1000:>11.1f}{pct(walls, 0.9) * 1000:>9.1f}{statistics.median(rss):>13.1f}")
     print("  targets: <= 400 ms median, <= 100 MB peak RSS")
     for provider, top in imports.items():
-        print(f"\n  slowest imports of one `clawbot agent -m hi` ({provider}; -X importtime, cumulative ms, inflated by the"
-              " tracing)")
+        print(f"\n  slowest imports of one `clawbot agent -m hi` ({provider}; -X importtime, cumulative ms, inflated by the tracing)")
         for cumulative, name in top:
             print(f"    {cumulative:8.1f}  {name}")

@@ -94,9 +94,7 @@ REGISTRATION: dict[str, tuple[str, Callable[[str], Any]]] = {
 
 def plugin(**hooks: Callable[..., Any]) -> object:
     """A plugin object; plain functions get ``@hookimpl``, already marked ones keep their options."""
-    return SimpleNamespace(
-        **{name: fn if hasattr(fn, "clawbot_impl") else hookimpl(fn) for name, fn in hooks.items()}
-    )
+    return SimpleNamespace(**{name: fn if hasattr(fn, "clawbot_impl") else hookimpl(fn) for name, fn in hooks.items()})
 
 
 def recorder(seen: list, label: str, *, is_async: bool = False) -> Callable[..., Any]:

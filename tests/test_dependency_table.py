@@ -51,7 +51,7 @@ def declared() -> dict[str, list[str]]:
 def documented() -> set[str]:
     """The names in backticks in the first column of the dependency table."""
     text = ARCHITECTURE.read_text(encoding="utf-8")
-    section = text[text.index(HEADING):]
+    section = text[text.index(HEADING) :]
     section = section[: section.find("\n## ", 1)] if "\n## " in section[1:] else section
     names: set[str] = set()
     for line in section.splitlines():
@@ -74,7 +74,7 @@ def test_every_dependency_has_a_row_and_every_row_a_dependency() -> None:
 
 def test_the_table_says_why_for_each_row() -> None:
     text = ARCHITECTURE.read_text(encoding="utf-8")
-    section = text[text.index(HEADING):]
+    section = text[text.index(HEADING) :]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     short = [row.split("|")[1].strip() for row in rows if len(row.split("|")[3].strip()) < 40]
     assert not short, f"these rows say too little about why: {short}"

@@ -38,11 +38,7 @@ def hook_test_names() -> set[str]:
     names = set()
     for path in TESTS.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        names.update(
-            node.name
-            for node in ast.walk(tree)
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test_hook_")
-        )
+        names.update(node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test_hook_"))
     return names
 
 
@@ -266,17 +262,14 @@ def test_every_hook_has_a_test_of_the_kernel_emitting_it() -> None:
     marked = emission_tests()
     missing = [name for name in hook_names() if name not in marked and name not in PENDING_EMISSION]
     assert not missing, (
-        "no test shows the kernel calling these hooks in a real flow; write one and mark it "
-        f"@pytest.mark.{EMISSION_MARK}(<hook>): {', '.join(missing)}"
+        f"no test shows the kernel calling these hooks in a real flow; write one and mark it @pytest.mark.{EMISSION_MARK}(<hook>): {', '.join(missing)}"
     )
     unknown = sorted(set(marked) - set(hook_names()))
     assert not unknown, f"tests marked {EMISSION_MARK} for hooks that do not exist: {unknown}"
 
 
 def test_pending_emissions_are_only_those_the_kernel_does_not_emit_yet() -> None:
-    kernel_text = "\n".join(
-        path.read_text(encoding="utf-8") for path in (ROOT / "kernel" / "clawbot").rglob("*.py") if path.name != "hookspecs.py"
-    )
+    kernel_text = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "kernel" / "clawbot").rglob("*.py") if path.name != "hookspecs.py")
     marked = emission_tests()
     stale = [hook for hook in PENDING_EMISSION if hook in marked or f'"{hook}"' in kernel_text]
     assert not stale, (

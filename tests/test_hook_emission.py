@@ -152,8 +152,17 @@ async def test_a_message_through_the_gateway_calls_every_lifecycle_hook_in_order
 
     assert names(observer.calls) == [
         "gateway_start",
-        "message_received", "session_start", "prompt_sections", "before_tool_call", "after_tool_call", "message_sending",
-        "message_received", "prompt_sections", "before_tool_call", "after_tool_call", "message_sending",
+        "message_received",
+        "session_start",
+        "prompt_sections",
+        "before_tool_call",
+        "after_tool_call",
+        "message_sending",
+        "message_received",
+        "prompt_sections",
+        "before_tool_call",
+        "after_tool_call",
+        "message_sending",
         "gateway_stop",
     ]
     calls = dict(observer.calls[:7])

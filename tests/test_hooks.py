@@ -119,9 +119,7 @@ async def test_hook_config_schema_config_section_claims_a_channel_table(make_ker
 
 
 async def test_hook_config_schema_list_claims_several_tables(make_kernel) -> None:
-    both = plugin(
-        clawbot_config_schema=lambda: [ConfigSection("plugins.both", GreeterSettings), ConfigSection("providers.both", ChatSettings)]
-    )
+    both = plugin(clawbot_config_schema=lambda: [ConfigSection("plugins.both", GreeterSettings), ConfigSection("providers.both", ChatSettings)])
     kernel = await make_kernel(plugins={"both": both}, config='[providers.both]\ntoken = "k"\n')
     assert kernel.config.owners == {"plugins.both": "both", "providers.both": "both"}
     assert kernel.config.section("providers.both") == ChatSettings(token="k")
@@ -151,9 +149,7 @@ async def test_hook_config_schema_must_be_synchronous(make_kernel) -> None:
         return GreeterSettings
 
     kernel = await make_kernel(plugins={"slow": plugin(clawbot_config_schema=schema)})
-    assert kernel.plugins.failures == [
-        HookFailure("slow", "clawbot_config_schema", "TypeError: clawbot_config_schema must be synchronous")
-    ]
+    assert kernel.plugins.failures == [HookFailure("slow", "clawbot_config_schema", "TypeError: clawbot_config_schema must be synchronous")]
     assert kernel.config.owners == {}
 
 
@@ -183,7 +179,7 @@ def clawbot_commands(cli):
     cli.add_command(doctor)
 '''
 
-COPYCAT_CLI = '''
+COPYCAT_CLI = """
 import click
 from clawbot import hookimpl
 
@@ -191,7 +187,7 @@ from clawbot import hookimpl
 @hookimpl
 def clawbot_commands(cli):
     cli.add_command(click.Command("hello", help="A second hello."))
-'''
+"""
 
 
 def run_clawbot(*args: str, site: Path, home: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -201,7 +197,11 @@ def run_clawbot(*args: str, site: Path, home: Path, env: dict[str, str] | None =
     environment.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "clawbot.cli.main", *args],
-        cwd=home, env=environment, capture_output=True, text=True, timeout=60,
+        cwd=home,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -236,7 +236,7 @@ def test_hook_commands_clashes_are_reported_naming_both(cli_plugins: Path, tmp_p
     text = " ".join(result.stdout.split())
     assert "Plugin problems" in text
     assert "command 'doctor' of plugin 'greeter' clashes with clawbot (built in); ignored" in text
-    hello_clash = text[text.index("command 'hello'"):]
+    hello_clash = text[text.index("command 'hello'") :]
     assert "clashes with plugin" in hello_clash
     assert "'greeter'" in hello_clash and "'copycat'" in hello_clash
 
@@ -552,7 +552,14 @@ def by_name(files: list[BootstrapFile]) -> dict[str, str | None]:
 def test_hook_bootstrap_files_default_reads_the_workspace(filled_workspace: Path) -> None:
     pm = manager(workspace=workspace_plugin())
     files = pm.bootstrap_files(BootstrapContext("main", filled_workspace, session_kind="main"))
-    assert [f.name for f in files] == ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "HEARTBEAT.md", "MEMORY.md"]  # a missing BOOTSTRAP.md is normal (done)
+    assert [f.name for f in files] == [
+        "AGENTS.md",
+        "SOUL.md",
+        "TOOLS.md",
+        "IDENTITY.md",
+        "HEARTBEAT.md",
+        "MEMORY.md",
+    ]  # a missing BOOTSTRAP.md is normal (done)
     contents = by_name(files)
     assert contents["AGENTS.md"] == "# Agents\nBe careful.\n"
     assert contents["MEMORY.md"] == "Remember the milk.\n"
@@ -966,9 +973,7 @@ async def test_allow_and_deny_block_by_name(make_kernel) -> None:
     def tools_of(name):
         return lambda ctx: [make_tool(name)]
 
-    plugins = {
-        name: plugin(clawbot_config_schema=lambda: GreeterSettings, clawbot_tools=tools_of(name)) for name in ("a", "b", "c")
-    }
+    plugins = {name: plugin(clawbot_config_schema=lambda: GreeterSettings, clawbot_tools=tools_of(name)) for name in ("a", "b", "c")}
     kernel = await make_kernel(plugins=plugins, config='[plugins]\ndeny = ["b"]\n\n[plugins.b]\ntimes = 2\n')
     assert kernel.plugins.records["b"].status == "blocked" and kernel.plugins.records["b"].error == "listed in plugins.deny"
     assert kernel.tools.names() == ["a", "c"]  # and the blocked plugin's table is no error

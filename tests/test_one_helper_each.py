@@ -52,17 +52,14 @@ def test_one_module_does_the_job(job: str, owner: str, pattern: str) -> None:
     assert not elsewhere, f"{job} belongs to {owner}; use it there instead of:\n" + "\n".join(elsewhere)
 
 
-@pytest.mark.parametrize(
-    ("text", "tokens"), [("", 0), ("a", 1), ("abcd", 1), ("abcde", 2), ("x" * 400, 100), (0, 0), (9, 3), (-5, 0)]
-)
+@pytest.mark.parametrize(("text", "tokens"), [("", 0), ("a", 1), ("abcd", 1), ("abcde", 2), ("x" * 400, 100), (0, 0), (9, 3), (-5, 0)])
 def test_the_token_estimate_rounds_up(text: str | int, tokens: int) -> None:
     assert estimate_tokens(text) == tokens
 
 
 @pytest.mark.parametrize(
     ("root", "path", "expected"),
-    [("/a/b", "/a/b", True), ("/a/b", "/a/b/c", True), ("/a/b", "/a/bc", False), ("/a/b", "/a", False),
-     ("/", "/etc", True), ("/a/b", "a/b/c", False)],
+    [("/a/b", "/a/b", True), ("/a/b", "/a/b/c", True), ("/a/b", "/a/bc", False), ("/a/b", "/a", False), ("/", "/etc", True), ("/a/b", "a/b/c", False)],
 )
 def test_inside_compares_whole_folder_names(root: str, path: str, expected: bool) -> None:
     assert inside(root, path) is expected
@@ -70,9 +67,18 @@ def test_inside_compares_whole_folder_names(root: str, path: str, expected: bool
 
 @pytest.mark.parametrize(
     ("pattern", "path", "expected"),
-    [("**/*.md", "a.md", True), ("**/*.md", "x/y/a.md", True), ("docs/**", "docs/a/b", True), ("docs/**", "docs", False),
-     ("*.md", "x/a.md", False), ("a/**/b", "a/b", True), ("a/**/b", "a/x/y/b", True), ("[!a]*", "b", True),
-     ("[!a]*", "a", False), ("?.md", "ab.md", False)],
+    [
+        ("**/*.md", "a.md", True),
+        ("**/*.md", "x/y/a.md", True),
+        ("docs/**", "docs/a/b", True),
+        ("docs/**", "docs", False),
+        ("*.md", "x/a.md", False),
+        ("a/**/b", "a/b", True),
+        ("a/**/b", "a/x/y/b", True),
+        ("[!a]*", "b", True),
+        ("[!a]*", "a", False),
+        ("?.md", "ab.md", False),
+    ],
 )
 def test_globs(pattern: str, path: str, expected: bool) -> None:
     assert compile_glob(pattern)(path) is expected

@@ -59,11 +59,30 @@ def test_no_planning_words_in_code_tests_or_docs() -> None:
 
 
 def test_the_patterns_catch_what_they_are_for() -> None:
-    caught = ["see seed 004 §5", "SEED_004 =", "with chat commands, stage 7", "the stage-1 conversation",
-              "def test_review2_bypasses", "def test_seed_004_coder", "test_stage1_boot", "the first review found", "finding E7", "fixed in round 3", "issue #12",
-              "arrives with the memory stage"]
-    passed = ["seed_workspace(tmp)", "random seed", "for stage in chain.split('|')", "preview(command)",
-              "round(x, 2)", "around 30 s", "the skill's findings", "git restore --staged ."]
+    caught = [
+        "see seed 004 §5",
+        "SEED_004 =",
+        "with chat commands, stage 7",
+        "the stage-1 conversation",
+        "def test_review2_bypasses",
+        "def test_seed_004_coder",
+        "test_stage1_boot",
+        "the first review found",
+        "finding E7",
+        "fixed in round 3",
+        "issue #12",
+        "arrives with the memory stage",
+    ]
+    passed = [
+        "seed_workspace(tmp)",
+        "random seed",
+        "for stage in chain.split('|')",
+        "preview(command)",
+        "round(x, 2)",
+        "around 30 s",
+        "the skill's findings",
+        "git restore --staged .",
+    ]
     for line in caught:
         assert any(p.search(line) for _, p in PLANNING_WORDS), line
     for line in passed:

@@ -41,12 +41,7 @@ def kernel_modules() -> set[str]:
 def plugin_packages() -> dict[str, Path]:
     """Import package -> its project folder, for every plugin and the plugin template."""
     folders = [*sorted((ROOT / "plugins").iterdir()), ROOT / "plugin-template"]
-    return {
-        package.name: folder
-        for folder in folders
-        for package in folder.glob("clawbot_*")
-        if (package / "__init__.py").exists()
-    }
+    return {package.name: folder for folder in folders for package in folder.glob("clawbot_*") if (package / "__init__.py").exists()}
 
 
 def importlinter() -> dict:

@@ -60,13 +60,17 @@ def set_config_string(state: CliState | None, table: str, key: str, value: str) 
         in_use, named = file_in_use(state.config_path if state else None, env, cwd)
     line = f"{key} = {json.dumps(value, ensure_ascii=False)}"
     if in_use is not None and in_use.resolve() != target.resolve():
-        return [f"{precedence(in_use, target, cwd, named)}; it was not changed. To make this the setting in use,",
-                f"put this line under [{table}] in {in_use}:", "", f"    {line}", ""]
+        return [
+            f"{precedence(in_use, target, cwd, named)}; it was not changed. To make this the setting in use,",
+            f"put this line under [{table}] in {in_use}:",
+            "",
+            f"    {line}",
+            "",
+        ]
     text = target.read_text(encoding="utf-8") if target.is_file() else ""
     new = set_string(text, tuple(table.split(".")), key, value)
     if new is None:
-        return [f"{target} could not be edited safely and was not changed; put this line under [{table}] in it:",
-                "", f"    {line}", ""]
+        return [f"{target} could not be edited safely and was not changed; put this line under [{table}] in it:", "", f"    {line}", ""]
     if new != text:
         write_private(target, new)
     return [f"Set {table}.{key} = {json.dumps(value, ensure_ascii=False)} in {target}"]

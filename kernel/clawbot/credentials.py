@@ -96,8 +96,7 @@ def _check_mode(path: Path) -> None:
     if mode & 0o077:
         raise CredentialsError(
             path,
-            f"credential file is readable or writable by other users (mode {mode:04o}), so clawbot "
-            f"refuses to use it; fix: chmod 600 {path}",
+            f"credential file is readable or writable by other users (mode {mode:04o}), so clawbot refuses to use it; fix: chmod 600 {path}",
         )
 
 

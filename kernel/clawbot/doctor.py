@@ -48,8 +48,7 @@ def check_state_dir(env: Mapping[str, str]) -> list[Finding]:
         parent = next((p for p in root.parents if p.exists()), Path("/"))
         if os.access(parent, os.W_OK):
             return [Finding("info", "state", f"{root} does not exist yet; it is created on first run")]
-        return [Finding("fail", "state", f"{root} cannot be created ({parent} is not writable)",
-                        "set CLAWBOT_HOME to a writable directory")]
+        return [Finding("fail", "state", f"{root} cannot be created ({parent} is not writable)", "set CLAWBOT_HOME to a writable directory")]
     if not os.access(root, os.W_OK):
         return [Finding("fail", "state", f"{root} is not writable", f"fix its permissions: chmod u+w {root}")]
     from clawbot.doctor_setup import check_state_modes
@@ -94,9 +93,7 @@ def boot_kernel(loaded: Loaded, real_env: Mapping[str, str] | None = None, live:
         try:
             checks = await plugin_checks(kernel)
             setup = await setup_checks(kernel, loaded.env if real_env is None else real_env, live)
-            return BootOutcome(
-                policy=unknown_patterns(kernel.tools, kernel.config), checks=checks, engines=engines(kernel), setup=setup
-            )
+            return BootOutcome(policy=unknown_patterns(kernel.tools, kernel.config), checks=checks, engines=engines(kernel), setup=setup)
         finally:
             await kernel.aclose()
 
@@ -136,8 +133,11 @@ async def plugin_checks(kernel: Any) -> list[Finding]:
         if isinstance(check, HealthCheck):
             findings.append(Finding(check.level, check.area, f"{check.detail} ({contribution.plugin})", check.fix))
         else:
-            findings.append(Finding("fail", "plugins", f"{contribution.plugin} returned {check!r:.80} from clawbot_doctor_checks",
-                                    f"tell the author of {contribution.plugin}"))
+            findings.append(
+                Finding(
+                    "fail", "plugins", f"{contribution.plugin} returned {check!r:.80} from clawbot_doctor_checks", f"tell the author of {contribution.plugin}"
+                )
+            )
     return findings
 
 
@@ -175,8 +175,14 @@ def check_plugins_and_config(config_path: str | None, env: Mapping[str, str], li
     for conflict in outcome.conflicts:
         findings.append(Finding("fail", "plugins", f"conflict: {conflict}", conflict_fix(conflict)))
     if outcome.error:
-        findings.append(Finding("fail", "plugins", f"the kernel failed to start: {outcome.error}",
-                                "run `clawbot plugins list` to find the plugin, then disable it: CLAWBOT_DISABLE_PLUGINS=<name>"))
+        findings.append(
+            Finding(
+                "fail",
+                "plugins",
+                f"the kernel failed to start: {outcome.error}",
+                "run `clawbot plugins list` to find the plugin, then disable it: CLAWBOT_DISABLE_PLUGINS=<name>",
+            )
+        )
     return findings
 
 
@@ -190,17 +196,27 @@ def _plugin_findings(manager: object) -> list[Finding]:
             findings.append(Finding("info", "plugins", f"{record.name} is blocked: {record.error}"))
         else:
             dist = record.distribution or record.name
-            findings.append(Finding("fail", "plugins", f"{record.name} failed to load: {record.error}",
-                                    f"reinstall or upgrade {dist}, or disable it: CLAWBOT_DISABLE_PLUGINS={record.name}"))
+            findings.append(
+                Finding(
+                    "fail",
+                    "plugins",
+                    f"{record.name} failed to load: {record.error}",
+                    f"reinstall or upgrade {dist}, or disable it: CLAWBOT_DISABLE_PLUGINS={record.name}",
+                )
+            )
         for warning in record.warnings:
             findings.append(Finding("warn", "plugins", f"{record.name}: {warning}", f"tell the author of {record.name}"))
     for failure in manager.failures:  # type: ignore[attr-defined]
         record = records.get(failure.plugin)
         dist = (record.distribution if record else None) or failure.plugin
-        findings.append(Finding(
-            "fail", "plugins", f"{failure.plugin} failed in {failure.hook}: {failure.error}",
-            f"upgrade {dist} or tell its author; meanwhile disable it: CLAWBOT_DISABLE_PLUGINS={failure.plugin}",
-        ))
+        findings.append(
+            Finding(
+                "fail",
+                "plugins",
+                f"{failure.plugin} failed in {failure.hook}: {failure.error}",
+                f"upgrade {dist} or tell its author; meanwhile disable it: CLAWBOT_DISABLE_PLUGINS={failure.plugin}",
+            )
+        )
     return findings
 
 

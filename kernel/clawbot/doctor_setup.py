@@ -41,11 +41,16 @@ def check_state_modes(paths: StatePaths) -> list[Finding]:
     others = [p for p in loose if p not in creds]
     findings = []
     if creds:
-        findings.append(Finding("fail", "state", f"{_listed(creds)} readable by other users (holds API keys)",
-                                f"chmod 700 {paths.credentials} && chmod 600 {paths.credentials}/*"))
+        findings.append(
+            Finding(
+                "fail",
+                "state",
+                f"{_listed(creds)} readable by other users (holds API keys)",
+                f"chmod 700 {paths.credentials} && chmod 600 {paths.credentials}/*",
+            )
+        )
     if others:
-        findings.append(Finding("warn", "state", f"{_listed(others)} readable by other users (transcripts, logs, settings)",
-                                f"chmod -R go-rwx {root}"))
+        findings.append(Finding("warn", "state", f"{_listed(others)} readable by other users (transcripts, logs, settings)", f"chmod -R go-rwx {root}"))
     return findings
 
 
@@ -83,15 +88,18 @@ def check_key(kernel: Any, provider: Any, real_env: Mapping[str, str]) -> Findin
     sources = key_sources(kernel, provider.name, real_env)
     names = ENV_NAMES.get(provider.name)
     if sources:
-        return Finding("ok", "key", f"{provider.name}: key from {sources[0]}" + (
-            f" (also: {'; '.join(sources[1:])})" if len(sources) > 1 else ""))
+        return Finding("ok", "key", f"{provider.name}: key from {sources[0]}" + (f" (also: {'; '.join(sources[1:])})" if len(sources) > 1 else ""))
     if names is not None and not names.key_required:
         return Finding("ok", "key", f"{provider.name}: no key needed")
     if provider.api_key():
         return Finding("ok", "key", f"{provider.name}: the provider has a key of its own")
     variable = f"export {names.api_key}=..., " if names is not None else ""
-    return Finding("fail", "key", f"{provider.name}: no API key found",
-                   f"clawbot onboard --provider {provider.name}, or {variable}or api_key in [providers.{provider.name}]")
+    return Finding(
+        "fail",
+        "key",
+        f"{provider.name}: no API key found",
+        f"clawbot onboard --provider {provider.name}, or {variable}or api_key in [providers.{provider.name}]",
+    )
 
 
 def check_cooldowns(kernel: Any, provider: str) -> list[Finding]:
@@ -104,8 +112,12 @@ def check_cooldowns(kernel: Any, provider: str) -> list[Finding]:
     }
     now = kernel.auth.now()
     return [
-        Finding("warn", "cooldown", f"{provider} key {rest.profile.id} rests until {until_text(rest.until, now)} "
-                                    f"({rest.reason.replace('_', ' ')})", fixes.get(rest.reason, ""))
+        Finding(
+            "warn",
+            "cooldown",
+            f"{provider} key {rest.profile.id} rests until {until_text(rest.until, now)} ({rest.reason.replace('_', ' ')})",
+            fixes.get(rest.reason, ""),
+        )
         for rest in kernel.auth.resting(provider)
     ]
 
@@ -117,12 +129,12 @@ def check_workspace(path: Path, agents: list[str]) -> Finding:
             return Finding("ok", "workspace", f"{path} ({who})")
         return Finding("fail", "workspace", f"{path} ({who}) is not writable", f"chmod u+rwx {path}")
     if path.exists() or path.is_symlink():
-        return Finding("fail", "workspace", f"{path} ({who}) is not a directory",
-                       "move it away, or set agents.defaults.workspace to a folder")
+        return Finding("fail", "workspace", f"{path} ({who}) is not a directory", "move it away, or set agents.defaults.workspace to a folder")
     parent = next((p for p in path.parents if p.exists()), Path("/"))
     if not os.access(parent, os.W_OK):
-        return Finding("fail", "workspace", f"{path} ({who}) cannot be created ({parent} is not writable)",
-                       "set agents.defaults.workspace to a folder you can write")
+        return Finding(
+            "fail", "workspace", f"{path} ({who}) cannot be created ({parent} is not writable)", "set agents.defaults.workspace to a folder you can write"
+        )
     return Finding("warn", "workspace", f"{path} ({who}) does not exist yet", f"mkdir -p {path}")
 
 
@@ -139,8 +151,9 @@ async def setup_checks(kernel: Any, real_env: Mapping[str, str], live: bool = Fa
             chain = await choose_chain(kernel, agent_id)
         except ModelError as exc:
             head, _, rest = str(exc).partition("\n")
-            findings.append(Finding("fail", "model", f"agent {agent_id}: no usable model: {head}",
-                                    rest.strip().removeprefix("Pick one:").strip() or "clawbot onboard"))
+            findings.append(
+                Finding("fail", "model", f"agent {agent_id}: no usable model: {head}", rest.strip().removeprefix("Pick one:").strip() or "clawbot onboard")
+            )
             continue
         how = "detected from the environment" if chain[0].detected else "configured"
         extra = f", fallbacks {', '.join(c.ref for c in chain[1:])}" if len(chain) > 1 else ""
@@ -171,5 +184,4 @@ async def _live(model: Any) -> Finding:
     if failure is None:
         return Finding("ok", "live", f"{model.ref} answered one short request")
     fix = {"auth": f"clawbot onboard --provider {model.provider.name}", "connection": "check the base URL and the network"}
-    return Finding("fail", "live", f"{model.ref} did not answer: {failure.message}",
-                   fix.get(failure.kind, "check the model name and the provider's status"))
+    return Finding("fail", "live", f"{model.ref} did not answer: {failure.message}", fix.get(failure.kind, "check the model name and the provider's status"))

@@ -379,5 +379,3 @@ def clawbot_gateway_stop(event: GatewayEvent) -> None:
 def hook_names() -> list[str]:
     """Names of every hook spec in this module, in definition order."""
     return [name for name, value in globals().items() if name.startswith("clawbot_") and callable(value)]
-
-

@@ -58,10 +58,7 @@ class PluginConflictError(Exception):
     def __init__(self, conflicts: list[str]) -> None:
         self.conflicts = conflicts
         lines = "\n".join(f"  - {c}" for c in conflicts)
-        super().__init__(
-            f"plugins conflict:\n{lines}\n"
-            "Block one of each pair with plugins.deny in clawbot.toml or CLAWBOT_DISABLE_PLUGINS."
-        )
+        super().__init__(f"plugins conflict:\n{lines}\nBlock one of each pair with plugins.deny in clawbot.toml or CLAWBOT_DISABLE_PLUGINS.")
 
 
 def _registry(kind: str) -> Any:
@@ -83,14 +80,10 @@ class Kernel:
     skill_sources: Registry[SkillSource] = _registry("skill source")
     tools: Registry[Tool] = _registry("tool")
     chat_commands: Registry[ChatCommand] = _registry("chat command")
-    sessions: SessionStore = attrs.field(
-        default=attrs.Factory(lambda self: SessionStore(self.paths.sessions), takes_self=True)
-    )
+    sessions: SessionStore = attrs.field(default=attrs.Factory(lambda self: SessionStore(self.paths.sessions), takes_self=True))
     auth: AuthProfiles = attrs.field(
         default=attrs.Factory(
-            lambda self: AuthProfiles(
-                list(self.config.auth.profiles), self.paths.root / "auth-state.json", default_key=self._own_key
-            ),
+            lambda self: AuthProfiles(list(self.config.auth.profiles), self.paths.root / "auth-state.json", default_key=self._own_key),
             takes_self=True,
         )
     )
@@ -206,9 +199,7 @@ async def bootstrap(loaded: Loaded) -> Kernel:
         for contribution in await kernel.plugins.collect(hook, lambda name: {"ctx": kernel.plugin_context(name)}):
             item = contribution.value
             if not isinstance(item, expected):
-                kernel.plugins.record_failure(
-                    contribution.plugin, hook, TypeError(f"expected a {expected.__name__}, got {item!r}")
-                )
+                kernel.plugins.record_failure(contribution.plugin, hook, TypeError(f"expected a {expected.__name__}, got {item!r}"))
                 continue
             if isinstance(item, Tool) and (problem := _tool_problem(item)):
                 kernel.plugins.record_failure(contribution.plugin, hook, ValueError(problem))

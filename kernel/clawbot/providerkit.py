@@ -171,6 +171,8 @@ def text_too_deep(text: str, limit: int = MAX_ARGUMENT_DEPTH) -> bool:
 NOT_FINITE = "held a number JSON cannot carry (NaN or Infinity): write a finite number or null"
 #: ... and a string holding half of a UTF-16 surrogate pair (``"\\ud800"`` alone).
 NOT_TEXT = "held a string that is not valid Unicode (a lone surrogate escape such as \\ud800): write the character itself"
+
+
 def value_problem(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> str | None:
     """Why decoded arguments cannot be used or sent again, ``None`` if they can: nesting deeper
     than ``limit``, a non-finite number, a lone surrogate in a string or a key. No recursion."""

@@ -21,9 +21,7 @@ class Registry(Generic[T]):
     def add(self, plugin: str, name: str, item: T) -> None:
         if name in self._items:
             first = self._items[name][0]
-            self.conflicts.append(
-                f"{self.kind} {name!r} is offered by both plugin {first!r} and plugin {plugin!r}"
-            )
+            self.conflicts.append(f"{self.kind} {name!r} is offered by both plugin {first!r} and plugin {plugin!r}")
             return
         self._items[name] = (plugin, item)
 

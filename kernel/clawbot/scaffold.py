@@ -53,10 +53,7 @@ class PluginNames:
         A leading ``clawbot-`` / ``clawbot_`` is dropped: ``clawbot-my-tool`` means ``my-tool``.
         """
         if not _NAME.fullmatch(name):
-            raise TemplateError(
-                f"invalid plugin name {name!r}: use ASCII letters, digits, '-' and '_', "
-                "starting with a letter (e.g. my-tool)"
-            )
+            raise TemplateError(f"invalid plugin name {name!r}: use ASCII letters, digits, '-' and '_', starting with a letter (e.g. my-tool)")
         words = [w for w in re.split(r"[-_]+", name.lower()) if w]
         if words[:1] == ["clawbot"]:
             words = words[1:]
@@ -101,9 +98,7 @@ def template_dir() -> Path:
     checkout = Path(clawbot.__file__).resolve().parents[2] / "plugin-template"
     if (checkout / "pyproject.toml").is_file():
         return checkout
-    raise TemplateError(
-        f"the plugin template is missing: neither {shipped} nor {checkout} exists; reinstall clawbot-kernel"
-    )
+    raise TemplateError(f"the plugin template is missing: neither {shipped} nor {checkout} exists; reinstall clawbot-kernel")
 
 
 def _template_files(root: Path) -> Iterator[Path]:

@@ -63,8 +63,7 @@ def next_steps(target: Path, install: Install, plugin: str) -> tuple[str, list[s
             f"test it against this source checkout's kernel ({install.kernel_checkout}):",
             [
                 f"cd {_q(target)}",
-                f"uv run --no-project --python {version} --with-editable {_q(install.kernel_checkout)} "
-                "--with-editable '.[test]' pytest",
+                f"uv run --no-project --python {version} --with-editable {_q(install.kernel_checkout)} --with-editable '.[test]' pytest",
             ],
             f"To load it in clawbot, install it into the environment clawbot runs from (see {target / 'README.md'}).",
         )

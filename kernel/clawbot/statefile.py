@@ -156,9 +156,7 @@ def json_text(data: Any, **options: Any) -> str:
     return LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
-def atomic_write_json(
-    path: Path, data: Any, mode: int = PRIVATE_FILE_MODE, *, durable: bool = False, readable: bool = False
-) -> None:
+def atomic_write_json(path: Path, data: Any, mode: int = PRIVATE_FILE_MODE, *, durable: bool = False, readable: bool = False) -> None:
     """Write ``data`` as compact JSON to ``path`` atomically, the file getting ``mode``.
 
     Compact separators: ``indent`` would force the pure-Python encoder (about 4x slower).

@@ -81,7 +81,7 @@ def render(version: str, table: dict[str, str]) -> str:
     ]
     for prototype, chars in table.items():
         escaped = "".join(c if c.isascii() and c.isalnum() else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in chars)
-        lines.append(f"    {prototype!r}: \"{escaped}\",")
+        lines.append(f'    {prototype!r}: "{escaped}",')
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -50,10 +50,7 @@ def text_stats_tool(settings: ExampleToolConfig) -> Tool:
         if not isinstance(top, int) or isinstance(top, bool) or top < 0:
             return ToolResult.error("`top` must be an integer of 0 or more.")
         stats = text_stats(text, top=top, case_sensitive=settings.case_sensitive)
-        lines = [
-            f"{stats['words']} words ({stats['unique_words']} distinct), "
-            f"{stats['lines']} lines, {stats['characters']} characters."
-        ]
+        lines = [f"{stats['words']} words ({stats['unique_words']} distinct), {stats['lines']} lines, {stats['characters']} characters."]
         if stats["top_words"]:
             listed = ", ".join(f"{word} ({count})" for word, count in stats["top_words"])
             lines.append(f"Most frequent: {listed}.")
@@ -61,10 +58,7 @@ def text_stats_tool(settings: ExampleToolConfig) -> Tool:
 
     return Tool(
         name="example_tool_text_stats",
-        description=(
-            "Count the words, distinct words, lines and characters of a text and list its most "
-            "frequent words. Use it instead of counting by hand."
-        ),
+        description=("Count the words, distinct words, lines and characters of a text and list its most frequent words. Use it instead of counting by hand."),
         parameters=PARAMETERS,
         handler=handler,
         summary="Count words, lines and characters of a text; list its most frequent words",

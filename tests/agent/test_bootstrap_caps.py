@@ -27,10 +27,7 @@ def text(n: int, seed: int = 0) -> str:
 
 
 def marker(name: str, cut: int, raw: int) -> str:
-    return (
-        f"[... truncated: {cut} characters cut from the middle of {name} ({raw} in all); "
-        f"the full file can be read with the `read` tool at {WS / name} ...]"
-    )
+    return f"[... truncated: {cut} characters cut from the middle of {name} ({raw} in all); the full file can be read with the `read` tool at {WS / name} ...]"
 
 
 def bf(name: str, content: str | None) -> BootstrapFile:

@@ -110,9 +110,7 @@ async def test_a_bootstrap_file_leading_outside_the_workspace_is_not_loaded(make
     assert agents["not_loaded"].startswith(expected) or expected in agents["not_loaded"]
 
 
-async def test_links_that_stay_inside_the_workspace_load_and_so_does_a_linked_workspace(
-    make_kernel, world, tmp_path: Path, platform
-) -> None:
+async def test_links_that_stay_inside_the_workspace_load_and_so_does_a_linked_workspace(make_kernel, world, tmp_path: Path, platform) -> None:
     (world["ws"] / "docs").mkdir()
     (world["ws"] / "docs" / "agents.md").write_text("Work carefully.\n")
     (world["ws"] / "AGENTS.md").symlink_to(Path("docs") / "agents.md")
@@ -123,9 +121,7 @@ async def test_links_that_stay_inside_the_workspace_load_and_so_does_a_linked_wo
     assert all(f["not_loaded"] is None for f in report["files"])
 
 
-async def test_a_link_swapped_in_while_the_file_is_opened_cannot_win(
-    make_kernel, world, platform, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_link_swapped_in_while_the_file_is_opened_cannot_win(make_kernel, world, platform, monkeypatch: pytest.MonkeyPatch) -> None:
     agents = world["ws"] / "AGENTS.md"
     agents.write_text("Work carefully.\n")  # a plain file inside when anything looks at the path
     real_open = os.open

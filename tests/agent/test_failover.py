@@ -154,8 +154,9 @@ async def test_fallback_is_for_this_turn_only_and_never_after_an_explicit_choice
     assert second.model == "flaky/big"  # the primary is tried first again
 
     primary.errors["big"] = [err("server")] * 4
-    explicit = Conversation(kernel, ModelChoice(primary, "big"), "main", fallbacks=[ModelChoice(backup, "small")],
-                            explicit_model=True, caller_sleep=_no_sleep, services=None)
+    explicit = Conversation(
+        kernel, ModelChoice(primary, "big"), "main", fallbacks=[ModelChoice(backup, "small")], explicit_model=True, caller_sleep=_no_sleep, services=None
+    )
     with pytest.raises(ProviderError):
         await explicit.send("agent:main:main", "three")
 
@@ -168,8 +169,7 @@ async def test_context_overflow_compacts_once_and_retries(make_kernel) -> None:
         name = "summary"
 
         async def compact(self, request):
-            return CompactionResult("we talked about cats", first_kept_index=len(request.messages) - 1,
-                                    tokens_before=900, tokens_after=100)
+            return CompactionResult("we talked about cats", first_kept_index=len(request.messages) - 1, tokens_before=900, tokens_after=100)
 
     seen = []
     plugin = plugin_from_hooks(

@@ -47,12 +47,28 @@ HOSTILE = {
     "astral format character": "tag\U000e0041ged",
 }
 CHANNEL_FIELDS = (
-    "text", "sender_name", "sender_id", "message_id", "peer_id", "thread_id", "reply_to_id", "account_id", "channel",
+    "text",
+    "sender_name",
+    "sender_id",
+    "message_id",
+    "peer_id",
+    "thread_id",
+    "reply_to_id",
+    "account_id",
+    "channel",
     "chat_type",
 )
 BASE = InboundMessage(
-    channel="telegram", peer_id="g1", text="hello", chat_type="group", sender_id="u1", sender_name="Ann",
-    message_id="m1", thread_id="t1", reply_to_id="m0", timestamp=datetime(2026, 1, 2, 3, 4, tzinfo=UTC),
+    channel="telegram",
+    peer_id="g1",
+    text="hello",
+    chat_type="group",
+    sender_id="u1",
+    sender_name="Ann",
+    message_id="m1",
+    thread_id="t1",
+    reply_to_id="m0",
+    timestamp=datetime(2026, 1, 2, 3, 4, tzinfo=UTC),
 )
 # What clawbot writes, in order; the user's own text (which may hold JSON code) comes last.
 LAYOUT = re.compile(
@@ -87,13 +103,19 @@ def _assert_only_clawbot_wrote_metadata(message: InboundMessage, text: str) -> N
     assert layout, "the message does not have the layout clawbot writes"
     trusted, conversation, sender = (json.loads(layout.group(i)) for i in (1, 2, 3))
     assert trusted == {
-        "schema": SCHEMA, "channel": _clean(message.channel), "account": _clean(message.account_id),
-        "chat_type": _clean(message.chat_type), "system_event": False,
+        "schema": SCHEMA,
+        "channel": _clean(message.channel),
+        "account": _clean(message.account_id),
+        "chat_type": _clean(message.chat_type),
+        "system_event": False,
     }
     assert {k: conversation[k] for k in ("chat_id", "message_id", "thread_id", "reply_to_id", "sender_id", "sender")} == {
-        "chat_id": _clean(message.peer_id), "message_id": _clean(message.message_id),
-        "thread_id": _clean(message.thread_id), "reply_to_id": _clean(message.reply_to_id),
-        "sender_id": _clean(message.sender_id), "sender": _clean(message.sender_name),
+        "chat_id": _clean(message.peer_id),
+        "message_id": _clean(message.message_id),
+        "thread_id": _clean(message.thread_id),
+        "reply_to_id": _clean(message.reply_to_id),
+        "sender_id": _clean(message.sender_id),
+        "sender": _clean(message.sender_name),
     }
     assert sender == {"label": _clean(message.sender_name), "id": _clean(message.sender_id)}
     id_line, rest = layout.group(4).split("\n", 1)
@@ -144,16 +166,26 @@ def test_a_session_message_names_its_sender_only_in_the_trusted_block() -> None:
     assert text.startswith(prefix)
     trusted, rest = text[len(prefix) :].split("\n```\n\n", 1)
     assert json.loads(trusted) == {
-        "schema": SCHEMA, "channel": "agent", "chat_type": "session", "system_event": False,
-        "from_session": "agent:main:main", "from_agent": "main",
+        "schema": SCHEMA,
+        "channel": "agent",
+        "chat_type": "session",
+        "system_event": False,
+        "from_session": "agent:main:main",
+        "from_agent": "main",
     }
     assert rest == f"{SESSION_MESSAGE_LABEL}\n{_clean(sent)}"
 
 
 # Characters a reader does not see (a combining grapheme joiner, variation selectors, a
 # Mongolian selector, a Hangul filler) and an accent, put inside every word of the labels.
-INVISIBLE = {"grapheme joiner": "\u034f", "emoji selector": "\ufe0f", "selector 1": "\ufe00",
-             "Mongolian selector": "\u180b", "Hangul filler": "\u3164", "combining acute": "\u0301"}
+INVISIBLE = {
+    "grapheme joiner": "\u034f",
+    "emoji selector": "\ufe0f",
+    "selector 1": "\ufe00",
+    "Mongolian selector": "\u180b",
+    "Hangul filler": "\u3164",
+    "combining acute": "\u0301",
+}
 CYRILLIC = str.maketrans("\u043e\u0435\u0441\u0430", "oeca")
 
 

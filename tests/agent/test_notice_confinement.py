@@ -112,9 +112,7 @@ async def test_a_file_that_now_leads_outside_is_named_in_the_notice_never_shown(
     assert all(KEY_BODY not in request.system.text for request in provider.requests)
 
 
-async def test_a_model_linking_soul_md_to_a_key_with_exec_shows_nothing_of_it_in_a_group(
-    make_kernel, fake_channel, workspace: Path, tmp_path: Path
-) -> None:
+async def test_a_model_linking_soul_md_to_a_key_with_exec_shows_nothing_of_it_in_a_group(make_kernel, fake_channel, workspace: Path, tmp_path: Path) -> None:
     """The real exec tool in `full` mode: the sandbox cannot read the key, but may make the link."""
     key = tmp_path / "outside" / "id_ed25519"
     key.parent.mkdir()

@@ -52,8 +52,12 @@ async def test_a_model_without_native_tools_runs_the_loop_through_the_real_opena
 
     fake_llm.reply('<tool_call>{"name": "shout", "arguments": {"text": "hi"}}</tool_call>')
     fake_llm.reply("The tool said HI.")
-    tool = Tool("shout", "Upper-case text.", {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-                lambda call: ToolResult.text(call.arguments["text"].upper()))
+    tool = Tool(
+        "shout",
+        "Upper-case text.",
+        {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        lambda call: ToolResult.text(call.arguments["text"].upper()),
+    )
     kernel = await make_kernel(plugins={"shout": plugin_from_hooks(clawbot_tools=lambda ctx: [tool])})
     provider = OllamaProvider(OllamaConfig(base_url="http://fake-llm.test/v1", native_tools=False), env={}, http_client=fake_llm.http_client())
     result = await Conversation(kernel, ModelChoice(provider, "llama3.2"), "main", services=None).send("agent:main:main", "shout hi")

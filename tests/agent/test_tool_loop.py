@@ -32,13 +32,15 @@ def tools_plugin(order: list[str] | None = None):
     def big(c):
         return ToolResult.text("x" * 100_000 + "\nTraceback: the important error at the end")
 
-    return plugin_from_hooks(clawbot_tools=lambda ctx: [
-        Tool("echo", "Echo text.", ECHO_SCHEMA, echo),
-        Tool("slow", "Sleep.", {"type": "object", "properties": {"seconds": {"type": "number"}}}, slow, concurrent=True),
-        Tool("stuck", "Never returns in time.", {"type": "object"}, lambda c: asyncio.sleep(10), timeout_s=0.05),
-        Tool("crash", "Raises.", {"type": "object"}, crash),
-        Tool("big", "Huge output.", {"type": "object"}, big),
-    ])
+    return plugin_from_hooks(
+        clawbot_tools=lambda ctx: [
+            Tool("echo", "Echo text.", ECHO_SCHEMA, echo),
+            Tool("slow", "Sleep.", {"type": "object", "properties": {"seconds": {"type": "number"}}}, slow, concurrent=True),
+            Tool("stuck", "Never returns in time.", {"type": "object"}, lambda c: asyncio.sleep(10), timeout_s=0.05),
+            Tool("crash", "Raises.", {"type": "object"}, crash),
+            Tool("big", "Huge output.", {"type": "object"}, big),
+        ]
+    )
 
 
 async def _conversation(make_kernel, provider, plugins=None, config=None):
@@ -184,16 +186,16 @@ async def test_cancelling_a_turn_is_recorded_and_the_session_stays_usable(make_k
     assert repaired[-1].role == Role.TOOL_RESULT and repaired[-1].is_error  # the interrupted call is answered
     provider.replies = ["fine again"]
     assert (await conv.send("agent:main:main", "hello?")).text == "fine again"
-    assert json.dumps([m.role.value for m in provider.requests[-1].messages]) == json.dumps(
-        ["user", "assistant", "tool_result", "user"]
-    )
+    assert json.dumps([m.role.value for m in provider.requests[-1].messages]) == json.dumps(["user", "assistant", "tool_result", "user"])
 
 
 async def test_a_tool_with_a_broken_schema_gives_an_error_result_not_a_failed_turn(make_kernel) -> None:
-    broken = plugin_from_hooks(clawbot_tools=lambda ctx: [
-        Tool("typo", "Bad schema.", {"type": "object", "properties": {"x": {"type": "objekt"}}}, lambda c: ToolResult.text("never")),
-        Tool("dangling", "Bad ref.", {"type": "object", "properties": {"x": {"$ref": "#/nowhere"}}}, lambda c: ToolResult.text("never")),
-    ])
+    broken = plugin_from_hooks(
+        clawbot_tools=lambda ctx: [
+            Tool("typo", "Bad schema.", {"type": "object", "properties": {"x": {"type": "objekt"}}}, lambda c: ToolResult.text("never")),
+            Tool("dangling", "Bad ref.", {"type": "object", "properties": {"x": {"$ref": "#/nowhere"}}}, lambda c: ToolResult.text("never")),
+        ]
+    )
     provider = ScriptedProvider([call("typo", "c1", x=1), call("dangling", "c2", x=1), call("echo", "c3", text="ok")], "survived")
     kernel = await make_kernel(plugins={"tools": tools_plugin(), "broken": broken})
     result = await Conversation(kernel, ModelChoice(provider, "m"), "main", services=None).send("agent:main:main", "go")

@@ -16,8 +16,13 @@ def _tool(name: str, group: str | None) -> Tool:
 
 
 TOOLS = [
-    _tool("read", "fs"), _tool("write", "fs"), _tool("exec", "runtime"), _tool("web_fetch", "web"),
-    _tool("message", "messaging"), _tool("session_status", "sessions"), _tool("sessions_send", "sessions"),
+    _tool("read", "fs"),
+    _tool("write", "fs"),
+    _tool("exec", "runtime"),
+    _tool("web_fetch", "web"),
+    _tool("message", "messaging"),
+    _tool("session_status", "sessions"),
+    _tool("sessions_send", "sessions"),
     _tool("weather", None),
 ]
 PLUGIN = plugin_from_hooks(clawbot_tools=lambda ctx: TOOLS)

@@ -116,8 +116,7 @@ async def test_other_agents_are_out_of_reach_unless_agent_to_agent_names_both(ma
 async def test_a_group_session_cannot_read_the_owners_session_or_message_strangers(make_kernel, fake_channel) -> None:
     provider = ScriptedProvider(
         "private plans",
-        [call("sessions_history", "c1", session_key="agent:main:main"), call("sessions_list", "c2"),
-         call("message", "c3", message="spam", target="stranger")],
+        [call("sessions_history", "c1", session_key="agent:main:main"), call("sessions_list", "c2"), call("message", "c3", message="spam", target="stranger")],
         "ok",
     )
     _, gateway, task = await _gateway(make_kernel, fake_channel, provider)
@@ -179,9 +178,7 @@ def _guarded_tool(decisions: list[ApprovalDecision]) -> Tool:
                 await services.post_system_event("guarded finished: launched the rocket")
 
         try:
-            ticket = services.request_approval(
-                ApprovalRequest("guarded", "launch --rocket", "launching is irreversible", on_decision, allow_always=False)
-            )
+            ticket = services.request_approval(ApprovalRequest("guarded", "launch --rocket", "launching is irreversible", on_decision, allow_always=False))
         except ServiceUnavailable as exc:
             return ToolResult.error(str(exc))
         return ToolResult.text(f"Approval required. Reply with: {ticket.reply_with}", approval_id=ticket.id)
@@ -231,7 +228,9 @@ async def test_only_the_owner_may_answer_and_a_second_answer_finds_nothing(make_
     broker = runtime.approvals
     ticket = broker.register("agent:main:main", ApprovalRequest("t", "rm x", "why", on_decision))
     refused, nothing = broker.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE, by_owner=False)
-    assert nothing is None and refused == broker.answer("agent:main:main", "000000", ApprovalDecision.ALLOW_ONCE, by_owner=True)[0].replace("'000000'", f"'{ticket.id}'")
+    assert nothing is None and refused == broker.answer("agent:main:main", "000000", ApprovalDecision.ALLOW_ONCE, by_owner=True)[0].replace(
+        "'000000'", f"'{ticket.id}'"
+    )
     notice, commit = broker.answer("agent:main:main", ticket.id, ApprovalDecision.ALLOW_ONCE, by_owner=True)
     again, second = broker.answer("agent:main:main", ticket.id, ApprovalDecision.DENY, by_owner=True)
     assert notice.startswith("Approved (once)") and commit is not None
@@ -251,8 +250,10 @@ def test_the_notice_makes_hidden_characters_visible() -> None:
         return None
 
     spoof = "ls \u202e fdm.exe \x1b[2K\rrm -rf ~"
-    text = notice_text(ApprovalTicket("ab12cd", datetime.now(UTC), "/approve ab12cd allow-once"),
-                       ApprovalRequest("exec", spoof, "not allowlisted", nothing, allow_always=False))
+    text = notice_text(
+        ApprovalTicket("ab12cd", datetime.now(UTC), "/approve ab12cd allow-once"),
+        ApprovalRequest("exec", spoof, "not allowlisted", nothing, allow_always=False),
+    )
     assert "\\u202e" in text and "\\u001b" in text and "\\u000d" in text and "\u202e" not in text
     assert "allow-always" not in text and "/deny ab12cd" in text
 
@@ -293,11 +294,13 @@ async def test_an_unanswered_approval_expires(make_kernel) -> None:
 async def test_plugin_chat_commands_answer_without_the_agent(make_kernel, fake_channel) -> None:
     from clawbot import ChatCommand
 
-    commands = plugin_from_hooks(clawbot_chat_commands=lambda ctx: [
-        ChatCommand("ping", "answers pong", lambda c: f"pong {c.args}".strip()),
-        ChatCommand("stop", "tries to shadow /stop", lambda c: "hijacked"),
-        ChatCommand("boom", "fails", lambda c: 1 / 0),
-    ])
+    commands = plugin_from_hooks(
+        clawbot_chat_commands=lambda ctx: [
+            ChatCommand("ping", "answers pong", lambda c: f"pong {c.args}".strip()),
+            ChatCommand("stop", "tries to shadow /stop", lambda c: "hijacked"),
+            ChatCommand("boom", "fails", lambda c: 1 / 0),
+        ]
+    )
     provider = ScriptedProvider("agent answer")
     _, gateway, task = await _gateway(make_kernel, fake_channel, provider, {"cmds": commands})
     await fake_channel.inject("/ping@clawbot_bot hello", from_owner=True)
@@ -307,7 +310,10 @@ async def test_plugin_chat_commands_answer_without_the_agent(make_kernel, fake_c
     gateway.stop()
     await task
     assert fake_channel.texts() == [
-        "pong hello", "Nothing is running.", "/boom failed: ZeroDivisionError: division by zero", "agent answer",
+        "pong hello",
+        "Nothing is running.",
+        "/boom failed: ZeroDivisionError: division by zero",
+        "agent answer",
     ]
     assert provider.requests[0].messages[-1].text.endswith("\n/etc/hosts looks wrong")
 

@@ -91,8 +91,11 @@ def test_a_clean_request_is_sent_as_it_is() -> None:
     request = ModelRequest(
         "m",
         SystemPrompt("stable", "volatile"),
-        (Message.user("hi \U0001f600"), Message(Role.ASSISTANT, (ToolCallBlock("c1", "t", {"n": 1.5}),)),
-         Message(Role.TOOL_RESULT, (TextBlock("ok"),), tool_call_id="c1", tool_name="t")),
+        (
+            Message.user("hi \U0001f600"),
+            Message(Role.ASSISTANT, (ToolCallBlock("c1", "t", {"n": 1.5}),)),
+            Message(Role.TOOL_RESULT, (TextBlock("ok"),), tool_call_id="c1", tool_name="t"),
+        ),
     )
     assert sendable_request(request) is request
 
@@ -101,10 +104,12 @@ def test_an_unsendable_request_is_cleaned_everywhere() -> None:
     request = ModelRequest(
         "m",
         SystemPrompt("stable \ud800", "volatile"),
-        (Message.user("hi \udc00"),
-         Message(Role.ASSISTANT, (ToolCallBlock("c\ud800", "t\ud800", {"n": NAN}),)),
-         Message(Role.ASSISTANT, (ToolCallBlock("c2", "t", {}, raw_arguments='{"n": "\ud800"}'),)),
-         Message(Role.TOOL_RESULT, (TextBlock("ok"),), tool_call_id="c\ud800", tool_name="t\ud800")),
+        (
+            Message.user("hi \udc00"),
+            Message(Role.ASSISTANT, (ToolCallBlock("c\ud800", "t\ud800", {"n": NAN}),)),
+            Message(Role.ASSISTANT, (ToolCallBlock("c2", "t", {}, raw_arguments='{"n": "\ud800"}'),)),
+            Message(Role.TOOL_RESULT, (TextBlock("ok"),), tool_call_id="c\ud800", tool_name="t\ud800"),
+        ),
     )
     sent = sendable_request(request)
     assert sent.system.stable == "stable \ufffd" and sent.messages[0].text == "hi \ufffd"

@@ -24,8 +24,7 @@ COLUMNS, ROWS = 120, 40
 
 def run_config(tmp_path: Path, base_url: str, extra: str = "") -> None:
     (tmp_path / "clawbot.toml").write_text(
-        '[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
-        f'[providers.openai]\nbase_url = "{base_url}/v1"\napi_key = "sk-test"\n' + extra
+        f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n[providers.openai]\nbase_url = "{base_url}/v1"\napi_key = "sk-test"\n' + extra
     )
 
 
@@ -53,16 +52,26 @@ class Terminal:
         environment = {k: v for k, v in os.environ.items() if not k.startswith("CLAWBOT_")}
         for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "NO_COLOR"):
             environment.pop(name, None)
-        environment.update({
-            "CLAWBOT_HOME": str(home), "HOME": str(home), "TERM": "xterm-256color",
-            "COLUMNS": str(COLUMNS), "LINES": str(ROWS),
-        })
+        environment.update(
+            {
+                "CLAWBOT_HOME": str(home),
+                "HOME": str(home),
+                "TERM": "xterm-256color",
+                "COLUMNS": str(COLUMNS),
+                "LINES": str(ROWS),
+            }
+        )
         environment.update(env or {})
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "clawbot.cli.main", *args],
-            cwd=home, env=environment, stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+            cwd=home,
+            env=environment,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            close_fds=True,
             preexec_fn=_controlling_terminal,
         )
         os.close(slave)

@@ -109,7 +109,12 @@ def test_approval_is_asked_on_the_terminal(tmp_path: Path, fake_llm_thread, answ
     master, slave = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "clawbot.cli.main", "--config", str(config), "agent", "-m", "make approved.txt"],
-        cwd=tmp_path, env=env, stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+        cwd=tmp_path,
+        env=env,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        close_fds=True,
     )
     os.close(slave)
     seen = bytearray()
@@ -145,7 +150,12 @@ def test_ctrl_c_during_a_turn_exits_130_and_records_the_turn_as_aborted(tmp_path
     fake_llm_thread.reply("too late")
     proc = subprocess.Popen(
         [sys.executable, "-m", "clawbot.cli.main", "--config", str(config), "agent", "-m", "take your time"],
-        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 60
     while not fake_llm_thread.requests and time.monotonic() < deadline and proc.poll() is None:

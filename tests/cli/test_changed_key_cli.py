@@ -37,9 +37,7 @@ def use_key(home: Path, fake, provider: str, source: str, key: str) -> dict[str,
     return {variable: key} if source == "env" else {}
 
 
-@pytest.mark.parametrize(
-    ("provider", "source"), [("anthropic", "env"), ("openai", "credentials"), ("anthropic", "config")]
-)
+@pytest.mark.parametrize(("provider", "source"), [("anthropic", "env"), ("openai", "credentials"), ("anthropic", "config")])
 def test_a_key_replaced_after_a_401_is_used_on_the_next_message(tmp_path: Path, fake_llm_thread, provider, source) -> None:
     fake = fake_llm_thread
     fake.fail("auth")

@@ -23,8 +23,7 @@ SHOWN = "\\u001b[2K\\u000d\\u0008\\u202eAPPROVED\\u200b\\u009b1m\\u0007"
 
 def _config(home: Path, base_url: str) -> None:
     (home / "clawbot.toml").write_text(
-        '[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
-        f'[providers.openai]\nbase_url = "{base_url}/v1"\napi_key = "sk-test"\n'
+        f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n[providers.openai]\nbase_url = "{base_url}/v1"\napi_key = "sk-test"\n'
     )
 
 

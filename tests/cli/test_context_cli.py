@@ -14,9 +14,7 @@ def test_context_reports_sections_files_skills_and_tools(tmp_path: Path) -> None
     (ws / "skills" / "greet" / "SKILL.md").write_text("---\nname: greet\ndescription: Greet people warmly.\n---\n# greet\n")
     (ws / "AGENTS.md").write_text("x" * 30_000)
     (ws / "SOUL.md").write_text("Calm.\n")
-    (tmp_path / "clawbot.toml").write_text(
-        f'[agents.defaults]\nworkspace = "{ws}"\n\n[tools]\nallow = ["read", "write", "exec"]\n'
-    )
+    (tmp_path / "clawbot.toml").write_text(f'[agents.defaults]\nworkspace = "{ws}"\n\n[tools]\nallow = ["read", "write", "exec"]\n')
     result = invoke_cli("context", "--json", home=tmp_path)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)

@@ -29,8 +29,9 @@ def doctor(home: Path, *args: str, env: dict[str, str] | None = None, config: st
         (home / "clawbot.toml").write_text(config)
     environment: dict[str, str | None] = {k: None for k in os.environ if k.startswith("CLAWBOT_") or k in SECRETS}
     # nothing answers on this port: Ollama detection finds no local server
-    environment.update({"CLAWBOT_HOME": str(home), "HOME": str(home), "NO_COLOR": "1", "COLUMNS": "250",
-                        "OLLAMA_BASE_URL": "http://127.0.0.1:9/v1", **(env or {})})
+    environment.update(
+        {"CLAWBOT_HOME": str(home), "HOME": str(home), "NO_COLOR": "1", "COLUMNS": "250", "OLLAMA_BASE_URL": "http://127.0.0.1:9/v1", **(env or {})}
+    )
     with contextlib.chdir(home):
         result = CliRunner().invoke(cli, ["doctor", *args], env=environment, catch_exceptions=False)
     return result.exit_code, result.output
@@ -57,9 +58,7 @@ def test_no_usable_model_is_a_failure_naming_only_installed_providers(home: Path
     assert lines(out, "model") == ["FAIL model    agent main: no usable model: No model is configured and none was found in the environment."]
     assert "clawbot onboard" in out and "OPENAI_API_KEY" in out
     # anthropic is not loaded: it is named only where the doctor says it is blocked
-    assert [line for line in out.splitlines() if "anthropic" in line.lower()] == [
-        line for line in out.splitlines() if "anthropic is blocked" in line
-    ]
+    assert [line for line in out.splitlines() if "anthropic" in line.lower()] == [line for line in out.splitlines() if "anthropic is blocked" in line]
     assert "memory plugin" not in out and "sqlite-vec" not in out  # no plugin that does not exist
 
 

@@ -22,9 +22,7 @@ for index in range(int(sys.argv[2])):
 
 
 def run(state_root: Path, count: int) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(state_root), str(count)], capture_output=True, text=True, check=True
-    )
+    return subprocess.run([sys.executable, "-c", SCRIPT, str(state_root), str(count)], capture_output=True, text=True, check=True)
 
 
 def test_the_log_file_rotates_and_stays_within_its_size(tmp_path: Path) -> None:

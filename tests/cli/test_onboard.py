@@ -21,17 +21,14 @@ def cli(*args: str, home: Path, env: dict[str, str] | None = None, stdin: str | 
 
 
 def onboard(home: Path, url: str, *extra: str, key: str = KEY):
-    return cli("onboard", "--provider", "openai", "--api-key", key, "--base-url", f"{url}/v1", "--model", "gpt-test",
-               *extra, home=home)
+    return cli("onboard", "--provider", "openai", "--api-key", key, "--base-url", f"{url}/v1", "--model", "gpt-test", *extra, home=home)
 
 
 def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-def test_non_interactive_onboarding_stores_the_key_privately_and_the_agent_uses_it(
-    tmp_path: Path, fake_llm_thread
-) -> None:
+def test_non_interactive_onboarding_stores_the_key_privately_and_the_agent_uses_it(tmp_path: Path, fake_llm_thread) -> None:
     fake_llm_thread.reply("OK").reply("Hello from the stored key.")
     result = onboard(tmp_path, fake_llm_thread.base_url)
     assert result.returncode == 0, result.stderr
@@ -90,8 +87,21 @@ def test_onboard_says_when_a_clawbot_toml_in_the_current_directory_takes_precede
     project.mkdir()
     local = project / "clawbot.toml"
     local.write_text('[agents.defaults]\nmodel = "anthropic/claude-opus-4-5"\n')
-    result = run_cli("onboard", "--provider", "openai", "--api-key", KEY, "--base-url", f"{fake_llm_thread.base_url}/v1",
-                     "--model", "gpt-test", "--no-check", home=home, cwd=project, env=CLEAN)
+    result = run_cli(
+        "onboard",
+        "--provider",
+        "openai",
+        "--api-key",
+        KEY,
+        "--base-url",
+        f"{fake_llm_thread.base_url}/v1",
+        "--model",
+        "gpt-test",
+        "--no-check",
+        home=home,
+        cwd=project,
+        env=CLEAN,
+    )
     assert result.returncode == 0, result.stderr
     written = home / "clawbot.toml"
     assert 'primary = "openai/gpt-test"' in written.read_text()

@@ -76,11 +76,17 @@ def test_plugin_with_a_misspelled_hook_is_refused_by_name(tmp_path: Path) -> Non
 def test_disable_env_blocks_a_plugin_without_importing_it(tmp_path: Path) -> None:
     site = tmp_path / "site"
     install_distribution(
-        site, "clawbot-broken", entry_points={"broken": "clawbot_broken_plugin"},
+        site,
+        "clawbot-broken",
+        entry_points={"broken": "clawbot_broken_plugin"},
         modules={"clawbot_broken_plugin.py": "raise SystemExit('must not be imported')\n"},
     )
     result = run_cli(
-        "plugins", "list", "--json", home=tmp_path, extra_path=site,
+        "plugins",
+        "list",
+        "--json",
+        home=tmp_path,
+        extra_path=site,
         env={"CLAWBOT_DISABLE_PLUGINS": "broken,terminal"},
     )
     plugins = _plugins(result)
@@ -143,7 +149,12 @@ def test_help_imports_no_sdk_and_no_config_machinery(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path,
-                            env={"CLAWBOT_HOME": str(tmp_path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"CLAWBOT_HOME": str(tmp_path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 0, result.stderr
     assert "HEAVY=\n" in result.stdout, result.stdout

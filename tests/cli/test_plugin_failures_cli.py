@@ -9,10 +9,7 @@ from clawbot.testing import install_distribution
 
 from .clihelpers import run_cli
 
-RAISING_TOOLS = (
-    "from clawbot import hookimpl\n\n"
-    "@hookimpl\ndef clawbot_tools(ctx):\n    raise RuntimeError('tool factory exploded')\n"
-)
+RAISING_TOOLS = "from clawbot import hookimpl\n\n@hookimpl\ndef clawbot_tools(ctx):\n    raise RuntimeError('tool factory exploded')\n"
 WRONG_TYPE = "from clawbot import hookimpl\n\n@hookimpl\ndef clawbot_channels(ctx):\n    return ['not a channel']\n"
 RAISING_SCHEMA = "from clawbot import hookimpl\n\n@hookimpl\ndef clawbot_config_schema():\n    raise ValueError('schema exploded')\n"
 LOOKUP_TOOL = (
@@ -44,9 +41,7 @@ def test_a_registration_hook_that_raises_fails_doctor_and_shows_in_plugins_list(
     assert "1 problem found" in doctor.stdout
 
     listing = _listing(tmp_path, site)
-    assert listing["hook_failures"] == [
-        {"plugin": "raiser", "hook": "clawbot_tools", "error": "RuntimeError: tool factory exploded"}
-    ]
+    assert listing["hook_failures"] == [{"plugin": "raiser", "hook": "clawbot_tools", "error": "RuntimeError: tool factory exploded"}]
     assert listing["conflicts"] == []
     assert {p["name"]: p["status"] for p in listing["plugins"]}["raiser"] == "loaded"
 
@@ -125,8 +120,7 @@ def test_the_boot_closes_the_kernel_it_opened(tmp_path) -> None:
         return []
 
     env = {"CLAWBOT_HOME": str(tmp_path), "HOME": str(tmp_path)}
-    loaded = load(None, env=env, cwd=tmp_path, plugins={"closer": plugin_from_hooks(clawbot_tools=register)},
-                  load_entrypoints=False)
+    loaded = load(None, env=env, cwd=tmp_path, plugins={"closer": plugin_from_hooks(clawbot_tools=register)}, load_entrypoints=False)
     outcome = boot_kernel(loaded)
     assert outcome.conflicts == [] and outcome.error is None
     assert closed == ["closer"]

@@ -52,9 +52,7 @@ def log_text(home: Path) -> str:
     return (home / "logs" / "clawbot.log").read_text(encoding="utf-8")
 
 
-CASES = [("openai", error) for error in ERRORS] + [
-    ("anthropic", error) for error in ("404", "broken stream JSON")
-]
+CASES = [("openai", error) for error in ERRORS] + [("anthropic", error) for error in ("404", "broken stream JSON")]
 
 
 @pytest.mark.parametrize(("provider", "error"), CASES)

@@ -11,8 +11,7 @@ def test_run_answers_terminal_lines_and_remembers_the_conversation(tmp_path: Pat
     fake_llm_thread.reply("Hello! How can I help?")
     fake_llm_thread.reply("You said hello first.")
     (tmp_path / "clawbot.toml").write_text(
-        '[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
-        f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-secret-test"\n'
+        f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-secret-test"\n'
     )
     result = run_cli("run", home=tmp_path, stdin="hello\nwhat did I say first?\n")
     assert result.returncode == 0, result.stderr
@@ -28,8 +27,7 @@ def test_run_answers_terminal_lines_and_remembers_the_conversation(tmp_path: Pat
 def test_agent_closes_its_sdk_clients(tmp_path: Path, fake_llm_thread) -> None:
     fake_llm_thread.reply("bye")
     (tmp_path / "clawbot.toml").write_text(
-        '[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
-        f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n'
+        f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n'
     )
     result = run_cli("agent", "-m", "hi", home=tmp_path, env={"PYTHONWARNINGS": "always::ResourceWarning"})
     assert result.returncode == 0 and result.stdout.strip() == "bye"
@@ -57,8 +55,12 @@ def test_the_default_tools_work_in_a_real_turn_and_stay_in_the_workspace(tmp_pat
 
     workspace = tmp_path / "ws"
     fake_llm_thread.queue(
-        Reply(tool_calls=[ToolCallSpec("write", {"path": "hello.py", "content": "print('hi')\n"}, id="w1"),
-                          ToolCallSpec("write", {"path": "../escape.txt", "content": "x"}, id="w2")]),
+        Reply(
+            tool_calls=[
+                ToolCallSpec("write", {"path": "hello.py", "content": "print('hi')\n"}, id="w1"),
+                ToolCallSpec("write", {"path": "../escape.txt", "content": "x"}, id="w2"),
+            ]
+        ),
         Reply(tool_calls=[ToolCallSpec("read", {"path": "hello.py"}, id="r1")]),
         "Done: hello.py is written.",
     )

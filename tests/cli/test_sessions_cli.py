@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from ..gateway.chatkit import open_chat
 
-WATCHER = '''\
+WATCHER = """\
 import json, os
 from clawbot import hookimpl
 
@@ -35,7 +35,7 @@ def clawbot_session_start(event):
 @hookimpl
 def clawbot_session_end(event):
     _log("end", event)
-'''
+"""
 
 
 def clawbot(*args: str) -> tuple[int, str, str]:
@@ -53,13 +53,11 @@ def home(clawbot_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def watched(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_llm_thread) -> Path:
     """A configured model on the fake LLM and a plugin writing every session event to a file."""
-    install_distribution(tmp_path / "site", "session-watcher", entry_points={"session-watcher": "session_watcher"},
-                         modules={"session_watcher.py": WATCHER})
+    install_distribution(tmp_path / "site", "session-watcher", entry_points={"session-watcher": "session_watcher"}, modules={"session_watcher.py": WATCHER})
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     monkeypatch.setenv("SESSION_EVENTS", str(tmp_path / "events.jsonl"))
     (home / "clawbot.toml").write_text(
-        '[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
-        f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n'
+        f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n'
     )
     return tmp_path / "events.jsonl"
 

@@ -35,9 +35,7 @@ def test_init_workspace_becomes_the_workspace_in_use_and_start_up_says_so(tmp_pa
     env = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": f"{fake_llm_thread.base_url}/v1"}
     turn = invoke(tmp_path, "agent", "-m", "hello", env=env)
     assert turn.exit_code == 0, turn.output
-    assert turn.stderr.splitlines() == [
-        f"clawbot: agent main on openai/gpt-5 (detected from the environment); config {written}; workspace {chosen}"
-    ]
+    assert turn.stderr.splitlines() == [f"clawbot: agent main on openai/gpt-5 (detected from the environment); config {written}; workspace {chosen}"]
     assert turn.stdout == "hi there\n"
 
     again = invoke(tmp_path, "init", "--workspace", str(chosen))
@@ -79,8 +77,10 @@ def test_init_names_the_list_entry_when_the_agent_has_its_own_workspace(tmp_path
 
 def test_run_says_in_one_line_which_config_workspace_and_model(tmp_path: Path, fake_llm_thread) -> None:
     config = tmp_path / "clawbot.toml"
-    config.write_text(f'[agents.defaults]\nmodel = "openai/gpt-test"\nworkspace = "{tmp_path}/ws"\n'
-                      f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n')
+    config.write_text(
+        f'[agents.defaults]\nmodel = "openai/gpt-test"\nworkspace = "{tmp_path}/ws"\n'
+        f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n'
+    )
     result = run_cli("run", home=tmp_path, stdin="")
     assert result.returncode == 0, result.stderr
     first = result.stderr.splitlines()[0]
@@ -88,6 +88,5 @@ def test_run_says_in_one_line_which_config_workspace_and_model(tmp_path: Path, f
 
     (tmp_path / "fresh").mkdir()
     fake_llm_thread.reply("hello")
-    bare = run_cli("agent", "-m", "hi", home=tmp_path / "fresh", env={"OPENAI_API_KEY": "sk-test",
-                                                                      "OPENAI_BASE_URL": f"{fake_llm_thread.base_url}/v1"})
+    bare = run_cli("agent", "-m", "hi", home=tmp_path / "fresh", env={"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": f"{fake_llm_thread.base_url}/v1"})
     assert "; config defaults, no file; workspace " in bare.stderr.splitlines()[0]

@@ -31,11 +31,14 @@ def test_show_fills_in_every_default(tmp_path: Path) -> None:
     assert set(plugin_tables) <= {"tools"}  # [plugins.<name>] tables of the installed default plugins
     assert tree["channels"]["terminal"] == {"enabled": True, "prompt": "you> ", "peer_id": "local", "user_name": "you"}
     assert tree["providers"]["openai"] == {
-        "api_key": "", "base_url": "", "api": "chat", "timeout_s": 600.0, "connect_timeout_s": 5.0, "stream_idle_timeout_s": 300.0
+        "api_key": "",
+        "base_url": "",
+        "api": "chat",
+        "timeout_s": 600.0,
+        "connect_timeout_s": 5.0,
+        "stream_idle_timeout_s": 300.0,
     }
-    assert tree["providers"]["anthropic"] == {
-        "api_key": "", "base_url": "", "timeout_s": 600.0, "connect_timeout_s": 5.0, "stream_idle_timeout_s": 120.0
-    }
+    assert tree["providers"]["anthropic"] == {"api_key": "", "base_url": "", "timeout_s": 600.0, "connect_timeout_s": 5.0, "stream_idle_timeout_s": 120.0}
 
 
 def test_show_merges_the_file_with_the_defaults(tmp_path: Path) -> None:
@@ -55,9 +58,7 @@ def test_show_prints_toml_that_is_itself_a_valid_config(tmp_path: Path) -> None:
     shown = tomllib.loads(result.stdout)
     as_json = json.loads(invoke_cli("--config", str(config), "config", "show", "--json", home=tmp_path / "home").stdout)
     assert shown["logging"] == as_json["logging"] == {"level": "info"}
-    assert shown["agents"]["list"] == [
-        {"id": "main", "name": "", "default": False, "workspace": "", "model": {"primary": "openai/gpt-4o", "fallbacks": []}}
-    ]
+    assert shown["agents"]["list"] == [{"id": "main", "name": "", "default": False, "workspace": "", "model": {"primary": "openai/gpt-4o", "fallbacks": []}}]
     again = write(tmp_path / "again.toml", result.stdout)
     check = invoke_cli("--config", str(again), "config", "validate", home=tmp_path / "home")
     assert check.returncode == 0, check.stderr

@@ -196,9 +196,7 @@ def test_missing_variable_names_the_variable_and_the_key(tmp_path: Path) -> None
 
 def test_a_variable_set_to_the_empty_string_counts_as_missing(tmp_path: Path) -> None:
     text = '[providers.openai]\napi_key = "${EMPTY_KEY}"\n'
-    assert problems_of(tmp_path, text, env={"EMPTY_KEY": ""}) == [
-        "providers.openai.api_key: environment variable EMPTY_KEY is not set (or empty)"
-    ]
+    assert problems_of(tmp_path, text, env={"EMPTY_KEY": ""}) == ["providers.openai.api_key: environment variable EMPTY_KEY is not set (or empty)"]
 
 
 def test_variables_are_substituted_inside_strings(tmp_path: Path) -> None:
@@ -277,7 +275,7 @@ def test_list_items_are_named_by_index(tmp_path: Path) -> None:
         '[[agents.list]]\nid = "main"\n'
         '[[agents.list]]\nname = "no id"\n'
         '[[agents.list]]\nid = 5\ndefault = "yes"\nmodel = { primary = 3, fallback = [] }\n'
-        "[agents.defaults.model]\nfallbacks = [1, \"openai/gpt-4o\", true]\n"
+        '[agents.defaults.model]\nfallbacks = [1, "openai/gpt-4o", true]\n'
     )
     assert problems_of(tmp_path, text) == [
         "agents.defaults.model.fallbacks[0]: expected a string, got 1",
@@ -297,9 +295,7 @@ def test_required_key_missing_in_a_plugin_table(tmp_path: Path) -> None:
         retries: int = 3
 
     plugin = plugin_from_hooks(clawbot_config_schema=lambda: NeedsToken)
-    assert problems_of(tmp_path, "[plugins.needy]\nretries = 5\n", plugins={"needy": plugin}) == [
-        "plugins.needy.token: required key is missing"
-    ]
+    assert problems_of(tmp_path, "[plugins.needy]\nretries = 5\n", plugins={"needy": plugin}) == ["plugins.needy.token: required key is missing"]
 
 
 def test_plugin_table_with_required_keys_may_be_absent(tmp_path: Path) -> None:
@@ -322,9 +318,7 @@ def test_two_plugins_claiming_one_table_is_an_error_naming_both(tmp_path: Path) 
         "one": plugin_from_hooks(clawbot_config_schema=lambda: ConfigSection("channels.chat", Cfg)),
         "two": plugin_from_hooks(clawbot_config_schema=lambda: ConfigSection("channels.chat", Cfg)),
     }
-    assert problems_of(tmp_path, None, plugins=plugins, load_entrypoints=False) == [
-        "channels.chat: claimed by two plugins: one and two"
-    ]
+    assert problems_of(tmp_path, None, plugins=plugins, load_entrypoints=False) == ["channels.chat: claimed by two plugins: one and two"]
 
 
 # ------------------------------------------------------------------ files that cannot be read at all
@@ -389,8 +383,5 @@ def test_report_does_not_depend_on_hash_randomisation(tmp_path: Path) -> None:
     Fails until ``finish`` stops ordering through a ``set`` (see the report).
     """
     config = write(tmp_path / "c.toml", '[providers.openai]\nbase_url = "${AAA_UNSET}${BBB_UNSET}${CCC_UNSET}"\n')
-    outputs = {
-        run_cli("--config", str(config), "config", "validate", home=tmp_path / "home", env={"PYTHONHASHSEED": str(seed)}).stderr
-        for seed in range(6)
-    }
+    outputs = {run_cli("--config", str(config), "config", "validate", home=tmp_path / "home", env={"PYTHONHASHSEED": str(seed)}).stderr for seed in range(6)}
     assert len(outputs) == 1, outputs

@@ -185,7 +185,7 @@ async def test_bare_attrs_class_validates_the_plugins_own_table(tmp_path: Path, 
     assert loaded.config.section("plugins.greeter") == GreeterSettings(greeting="hi")
     assert loaded.config.owners["plugins.greeter"] == "greeter"
 
-    await make_kernel(plugins={"greeter": greeter}, config='[plugins.greeter]\ntimes = 3\n')
+    await make_kernel(plugins={"greeter": greeter}, config="[plugins.greeter]\ntimes = 3\n")
     assert seen == [GreeterSettings(times=3)]
 
 
@@ -199,9 +199,7 @@ def test_bare_attrs_class_problems_are_reported_under_the_plugins_table(tmp_path
 
 
 def test_plugins_table_without_a_plugin(tmp_path: Path) -> None:
-    assert problems_of(tmp_path, "[plugins.greeter]\ntimes = 3\n") == [
-        "plugins.greeter: no installed plugin reads this table"
-    ]
+    assert problems_of(tmp_path, "[plugins.greeter]\ntimes = 3\n") == ["plugins.greeter: no installed plugin reads this table"]
 
 
 GREETER_SOURCE = """\
@@ -223,9 +221,7 @@ def clawbot_config_schema():
 @pytest.fixture
 def greeter_site(tmp_path: Path) -> Path:
     site = tmp_path / "site"
-    install_distribution(
-        site, "clawbot-greeter", entry_points={"greeter": "clawbot_greeter"}, modules={"clawbot_greeter.py": GREETER_SOURCE}
-    )
+    install_distribution(site, "clawbot-greeter", entry_points={"greeter": "clawbot_greeter"}, modules={"clawbot_greeter.py": GREETER_SOURCE})
     return site
 
 
@@ -248,9 +244,7 @@ def test_installed_plugin_table_is_validated_through_the_cli(tmp_path: Path, gre
         ("plugins.allow", {}),
     ],
 )
-def test_blocked_plugins_tables_are_neither_validated_nor_unclaimed(
-    tmp_path: Path, greeter_site: Path, how: str, env: dict[str, str]
-) -> None:
+def test_blocked_plugins_tables_are_neither_validated_nor_unclaimed(tmp_path: Path, greeter_site: Path, how: str, env: dict[str, str]) -> None:
     head = {
         "CLAWBOT_DISABLE_PLUGINS": "",
         "plugins.deny": '[plugins]\ndeny = ["greeter", "openai"]\n',
@@ -267,9 +261,7 @@ def test_blocked_plugins_tables_are_neither_validated_nor_unclaimed(
 
 def test_a_typo_next_to_a_blocked_plugin_is_still_reported(tmp_path: Path) -> None:
     config = write(tmp_path / "c.toml", "[providers.openia]\napi = 'chat'\n")
-    result = run_cli(
-        "--config", str(config), "config", "validate", home=tmp_path / "home", env={"CLAWBOT_DISABLE_PLUGINS": "openai"}
-    )
+    result = run_cli("--config", str(config), "config", "validate", home=tmp_path / "home", env={"CLAWBOT_DISABLE_PLUGINS": "openai"})
     assert result.returncode == 2
     assert "providers.openia: no installed plugin reads this table" in result.stderr
 
@@ -299,9 +291,7 @@ def test_bad_claims_become_plugin_warnings_not_config_errors(tmp_path: Path) -> 
 
     from clawbot.types.context import ConfigSection
 
-    odd = plugin_from_hooks(
-        clawbot_config_schema=lambda: [ConfigSection("agents.mine", GreeterSettings), ConfigSection("channels.x", NotAttrs)]
-    )
+    odd = plugin_from_hooks(clawbot_config_schema=lambda: [ConfigSection("agents.mine", GreeterSettings), ConfigSection("channels.x", NotAttrs)])
     loaded = load_config(tmp_path, None, plugins={"odd": odd})
     warnings = loaded.plugins.records["odd"].warnings
     assert any("cannot claim [agents.mine]" in w for w in warnings)

@@ -34,8 +34,9 @@ def _plugin_schemas() -> list[type]:
     import clawbot_example_tool.plugin as template
     import clawbot_tool_audit.plugin as audit
 
-    loaded = load(None, env={"CLAWBOT_HOME": "/nonexistent", "HOME": "/nonexistent"},
-                  plugins={"audit": audit, "extra": extra, "example_tool": template}, defaults=True)
+    loaded = load(
+        None, env={"CLAWBOT_HOME": "/nonexistent", "HOME": "/nonexistent"}, plugins={"audit": audit, "extra": extra, "example_tool": template}, defaults=True
+    )
     classes = []
     for contribution in loaded.plugins.call_each_sync("clawbot_config_schema"):
         values = contribution.value if isinstance(contribution.value, list | tuple) else [contribution.value]
@@ -81,9 +82,15 @@ NUMERIC = _numeric_fields()
 
 def test_the_walk_finds_the_numbers_of_core_and_plugin_tables() -> None:
     names = {f"{cl.__name__}.{field.name}" for cl, field, _ in NUMERIC}
-    for expected in ("AgentDefaults.max_iterations", "ModelPrice.input", "AnthropicConfig.timeout_s",
-                     "ExecSettings.max_processes", "ExtraFilesConfig.max_files", "ToolsSettings.web_search_count",
-                     "ExampleToolConfig.top_words"):
+    for expected in (
+        "AgentDefaults.max_iterations",
+        "ModelPrice.input",
+        "AnthropicConfig.timeout_s",
+        "ExecSettings.max_processes",
+        "ExtraFilesConfig.max_files",
+        "ToolsSettings.web_search_count",
+        "ExampleToolConfig.top_words",
+    ):
         assert expected in names
     assert len(NUMERIC) >= 25
 
@@ -119,7 +126,9 @@ def _show(value: float) -> str:
 
 
 def test_config_validate_names_every_bad_number_model_ref_and_provider(tmp_path: Path) -> None:
-    config = write(tmp_path / "bad.toml", """\
+    config = write(
+        tmp_path / "bad.toml",
+        """\
 [agents.defaults]
 model = "gpt-4o"
 max_iterations = -3
@@ -140,7 +149,8 @@ max_processes = 0
 model = "openai/gpt-4o"
 input = -2.5
 output = 10
-""")
+""",
+    )
     result = run_cli("config", "validate", "--config", str(config), home=tmp_path / "home")
     assert result.returncode == 2, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
@@ -159,7 +169,9 @@ output = 10
 
 
 def test_model_shorthand_is_the_primary_model_in_defaults_and_per_agent(tmp_path: Path) -> None:
-    config = write(tmp_path / "short.toml", """\
+    config = write(
+        tmp_path / "short.toml",
+        """\
 [agents.defaults]
 model = "openai/gpt-4o"
 
@@ -169,7 +181,8 @@ id = "main"
 [[agents.list]]
 id = "coder"
 model = "anthropic/claude-opus-4-5"
-""")
+""",
+    )
     result = run_cli("config", "show", "--json", "--config", str(config), home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     import json
@@ -177,5 +190,3 @@ model = "anthropic/claude-opus-4-5"
     shown = json.loads(result.stdout)["agents"]
     assert shown["defaults"]["model"] == {"primary": "openai/gpt-4o", "fallbacks": []}
     assert shown["list"][1]["model"] == {"primary": "anthropic/claude-opus-4-5", "fallbacks": []}
-
-

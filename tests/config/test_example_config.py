@@ -279,6 +279,4 @@ def test_reference_documents_the_environment_variables() -> None:
     from clawbot.plugins.discovery import DISABLE_ENV
     from clawbot.plugins.tracing import TRACE_ENV
 
-    assert {CONFIG_ENV, HOME_ENV, DISABLE_ENV, TRACE_ENV} == {
-        "CLAWBOT_CONFIG", "CLAWBOT_HOME", "CLAWBOT_DISABLE_PLUGINS", "CLAWBOT_TRACE_PLUGINS"
-    }
+    assert {CONFIG_ENV, HOME_ENV, DISABLE_ENV, TRACE_ENV} == {"CLAWBOT_CONFIG", "CLAWBOT_HOME", "CLAWBOT_DISABLE_PLUGINS", "CLAWBOT_TRACE_PLUGINS"}

@@ -158,7 +158,7 @@ def _arguments(raw: Any) -> Any:
 def _openai_result(text: Any) -> tuple[str, bool]:
     assert isinstance(text, str), f"a tool output must be a string, got {text!r}"
     if text.startswith("Error: "):
-        return text[len("Error: "):], True
+        return text[len("Error: ") :], True
     return text, text.lower().startswith("error")
 
 
@@ -315,9 +315,19 @@ def transcript_lines(path: Path, *, turns: bool = False) -> list[dict[str, Any]]
 KEY = "agent:main:main"
 
 
-async def start(make_kernel, kind: str, fake: FakeLLM, workspace: Path, *, finished: list[str] | None = None,
-                config: str = "", plugins: dict[str, object] | None = None, fallback_models: Iterable[str] = (),
-                caller_sleep: Any = None, provider: Any = None) -> tuple[Any, Any, Any]:
+async def start(
+    make_kernel,
+    kind: str,
+    fake: FakeLLM,
+    workspace: Path,
+    *,
+    finished: list[str] | None = None,
+    config: str = "",
+    plugins: dict[str, object] | None = None,
+    fallback_models: Iterable[str] = (),
+    caller_sleep: Any = None,
+    provider: Any = None,
+) -> tuple[Any, Any, Any]:
     """(kernel, conversation, provider): the real provider of ``kind`` on ``fake`` (or the
     ``provider`` given), the test tools."""
     from clawbot.agent.conversation import Conversation
@@ -329,8 +339,12 @@ async def start(make_kernel, kind: str, fake: FakeLLM, workspace: Path, *, finis
         config=workspace_config(workspace, config),
     )
     conversation = Conversation(
-        kernel, ModelChoice(provider, MODEL[kind]), "main",
-        fallbacks=[ModelChoice(provider, m) for m in fallback_models], caller_sleep=caller_sleep, services=None,
+        kernel,
+        ModelChoice(provider, MODEL[kind]),
+        "main",
+        fallbacks=[ModelChoice(provider, m) for m in fallback_models],
+        caller_sleep=caller_sleep,
+        services=None,
     )
     return kernel, conversation, provider
 

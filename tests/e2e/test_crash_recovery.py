@@ -19,7 +19,7 @@ from clawbot.testing import install_distribution
 
 from .e2etools import call, result, transcript_lines, user, wire_history
 
-BLOCKER = '''\
+BLOCKER = """\
 import asyncio
 import os
 from pathlib import Path
@@ -36,7 +36,7 @@ async def _block(call):
 @hookimpl
 def clawbot_tools(ctx):
     return [Tool("block", "Blocks for a minute.", {"type": "object", "properties": {}}, _block, timeout_s=120)]
-'''
+"""
 
 
 def _env(home: Path, site: Path, marker: Path) -> dict[str, str]:
@@ -58,16 +58,14 @@ def test_a_killed_turn_is_repaired_and_the_session_continues(tmp_path: Path, fak
     home.mkdir()
     install_distribution(site, "clawbot-blocker", entry_points={"blocker": "blocker_plugin"}, modules={"blocker_plugin.py": BLOCKER})
     (home / "clawbot.toml").write_text(
-        '[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
-        f'[providers.openai]\nbase_url = "{fake.base_url}/v1"\napi_key = "sk-test"\n',
+        f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n[providers.openai]\nbase_url = "{fake.base_url}/v1"\napi_key = "sk-test"\n',
         encoding="utf-8",
     )
     env = _env(home, site, marker)
     fake.tool_call("block", {})
     fake.reply("Picking up where we left off.")
 
-    first = subprocess.Popen(_clawbot("agent", "-m", "run the blocker"), cwd=home, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(_clawbot("agent", "-m", "run the blocker"), cwd=home, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 15
         while not marker.exists():
@@ -87,14 +85,12 @@ def test_a_killed_turn_is_repaired_and_the_session_continues(tmp_path: Path, fak
     with path.open("a", encoding="utf-8") as handle:
         handle.write('{"type": "message", "id": "torn", "message": {"role": "assist')  # a crash mid-write
 
-    shown = subprocess.run(_clawbot("sessions", "show", "agent:main:main"), cwd=home, env=env,
-                           capture_output=True, text=True, timeout=30)
+    shown = subprocess.run(_clawbot("sessions", "show", "agent:main:main"), cwd=home, env=env, capture_output=True, text=True, timeout=30)
     assert shown.returncode == 0, shown.stderr
     assert f"warning: {path.name}:4: skipped torn last line" in shown.stderr
     assert shown.stdout.splitlines()[-1] == f"[tool_result] {INTERRUPTED}"
 
-    second = subprocess.run(_clawbot("agent", "-m", "continue"), cwd=home, env=env,
-                            capture_output=True, text=True, timeout=30)
+    second = subprocess.run(_clawbot("agent", "-m", "continue"), cwd=home, env=env, capture_output=True, text=True, timeout=30)
 
     assert second.returncode == 0, second.stderr
     assert second.stdout.strip() == "Picking up where we left off."
@@ -111,8 +107,7 @@ def test_a_killed_turn_is_repaired_and_the_session_continues(tmp_path: Path, fak
     assert [m["role"] for m in raw] == ["system", "user", "assistant", "tool", "user"]
 
     # the torn line stays skipped; the entries written after it are whole
-    shown = subprocess.run(_clawbot("sessions", "show", "agent:main:main"), cwd=home, env=env,
-                           capture_output=True, text=True, timeout=30)
+    shown = subprocess.run(_clawbot("sessions", "show", "agent:main:main"), cwd=home, env=env, capture_output=True, text=True, timeout=30)
     assert shown.returncode == 0, shown.stderr
     assert f"warning: {path.name}:4: skipped corrupt line" in shown.stderr
     assert shown.stdout.splitlines()[-2:] == ["[user] continue", "[assistant] Picking up where we left off."]

@@ -47,12 +47,8 @@ async def start_path(path: str, make_kernel, fake_llm, workspace, ran: list[dict
     from clawbot_openai.config import OllamaConfig
     from clawbot_openai.provider import OllamaProvider
 
-    provider = OllamaProvider(
-        OllamaConfig(base_url=IN_PROCESS_URL + "/v1", native_tools=False), env={}, http_client=fake_llm.http_client()
-    )
-    kernel = await make_kernel(
-        plugins={"llm": providers_plugin(provider), "probe": probe_plugin(ran)}, config=workspace_config(workspace)
-    )
+    provider = OllamaProvider(OllamaConfig(base_url=IN_PROCESS_URL + "/v1", native_tools=False), env={}, http_client=fake_llm.http_client())
+    kernel = await make_kernel(plugins={"llm": providers_plugin(provider), "probe": probe_plugin(ran)}, config=workspace_config(workspace))
     return Conversation(kernel, ModelChoice(provider, "llama3.2"), "main", services=None)
 
 
@@ -66,9 +62,7 @@ def script_call(path: str, fake_llm, arguments: str) -> None:
 @pytest.mark.parametrize("container", ["list", "object"])
 @pytest.mark.parametrize("depth", DEPTHS)
 @pytest.mark.parametrize("path", PATHS)
-async def test_arguments_nested_past_the_limit_become_an_error_result_and_the_reply_arrives(
-    make_kernel, fake_llm, workspace, path, depth, container
-) -> None:
+async def test_arguments_nested_past_the_limit_become_an_error_result_and_the_reply_arrives(make_kernel, fake_llm, workspace, path, depth, container) -> None:
     ran: list[dict] = []
     conversation = await start_path(path, make_kernel, fake_llm, workspace, ran)
     script_call(path, fake_llm, nested_arguments(depth, container))

@@ -36,9 +36,7 @@ async def _until(predicate, timeout: float = 10.0) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-async def test_approve_runs_the_command_once_and_denied_tools_never_reach_the_model(
-    make_kernel, fake_llm, fake_channel, workspace, kind
-) -> None:
+async def test_approve_runs_the_command_once_and_denied_tools_never_reach_the_model(make_kernel, fake_llm, fake_channel, workspace, kind) -> None:
     fake_llm.reply(tool_calls=[ToolCallSpec("exec", {"command": COMMAND})])
     fake_llm.reply("That needs your approval; send the /approve command shown.")
     fake_llm.reply("Done: approved.txt exists now.")

@@ -61,9 +61,7 @@ def primary_health(kernel, kind: str) -> dict:
 
 @pytest.mark.parametrize("fault", ["auth", "rate_limit"])
 @pytest.mark.parametrize("kind", KINDS)
-async def test_a_rejected_or_rate_limited_key_rotates_to_the_next_profile(
-    make_kernel, fake_llm, workspace, kind, fault
-) -> None:
+async def test_a_rejected_or_rate_limited_key_rotates_to_the_next_profile(make_kernel, fake_llm, workspace, kind, fault) -> None:
     fake_llm.fail(fault)
     fake_llm.reply("Hello from the second key.")
     fake_llm.reply("Still the second key.")
@@ -118,9 +116,7 @@ async def test_the_fallback_model_answers_when_the_primary_keeps_failing(make_ke
     fake_llm.reply("Answer from the fallback.")
     fake_llm.reply("The primary is back.")
     sleeps = Sleeps()
-    kernel, conversation, _ = await start(
-        make_kernel, kind, fake_llm, workspace, fallback_models=[FALLBACK[kind]], caller_sleep=sleeps
-    )
+    kernel, conversation, _ = await start(make_kernel, kind, fake_llm, workspace, fallback_models=[FALLBACK[kind]], caller_sleep=sleeps)
 
     turn = await conversation.send(KEY, "hi")
 
@@ -135,18 +131,18 @@ async def test_the_fallback_model_answers_when_the_primary_keeps_failing(make_ke
     assert turn.text == "The primary is back." and fake_llm.requests[-1].model == MODEL[kind]
 
 
-async def test_fallback_to_another_provider_gets_the_whole_history_in_its_own_format(
-    make_kernel, fake_llm, workspace
-) -> None:
+async def test_fallback_to_another_provider_gets_the_whole_history_in_its_own_format(make_kernel, fake_llm, workspace) -> None:
     (workspace / "notes.txt").write_text("remember the milk")
     anthropic = make_provider("anthropic", fake_llm)
     openai = make_provider("openai-chat", fake_llm)
-    kernel = await make_kernel(
-        plugins={"llm": providers_plugin(anthropic, openai), "tools": tools_plugin()}, config=workspace_config(workspace)
-    )
+    kernel = await make_kernel(plugins={"llm": providers_plugin(anthropic, openai), "tools": tools_plugin()}, config=workspace_config(workspace))
     conversation = Conversation(
-        kernel, ModelChoice(anthropic, "claude-test"), "main", fallbacks=[ModelChoice(openai, "gpt-test")],
-        caller_sleep=Sleeps(), services=None,
+        kernel,
+        ModelChoice(anthropic, "claude-test"),
+        "main",
+        fallbacks=[ModelChoice(openai, "gpt-test")],
+        caller_sleep=Sleeps(),
+        services=None,
     )
     fake_llm.reply("Let me read it.", tool_calls=[ToolCallSpec("read", {"path": "notes.txt"}, id="toolu_01NOTES")])
     fake_llm.reply("It says: remember the milk.")
@@ -191,11 +187,13 @@ async def test_overloaded_is_retried_after_a_back_off_then_succeeds(make_kernel,
 THINKING_REJECTED = {
     "anthropic": dict(kind="context_length", message="'claude-test' does not support thinking."),
     "openai-chat": dict(
-        kind="server_error", status=400,
+        kind="server_error",
+        status=400,
         message="Unsupported parameter: 'reasoning_effort' is not supported with this model.",
     ),
     "openai-responses": dict(
-        kind="server_error", status=400,
+        kind="server_error",
+        status=400,
         message="Unsupported parameter: 'reasoning.effort' is not supported with this model.",
     ),
 }
@@ -240,7 +238,10 @@ async def test_context_overflow_compacts_the_history_and_retries(make_kernel, fa
     strategy = KeepLast()
     fake_llm.reply("Cats are great.")
     kernel, conversation, _ = await start(
-        make_kernel, kind, fake_llm, workspace,
+        make_kernel,
+        kind,
+        fake_llm,
+        workspace,
         plugins={"compaction": plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [strategy])},
     )
     await conversation.send(KEY, "tell me about cats")
@@ -265,9 +266,7 @@ async def test_context_overflow_compacts_the_history_and_retries(make_kernel, fa
 
     # the next turn starts from the compacted history
     await conversation.send(KEY, "and birds?")
-    assert wire_history(fake_llm.requests[3]) == [
-        user(summary), user("and dogs?"), said("Still here after compaction."), user("and birds?")
-    ]
+    assert wire_history(fake_llm.requests[3]) == [user(summary), user("and dogs?"), said("Still here after compaction."), user("and birds?")]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -333,7 +332,10 @@ async def test_compaction_in_the_middle_of_a_tool_loop_keeps_the_history_valid(m
     fake_llm.queue(read_then_overflow)
     fake_llm.reply("It says: remember the milk.")
     kernel, conversation, _ = await start(
-        make_kernel, kind, fake_llm, workspace,
+        make_kernel,
+        kind,
+        fake_llm,
+        workspace,
         plugins={"compaction": plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [KeepLast()])},
     )
 
@@ -344,6 +346,6 @@ async def test_compaction_in_the_middle_of_a_tool_loop_keeps_the_history_valid(m
     # on disk too, the stretch after the compaction entry answers only calls it contains
     entries = transcript_lines(transcript_path(kernel))
     start_at = max(i for i, e in enumerate(entries) if e["type"] == "compaction")
-    kept = [e["message"] for e in entries[start_at + 1:] if e["type"] == "message"]
+    kept = [e["message"] for e in entries[start_at + 1 :] if e["type"] == "message"]
     call_ids = {b["id"] for m in kept for b in m["content"] if b["type"] == "tool_call"}
     assert {m["tool_call_id"] for m in kept if m["role"] == "tool_result"} <= call_ids

@@ -113,9 +113,7 @@ async def test_read_ls_write_then_answer_sends_the_growing_history(make_kernel, 
 
 
 @pytest.mark.parametrize("kind", KINDS)
-async def test_parallel_tool_calls_run_together_and_results_come_back_in_call_order(
-    make_kernel, fake_llm, workspace, kind
-) -> None:
+async def test_parallel_tool_calls_run_together_and_results_come_back_in_call_order(make_kernel, fake_llm, workspace, kind) -> None:
     (workspace / "notes.txt").write_text("remember the milk")
     fake_llm.reply(
         "Let me check three things.",
@@ -178,9 +176,7 @@ async def test_streamed_text_deltas_join_to_the_reply(make_kernel, fake_llm, wor
 
 
 @pytest.mark.parametrize("kind", KINDS)
-async def test_malformed_tool_arguments_become_an_error_result_and_the_model_recovers(
-    make_kernel, fake_llm, workspace, kind
-) -> None:
+async def test_malformed_tool_arguments_become_an_error_result_and_the_model_recovers(make_kernel, fake_llm, workspace, kind) -> None:
     (workspace / "notes.txt").write_text("remember the milk")
     fake_llm.tool_call("read", '{"path": ')
     fake_llm.tool_call("read", {"path": "notes.txt"})

@@ -28,8 +28,18 @@ SESSION_ID = "0123456789abcdef0123456789abcdef"
 STAMP = "2026-01-01T00:00:00.000+00:00"
 # Written as JSON text: 1e400 loads as infinity, the long integer as an exact huge int.
 WRONG = {
-    "text": '"soon"', "int": "5", "negative": "-1", "fraction": "1.5", "bool": "true", "null": "null",
-    "list": "[]", "object": "{}", "huge": "1e400", "huge-int": "1" + "0" * 400, "nan": "NaN", "nul": '"\\u0000"',
+    "text": '"soon"',
+    "int": "5",
+    "negative": "-1",
+    "fraction": "1.5",
+    "bool": "true",
+    "null": "null",
+    "list": "[]",
+    "object": "{}",
+    "huge": "1e400",
+    "huge-int": "1" + "0" * 400,
+    "nan": "NaN",
+    "nul": '"\\u0000"',
 }
 
 
@@ -41,12 +51,23 @@ def _health_field(field: str) -> Callable[[Path, str], tuple[Path, str]]:
     def build(home: Path, wrong: str) -> tuple[Path, str]:
         good = {"failures": 0, "billing_failures": 0, "unusable_until": 0.0, "last_used": 0.0, "reason": "rate_limit"}
         return home / "auth-state.json", json.dumps({"openai/default": good}).replace(f'"{field}": {json.dumps(good[field])}', f'"{field}": {wrong}')
+
     return build
 
 
 def _index_entry() -> dict[str, Any]:
-    return {"key": KEY, "session_id": SESSION_ID, "created_at": STAMP, "updated_at": STAMP, "model": "openai/gpt-test",
-            "thinking": "off", "turns": 1, "usage": {"input_tokens": 1, "output_tokens": 1}, "cost_usd": 0.5, "auth_profile": "default"}
+    return {
+        "key": KEY,
+        "session_id": SESSION_ID,
+        "created_at": STAMP,
+        "updated_at": STAMP,
+        "model": "openai/gpt-test",
+        "thinking": "off",
+        "turns": 1,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+        "cost_usd": 0.5,
+        "auth_profile": "default",
+    }
 
 
 def _index_field(field: str) -> Callable[[Path, str], tuple[Path, str]]:
@@ -63,6 +84,7 @@ def _index_field(field: str) -> Callable[[Path, str], tuple[Path, str]]:
             entry[field] = marker
             text = json.dumps({KEY: entry})
         return home / "sessions" / "main" / "sessions.json", text.replace(json.dumps(marker), wrong)
+
     return build
 
 
@@ -70,8 +92,13 @@ def _transcript(home: Path, line: str | None = None) -> Path:
     directory = home / "sessions" / "main"
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     header = {"type": "session", "version": 1, "id": SESSION_ID, "key": KEY, "agent": "main", "timestamp": STAMP}
-    user = {"type": "message", "id": "aaaa00000001", "parent_id": None, "timestamp": STAMP,
-            "message": {"role": "user", "content": [{"type": "text", "text": "earlier"}]}}
+    user = {
+        "type": "message",
+        "id": "aaaa00000001",
+        "parent_id": None,
+        "timestamp": STAMP,
+        "message": {"role": "user", "content": [{"type": "text", "text": "earlier"}]},
+    }
     path = directory / f"{SESSION_ID}.jsonl"
     path.write_text("\n".join([json.dumps(header), json.dumps(user), *([line] if line else [])]) + "\n", encoding="utf-8")
     return path
@@ -80,8 +107,13 @@ def _transcript(home: Path, line: str | None = None) -> Path:
 def _transcript_field(field: str) -> Callable[[Path, str], tuple[Path, str]]:
     def build(home: Path, wrong: str) -> tuple[Path, str]:
         marker = "\u2063MARK\u2063"
-        line = {"type": "message", "id": "aaaa00000002", "parent_id": "aaaa00000001", "timestamp": STAMP,
-                "message": {"role": "assistant", "content": [{"type": "text", "text": "before"}]}}
+        line = {
+            "type": "message",
+            "id": "aaaa00000002",
+            "parent_id": "aaaa00000001",
+            "timestamp": STAMP,
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "before"}]},
+        }
         if field == "line":
             line = marker
         elif field.startswith("message."):
@@ -90,6 +122,7 @@ def _transcript_field(field: str) -> Callable[[Path, str], tuple[Path, str]]:
             line[field] = marker
         path = _transcript(home, json.dumps(line).replace(json.dumps(marker), wrong))
         return path, path.read_text(encoding="utf-8")
+
     return build
 
 
@@ -110,6 +143,7 @@ def _approvals_field(field: str) -> Callable[[Path, str], tuple[Path, str]]:
         else:
             command[field.split(".")[1]] = marker
         return home / "exec-approvals.json", json.dumps(data).replace(json.dumps(marker), wrong)
+
     return build
 
 
@@ -119,19 +153,49 @@ def _credentials_field(field: str) -> Callable[[Path, str], tuple[Path, str]]:
         directory.mkdir(mode=0o700, exist_ok=True)
         text = wrong if field == "file" else '{"api_key": "sk-x", "' + field + '": ' + wrong + "}"
         return directory / "anthropic.json", text
+
     return build
 
 
 FILES: dict[str, Callable[[Path, str], tuple[Path, str]]] = {
     "auth-state:entry": _auth_state,
     **{f"auth-state:{f}": _health_field(f) for f in ("failures", "billing_failures", "unusable_until", "last_used", "reason")},
-    **{f"sessions.json:{f}": _index_field(f) for f in (
-        "entry", "key", "session_id", "created_at", "updated_at", "model", "thinking", "turns", "usage",
-        "usage.input_tokens", "usage.cache_read_tokens", "cost_usd", "auth_profile")},
+    **{
+        f"sessions.json:{f}": _index_field(f)
+        for f in (
+            "entry",
+            "key",
+            "session_id",
+            "created_at",
+            "updated_at",
+            "model",
+            "thinking",
+            "turns",
+            "usage",
+            "usage.input_tokens",
+            "usage.cache_read_tokens",
+            "cost_usd",
+            "auth_profile",
+        )
+    },
     **{f"transcript:{f}": _transcript_field(f) for f in ("line", "id", "type", "timestamp", "parent_id", "message", "message.role", "message.content")},
-    **{f"exec-approvals:{f}": _approvals_field(f) for f in (
-        "agents", "agent", "programs", "commands", "program.path", "program.name", "command.command", "command.cwd",
-        "command.env", "command.network", "command.sandbox", "command.interactive")},
+    **{
+        f"exec-approvals:{f}": _approvals_field(f)
+        for f in (
+            "agents",
+            "agent",
+            "programs",
+            "commands",
+            "program.path",
+            "program.name",
+            "command.command",
+            "command.cwd",
+            "command.env",
+            "command.network",
+            "command.sandbox",
+            "command.interactive",
+        )
+    },
     **{f"credentials:{f}": _credentials_field(f) for f in ("file", "api_key", "base_url")},
 }
 
@@ -154,7 +218,8 @@ async def test_a_wrong_type_in_any_state_file_field_never_stops_a_turn(
         caplog.clear()
         with caplog.at_level(logging.WARNING):
             kernel = await make_kernel(
-                home=home, plugins={"tools": clawbot_tools.plugin},
+                home=home,
+                plugins={"tools": clawbot_tools.plugin},
                 config=f'[agents.defaults]\nworkspace = "{workspace}"\n\n[tools]\ndeny = ["process", "group:web"]\n',
                 env={"PATH": os.environ.get("PATH", os.defpath)},
             )
@@ -183,8 +248,23 @@ def _is_wrong(case: str, kind: str) -> bool:
         return False  # "soon" is a valid id (of a session with no transcript yet)
     counts = {"failures", "billing_failures", "turns", "usage.input_tokens", "usage.cache_read_tokens"}
     numbers = {"unusable_until", "last_used", "cost_usd"}
-    texts = {"created_at", "updated_at", "timestamp", "command.command", "command.cwd", "api_key", "base_url",
-             "program.path", "program.name", "model", "thinking", "auth_profile", "parent_id", "id", "type"}
+    texts = {
+        "created_at",
+        "updated_at",
+        "timestamp",
+        "command.command",
+        "command.cwd",
+        "api_key",
+        "base_url",
+        "program.path",
+        "program.name",
+        "model",
+        "thinking",
+        "auth_profile",
+        "parent_id",
+        "id",
+        "type",
+    }
     if field in counts:
         return kind not in ("int",)
     if field in numbers:
@@ -217,8 +297,11 @@ def test_clawbot_agent_answers_with_every_state_file_malformed_and_names_each_on
         f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n',
         encoding="utf-8",
     )
-    broken = [build(home, WRONG["text"] if "auth" in case else WRONG["int"]) for case, build in FILES.items()
-              if case in ("auth-state:unusable_until", "exec-approvals:agent", "credentials:api_key", "transcript:id")]
+    broken = [
+        build(home, WRONG["text"] if "auth" in case else WRONG["int"])
+        for case, build in FILES.items()
+        if case in ("auth-state:unusable_until", "exec-approvals:agent", "credentials:api_key", "transcript:id")
+    ]
     for path, text in broken:
         path.write_text(text, encoding="utf-8")
         path.chmod(0o600)

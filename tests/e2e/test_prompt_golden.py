@@ -55,8 +55,7 @@ async def _coder(make_kernel, fake_llm, tmp_path: Path, *, extra: str = "", plug
     ws = _workspace(tmp_path)
     channel = FakeChannel("feishu")
     kernel = await make_kernel(
-        plugins={"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin, "feishu": channel.as_plugin(),
-                 **(plugins or {})},
+        plugins={"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin, "feishu": channel.as_plugin(), **(plugins or {})},
         config=_config(ws, extra),
     )
     provider = make_provider("anthropic", fake_llm)
@@ -69,19 +68,17 @@ def _system_text(request) -> str:  # noqa: ANN001
     return "".join(block["text"] for block in request.system)
 
 
-async def test_the_coder_request_has_six_tools_skills_workspace_boundary_and_metadata(
-    make_kernel, fake_llm, tmp_path
-) -> None:
+async def test_the_coder_request_has_six_tools_skills_workspace_boundary_and_metadata(make_kernel, fake_llm, tmp_path) -> None:
     fake_llm.reply("好的")
     fake_llm.reply("再见")
     ws, channel, kernel, provider, runtime, _ = await _coder(make_kernel, fake_llm, tmp_path)
     gateway = Gateway(kernel, runtime.respond, "coder", runtime=runtime)
     task = asyncio.create_task(gateway.run([channel]))
     sent_at = datetime(2026, 6, 15, 14, 31, tzinfo=UTC)
-    await channel.inject(ASK, peer_id="oc_7654321098765432109876543210", sender_id="ou_881e", sender_name="张三",
-                         timestamp=sent_at)
-    await channel.inject("谢谢", peer_id="oc_7654321098765432109876543210", sender_id="ou_881e", sender_name="张三",
-                         timestamp=sent_at + timedelta(hours=3, minutes=7))
+    await channel.inject(ASK, peer_id="oc_7654321098765432109876543210", sender_id="ou_881e", sender_name="张三", timestamp=sent_at)
+    await channel.inject(
+        "谢谢", peer_id="oc_7654321098765432109876543210", sender_id="ou_881e", sender_name="张三", timestamp=sent_at + timedelta(hours=3, minutes=7)
+    )
     gateway.stop()
     await task
     first, second = fake_llm.requests
@@ -128,9 +125,7 @@ async def test_minimal_and_none_modes_keep_only_the_core_sections(make_kernel, f
     assert "<available_skills>" not in built.system.text
     await provider.aclose()
 
-    _, _, kernel, provider, _, conversation = await _coder(
-        make_kernel, fake_llm, tmp_path / "none", extra='prompt_mode = "none"'
-    )
+    _, _, kernel, provider, _, conversation = await _coder(make_kernel, fake_llm, tmp_path / "none", extra='prompt_mode = "none"')
     assert (await conversation.system_prompt("agent:coder:main", "feishu")).text == IDENTITY_LINE
     await provider.aclose()
 

@@ -31,9 +31,7 @@ def failover_log(caplog) -> list[str]:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-async def test_a_rate_limit_on_the_only_key_waits_as_asked_and_the_turn_succeeds(
-    make_kernel, fake_llm, workspace, kind, caplog
-) -> None:
+async def test_a_rate_limit_on_the_only_key_waits_as_asked_and_the_turn_succeeds(make_kernel, fake_llm, workspace, kind, caplog) -> None:
     caplog.set_level(logging.INFO)
     fake_llm.fail("rate_limit", retry_after=1)
     fake_llm.reply("Served after the wait.")
@@ -57,9 +55,7 @@ async def test_a_rate_limit_on_the_only_key_waits_as_asked_and_the_turn_succeeds
 
 
 @pytest.mark.parametrize("kind", KINDS)
-async def test_a_rate_limit_over_the_cap_rests_the_key_and_says_until_when(
-    make_kernel, fake_llm, workspace, kind, caplog
-) -> None:
+async def test_a_rate_limit_over_the_cap_rests_the_key_and_says_until_when(make_kernel, fake_llm, workspace, kind, caplog) -> None:
     caplog.set_level(logging.INFO)
     fake_llm.fail("rate_limit", retry_after=45)
     sleeps = Sleeps()
@@ -88,9 +84,7 @@ async def test_a_rate_limit_over_the_cap_rests_the_key_and_says_until_when(
 
 
 @pytest.mark.parametrize("kind", KINDS)
-async def test_with_two_keys_a_rate_limit_moves_to_the_other_key_at_once(
-    make_kernel, fake_llm, workspace, kind, caplog
-) -> None:
+async def test_with_two_keys_a_rate_limit_moves_to_the_other_key_at_once(make_kernel, fake_llm, workspace, kind, caplog) -> None:
     caplog.set_level(logging.INFO)
     fake_llm.fail("rate_limit", retry_after=1)
     fake_llm.reply("From the second key.")
@@ -111,9 +105,7 @@ async def test_the_log_names_the_fallback_model_it_tries_next(make_kernel, fake_
     fallback = FALLBACK[kind]
     fake_llm.fail("server_error", times=4, model=MODEL[kind])
     fake_llm.reply("From the fallback.")
-    _, conversation, _ = await start(
-        make_kernel, kind, fake_llm, workspace, fallback_models=[fallback], caller_sleep=Sleeps()
-    )
+    _, conversation, _ = await start(make_kernel, kind, fake_llm, workspace, fallback_models=[fallback], caller_sleep=Sleeps())
 
     turn = await conversation.send(KEY, "hi")
 

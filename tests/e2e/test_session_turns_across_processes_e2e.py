@@ -62,8 +62,9 @@ def test_parallel_agent_processes_on_one_session_take_whole_turns_in_order(tmp_p
     )
     env = _env(home)
     callers = [
-        subprocess.Popen([sys.executable, "-m", "clawbot.cli.main", "agent", "-m", f"ask-{i}"], cwd=home, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-m", "clawbot.cli.main", "agent", "-m", f"ask-{i}"], cwd=home, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         for i in range(CALLERS)
     ]
     outputs = [caller.communicate(timeout=180) for caller in callers]
@@ -83,7 +84,7 @@ def test_parallel_agent_processes_on_one_session_take_whole_turns_in_order(tmp_p
     assert [e.parent_id for e in loaded.entries[1:]] == [e.id for e in loaded.entries[:-1]]  # one line of descent
     asked = []
     for start in range(0, len(entries), 4):
-        user, call, result, answer = (e.message for e in entries[start:start + 4])
+        user, call, result, answer = (e.message for e in entries[start : start + 4])
         i = ASK.search(user.text).group(1)
         asked.append(int(i))
         assert user.role == Role.USER

@@ -46,9 +46,7 @@ def _blocks(output: str) -> tuple[list[str], list[str]]:
 
 
 @pytest.mark.parametrize("tty", [False, True], ids=["piped", "terminal"])
-async def test_a_reply_imitating_the_approval_notice_byte_for_byte_renders_differently(
-    make_kernel, fake_llm, monkeypatch, tty
-) -> None:
+async def test_a_reply_imitating_the_approval_notice_byte_for_byte_renders_differently(make_kernel, fake_llm, monkeypatch, tty) -> None:
     monkeypatch.delenv("NO_COLOR", raising=False)
     screen = _Screen(tty)
 

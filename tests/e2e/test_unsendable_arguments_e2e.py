@@ -36,9 +36,7 @@ UNSENDABLE = {
 
 @pytest.mark.parametrize("arguments", UNSENDABLE, ids=list(UNSENDABLE))
 @pytest.mark.parametrize("path", PATHS)
-async def test_arguments_json_cannot_carry_become_an_error_result_and_the_session_goes_on(
-    make_kernel, fake_llm, workspace, path, arguments
-) -> None:
+async def test_arguments_json_cannot_carry_become_an_error_result_and_the_session_goes_on(make_kernel, fake_llm, workspace, path, arguments) -> None:
     text, problem = UNSENDABLE[arguments]
     ran: list[dict] = []
     conversation = await start_path(path, make_kernel, fake_llm, workspace, ran)
@@ -85,4 +83,3 @@ async def test_a_session_already_holding_unsendable_values_still_answers(make_ke
     assert '"c1"' in sent and "counted" in sent  # the old call and its result were sent
     fake_llm.reply("Again.")
     assert (await conversation.send(KEY, "once more")).text == "Again."
-

@@ -79,7 +79,13 @@ class Chat:
 
 
 async def open_chat(
-    make_kernel: Any, channel: Any, provider: Any, *, tools: list[Tool] = (), config: str = "", plugins: dict | None = None,
+    make_kernel: Any,
+    channel: Any,
+    provider: Any,
+    *,
+    tools: list[Tool] = (),
+    config: str = "",
+    plugins: dict | None = None,
     model: str = "m",
 ) -> Chat:
     tool_plugin = plugin_from_hooks(clawbot_tools=lambda ctx: list(tools))

@@ -62,9 +62,7 @@ async def test_no_line_of_the_command_passes_for_one_of_the_notice(make_kernel, 
         own = [line for line in lines if not line.startswith(GUTTER.rstrip())]
         assert all(line.strip() for line in lines), "a blank line inside a notice"
         # The command's lines, escaped, in order, only behind the gutter; blank runs counted.
-        assert [line.removeprefix(GUTTER) for line in quoted if "blank line" not in line] == [
-            line.replace("\r", "\\u000d") for line in COMMAND_LINES
-        ]
+        assert [line.removeprefix(GUTTER) for line in quoted if "blank line" not in line] == [line.replace("\r", "\\u000d") for line in COMMAND_LINES]
         assert f"{GUTTER}(39 blank lines)" in quoted and f"{GUTTER}(2 blank lines)" in quoted
         assert not any("1a2b3c" in line or "evil.example" in line or "only lists" in line for line in own), shown
         # clawbot's lines: the header and reasons before the command, the reply line after it.
@@ -85,8 +83,13 @@ async def _request_notice(make_kernel, fake_channel, command: str) -> list[str]:
 
 
 # Lines a reader sees as empty though they are not whitespace.
-LOOK_BLANK = {"braille pattern blank": "\u2800", "zero width joiner": "\u200d", "Hangul filler": "\u3164",
-              "zero width space": "\u200b", "ideographic space and a word joiner": "\u3000\u2060"}
+LOOK_BLANK = {
+    "braille pattern blank": "\u2800",
+    "zero width joiner": "\u200d",
+    "Hangul filler": "\u3164",
+    "zero width space": "\u200b",
+    "ideographic space and a word joiner": "\u3000\u2060",
+}
 
 
 @pytest.mark.parametrize("filler", LOOK_BLANK.values(), ids=LOOK_BLANK.keys())

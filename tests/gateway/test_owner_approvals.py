@@ -73,10 +73,14 @@ async def test_a_system_event_turn_has_the_owner_flag_of_the_turn_that_caused_it
     """An approved command's report runs as the owner; a member's background job's report does not."""
     decisions: list[ApprovalDecision] = []
     provider = ScriptedProvider(
-        [call("guarded", "c1")], "Approve?",  # the owner's turn
-        [call("guarded", "c2")], "Asked again.",  # the system event after the approval: may ask
-        [call("background", "c3")], "Started.",  # a member's turn
-        [call("guarded", "c4")], "Could not ask.",  # the system event of the member's job: may not ask
+        [call("guarded", "c1")],
+        "Approve?",  # the owner's turn
+        [call("guarded", "c2")],
+        "Asked again.",  # the system event after the approval: may ask
+        [call("background", "c3")],
+        "Started.",  # a member's turn
+        [call("guarded", "c4")],
+        "Could not ask.",  # the system event of the member's job: may not ask
     )
     tools = [guarded_tool(decisions), background_tool("job finished")]
     chat = await open_chat(make_kernel, fake_channel, provider, tools=tools)
@@ -118,4 +122,3 @@ OWNER_ID_FORMS = [
 @pytest.mark.parametrize(("owner_ids", "message", "owner"), OWNER_ID_FORMS)
 def test_how_owner_ids_are_written(owner_ids, message, owner) -> None:
     assert is_owner(message, owner_ids) is owner
-

@@ -20,10 +20,7 @@ from .chatkit import eventually, open_chat
 
 KEY = "agent:main:main"
 REFUSED = "Only the owner can use /{name} in this chat."
-CONFIG = (
-    '[agents.defaults]\nowner_ids = ["fake:alice"]\n\n'
-    '[[usage.prices]]\nmodel = "anthropic/claude-test"\ninput = 3.0\noutput = 15.0\n'
-)
+CONFIG = '[agents.defaults]\nowner_ids = ["fake:alice"]\n\n[[usage.prices]]\nmodel = "anthropic/claude-test"\ninput = 3.0\noutput = 15.0\n'
 PER_PEER = '\n[session]\ndm_scope = "per-peer"\n'
 
 # command -> the start of what someone allowed to use it reads
@@ -90,8 +87,7 @@ async def test_hook_session_end_is_fired_by_a_new_session_in_a_chat(make_kernel,
     await chat.close()
 
     assert new.session_id != old.session_id and new.turns == 0
-    assert events == [("start", old.session_id, "first message"), ("end", old.session_id, command),
-                      ("start", new.session_id, command)]
+    assert events == [("start", old.session_id, "first message"), ("end", old.session_id, command), ("start", new.session_id, command)]
     assert "remember 42" in old_path.read_text()  # the old conversation is kept on disk
     from clawbot.agent.inbound import unwrapped
 
@@ -181,8 +177,7 @@ async def test_an_unknown_provider_is_refused_and_nothing_changes(make_kernel, f
     await fake_channel.inject("/model opus-9", peer_id="alice")
     await chat.close()
     assert fake_channel.texts()[0] == (
-        "model 'antropic/claude-opus': no provider named 'antropic' is installed (installed: anthropic, openai). "
-        "Did you mean anthropic/claude-opus?"
+        "model 'antropic/claude-opus': no provider named 'antropic' is installed (installed: anthropic, openai). Did you mean anthropic/claude-opus?"
     )
     assert fake_channel.texts()[1].startswith("model 'opus-9' must be written <provider>/<model>")
     info = chat.kernel.sessions.get(KEY)
@@ -216,8 +211,11 @@ async def test_whoami_says_who_the_sender_is_and_whether_they_are_the_owner(make
     await fake_channel.inject("/whoami", peer_id="team", chat_type="group", sender_id="bob")
     await chat.close()
     assert fake_channel.texts()[0].splitlines() == [
-        "Channel: fake (direct chat alice)", "Sender id: alice", "Name: Alice",
-        "Owner: yes (agents.defaults.owner_ids lists you)", "Session: agent:main:main",
+        "Channel: fake (direct chat alice)",
+        "Sender id: alice",
+        "Name: Alice",
+        "Owner: yes (agents.defaults.owner_ids lists you)",
+        "Session: agent:main:main",
     ]
     assert fake_channel.texts()[1].splitlines()[1:] == [
         "Sender id: bob",

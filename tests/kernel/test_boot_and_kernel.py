@@ -52,9 +52,7 @@ async def test_a_plugin_that_raises_while_registering_is_recorded_and_others_sti
     def broken(ctx):
         raise RuntimeError("cannot reach my backend")
 
-    kernel = await make_kernel(
-        plugins={"good": plugin_from_hooks(clawbot_tools=lambda ctx: [_tool("fine")]), "bad": plugin_from_hooks(clawbot_tools=broken)}
-    )
+    kernel = await make_kernel(plugins={"good": plugin_from_hooks(clawbot_tools=lambda ctx: [_tool("fine")]), "bad": plugin_from_hooks(clawbot_tools=broken)})
     assert kernel.tools.names() == ["fine"]
     (failure,) = kernel.plugins.failures
     assert failure.plugin == "bad" and failure.hook == "clawbot_tools"
@@ -92,9 +90,7 @@ async def test_claiming_a_channel_table(make_kernel) -> None:
 
 async def test_an_agent_uses_its_own_workspace_else_the_default(make_kernel) -> None:
     config = (
-        '[agents.defaults]\nworkspace = "~/shared"\n\n'
-        '[[agents.list]]\nid = "main"\ndefault = true\n\n'
-        '[[agents.list]]\nid = "coder"\nworkspace = "~/code"\n'
+        '[agents.defaults]\nworkspace = "~/shared"\n\n[[agents.list]]\nid = "main"\ndefault = true\n\n[[agents.list]]\nid = "coder"\nworkspace = "~/code"\n'
     )
     kernel = await make_kernel(config=config)
     assert kernel.config.agent_workspace("coder") == "~/code"

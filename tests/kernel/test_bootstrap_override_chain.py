@@ -123,8 +123,7 @@ def test_healthy_plugins_get_exactly_what_pluggy_gives(index: int) -> None:
 
 def test_every_implementation_runs_once_even_when_one_fails() -> None:
     log: list[str] = []
-    plugins = {"loader": Loader(["AGENTS.md"], log), "a": Appends("A.md", log), "broken": FailsEarly(),
-               "b": Appends("B.md", log), "late": RaisesLoading()}
+    plugins = {"loader": Loader(["AGENTS.md"], log), "a": Appends("A.md", log), "broken": FailsEarly(), "b": Appends("B.md", log), "late": RaisesLoading()}
     pm = create_plugin_manager(plugins=plugins, load_entrypoints=False, env={})
     files = pm.bootstrap_files(ctx())
     assert [f.name for f in files] == ["AGENTS.md", "A.md", "B.md"]
@@ -137,8 +136,9 @@ def test_every_implementation_runs_once_even_when_one_fails() -> None:
 
 def test_a_wrapper_that_yields_twice_is_left_out() -> None:
     log: list[str] = []
-    pm = create_plugin_manager(plugins={"loader": Loader(["AGENTS.md"], log), "twice": YieldsTwice(),
-                                        "a": Appends("A.md", log)}, load_entrypoints=False, env={})
+    pm = create_plugin_manager(
+        plugins={"loader": Loader(["AGENTS.md"], log), "twice": YieldsTwice(), "a": Appends("A.md", log)}, load_entrypoints=False, env={}
+    )
     assert [f.name for f in pm.bootstrap_files(ctx())] == ["AGENTS.md", "A.md"]
     (failure,) = pm.failures
     assert failure.plugin == "twice" and "yielded more than once" in failure.error

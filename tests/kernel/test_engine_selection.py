@@ -13,7 +13,7 @@ from clawbot.cli.main import cli
 from clawbot.testing import ConfigError, build_kernel, install_distribution
 from click.testing import CliRunner
 
-MEMORY_PLUGIN = '''
+MEMORY_PLUGIN = """
 from clawbot import hookimpl
 
 
@@ -32,9 +32,9 @@ def clawbot_memory_providers(ctx):
             return None
 
     return [Notes(name) for name in {names!r}]
-'''
+"""
 
-COMPACTION_PLUGIN = '''
+COMPACTION_PLUGIN = """
 from clawbot import hookimpl
 
 
@@ -49,7 +49,7 @@ def clawbot_compaction_strategies(ctx):
             return CompactionResult("forgotten", len(request.messages), 0, 0)
 
     return [Forget()]
-'''
+"""
 
 
 def install(site: Path, module: str, source: str) -> None:
@@ -97,8 +97,11 @@ async def test_the_configured_name_chooses_among_several(site: Path, clawbot_hom
         (["notes", "vectors"], "", "memory.provider: several memory providers are installed (notes, vectors): name the one to use"),
         (["notes"], '[memory]\nprovider = "vektors"\n', "memory.provider: no installed plugin offers the memory provider 'vektors' (installed: notes)"),
         ([], '[memory]\nprovider = "notes"\n', "memory.provider: no installed plugin offers the memory provider 'notes' (none is installed)"),
-        ([], '[agents.defaults.compaction]\nstrategy = "smart"\n',
-         "agents.defaults.compaction.strategy: no installed plugin offers the compaction strategy 'smart' (none is installed)"),
+        (
+            [],
+            '[agents.defaults.compaction]\nstrategy = "smart"\n',
+            "agents.defaults.compaction.strategy: no installed plugin offers the compaction strategy 'smart' (none is installed)",
+        ),
     ],
     ids=["several-unnamed", "misspelt", "memory-none-installed", "compaction-none-installed"],
 )

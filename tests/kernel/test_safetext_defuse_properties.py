@@ -19,16 +19,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 MARKERS = sorted(
-    {*TRUSTED_MARKERS, TRUSTED_HEADER, SYSTEM_EVENT_LABEL, SESSION_MESSAGE_LABEL, OutboundMessage.NOTICE_MARK,
-     "<<<BEGIN UNTRUSTED", "<<<END UNTRUSTED", OPEN, CLOSE}
+    {
+        *TRUSTED_MARKERS,
+        TRUSTED_HEADER,
+        SYSTEM_EVENT_LABEL,
+        SESSION_MESSAGE_LABEL,
+        OutboundMessage.NOTICE_MARK,
+        "<<<BEGIN UNTRUSTED",
+        "<<<END UNTRUSTED",
+        OPEN,
+        CLOSE,
+    }
 )
 BREAK = "\u2024"
 GLUE = ["", " ", "\n", "\u200b", "\u2800", "\u3164", "x", "t", "ab", "\uff3b", "\u017f", "\u0301"]
 
 # A marker with some of its first and last characters cut, so that pieces overlap.
 PIECES = st.one_of(
-    st.builds(lambda m, front, back: m[front % 4 : len(m) - back % 4], st.sampled_from(MARKERS), st.integers(0, 3),
-              st.integers(0, 3)),
+    st.builds(lambda m, front, back: m[front % 4 : len(m) - back % 4], st.sampled_from(MARKERS), st.integers(0, 3), st.integers(0, 3)),
     st.sampled_from(GLUE),
 )
 

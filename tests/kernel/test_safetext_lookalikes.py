@@ -25,8 +25,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 MARKERS = sorted(
-    {*TRUSTED_MARKERS, TRUSTED_HEADER, SYSTEM_EVENT_LABEL, SESSION_MESSAGE_LABEL, OutboundMessage.NOTICE_MARK,
-     "<<<BEGIN UNTRUSTED", "<<<END UNTRUSTED", OPEN, CLOSE}
+    {
+        *TRUSTED_MARKERS,
+        TRUSTED_HEADER,
+        SYSTEM_EVENT_LABEL,
+        SESSION_MESSAGE_LABEL,
+        OutboundMessage.NOTICE_MARK,
+        "<<<BEGIN UNTRUSTED",
+        "<<<END UNTRUSTED",
+        OPEN,
+        CLOSE,
+    }
 )
 BREAK = "\u2024"
 IGNORABLE = [chr(code) for code in range(sys.maxunicode + 1) if is_ignorable(chr(code))]
@@ -35,11 +44,11 @@ MARKS = [chr(code) for code in range(sys.maxunicode + 1) if unicodedata.category
 # and default-ignorable characters, and printable blanks (U+2800 BRAILLE PATTERN BLANK).
 BLANKS = [chr(code) for code in range(sys.maxunicode + 1) if draws_nothing(chr(code))]
 # Every character whose compatibility form is ASCII: fullwidth, styled, circled, long s ...
-ASCII_FORMS = [
-    chr(code) for code in range(0x80, sys.maxunicode + 1) if unicodedata.normalize("NFKD", chr(code)).isascii()
-]
+ASCII_FORMS = [chr(code) for code in range(0x80, sys.maxunicode + 1) if unicodedata.normalize("NFKD", chr(code)).isascii()]
 # A sample of Default_Ignorable_Code_Point straight from DerivedCoreProperties.txt.
-KNOWN_IGNORABLE = "\u00ad\u034f\u061c\u115f\u1160\u17b4\u180b\u180e\u180f\u200b\u2065\u3164\ufe00\ufe0f\ufeff\uffa0\U0001bca0\U0001d173\U000e0001\U000e01ef\U000e0fff"
+KNOWN_IGNORABLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u180b\u180e\u180f\u200b\u2065\u3164\ufe00\ufe0f\ufeff\uffa0\U0001bca0\U0001d173\U000e0001\U000e01ef\U000e0fff"
+)
 
 
 def _lookalikes(char: str) -> str:
@@ -167,9 +176,7 @@ def test_any_mix_of_disguises_is_broken(marker: str, operations: list) -> None:
             substituted[value] = " "
         elif kind == "case" and chars[where].isascii():
             chars[where] = chars[where].upper() if value else chars[where].lower()
-        elif kind == "substitute" and chars[where] not in inserted and chars[where].isascii() and (
-            options := _lookalikes(chars[where])
-        ):
+        elif kind == "substitute" and chars[where] not in inserted and chars[where].isascii() and (options := _lookalikes(chars[where])):
             substituted[options[value % len(options)]] = chars[where]
             chars[where] = options[value % len(options)]
     _assert_broken("".join(chars), marker, inserted="".join(inserted), substituted=substituted)

@@ -20,8 +20,32 @@ from hypothesis import strategies as st
 MARK = OutboundMessage.NOTICE_MARK
 PHRASES = (MARK, *TRUSTED_MARKERS)
 TRICKY = [
-    MARK, MARK[:4], MARK[4:], "[", "]", "\u0441law", "\uff43", "\u034f", "\u200b", "\u200d", "\ufe0f", "\u20e3", "1", "#",
-    "\U0001f468", "\U0001f3fd", "\u0915\u094d", "\x1b[2J", "\r", "\n", " ", "\u2028", "\ud800", "\ufdfa", "x", "ab",
+    MARK,
+    MARK[:4],
+    MARK[4:],
+    "[",
+    "]",
+    "\u0441law",
+    "\uff43",
+    "\u034f",
+    "\u200b",
+    "\u200d",
+    "\ufe0f",
+    "\u20e3",
+    "1",
+    "#",
+    "\U0001f468",
+    "\U0001f3fd",
+    "\u0915\u094d",
+    "\x1b[2J",
+    "\r",
+    "\n",
+    " ",
+    "\u2028",
+    "\ud800",
+    "\ufdfa",
+    "x",
+    "ab",
 ]
 TEXT = st.lists(st.one_of(st.sampled_from(TRICKY), st.text(max_size=4)), max_size=16).map("".join)
 

@@ -27,9 +27,7 @@ class KeepLast(CompactionStrategy):
     name = "keep-last"
 
     async def compact(self, request):
-        return CompactionResult("We talked about the trip.", first_kept_index=len(request.messages) - 1,
-                                tokens_before=900, tokens_after=100)
-
+        return CompactionResult("We talked about the trip.", first_kept_index=len(request.messages) - 1, tokens_before=900, tokens_after=100)
 
 
 async def _compacted_session(make_kernel):

@@ -41,7 +41,9 @@ def test_the_transcript_stores_any_text(tmp_path: Path, name: str) -> None:
         Message(
             Role.ASSISTANT,
             (ThinkingBlock(weird, signature=weird), TextBlock(weird), ToolCallBlock(weird, weird, {weird: weird}, weird)),
-            provider=weird, model=weird, usage=Usage(1, 1),
+            provider=weird,
+            model=weird,
+            usage=Usage(1, 1),
         ),
         Message(Role.TOOL_RESULT, (TextBlock(weird),), tool_call_id=weird, tool_name=weird, is_error=True),
     ]
@@ -73,6 +75,4 @@ def test_atomic_json_files_store_any_text(tmp_path: Path, name: str) -> None:
     weird = WEIRD[name]
     path = tmp_path / "state.json"
     atomic_write_json(path, {"agents": {weird: {"commands": [{"command": weird, "env": {weird: weird}}]}}})
-    assert json.loads(path.read_bytes().decode("utf-8")) == {
-        "agents": {weird: {"commands": [{"command": weird, "env": {weird: weird}}]}}
-    }
+    assert json.loads(path.read_bytes().decode("utf-8")) == {"agents": {weird: {"commands": [{"command": weird, "env": {weird: weird}}]}}}

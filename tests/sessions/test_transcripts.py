@@ -12,8 +12,9 @@ from clawbot.types import Message, Role, StopReason, TextBlock, ThinkingBlock, T
 
 def _assistant_calling(*calls: tuple[str, str]) -> Message:
     blocks = tuple(ToolCallBlock(id=i, name=n, arguments={"path": "a.txt"}) for i, n in calls)
-    return Message(Role.ASSISTANT, (ThinkingBlock("plan", signature="sig"), *blocks), provider="p", model="m",
-                   usage=Usage(10, 5, 3, 1), stop_reason=StopReason.TOOL_USE)
+    return Message(
+        Role.ASSISTANT, (ThinkingBlock("plan", signature="sig"), *blocks), provider="p", model="m", usage=Usage(10, 5, 3, 1), stop_reason=StopReason.TOOL_USE
+    )
 
 
 def _result(call_id: str, text: str = "ok") -> Message:

@@ -38,8 +38,9 @@ class OtherProcess:
     """A real second process that holds the session's lock until :meth:`release`."""
 
     def __init__(self, path: Path) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(path)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         assert self.proc.stdout.readline().strip() == "held", self.proc.stderr.read()
 
     def release(self) -> None:
@@ -58,9 +59,7 @@ def _free(path: Path) -> bool:
         os.close(fd)
 
 
-async def test_a_turn_waits_for_another_process_saying_so_without_blocking_the_loop(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_a_turn_waits_for_another_process_saying_so_without_blocking_the_loop(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     store = SessionStore(tmp_path)
     path = turn_lock_path(tmp_path / "main", KEY)
     other = OtherProcess(path)
@@ -148,9 +147,7 @@ def test_lock_files_are_private_and_named_by_a_hash_of_any_key(tmp_path: Path) -
     assert (tmp_path / "main" / "locks").stat().st_mode & 0o777 == 0o700
 
 
-async def test_a_state_directory_that_cannot_hold_the_lock_does_not_stop_turns(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_a_state_directory_that_cannot_hold_the_lock_does_not_stop_turns(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     (tmp_path / "main").mkdir()
     (tmp_path / "main" / "locks").write_text("not a directory")
     store = SessionStore(tmp_path)

@@ -37,9 +37,7 @@ async def test_a_workspace_skill_without_frontmatter_reaches_the_agent_that_allo
     skill = workspace / "skills" / "create-python-script" / "SKILL.md"
     skill.parent.mkdir(parents=True)
     skill.write_text(PLAIN_SKILL, encoding="utf-8")
-    config = config_for(
-        workspace, extra='[[agents.list]]\nid = "coder"\ndefault = true\nskills = { allow = ["create-python-script"] }\n'
-    )
+    config = config_for(workspace, extra='[[agents.list]]\nid = "coder"\ndefault = true\nskills = { allow = ["create-python-script"] }\n')
     kernel = await make_kernel(config=config)
     catalog = SkillCatalog(kernel)
 
@@ -79,9 +77,7 @@ async def test_precedence_and_shadowing_across_all_five_kinds(make_kernel, works
             SkillSource("team", team_dir, precedence=5),
         ]
     )
-    kernel = await make_kernel(
-        config=config_for(workspace, extra=f"[skills]\nextra_dirs = [{toml_str(extra_dir)}]\n"), plugins={"sources": sources}
-    )
+    kernel = await make_kernel(config=config_for(workspace, extra=f"[skills]\nextra_dirs = [{toml_str(extra_dir)}]\n"), plugins={"sources": sources})
     catalog = SkillCatalog(kernel)
     entries = _by_name(catalog.entries("main"))
 
@@ -136,9 +132,7 @@ async def test_eligibility_reasons_per_requirement(make_kernel, workspace: Path,
 
     schema = plugin_from_hooks(clawbot_config_schema=lambda: ConfigSection("channels.fake", FakeChannelConfig))
     config = config_for(workspace, extra='timezone = "Europe/Paris"\n[channels.fake]\nenabled = true\n')
-    kernel = await make_kernel(
-        config=config, plugins={"fake": schema}, env={"PATH": str(bindir), "SET_VAR": "1", "EMPTY_VAR": ""}
-    )
+    kernel = await make_kernel(config=config, plugins={"fake": schema}, env={"PATH": str(bindir), "SET_VAR": "1", "EMPTY_VAR": ""})
     entries = _by_name(SkillCatalog(kernel).entries("main"))
 
     for name in ("bins-ok", "any-ok", "env-ok", "config-ok", "always-on"):
@@ -150,8 +144,7 @@ async def test_eligibility_reasons_per_requirement(make_kernel, workspace: Path,
         "needs the environment variable `UNSET_VAR` set",
     )
     assert entries["config-missing"].reasons == tuple(
-        f"needs `{path}` set (true or non-empty) in the configuration"
-        for path in ("agents.defaults.model.primary", "channels.fake.token", "browser.enabled")
+        f"needs `{path}` set (true or non-empty) in the configuration" for path in ("agents.defaults.model.primary", "channels.fake.token", "browser.enabled")
     )
     assert entries["wrong-os"].reasons[0].startswith(f"runs only on {other_os} (this is ")
     assert not entries["always-wrong-os"].eligible  # always skips requirements, never the OS
@@ -191,9 +184,7 @@ async def test_allow_deny_agent_allow_and_disable_model_invocation(make_kernel, 
     assert len(catalog.entries("none")) == len(catalog.entries("main"))  # entries are not filtered
 
 
-async def test_changes_are_seen_on_the_next_call_and_only_changed_files_are_parsed(
-    make_kernel, workspace: Path, tmp_path: Path, monkeypatch
-) -> None:
+async def test_changes_are_seen_on_the_next_call_and_only_changed_files_are_parsed(make_kernel, workspace: Path, tmp_path: Path, monkeypatch) -> None:
     skills = workspace / "skills"
     first = write_skill(skills, "first", description="old text")
     write_skill(skills, "second")
@@ -254,9 +245,7 @@ async def test_environment_and_path_changes_update_eligibility(make_kernel, work
     assert "needs-tool" in _names(catalog.prompt_skills("main"))
 
 
-async def test_malformed_skill_is_skipped_with_a_logged_warning_and_a_lower_one_wins(
-    make_kernel, workspace: Path, caplog
-) -> None:
+async def test_malformed_skill_is_skipped_with_a_logged_warning_and_a_lower_one_wins(make_kernel, workspace: Path, caplog) -> None:
     user_dir = Path(os.environ["CLAWBOT_HOME"]) / "skills"
     bad = workspace / "skills" / "dup" / "SKILL.md"
     bad.parent.mkdir(parents=True)

@@ -94,7 +94,6 @@ async def test_a_workspace_skill_linked_to_a_key_file_shows_nothing_of_it(make_k
     assert "<name>deploy</name><description>Deploys the site.</description>" in section
 
 
-
 async def test_a_skill_file_swapped_for_a_device_link_is_never_read(make_kernel, workspace: Path, monkeypatch) -> None:
     """The listing sees a regular SKILL.md; a link to /dev/zero swapped in before it is opened
     must not be read (it would never end)."""

@@ -82,9 +82,7 @@ body
 
 
 def test_clawbot_key_wins_over_openclaw_and_clawdbot() -> None:
-    doc = _ok(
-        '---\nname: x\ndescription: d\nmetadata: {"clawdbot": {"emoji": "c"}, "openclaw": {"emoji": "o"}, "clawbot": {"emoji": "b"}}\n---\n'
-    )
+    doc = _ok('---\nname: x\ndescription: d\nmetadata: {"clawdbot": {"emoji": "c"}, "openclaw": {"emoji": "o"}, "clawbot": {"emoji": "b"}}\n---\n')
     assert doc.emoji == "b"
     doc = _ok('---\nname: x\ndescription: d\nmetadata: {"clawdbot": {"emoji": "c"}, "openclaw": {"emoji": "o"}}\n---\n')
     assert doc.emoji == "o"

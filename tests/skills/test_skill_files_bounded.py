@@ -13,9 +13,7 @@ from clawbot.skills.catalog import MAX_SKILL_BYTES, SkillCatalog
 from .skillhelpers import write_skill
 
 
-async def test_a_skill_in_an_extra_dir_inside_the_workspace_linked_to_a_key_shows_nothing_of_it(
-    make_kernel, workspace: Path, tmp_path: Path
-) -> None:
+async def test_a_skill_in_an_extra_dir_inside_the_workspace_linked_to_a_key_shows_nothing_of_it(make_kernel, workspace: Path, tmp_path: Path) -> None:
     secret = tmp_path / "outside" / "id_key"
     secret.parent.mkdir()
     secret.write_text("TOPSECRET-KEY-MATERIAL\n")

@@ -25,7 +25,13 @@ MALFORMED = [
     ("a-list", b"---\n- a\n- b\n---\n", "error", 2, "must be a mapping of keys to values, not a list"),
     ("bad-name", b"---\nname: bad name!\ndescription: x\n---\n", "error", 2, "'bad name!' is not a valid skill name"),
     ("no-description", b"---\nname: no-description\n---\n# T\n", "error", 1, "no description"),
-    ("wrong-type", b"---\ndescription: x\nmetadata: {clawbot: {requires: {bins: 3}}}\n---\n", "error", 3, "`metadata.clawbot.requires.bins` must be a list of strings"),
+    (
+        "wrong-type",
+        b"---\ndescription: x\nmetadata: {clawbot: {requires: {bins: 3}}}\n---\n",
+        "error",
+        3,
+        "`metadata.clawbot.requires.bins` must be a list of strings",
+    ),
     ("bad-metadata-json", b"---\ndescription: x\nmetadata: '{not json'\n---\n", "error", 3, "not valid JSON"),
     ("not-utf8", b"---\ndescription: caf\xe9\n---\n", "error", None, "not UTF-8 text"),
 ]

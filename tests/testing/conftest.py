@@ -17,17 +17,13 @@ def fake() -> FakeLLM:
 
 @pytest.fixture
 async def anthropic_client(fake: FakeLLM) -> AsyncIterator[anthropic.AsyncAnthropic]:
-    client = anthropic.AsyncAnthropic(
-        api_key="test", base_url=IN_PROCESS_URL, http_client=fake.http_client(), max_retries=0
-    )
+    client = anthropic.AsyncAnthropic(api_key="test", base_url=IN_PROCESS_URL, http_client=fake.http_client(), max_retries=0)
     yield client
     await client.close()
 
 
 @pytest.fixture
 async def openai_client(fake: FakeLLM) -> AsyncIterator[openai.AsyncOpenAI]:
-    client = openai.AsyncOpenAI(
-        api_key="test", base_url=IN_PROCESS_URL + "/v1", http_client=fake.http_client(), max_retries=0
-    )
+    client = openai.AsyncOpenAI(api_key="test", base_url=IN_PROCESS_URL + "/v1", http_client=fake.http_client(), max_retries=0)
     yield client
     await client.close()

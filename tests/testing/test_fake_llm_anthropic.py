@@ -22,9 +22,7 @@ async def test_streaming_tool_call_round_trip(fake: FakeLLM, anthropic_client: a
     fake.reply("The file says hi.")
 
     partial_json: list[str] = []
-    async with anthropic_client.messages.stream(
-        model="claude-test", max_tokens=256, messages=USER, tools=[READ_TOOL]
-    ) as stream:
+    async with anthropic_client.messages.stream(model="claude-test", max_tokens=256, messages=USER, tools=[READ_TOOL]) as stream:
         async for event in stream:
             if event.type == "content_block_delta" and event.delta.type == "input_json_delta":
                 partial_json.append(event.delta.partial_json)
@@ -45,9 +43,7 @@ async def test_streaming_tool_call_round_trip(fake: FakeLLM, anthropic_client: a
         {"role": "assistant", "content": first.to_param()["content"]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_fixed", "content": "hi"}]},
     ]
-    async with anthropic_client.messages.stream(
-        model="claude-test", max_tokens=256, messages=messages, tools=[READ_TOOL]
-    ) as stream:
+    async with anthropic_client.messages.stream(model="claude-test", max_tokens=256, messages=messages, tools=[READ_TOOL]) as stream:
         second = await stream.get_final_message()
     assert second.stop_reason == "end_turn"
     assert second.content[0].text == "The file says hi."
@@ -55,7 +51,11 @@ async def test_streaming_tool_call_round_trip(fake: FakeLLM, anthropic_client: a
     assert len(fake.requests) == 2
     req1, req2 = fake.requests
     assert (req1.api, req1.method, req1.path, req1.model, req1.stream) == (
-        "anthropic", "POST", "/v1/messages", "claude-test", True,
+        "anthropic",
+        "POST",
+        "/v1/messages",
+        "claude-test",
+        True,
     )
     assert req1.tools == ["read"]
     # anthropic 2.x sends the API key as a bearer token, 1.x as x-api-key.
@@ -68,9 +68,7 @@ async def test_streaming_tool_call_round_trip(fake: FakeLLM, anthropic_client: a
 
 async def test_non_streaming_text(fake: FakeLLM, anthropic_client: anthropic.AsyncAnthropic) -> None:
     fake.reply("Hello there!")
-    message = await anthropic_client.messages.create(
-        model="claude-test", max_tokens=64, system="Be brief.", messages=USER
-    )
+    message = await anthropic_client.messages.create(model="claude-test", max_tokens=64, system="Be brief.", messages=USER)
     assert isinstance(message, anthropic.types.Message)
     assert message.content[0].type == "text" and message.content[0].text == "Hello there!"
     assert message.stop_reason == "end_turn"

@@ -52,7 +52,11 @@ def test_record_writes_each_request_without_credentials(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "NO_COLOR": "1", "CLAWBOT_HOME": str(tmp_path), "HOME": str(tmp_path)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "clawbot.cli.main", "dev", "fake-llm", "--port", "0", "--script", str(script_file), "--record", str(record)],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         line = proc.stdout.readline()

@@ -81,9 +81,7 @@ async def test_openai_fault_kinds(
     assert fake.pending_faults == 0
 
 
-async def test_rate_limit_exposes_retry_after(
-    fake: FakeLLM, anthropic_client: anthropic.AsyncAnthropic, openai_client: openai.AsyncOpenAI
-) -> None:
+async def test_rate_limit_exposes_retry_after(fake: FakeLLM, anthropic_client: anthropic.AsyncAnthropic, openai_client: openai.AsyncOpenAI) -> None:
     fake.fail("rate_limit", retry_after=7)
     fake.fail("rate_limit", retry_after=2.5)
     with pytest.raises(anthropic.RateLimitError) as a_err:
@@ -109,14 +107,10 @@ async def test_sdk_retries_a_single_500_transparently(fake: FakeLLM, sdk: str) -
     fake.fail("server_error", retry_after=0.01)  # keep the SDK's back-off short
     fake.reply("recovered")
     if sdk == "anthropic":
-        client: Any = anthropic.AsyncAnthropic(
-            api_key="test", base_url=IN_PROCESS_URL, http_client=fake.http_client(), max_retries=2
-        )
+        client: Any = anthropic.AsyncAnthropic(api_key="test", base_url=IN_PROCESS_URL, http_client=fake.http_client(), max_retries=2)
         text = (await call_anthropic(client)).content[0].text
     else:
-        client = openai.AsyncOpenAI(
-            api_key="test", base_url=IN_PROCESS_URL + "/v1", http_client=fake.http_client(), max_retries=2
-        )
+        client = openai.AsyncOpenAI(api_key="test", base_url=IN_PROCESS_URL + "/v1", http_client=fake.http_client(), max_retries=2)
         text = (await call_chat(client)).choices[0].message.content
     assert text == "recovered"
     assert len(fake.requests) == 2
@@ -170,9 +164,7 @@ async def test_dropped_stream_openai(fake: FakeLLM, openai_client: openai.AsyncO
     assert events[0] == "response.created" and "response.completed" not in events
 
 
-async def test_dropped_non_streaming_body(
-    fake: FakeLLM, anthropic_client: anthropic.AsyncAnthropic, openai_client: openai.AsyncOpenAI
-) -> None:
+async def test_dropped_non_streaming_body(fake: FakeLLM, anthropic_client: anthropic.AsyncAnthropic, openai_client: openai.AsyncOpenAI) -> None:
     fake.fail("dropped_stream", times=2)
     with pytest.raises(anthropic.APIConnectionError) as a_err:
         await call_anthropic(anthropic_client)
@@ -182,9 +174,7 @@ async def test_dropped_non_streaming_body(
 
 
 async def test_dropped_stream_with_the_buffering_transport(fake: FakeLLM) -> None:
-    client = anthropic.AsyncAnthropic(
-        api_key="test", base_url=IN_PROCESS_URL, http_client=fake.http_client(streaming=False), max_retries=0
-    )
+    client = anthropic.AsyncAnthropic(api_key="test", base_url=IN_PROCESS_URL, http_client=fake.http_client(streaming=False), max_retries=0)
     fake.fail("dropped_stream")
     with pytest.raises(anthropic.APIConnectionError):
         async with client.messages.stream(model="claude-test", max_tokens=64, messages=USER) as stream:
@@ -212,9 +202,7 @@ async def test_slow_trips_the_sdk_timeout(fake: FakeLLM, anthropic_client: anthr
 
 async def test_strict_script_exhaustion_is_a_500_not_retried() -> None:
     fake = FakeLLM(["only reply"], strict=True)
-    client = anthropic.AsyncAnthropic(
-        api_key="test", base_url=IN_PROCESS_URL, http_client=fake.http_client(), max_retries=2
-    )
+    client = anthropic.AsyncAnthropic(api_key="test", base_url=IN_PROCESS_URL, http_client=fake.http_client(), max_retries=2)
     assert (await call_anthropic(client)).content[0].text == "only reply"
     with pytest.raises(anthropic.InternalServerError) as caught:
         await call_anthropic(client)

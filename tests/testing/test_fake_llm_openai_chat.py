@@ -26,9 +26,7 @@ async def test_streaming_tool_call_round_trip(fake: FakeLLM, openai_client: open
     fake.reply("The file says hi.", usage={"prompt_tokens": 5, "completion_tokens": 4})
 
     arg_deltas = 0
-    async with openai_client.chat.completions.stream(
-        model="gpt-test", messages=USER, tools=[READ_TOOL], stream_options={"include_usage": True}
-    ) as stream:
+    async with openai_client.chat.completions.stream(model="gpt-test", messages=USER, tools=[READ_TOOL], stream_options={"include_usage": True}) as stream:
         async for event in stream:
             if event.type == "tool_calls.function.arguments.delta":
                 arg_deltas += 1
@@ -51,9 +49,7 @@ async def test_streaming_tool_call_round_trip(fake: FakeLLM, openai_client: open
         {
             "role": "assistant",
             "content": None,
-            "tool_calls": [
-                {"id": call.id, "type": "function", "function": {"name": "read", "arguments": call.function.arguments}}
-            ],
+            "tool_calls": [{"id": call.id, "type": "function", "function": {"name": "read", "arguments": call.function.arguments}}],
         },
         {"role": "tool", "tool_call_id": call.id, "content": "hi"},
     ]
@@ -75,9 +71,7 @@ async def test_raw_chunks_follow_the_wire_format(fake: FakeLLM, openai_client: o
         tool_calls=[ToolCallSpec("read", {"path": "a"}), ToolCallSpec("read", '{"path": "b"')],  # second malformed
         usage={"input_tokens": 10, "output_tokens": 8, "cache_read_tokens": 2},
     )
-    stream = await openai_client.chat.completions.create(
-        model="gpt-test", messages=USER, stream=True, stream_options={"include_usage": True}
-    )
+    stream = await openai_client.chat.completions.create(model="gpt-test", messages=USER, stream=True, stream_options={"include_usage": True})
     chunks = [chunk async for chunk in stream]
 
     assert chunks[0].choices[0].delta.role == "assistant"

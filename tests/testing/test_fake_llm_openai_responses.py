@@ -24,9 +24,7 @@ async def test_streaming_tool_call_round_trip(fake: FakeLLM, openai_client: open
     fake.reply("The file says hi.")
 
     event_types: list[str] = []
-    async with openai_client.responses.stream(
-        model="gpt-test", instructions="Be brief.", input="What is in notes.txt?", tools=[READ_TOOL]
-    ) as stream:
+    async with openai_client.responses.stream(model="gpt-test", instructions="Be brief.", input="What is in notes.txt?", tools=[READ_TOOL]) as stream:
         async for event in stream:
             event_types.append(event.type)
         first = await stream.get_final_response()

@@ -91,10 +91,7 @@ class ApprovalBroker:
     def register(self, session_key: str, request: ApprovalRequest) -> ApprovalTicket:
         """Add a pending request that the owner may answer in ``session_key``."""
         if sum(p.session_key == session_key for p in self._pending.values()) >= MAX_PENDING_PER_SESSION:
-            raise ServiceUnavailable(
-                f"{MAX_PENDING_PER_SESSION} approvals are already waiting in this chat; "
-                "ask the user to answer or /deny them first"
-            )
+            raise ServiceUnavailable(f"{MAX_PENDING_PER_SESSION} approvals are already waiting in this chat; ask the user to answer or /deny them first")
         approval_id = secrets.token_hex(3)
         while approval_id in self._pending:
             approval_id = secrets.token_hex(3)
@@ -167,9 +164,7 @@ class ApprovalBroker:
             self._act(pending, ApprovalDecision.EXPIRED)
 
     def _act(self, pending: _Pending, decision: ApprovalDecision) -> None:
-        task = asyncio.get_running_loop().create_task(
-            self._run(pending, decision), name=f"approval:{pending.ticket.id}:{decision.value}"
-        )
+        task = asyncio.get_running_loop().create_task(self._run(pending, decision), name=f"approval:{pending.ticket.id}:{decision.value}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

@@ -97,16 +97,12 @@ class Excerpt(str):
 
 
 def _marker(name: str, path: Path, cut: int, raw: int) -> str:
-    return (
-        f"[... truncated: {cut} characters cut from the middle of {name} ({raw} in all); "
-        f"the full file can be read with the `read` tool at {path} ...]"
-    )
+    return f"[... truncated: {cut} characters cut from the middle of {name} ({raw} in all); the full file can be read with the `read` tool at {path} ...]"
 
 
 def _dropped_note(name: str, path: Path, raw: int, total: int) -> str:
     return (
-        f"[... {name} ({raw} characters) left out: the bootstrap files' total cap of {total} "
-        f"characters is used up; read it with the `read` tool at {path} ...]"
+        f"[... {name} ({raw} characters) left out: the bootstrap files' total cap of {total} characters is used up; read it with the `read` tool at {path} ...]"
     )
 
 
@@ -133,9 +129,7 @@ def _per_file(file: BootstrapFile, content: str, max_chars: int) -> tuple[str, b
     return _cut(file, content, max_chars * HEAD_TENTHS // 10, max_chars * TAIL_TENTHS // 10), True
 
 
-def inject_files(
-    files: Sequence[BootstrapFile], *, max_chars: int, total_max_chars: int
-) -> tuple[InjectedFile, ...]:
+def inject_files(files: Sequence[BootstrapFile], *, max_chars: int, total_max_chars: int) -> tuple[InjectedFile, ...]:
     """Apply the per-file and the total cap (see the module docstring for the exact rules)."""
     out: list[InjectedFile] = []
     budget = max(0, total_max_chars)
@@ -169,9 +163,7 @@ def inject_files(
 # --------------------------------------------------------------------------- reading files
 
 
-def read_bounded(
-    path: Path, *, max_chars: int = DEFAULT_MAX_CHARS, root: os.PathLike[str] | str | None = None
-) -> str | None:
+def read_bounded(path: Path, *, max_chars: int = DEFAULT_MAX_CHARS, root: os.PathLike[str] | str | None = None) -> str | None:
     """Read a workspace file as UTF-8 text without ever holding more than a few caps of it.
 
     Returns ``None`` when there is no such file. A file of at most ``4 * max_chars`` bytes is

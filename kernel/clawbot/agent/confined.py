@@ -90,8 +90,7 @@ def refusal(fd: int, path: os.PathLike[str] | str, root: str) -> FileRefused | N
     if stat.S_ISREG(opened.st_mode) and opened.st_nlink > 1:
         return FileRefused(
             path,
-            f"it has {opened.st_nlink} hard links and another may be outside the workspace; "
-            "replace it with a file of its own",
+            f"it has {opened.st_nlink} hard links and another may be outside the workspace; replace it with a file of its own",
             summary=f"has {opened.st_nlink} hard links, so it may be a file outside the workspace",
         )
     return None

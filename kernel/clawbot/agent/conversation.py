@@ -166,14 +166,17 @@ class Conversation:
                     event=SessionEvent(self.agent_id, session_key, session.info.session_id, reason="first message"),
                 )
             watched = watching_bootstrap_files(
-                self.kernel, self.agent_id, self.workspace, session_key,
-                services=self.services, origin=origin, cache=self.bootstrap_states,
+                self.kernel,
+                self.agent_id,
+                self.workspace,
+                session_key,
+                services=self.services,
+                origin=origin,
+                cache=self.bootstrap_states,
             )
             async with watched as watching:
                 try:
-                    result = await self._loop(
-                        session, session_key, text, channel or (origin and origin.channel), on_text, origin, on_tool_calls
-                    )
+                    result = await self._loop(session, session_key, text, channel or (origin and origin.channel), on_text, origin, on_tool_calls)
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise
@@ -254,25 +257,25 @@ class Conversation:
             usage = usage + (reply.usage or Usage())
             costs.append(cost_usd(self.kernel.config.price_of(used), reply.usage or Usage()))
             if not reply.tool_calls:
-                return TurnResult(
-                    reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=_total(costs), thinking=thinking
-                )
+                return TurnResult(reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=_total(costs), thinking=thinking)
             if on_tool_calls is not None:
                 await on_tool_calls(reply.tool_calls)
             calls += len(await run_tool_calls(run_ctx, reply.tool_calls, record))
-        notice = (
-            f"I stopped after {limit} steps without finishing (agents.defaults.max_iterations). "
-            "Say 'continue' to let me go on, or narrow the task."
-        )
+        notice = f"I stopped after {limit} steps without finishing (agents.defaults.max_iterations). Say 'continue' to let me go on, or narrow the task."
         session.transcript.append("custom", kind="iteration_limit", limit=limit)
         return TurnResult(
-            notice, used, usage, limit, calls, stopped="iteration_limit", auth_profile=pinned, cost_usd=_total(costs),
+            notice,
+            used,
+            usage,
+            limit,
+            calls,
+            stopped="iteration_limit",
+            auth_profile=pinned,
+            cost_usd=_total(costs),
             thinking=thinking,
         )
 
-    async def _compact(
-        self, session: Session, session_key: str, messages: list[Message], error: ProviderError, model: ModelChoice
-    ) -> list[Message]:
+    async def _compact(self, session: Session, session_key: str, messages: list[Message], error: ProviderError, model: ModelChoice) -> list[Message]:
         """Shrink the history with the installed strategy; re-raise ``error`` without one."""
         strategy = self.kernel.compaction_strategy
         if strategy is None:
@@ -287,8 +290,9 @@ class Conversation:
         kept = messages[start:]
         # The compaction entry starts a new stretch of the transcript: the kept messages are
         # written again after it, so loading needs only "everything after the last compaction".
-        entry = session.transcript.append("compaction", summary=result.summary, tokens_before=result.tokens_before,
-                                          tokens_after=result.tokens_after, strategy=strategy.name)
+        entry = session.transcript.append(
+            "compaction", summary=result.summary, tokens_before=result.tokens_before, tokens_after=result.tokens_after, strategy=strategy.name
+        )
         for message in kept:
             session.transcript.append_message(message)
         await self.kernel.plugins.notify(

@@ -13,8 +13,7 @@ _CAUSES = {
     "rate_limit": "The model provider is rate-limiting requests ({who}). This key is not used again until {at}.",
     "auth": "The model provider rejected the API key ({who}). Check the key (clawbot doctor); this key is not "
     "tried again until {at}, a changed key is used at once.",
-    "billing": "The model provider refused the request for billing reasons ({who}). Check your plan or credits; "
-    "this key is not tried again until {at}.",
+    "billing": "The model provider refused the request for billing reasons ({who}). Check your plan or credits; this key is not tried again until {at}.",
 }
 
 

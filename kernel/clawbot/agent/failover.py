@@ -41,17 +41,17 @@ MAX_WAIT_S = 30.0  # a server asking for a longer wait is treated as down: try t
 
 
 def overloaded_delay(attempt: int) -> float:
-    return min(30.0, 2.5 * 2 ** attempt)
+    return min(30.0, 2.5 * 2**attempt)
 
 
 def server_delay(attempt: int) -> float:
-    return min(10.0, 1.0 * 2 ** attempt)
+    return min(10.0, 1.0 * 2**attempt)
 
 
 def reconnect_delay(attempt: int) -> float:
     """Back-off after a failed connection or a broken stream: short, so an unreachable
     provider is reported within seconds."""
-    return min(2.0, 0.5 * 2 ** attempt)
+    return min(2.0, 0.5 * 2**attempt)
 
 
 def lower_thinking(level: str) -> str | None:
@@ -88,7 +88,7 @@ class _StreamOnce:
     async def __call__(self, text: str) -> None:
         self._attempt += text
         if len(self._attempt) > self._shown:
-            fresh = self._attempt[self._shown:]
+            fresh = self._attempt[self._shown :]
             self._shown = len(self._attempt)
             await self._sink(fresh)
 
@@ -157,7 +157,7 @@ class ModelCaller:
                 errors.append(KeyResting(resting.reason, resting.profile, resting.until, self.profiles.now()))
             raise _NextModel
         for index, profile in enumerate(candidates):
-            others = candidates[index + 1:]
+            others = candidates[index + 1 :]
             overloaded = server = limited = 0
             while True:
                 attempts += 1

@@ -132,12 +132,14 @@ def render_user_message(text: str, origin: InboundMessage | None, *, zone: Any =
     """The user turn's text; a CLI run (no ``origin``) gets the text alone."""
     if origin is None:
         return text
-    blocks = _trusted({
-        "channel": origin.channel,
-        "account": origin.account_id,
-        "chat_type": origin.chat_type,
-        "system_event": origin.system_event,
-    })
+    blocks = _trusted(
+        {
+            "channel": origin.channel,
+            "account": origin.account_id,
+            "chat_type": origin.chat_type,
+            "system_event": origin.system_event,
+        }
+    )
     if origin.system_event:
         # The body is clawbot's own report, but it carries a command's output.
         blocks.append(f"{SYSTEM_EVENT_LABEL}\n{untrusted(text)}")
@@ -173,13 +175,15 @@ def render_session_message(text: str, *, from_session: str, from_agent: str) -> 
 
     Who sent it travels only in the trusted block; the text is untrusted like a chat's.
     """
-    blocks = _trusted({
-        "channel": SESSION_CHANNEL,
-        "chat_type": "session",
-        "system_event": False,
-        "from_session": from_session,
-        "from_agent": from_agent,
-    })
+    blocks = _trusted(
+        {
+            "channel": SESSION_CHANNEL,
+            "chat_type": "session",
+            "system_event": False,
+            "from_session": from_session,
+            "from_agent": from_agent,
+        }
+    )
     blocks.append(f"{SESSION_MESSAGE_LABEL}\n{untrusted(text)}")
     return "\n\n".join(blocks)
 

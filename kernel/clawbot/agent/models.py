@@ -17,10 +17,12 @@ def no_model_message(installed: list[str]) -> str:
     from clawbot.credentials import ENV_NAMES
 
     if not installed:
-        return ("No model provider is installed, so no model can answer.\n"
-                "Install one (pip install clawbot-anthropic, or clawbot-openai for OpenAI and Ollama).")
-    lines = ["No model is configured and none was found in the environment.", "Pick one:",
-             "  - clawbot onboard                  (asks for a provider, key and model, and checks them)"]
+        return "No model provider is installed, so no model can answer.\nInstall one (pip install clawbot-anthropic, or clawbot-openai for OpenAI and Ollama)."
+    lines = [
+        "No model is configured and none was found in the environment.",
+        "Pick one:",
+        "  - clawbot onboard                  (asks for a provider, key and model, and checks them)",
+    ]
     for name in sorted(installed):
         names = ENV_NAMES.get(name)
         if names is None:
@@ -30,8 +32,7 @@ def no_model_message(installed: list[str]) -> str:
         else:
             where = f"; elsewhere: export {names.base_url}=..." if names.base_url else ""
             lines.append(f"  - start a local {name} server".ljust(37) + f"({name}{where})")
-    lines.append('  - or set agents.defaults.model = "<provider>/<model>" in clawbot.toml '
-                 f"(installed providers: {', '.join(sorted(installed))})")
+    lines.append(f'  - or set agents.defaults.model = "<provider>/<model>" in clawbot.toml (installed providers: {", ".join(sorted(installed))})')
     return "\n".join(lines)
 
 
@@ -133,8 +134,5 @@ def resolve_ref(kernel: Kernel, ref: str, agent_id: str | None = None) -> ModelC
         installed = kernel.llm_providers.names()
         close = difflib.get_close_matches(provider_name, installed, n=1)
         hint = f" Did you mean {close[0]}/{model}?" if close else ""
-        raise ModelError(
-            f"model {ref!r}: no provider named {provider_name!r} is installed "
-            f"(installed: {', '.join(installed) or 'none'}).{hint}"
-        )
+        raise ModelError(f"model {ref!r}: no provider named {provider_name!r} is installed (installed: {', '.join(installed) or 'none'}).{hint}")
     return ModelChoice(provider, model)

@@ -56,9 +56,7 @@ class Profile:
     id: str
     api_key: str | None = attrs.field(default=None, repr=False)
     #: the fingerprint of the key this profile sends (for ``default``: the provider's own key)
-    fingerprint: str = attrs.field(
-        default=attrs.Factory(lambda self: key_fingerprint(self.api_key), takes_self=True), repr=False
-    )
+    fingerprint: str = attrs.field(default=attrs.Factory(lambda self: key_fingerprint(self.api_key), takes_self=True), repr=False)
 
 
 @attrs.define

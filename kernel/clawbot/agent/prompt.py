@@ -17,9 +17,7 @@ async def collect_sections(kernel: Kernel, ctx: PromptContext) -> list[PromptSec
     for contribution in await kernel.plugins.collect("clawbot_prompt_sections", ctx=ctx):
         section = contribution.value
         if not isinstance(section, PromptSection):
-            kernel.plugins.record_failure(
-                contribution.plugin, "clawbot_prompt_sections", TypeError(f"expected a PromptSection, got {section!r}")
-            )
+            kernel.plugins.record_failure(contribution.plugin, "clawbot_prompt_sections", TypeError(f"expected a PromptSection, got {section!r}"))
             continue
         if section.key in owners:
             kernel.plugins.record_failure(

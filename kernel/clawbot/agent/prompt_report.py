@@ -46,9 +46,7 @@ async def agent_prompt(kernel: Kernel, agent_id: str, session_key: str | None = 
 
 def prompt_report(built: BuiltPrompt) -> dict[str, Any]:
     system = built.system
-    sections = [
-        {"key": s.key, "chars": len(s.text), "stable": s.stable, "order": s.order} for s in built.sections
-    ]
+    sections = [{"key": s.key, "chars": len(s.text), "stable": s.stable, "order": s.order} for s in built.sections]
     project = next((s for s in built.sections if s.key == "project_context"), None)
     skills_section = next((s for s in built.sections if s.key == "skills"), None)
     tooling = next((s for s in built.sections if s.key == "tooling"), None)
@@ -56,12 +54,14 @@ def prompt_report(built: BuiltPrompt) -> dict[str, Any]:
     tools = []
     for tool in built.context.tools:
         schema = json.dumps(dict(tool.parameters), sort_keys=True)
-        tools.append({
-            "name": tool.name,
-            "summary_chars": len(tool.summary or tool.description),
-            "schema_chars": len(schema) + len(tool.description),
-            "properties": len(tool.parameters.get("properties", {}) or {}),
-        })
+        tools.append(
+            {
+                "name": tool.name,
+                "summary_chars": len(tool.summary or tool.description),
+                "schema_chars": len(schema) + len(tool.description),
+                "properties": len(tool.parameters.get("properties", {}) or {}),
+            }
+        )
     total = len(system.text)
     return {
         "agent": built.context.agent_id,
@@ -124,12 +124,7 @@ def report_text(report: dict[str, Any]) -> str:
     if skills["entries"]:
         lines.append(f"Skills ({skills['prompt_chars']:,} chars): " + ", ".join(s["name"] for s in skills["entries"]))
     if skills["left_out"]:
-        lines.append(
-            f"{len(skills['left_out']):,} more skills left out of the prompt (skills.prompt_max_chars); "
-            "`clawbot skills list` shows them."
-        )
+        lines.append(f"{len(skills['left_out']):,} more skills left out of the prompt (skills.prompt_max_chars); `clawbot skills list` shows them.")
     tools = report["tools"]
-    lines.append(
-        f"Tools: {len(tools['entries'])} ({tools['list_chars']:,} chars listed, {tools['schema_chars']:,} chars of schemas per request)"
-    )
+    lines.append(f"Tools: {len(tools['entries'])} ({tools['list_chars']:,} chars listed, {tools['schema_chars']:,} chars of schemas per request)")
     return "\n".join(lines)

@@ -174,5 +174,3 @@ def _fence_end(text: str, opening: re.Match[str]) -> int:
     closing = re.compile(rf"^[ \t]*{re.escape(run[0])}{{{len(run)},}}[ \t]*$", re.MULTILINE)
     found = closing.search(text, opening.end())
     return found.end() if found else len(text)
-
-

@@ -65,9 +65,7 @@ class AgentRuntime:
         text and tool calls as they happen."""
         conversation = await self.conversation(agent_of(session_key))
         on_text, on_tool_calls = (live.text, live.tool_calls) if live is not None else (None, None)
-        result = await conversation.send(
-            session_key, message.text, channel=message.channel, origin=message, on_text=on_text, on_tool_calls=on_tool_calls
-        )
+        result = await conversation.send(session_key, message.text, channel=message.channel, origin=message, on_text=on_text, on_tool_calls=on_tool_calls)
         return result.text
 
     async def aclose(self) -> None:

@@ -173,14 +173,10 @@ class KernelServices(ToolServices):
         if session_key == self.session_key:
             return
         if not self._is_main():
-            raise ServiceUnavailable(
-                f"this is a {session_kind(self.session_key)} session: only the agent's main session may reach other sessions"
-            )
+            raise ServiceUnavailable(f"this is a {session_kind(self.session_key)} session: only the agent's main session may reach other sessions")
         target = agent_of(session_key)
         if not self._agent_reachable(target):
-            raise ServiceUnavailable(
-                f"agent {self.agent_id!r} may not reach agent {target!r}; list both in tools.agent_to_agent to allow it"
-            )
+            raise ServiceUnavailable(f"agent {self.agent_id!r} may not reach agent {target!r}; list both in tools.agent_to_agent to allow it")
 
     def sessions(self, *, limit: int = 20, agent_id: str | None = None) -> list[SessionSummary]:
         if not self._is_main():
@@ -189,10 +185,7 @@ class KernelServices(ToolServices):
         else:
             infos = [i for i in self._kernel.sessions.list(agent_id) if self._agent_reachable(agent_of(i.key))]
         infos = infos[: max(0, limit)]
-        return [
-            SessionSummary(i.key, agent_of(i.key), i.session_id, i.updated_at, i.model, i.turns, i.usage, i.cost_usd)
-            for i in infos
-        ]
+        return [SessionSummary(i.key, agent_of(i.key), i.session_id, i.updated_at, i.model, i.turns, i.usage, i.cost_usd) for i in infos]
 
     def history(self, session_key: str, *, limit: int = 20, include_tools: bool = False) -> list[Message]:
         self._check_reach(session_key)
@@ -216,9 +209,7 @@ class KernelServices(ToolServices):
         if len(waiting) > MAX_SEND_DEPTH:
             raise ServiceUnavailable(f"sessions_send is nested {len(waiting)} deep ({' -> '.join(waiting)}); answer instead")
         if session_key in waiting:
-            raise ServiceUnavailable(
-                f"{session_key} is waiting on this very exchange ({' -> '.join(waiting)}); sending to it would deadlock"
-            )
+            raise ServiceUnavailable(f"{session_key} is waiting on this very exchange ({' -> '.join(waiting)}); sending to it would deadlock")
         config = self._kernel.config
         if agent_of(session_key) not in (config.agent_ids() or [config.default_agent_id()]):
             raise ServiceUnavailable(f"no agent {agent_of(session_key)!r} is configured for {session_key}")
@@ -250,9 +241,7 @@ class KernelServices(ToolServices):
         origin = self.origin
         same_chat = origin is not None and (message.channel, message.peer_id) == (origin.channel, origin.peer_id)
         if not same_chat and not self._is_main():
-            raise ServiceUnavailable(
-                f"this is a {session_kind(self.session_key)} session: it may only message its own chat"
-            )
+            raise ServiceUnavailable(f"this is a {session_kind(self.session_key)} session: it may only message its own chat")
         await port.deliver(message, self.session_key)
 
     def request_approval(self, request: ApprovalRequest) -> ApprovalTicket:

@@ -93,9 +93,7 @@ async def build_system_prompt(kernel: Kernel, request: PromptRequest) -> BuiltPr
     files: tuple[InjectedFile, ...] = ()
     skills: tuple[SkillEntry, ...] = ()
     if mode != "none":
-        files = load_injected_files(
-            kernel, BootstrapContext(request.agent_id, request.workspace, kind, kernel.config)
-        )
+        files = load_injected_files(kernel, BootstrapContext(request.agent_id, request.workspace, kind, kernel.config))
     if mode == "full":
         skills = kernel.skill_catalog.prompt_skills(request.agent_id)
     ctx = PromptContext(

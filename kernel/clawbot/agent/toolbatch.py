@@ -47,9 +47,7 @@ def steps(ctx: ToolRunContext, calls: Sequence[ToolCallBlock]) -> Iterator[list[
         yield step
 
 
-async def run_tool_calls(
-    ctx: ToolRunContext, calls: Sequence[ToolCallBlock], record: Callable[[Message], None]
-) -> list[Outcome]:
+async def run_tool_calls(ctx: ToolRunContext, calls: Sequence[ToolCallBlock], record: Callable[[Message], None]) -> list[Outcome]:
     """Run ``calls`` step by step; every result goes to ``record`` in call order."""
     outcomes: list[Outcome] = []
 

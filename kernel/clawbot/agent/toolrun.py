@@ -127,13 +127,9 @@ async def _checked_execute(ctx: ToolRunContext, call: ToolCallBlock) -> ToolResu
         # a guard's rewrite reaches the handler, which trusts the schema: check it again
         if problems := schema_errors(tool.parameters, arguments):
             listed = "\n".join(f"- {p}" for p in problems)
-            return ToolResult.error(
-                f"The call to {call.name} was rewritten by a plugin into invalid arguments, so it did not run:\n{listed}"
-            )
+            return ToolResult.error(f"The call to {call.name} was rewritten by a plugin into invalid arguments, so it did not run:\n{listed}")
     started = time.perf_counter()
-    result = await _invoke(ctx, tool, ToolCall(
-        call.id, call.name, arguments, ctx.agent_id, ctx.session_key, ctx.workspace, ctx.services
-    ))
+    result = await _invoke(ctx, tool, ToolCall(call.id, call.name, arguments, ctx.agent_id, ctx.session_key, ctx.workspace, ctx.services))
     duration_ms = (time.perf_counter() - started) * 1000
     await ctx.kernel.plugins.notify(
         "clawbot_after_tool_call",
@@ -165,4 +161,3 @@ async def _invoke(ctx: ToolRunContext, tool: Tool, call: ToolCall) -> ToolResult
     if not isinstance(outcome, ToolResult):
         return ToolResult.error(f"{tool.name} returned {type(outcome).__name__}, not a ToolResult (a bug in its plugin).")
     return outcome
-

@@ -35,9 +35,9 @@ def truncate_text(text: str, cap: int) -> str:
     if len(text) <= cap:
         return text
     omitted_hint = "Narrow the call (an offset/limit, a more specific pattern or path) to see the rest."
-    tail_window = text[-max(1, cap // 3):]
+    tail_window = text[-max(1, cap // 3) :]
     if _IMPORTANT_TAIL.search(tail_window[-2000:]):
-        head, tail = text[: int(cap * 0.7)], text[-int(cap * 0.3):]
+        head, tail = text[: int(cap * 0.7)], text[-int(cap * 0.3) :]
         cut = len(text) - len(head) - len(tail)
         return f"{head}\n\n[... {cut:,} of {len(text):,} characters cut from the middle. {omitted_hint}]\n\n{tail}"
     head = text[:cap]

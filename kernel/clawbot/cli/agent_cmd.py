@@ -134,7 +134,9 @@ def _print_result(kernel, result, agent_id: str, session_key: str, as_json: bool
                 "turns": info.turns,
                 "usage": attrs.asdict(info.usage),
                 "cost_usd": info.cost_usd,
-            } if info else None,
+            }
+            if info
+            else None,
         }
         echo_json(payload, ensure_ascii=True)
     else:

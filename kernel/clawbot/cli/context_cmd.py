@@ -74,12 +74,10 @@ def _print(report: dict) -> None:  # noqa: ANN001
             skills.add_row(escape(s["name"]), f"{s['block_chars']:,}")
         out.print(skills)
     if report["skills"]["left_out"]:
-        out.print(
-            f"{len(report['skills']['left_out']):,} more skills left out of the prompt (skills.prompt_max_chars); "
-            "`clawbot skills list` shows them."
-        )
-    tools = Table("tool", "summary chars", "schema chars", "properties",
-                  title=f"Tools ({report['tools']['schema_chars']:,} chars of schemas sent with every request)")
+        out.print(f"{len(report['skills']['left_out']):,} more skills left out of the prompt (skills.prompt_max_chars); `clawbot skills list` shows them.")
+    tools = Table(
+        "tool", "summary chars", "schema chars", "properties", title=f"Tools ({report['tools']['schema_chars']:,} chars of schemas sent with every request)"
+    )
     for t in report["tools"]["entries"]:
         tools.add_row(escape(t["name"]), f"{t['summary_chars']:,}", f"{t['schema_chars']:,}", str(t["properties"]))
     out.print(tools)

@@ -80,9 +80,7 @@ class ClawbotGroup(click.Group):
             for name, command in scratch.commands.items():
                 if name in BUILTIN_COMMANDS or name in found:
                     other = owners.get(name, "clawbot (built in)")
-                    self.plugin_command_errors.append(
-                        f"command {name!r} of plugin {impl.plugin_name!r} clashes with {other}; ignored"
-                    )
+                    self.plugin_command_errors.append(f"command {name!r} of plugin {impl.plugin_name!r} clashes with {other}; ignored")
                     continue
                 found[name], owners[name] = command, f"plugin {impl.plugin_name!r}"
         for failure in manager.failures:

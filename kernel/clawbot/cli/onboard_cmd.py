@@ -32,8 +32,13 @@ from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, u
 @config_option
 @click.pass_obj
 def onboard(
-    state: CliState, provider: str | None, api_key: str | None, base_url: str | None, model: str | None,
-    no_check: bool, set_default: bool,
+    state: CliState,
+    provider: str | None,
+    api_key: str | None,
+    base_url: str | None,
+    model: str | None,
+    no_check: bool,
+    set_default: bool,
 ) -> None:
     """Set up a model provider: check its key with one tiny request, store it, choose the default model.
 
@@ -92,8 +97,7 @@ async def _onboard(
     elif provider_name not in choices:
         if provider_name in kernel.llm_providers:
             echo(
-                f"`clawbot onboard` cannot store credentials for provider {provider_name!r}; "
-                f"set them in [providers.{provider_name}] of clawbot.toml",
+                f"`clawbot onboard` cannot store credentials for provider {provider_name!r}; set them in [providers.{provider_name}] of clawbot.toml",
                 err=True,
             )
         else:
@@ -113,9 +117,7 @@ async def _onboard(
         echo(f"{provider_name} needs an API key: pass --api-key or enter it when asked", err=True)
         return EXIT_CONFIG
     if base_url is None and interactive and names.ask_base_url:
-        base_url = str(
-            click.prompt("Base URL (Enter for the default)", default="", show_default=False, value_proc=_check_url)
-        )
+        base_url = str(click.prompt("Base URL (Enter for the default)", default="", show_default=False, value_proc=_check_url))
     try:
         base_url = _check_url(base_url or "")
     except click.UsageError as exc:
@@ -214,8 +216,7 @@ async def _check(provider: Any, model: str, api_key: str | None, stored: Path) -
     kept = f"The key was not stored; the one in {stored} is kept." if stored.is_file() else "Nothing was stored."
     fix = {"auth": "--api-key KEY", "connection": "--base-url URL"}.get(failure.kind, "--model MODEL")
     echo(
-        f"{kept} To try again, run `clawbot onboard --provider {provider.name} {fix}`; "
-        "--no-check stores it without this check.",
+        f"{kept} To try again, run `clawbot onboard --provider {provider.name} {fix}`; --no-check stores it without this check.",
         err=True,
     )
     return False

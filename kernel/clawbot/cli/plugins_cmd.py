@@ -76,9 +76,7 @@ def list_plugins(state: CliState, as_json: bool) -> None:
         if r.status == "loaded" and r.name in failed_plugins:
             status, style = "loaded, hook failed (see below)", "red"
         hooks = ", ".join(h.removeprefix("clawbot_") for h in r.hooks)
-        table.add_row(
-            escape(r.name), escape(r.distribution or "-"), escape(r.version or "-"), hooks or "-", f"[{style}]{escape(status)}[/]"
-        )
+        table.add_row(escape(r.name), escape(r.distribution or "-"), escape(r.version or "-"), hooks or "-", f"[{style}]{escape(status)}[/]")
     out = console(soft_wrap=False, width=None if sys.stdout.isatty() else 160, highlight=False)
     out.print(table)
     for r in records:

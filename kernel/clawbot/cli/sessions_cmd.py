@@ -62,8 +62,10 @@ def list_sessions(state: CliState, agent_id: str | None, as_json: bool) -> None:
     for i in infos:
         u = i.usage
         cost = "-" if i.cost_usd is None else f"${i.cost_usd:.4f}"
-        echo(f"{i.key}  {i.updated_at}  turns={i.turns}  in={u.prompt_tokens} out={u.output_tokens} "
-             f"cache={u.cache_hit_share:.0%}  cost={cost}  model={i.model or '-'}")
+        echo(
+            f"{i.key}  {i.updated_at}  turns={i.turns}  in={u.prompt_tokens} out={u.output_tokens} "
+            f"cache={u.cache_hit_share:.0%}  cost={cost}  model={i.model or '-'}"
+        )
 
 
 def _session_path(state: CliState, key: str, agent_id: str | None):  # noqa: ANN202

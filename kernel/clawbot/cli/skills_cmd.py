@@ -133,10 +133,7 @@ def list_skills(state: CliState, agent_id: str | None, as_json: bool) -> None:
                 }
                 for s in snapshot.shadowed
             ],
-            "problems": [
-                {"path": str(p.path), "line": p.line, "message": p.message, "severity": p.severity}
-                for p in snapshot.problems
-            ],
+            "problems": [{"path": str(p.path), "line": p.line, "message": p.message, "severity": p.severity} for p in snapshot.problems],
         }
         echo_json(payload)
         return
@@ -198,9 +195,7 @@ def check_skills(state: CliState, agent_id: str | None) -> None:
 
     snapshots = _snapshots(state, agent_id)
     problems = list(dict.fromkeys(p for snapshot in snapshots.values() for p in snapshot.problems))
-    ineligible = {
-        entry.location: entry for snapshot in snapshots.values() for entry in snapshot.entries if not entry.eligible
-    }
+    ineligible = {entry.location: entry for snapshot in snapshots.values() for entry in snapshot.entries if not entry.eligible}
     console = _console(soft_wrap=True)
     errors = [p for p in problems if p.severity == "error"]
     for p in errors:

@@ -63,7 +63,7 @@ def set_string(text: str, table: tuple[str, ...], key: str, value: str) -> str |
         header = re.compile(rf"^\[\s*{dotted}\s*\][ \t]*(#.*)?$", re.MULTILINE)
         found = header.search(text)
         if found:
-            new = text[: found.end()] + "\n" + line + text[found.end():]
+            new = text[: found.end()] + "\n" + line + text[found.end() :]
         else:
             gap = "" if not text.strip() else "\n" if text.endswith("\n") else "\n\n"
             new = f"{text}{gap}[{'.'.join(table)}]\n{line}\n"

@@ -150,7 +150,7 @@ def structure_sections(
             names = " and ".join(sorted(plugin for plugin, _ in owners))
             raw.problems.append(ConfigProblem(path, f"claimed by two plugins: {names}"))
             continue
-        (_, claim), = owners
+        ((_, claim),) = owners
         present = path in raw.plugin_tables
         try:
             sections[path] = converter.structure(raw.plugin_tables.get(path, {}), claim.cls)
@@ -178,9 +178,7 @@ def load_raw(explicit: str | os.PathLike[str] | None, env: Mapping[str, str], cw
     return split_raw(read_toml(path), str(path), env)
 
 
-def finish(
-    raw: RawConfig, core: CoreConfig, sections: dict[str, Any], owners: Mapping[str, str]
-) -> ClawbotConfig:
+def finish(raw: RawConfig, core: CoreConfig, sections: dict[str, Any], owners: Mapping[str, str]) -> ClawbotConfig:
     """The validated configuration, or one :class:`ConfigError` with every problem found."""
     if raw.problems:
         # dict.fromkeys: drop duplicates but keep file order within a key (a set would not).

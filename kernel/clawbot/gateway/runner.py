@@ -108,8 +108,7 @@ class Gateway:
         names = tuple(c.name for c in channels)
         self._channels = {c.name: c for c in channels}
         for name in shadowing(self.kernel.chat_commands):
-            log.warning("plugin %s offers /%s, a built-in command; it is ignored",
-                        self.kernel.chat_commands.plugin_of(name), name)
+            log.warning("plugin %s offers /%s, a built-in command; it is ignored", self.kernel.chat_commands.plugin_of(name), name)
         if self.runtime is not None:
             self.runtime.port = self
         tasks = [asyncio.create_task(self._supervise(c), name=f"channel:{c.name}") for c in channels]
@@ -203,9 +202,7 @@ class Gateway:
         await asyncio.gather(*running, return_exceptions=True)
         return "Stopped." if running else "Nothing is running."
 
-    async def _new_session(
-        self, channel: Channel, message: InboundMessage, session_key: str, name: str, first: str
-    ) -> asyncio.Task[None]:
+    async def _new_session(self, channel: Channel, message: InboundMessage, session_key: str, name: str, first: str) -> asyncio.Task[None]:
         """``/new`` and ``/reset``: stop the session's turn, start a fresh session (before the
         next message is read, so it lands in the new one), then answer ``first`` there."""
         from clawbot.agent.session_control import reset_session
@@ -223,9 +220,7 @@ class Gateway:
         await confirmed  # the confirmation comes before the answer to the first message
         return self._start_answer(channel, attrs.evolve(message, text=first), session_key)
 
-    async def _approval(
-        self, channel: Channel, message: InboundMessage, session_key: str, args: str, deny: bool, by_owner: bool
-    ) -> None:
+    async def _approval(self, channel: Channel, message: InboundMessage, session_key: str, args: str, deny: bool, by_owner: bool) -> None:
         """Confirm the owner's answer first, then act: they read "Approved" before the result."""
         if self.runtime is None:
             await self._send(channel, message, session_key, "Nothing here asks for approvals.", notice=True)
@@ -257,8 +252,13 @@ class Gateway:
             return f"/context failed: {type(exc).__name__}: {exc}"
 
     async def _reply_with(
-        self, channel: Channel, message: InboundMessage, session_key: str, reply: Awaitable[str | None],
-        *, notice: bool = False,
+        self,
+        channel: Channel,
+        message: InboundMessage,
+        session_key: str,
+        reply: Awaitable[str | None],
+        *,
+        notice: bool = False,
     ) -> None:
         text = await reply
         if text:
@@ -275,9 +275,7 @@ class Gateway:
         if session_key is None:
             session_key = session_key_for(self.agent_id, message, self.kernel.config.session.dm_scope)
         if not message.system_event:
-            await self.kernel.plugins.notify(
-                "clawbot_message_received", event=InboundEvent(message, self.agent_id, session_key)
-            )
+            await self.kernel.plugins.notify("clawbot_message_received", event=InboundEvent(message, self.agent_id, session_key))
         live = self._live(channel, message)
         try:
             if live is None:
@@ -349,7 +347,13 @@ class Gateway:
         self._start_answer(channel, event, session_key)
 
     async def _send(
-        self, channel: Channel, message: InboundMessage, session_key: str, text: str, *, notice: bool = False,
+        self,
+        channel: Channel,
+        message: InboundMessage,
+        session_key: str,
+        text: str,
+        *,
+        notice: bool = False,
         streamed: bool = False,
     ) -> None:
         """Answer ``message`` in its chat; a failing channel is logged, never raised."""
@@ -364,9 +368,7 @@ class Gateway:
         and again after they rewrote it, with ``notice`` (and the approval a notice offers)
         as the kernel decided. A reply a hook rewrote is no longer the text that streamed."""
         approval = message.approval if notice else None
-        cleaned = attrs.evolve(
-            message, text=outgoing_text(message.text, notice=notice), notice=notice, approval=approval
-        )
+        cleaned = attrs.evolve(message, text=outgoing_text(message.text, notice=notice), notice=notice, approval=approval)
         final = await self.kernel.plugins.message_sending(OutboundEvent(cleaned, self.agent_id, session_key))
         if final is None:
             return

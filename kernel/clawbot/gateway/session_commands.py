@@ -41,10 +41,7 @@ def command_list(kernel: Kernel) -> str:
 
 def help_text(kernel: Kernel) -> str:
     """``/help``: what the commands are, and that everything else goes to the agent."""
-    return (
-        "clawbot answers these commands itself, without the model; anything else you write goes to the agent.\n"
-        + command_list(kernel)
-    )
+    return "clawbot answers these commands itself, without the model; anything else you write goes to the agent.\n" + command_list(kernel)
 
 
 def whoami_text(kernel: Kernel, message: InboundMessage, session_key: str) -> str:
@@ -117,9 +114,7 @@ async def status_text(kernel: Kernel, runtime: AgentRuntime | None, session_key:
         lines.append("Fallbacks: " + ", ".join(quoted_line(m.ref) for m in models[1:]))
     if info is not None:
         u = info.usage
-        lines.append(
-            f"Tokens: {u.prompt_tokens:,} in ({u.cache_hit_share:.0%} from the cache), {u.output_tokens:,} out"
-        )
+        lines.append(f"Tokens: {u.prompt_tokens:,} in ({u.cache_hit_share:.0%} from the cache), {u.output_tokens:,} out")
         lines.append(f"Context: {_context_share(kernel, info, models[0])}")
         cost = "no price configured (usage.prices)" if info.cost_usd is None else f"${info.cost_usd:.4f}"
         lines.append(f"Cost: {cost}")
@@ -161,18 +156,13 @@ async def model_text(kernel: Kernel, runtime: AgentRuntime | None, session_key: 
     except ModelError as exc:
         return quoted(str(exc))
     await set_session_model(kernel, session_key, choice.ref, "/model")
-    text = (
-        f"This session now uses {quoted_line(choice.ref)} from its next message, without falling back to "
-        "other models. /model default goes back."
-    )
+    text = f"This session now uses {quoted_line(choice.ref)} from its next message, without falling back to other models. /model default goes back."
     if choice.ref not in configured:
         text += f"\n{quoted_line(choice.ref)} is not among the configured models: its provider checks the name at the next message."
     return text
 
 
-async def answer(
-    kernel: Kernel, runtime: AgentRuntime | None, message: InboundMessage, session_key: str, name: str, args: str
-) -> str:
+async def answer(kernel: Kernel, runtime: AgentRuntime | None, message: InboundMessage, session_key: str, name: str, args: str) -> str:
     """The reply to session command ``name``; a failure becomes a short reply, never a crash."""
     try:
         if name == "help":

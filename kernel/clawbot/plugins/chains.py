@@ -45,9 +45,7 @@ async def before_tool_call(manager: PluginManager, event: ToolCallEvent) -> Tool
         if result is None:
             continue
         if not isinstance(result, ToolCallDecision):
-            manager.record_failure(
-                impl.plugin_name, "clawbot_before_tool_call", TypeError(f"expected ToolCallDecision, got {result!r}")
-            )
+            manager.record_failure(impl.plugin_name, "clawbot_before_tool_call", TypeError(f"expected ToolCallDecision, got {result!r}"))
             continue
         if result.blocked:
             return ToolCallDecision.block(result.reason or f"blocked by plugin {impl.plugin_name}")
@@ -70,9 +68,7 @@ async def message_sending(manager: PluginManager, event: OutboundEvent) -> Outbo
         if isinstance(result, OutboundMessage):
             message = result
         else:
-            manager.record_failure(
-                impl.plugin_name, "clawbot_message_sending", TypeError(f"expected OutboundMessage, got {result!r}")
-            )
+            manager.record_failure(impl.plugin_name, "clawbot_message_sending", TypeError(f"expected OutboundMessage, got {result!r}"))
     return message
 
 

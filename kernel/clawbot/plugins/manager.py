@@ -52,7 +52,11 @@ class PluginManager:
             if ep.name in self.records:
                 first = self.records[ep.name].distribution
                 self.records[f"{ep.name} ({dist_name})"] = PluginRecord(
-                    ep.name, "failed", dist_name, version, ep.value,
+                    ep.name,
+                    "failed",
+                    dist_name,
+                    version,
+                    ep.value,
                     error=f"plugin name {ep.name!r} is already used by distribution {first}",
                 )
                 continue
@@ -63,15 +67,11 @@ class PluginManager:
             try:
                 plugin = ep.load()
             except Exception as exc:  # a broken plugin must not break the others
-                self.records[ep.name] = PluginRecord(
-                    ep.name, "failed", dist_name, version, ep.value, error=f"import failed: {_describe(exc)}"
-                )
+                self.records[ep.name] = PluginRecord(ep.name, "failed", dist_name, version, ep.value, error=f"import failed: {_describe(exc)}")
                 continue
             self.register(ep.name, plugin, distribution=dist_name, version=version)
 
-    def register(
-        self, name: str, plugin: object, *, distribution: str | None = None, version: str | None = None
-    ) -> PluginRecord:
+    def register(self, name: str, plugin: object, *, distribution: str | None = None, version: str | None = None) -> PluginRecord:
         """Register ``plugin`` (a module or object with hook implementations) as ``name``."""
         module = getattr(plugin, "__name__", None) or type(plugin).__module__
         record = PluginRecord(name, "loaded", distribution, version, module)

@@ -14,9 +14,7 @@ from cattrs.gen import make_dict_unstructure_fn
 
 from clawbot.types import ContentBlock, ImageBlock, TextBlock, ThinkingBlock, ToolCallBlock
 
-BLOCK_TYPES: dict[str, type] = {
-    attrs.fields(cls).type.default: cls for cls in (TextBlock, ImageBlock, ToolCallBlock, ThinkingBlock)
-}
+BLOCK_TYPES: dict[str, type] = {attrs.fields(cls).type.default: cls for cls in (TextBlock, ImageBlock, ToolCallBlock, ThinkingBlock)}
 
 
 def make_data_converter() -> cattrs.Converter:

@@ -178,8 +178,10 @@ class SessionIndex:
                 for record in turn_records(handle):
                     usage = record.get("usage", {})
                     cost = record.get("cost_usd")
-                    if not isinstance(usage, dict) or not all(is_count(usage.get(name, 0)) for name in _USAGE) or (
-                        cost is not None and not is_number(cost, high=1e12)
+                    if (
+                        not isinstance(usage, dict)
+                        or not all(is_count(usage.get(name, 0)) for name in _USAGE)
+                        or (cost is not None and not is_number(cost, high=1e12))
                     ):
                         report_once(path, "a turn entry with malformed totals is left out of the rebuilt session index")
                         continue

@@ -104,7 +104,11 @@ class SessionStore:
             stamp = now_iso()
             info = SessionInfo(key, uuid.uuid4().hex, stamp, stamp)
             transcript = Transcript.create(
-                self.path_of(info, agent_id), self.converter, session_id=info.session_id, key=key, agent_id=agent_id,
+                self.path_of(info, agent_id),
+                self.converter,
+                session_id=info.session_id,
+                key=key,
+                agent_id=agent_id,
                 timestamp=stamp,
             )
             try:
@@ -185,11 +189,15 @@ class SessionStore:
         return info
 
     def _append_turn(
-        self, transcript: Transcript, usage: Usage, model: str | None, cost_usd: float | None,
-        auth_profile: str | None, thinking: str | None,
+        self,
+        transcript: Transcript,
+        usage: Usage,
+        model: str | None,
+        cost_usd: float | None,
+        auth_profile: str | None,
+        thinking: str | None,
     ) -> None:
-        fields = {"usage": self.converter.unstructure(usage), "cost_usd": cost_usd, "model": model,
-                  "auth_profile": auth_profile, "thinking": thinking}
+        fields = {"usage": self.converter.unstructure(usage), "cost_usd": cost_usd, "model": model, "auth_profile": auth_profile, "thinking": thinking}
         try:
             transcript.append("turn", **{name: value for name, value in fields.items() if value is not None})
         except OSError as exc:  # the reply is stored; only a rebuilt index would miss this turn

@@ -101,13 +101,10 @@ class Transcript:
         self._clean_end = False
 
     @classmethod
-    def create(
-        cls, path: Path, converter: cattrs.Converter, *, session_id: str, key: str, agent_id: str, timestamp: str | None = None
-    ) -> Transcript:
+    def create(cls, path: Path, converter: cattrs.Converter, *, session_id: str, key: str, agent_id: str, timestamp: str | None = None) -> Transcript:
         """``timestamp``: the session's creation time in the index (a rebuilt index reads it here)."""
         make_private_dir(path.parent)  # 0700: transcripts and the index name peers
-        header = {"type": "session", "version": FORMAT_VERSION, "id": session_id, "key": key,
-                  "agent": agent_id, "timestamp": timestamp or now_iso()}
+        header = {"type": "session", "version": FORMAT_VERSION, "id": session_id, "key": key, "agent": agent_id, "timestamp": timestamp or now_iso()}
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(json.dumps(header) + "\n")

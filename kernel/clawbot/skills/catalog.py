@@ -225,16 +225,12 @@ class SkillCatalog:
         state.env_names = tuple(sorted({name for d in checked for name in d.requires.env}))
         if state.needs_bins:
             self._requirements(state)  # refresh the binary cache if PATH changed
-        entries = tuple(
-            self._entry(document, location, source) for document, location, source in sorted(winners.values(), key=_by_name)
-        )
+        entries = tuple(self._entry(document, location, source) for document, location, source in sorted(winners.values(), key=_by_name))
         excluded = {entry.name: why for entry in entries if (why := self._exclusion(agent_id, entry))}
         state.snapshot = SkillSnapshot(
             entries=entries,
             # Highest precedence first: the catalogue's size cap keeps the front of this list.
-            prompt=tuple(
-                sorted((e for e in entries if e.name not in excluded), key=lambda e: (rank[e.name], e.name))
-            ),
+            prompt=tuple(sorted((e for e in entries if e.name not in excluded), key=lambda e: (rank[e.name], e.name))),
             excluded=excluded,
             shadowed=tuple(shadowed),
             problems=tuple(problems),

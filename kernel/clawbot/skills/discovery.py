@@ -108,6 +108,4 @@ def inside_workspace(source: SourceDir, workspace: os.PathLike[str] | str) -> bo
     so confine like any workspace file: its folder lies inside the workspace as configured
     or as resolved (a folder replaced by a link out still counts as the workspace's)."""
     folder = os.fspath(source.path)
-    return inside(os.path.abspath(workspace), os.path.abspath(folder)) or inside(
-        os.path.realpath(workspace), os.path.realpath(folder)
-    )
+    return inside(os.path.abspath(workspace), os.path.abspath(folder)) or inside(os.path.realpath(workspace), os.path.realpath(folder))

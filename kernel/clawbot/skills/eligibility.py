@@ -127,9 +127,5 @@ class EligibilityChecker:
         if requires.any_bins and not any(self.has_binary(name) for name in requires.any_bins):
             reasons.append(f"needs one of {_quoted(requires.any_bins)} on PATH")
         reasons += [f"needs the environment variable `{name}` set" for name in requires.env if not self.env.get(name)]
-        reasons += [
-            f"needs `{path}` set (true or non-empty) in the configuration"
-            for path in requires.config
-            if not config_value(self.config, path)
-        ]
+        reasons += [f"needs `{path}` set (true or non-empty) in the configuration" for path in requires.config if not config_value(self.config, path)]
         return tuple(reasons)

@@ -67,9 +67,7 @@ class PluginContext:
     settings: Any = None
     sections: Mapping[str, Any] = attrs.field(factory=dict)
     env: Mapping[str, str] = attrs.field(factory=dict, repr=False)
-    on_close: Callable[[Callable[[], Awaitable[None] | None]], None] = attrs.field(
-        default=lambda callback: None, repr=False, eq=False
-    )
+    on_close: Callable[[Callable[[], Awaitable[None] | None]], None] = attrs.field(default=lambda callback: None, repr=False, eq=False)
 
     def section(self, path: str) -> Any:
         try:

@@ -170,10 +170,8 @@ _USER_MESSAGES: dict[str, str] = {
     "connection": "Could not reach the model provider. Check the network or the base_url.",
     "context_overflow": "Context overflow: this conversation is too long for the model's context window. "
     "Try again with less input, start a new session, or pick a model with a larger context window.",
-    "role_ordering": "The messages were out of order for the model. Please try again; "
-    "if it keeps happening, start a new session.",
-    "thinking_unsupported": "The model does not support this thinking level. "
-    "Lower agents.defaults.thinking in clawbot.toml.",
+    "role_ordering": "The messages were out of order for the model. Please try again; if it keeps happening, start a new session.",
+    "thinking_unsupported": "The model does not support this thinking level. Lower agents.defaults.thinking in clawbot.toml.",
     "unknown_model": "The model provider does not know the model. Check the model name in clawbot.toml.",
     "invalid_request": "The model provider rejected the request.",
 }

@@ -47,6 +47,7 @@ _ROLE_ORDER = re.compile(
     re.IGNORECASE,
 )
 
+
 def classify(status: int | None, error_type: str | None, message: str) -> ProviderErrorKind:
     """The error kind from an HTTP status, the API's ``error.type`` and its message text."""
     status = status if status and status >= 400 else None  # 200: an error event inside a stream

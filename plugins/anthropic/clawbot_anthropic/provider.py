@@ -59,9 +59,7 @@ class AnthropicProvider(LLMProvider):
         """The SDK client for ``api_key`` (default: the configured or environment key), made on first use."""
         key = api_key or self.api_key()
         if not key:
-            raise ProviderError(
-                "auth", "no API key: set ANTHROPIC_API_KEY or [providers.anthropic] api_key", provider=self.name
-            )
+            raise ProviderError("auth", "no API key: set ANTHROPIC_API_KEY or [providers.anthropic] api_key", provider=self.name)
         import anthropic
 
         timeout = sdk_timeout(self.config.timeout_s, self.config.connect_timeout_s)

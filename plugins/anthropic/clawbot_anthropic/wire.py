@@ -168,13 +168,7 @@ def request_params(request: ModelRequest, *, max_tokens: int) -> dict[str, Any]:
     return params
 
 
-
-
 # ------------------------------------------------------------------ wire -> neutral
-
-
-
-
 
 
 class _Part:

@@ -85,16 +85,12 @@ async def test_system_prompt_has_cache_control_on_the_stable_block_only(fake_llm
     ]
     # the only breakpoint of the whole request is the end of the stable system text
     assert str(body).count("cache_control") == 1
-    assert body["tools"] == [
-        {"name": "read", "description": "Read a file.", "input_schema": dict(READ_TOOL.parameters)}
-    ]
+    assert body["tools"] == [{"name": "read", "description": "Read a file.", "input_schema": dict(READ_TOOL.parameters)}]
 
 
 async def test_system_prompt_without_volatile_part_is_one_cached_block(fake_llm: FakeLLM) -> None:
     await make_provider(fake_llm).complete(make_request(system=SystemPrompt("only stable")))
-    assert fake_llm.last_request.body["system"] == [
-        {"type": "text", "text": "only stable", "cache_control": {"type": "ephemeral"}}
-    ]
+    assert fake_llm.last_request.body["system"] == [{"type": "text", "text": "only stable", "cache_control": {"type": "ephemeral"}}]
 
 
 async def test_tool_call_round_trip(fake_llm: FakeLLM) -> None:

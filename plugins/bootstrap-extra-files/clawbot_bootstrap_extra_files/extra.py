@@ -25,10 +25,7 @@ log = logging.getLogger(__name__)
 # The default loader's files: it decides who gets them (MEMORY.md only in the main session),
 # so a pattern like "*.md" must not add them to other sessions behind its back. Compared in
 # lower case: "memory.md" is MEMORY.md too.
-STANDARD_NAMES = frozenset(
-    n.lower()
-    for n in ("AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md")
-)
+STANDARD_NAMES = frozenset(n.lower() for n in ("AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md"))
 SCAN_LIMIT = 20_000
 """At most this many files are looked at for one pattern (a '**' over a huge tree)."""
 _WILDCARD = re.compile(r"[*?\[]")

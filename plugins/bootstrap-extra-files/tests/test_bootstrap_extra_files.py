@@ -87,9 +87,7 @@ async def test_patterns_never_add_memory_to_other_sessions(make_kernel, ws: Path
     assert [f.name for f in sub] == ["AGENTS.md", "TOOLS.md"]
 
 
-async def test_symlinks_out_of_the_workspace_are_not_loaded_and_say_so(
-    make_kernel, ws: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_symlinks_out_of_the_workspace_are_not_loaded_and_say_so(make_kernel, ws: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.md").write_text("secret\n")
@@ -101,9 +99,7 @@ async def test_symlinks_out_of_the_workspace_are_not_loaded_and_say_so(
     (ws / "alias.md").symlink_to(ws / "docs" / "ok.md")  # inside: fine, but the same file only once
     (ws / "persona.md").symlink_to(outside / "persona.md")
     with caplog.at_level(logging.WARNING):
-        _, files = await files_for(
-            make_kernel, ws, 'patterns = ["alias.md", "docs/**/*.md"]\nreplace = { "SOUL.md" = "persona.md" }'
-        )
+        _, files = await files_for(make_kernel, ws, 'patterns = ["alias.md", "docs/**/*.md"]\nreplace = { "SOUL.md" = "persona.md" }')
     assert [f.name for f in files][-2:] == ["alias.md", "docs/leak.md"]  # never docs/linked/*: not walked
     assert all("secret" not in (f.content or "") for f in files)
     notes = {f.name: f.content for f in files if isinstance(f.content, NotLoaded)}
@@ -112,9 +108,7 @@ async def test_symlinks_out_of_the_workspace_are_not_loaded_and_say_so(
     assert "leads outside the workspace" in caplog.text
 
 
-async def test_a_file_behind_a_symlinked_folder_is_not_loaded_even_when_named_literally(
-    make_kernel, ws: Path, tmp_path: Path
-) -> None:
+async def test_a_file_behind_a_symlinked_folder_is_not_loaded_even_when_named_literally(make_kernel, ws: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "notes.md").write_text("secret\n")

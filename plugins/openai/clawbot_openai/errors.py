@@ -36,6 +36,7 @@ _ROLE_ORDER = re.compile(
     re.IGNORECASE,
 )
 
+
 def classify(status: int | None, code: str | None, message: str) -> ProviderErrorKind:
     """The error kind from an HTTP status (``None`` inside a stream), error code/type and text."""
     status = status if status and status >= 400 else None

@@ -66,9 +66,7 @@ class OpenAIProvider(LLMProvider):
         """The SDK client for ``api_key`` (default: the configured or environment key), made on first use."""
         key = api_key or self.api_key()
         if not key:
-            raise ProviderError(
-                "auth", f"no API key: set {self.env_key} or [providers.{self.name}] api_key", provider=self.name
-            )
+            raise ProviderError("auth", f"no API key: set {self.env_key} or [providers.{self.name}] api_key", provider=self.name)
         import openai
 
         timeout = sdk_timeout(self.config.timeout_s, self.config.connect_timeout_s)

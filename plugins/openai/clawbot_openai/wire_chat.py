@@ -49,12 +49,6 @@ def reasoning_effort(level: str) -> str | None:
     return REASONING_EFFORT.get((level or "off").lower())
 
 
-
-
-
-
-
-
 def arguments_text(block: ToolCallBlock) -> str:
     """What the model sent: the raw text when it was malformed, else the JSON."""
     if block.raw_arguments is not None and not block.arguments:
@@ -98,10 +92,7 @@ def _user_content(message: Message) -> str | list[dict[str, Any]]:
 
 def _assistant(message: Message) -> dict[str, Any] | None:
     text = message.text
-    calls = [
-        {"id": b.id, "type": "function", "function": {"name": b.name, "arguments": arguments_text(b)}}
-        for b in message.tool_calls
-    ]
+    calls = [{"id": b.id, "type": "function", "function": {"name": b.name, "arguments": arguments_text(b)}} for b in message.tool_calls]
     if not text and not calls:
         return None
     out: dict[str, Any] = {"role": "assistant", "content": text or None}
@@ -125,9 +116,7 @@ def messages_param(system_text: str, messages: Iterable[Message]) -> list[dict[s
     for message in messages:
         if message.role is Role.TOOL_RESULT:
             out.append({"role": "tool", "tool_call_id": message.tool_call_id or "", "content": tool_result_text(message)})
-            pending_images.extend(
-                {"type": "image_url", "image_url": {"url": image_url(b)}} for b in message.content if isinstance(b, ImageBlock)
-            )
+            pending_images.extend({"type": "image_url", "image_url": {"url": image_url(b)}} for b in message.content if isinstance(b, ImageBlock))
             continue
         flush_images()
         if message.role is Role.ASSISTANT:

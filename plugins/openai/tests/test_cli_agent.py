@@ -30,8 +30,7 @@ def run_agent(home: Path, env: Mapping[str, str] | None = None) -> subprocess.Co
 def test_agent_with_a_configured_openai_model(tmp_path: Path, fake_llm_thread: FakeLLM) -> None:
     fake_llm_thread.reply("Hi! I am the fake model.", usage={"input_tokens": 40, "output_tokens": 8, "cache_read_tokens": 100})
     (tmp_path / "clawbot.toml").write_text(
-        '[agents.defaults.model]\nprimary = "openai/gpt-test"\n'
-        f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n',
+        f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n',
         encoding="utf-8",
     )
     result = run_agent(tmp_path)
@@ -51,9 +50,7 @@ def test_agent_with_a_configured_openai_model(tmp_path: Path, fake_llm_thread: F
 
 def test_agent_detects_anthropic_from_the_environment(tmp_path: Path, fake_llm_thread: FakeLLM) -> None:
     fake_llm_thread.reply("Hello from Claude.", usage={"input_tokens": 30, "output_tokens": 5, "cache_write_tokens": 20})
-    (tmp_path / "clawbot.toml").write_text(
-        f'[providers.anthropic]\nbase_url = "{fake_llm_thread.base_url}"\n', encoding="utf-8"
-    )
+    (tmp_path / "clawbot.toml").write_text(f'[providers.anthropic]\nbase_url = "{fake_llm_thread.base_url}"\n', encoding="utf-8")
     result = run_agent(tmp_path, env={"ANTHROPIC_API_KEY": "sk-ant-env-secret"})
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
@@ -70,8 +67,7 @@ def test_agent_detects_anthropic_from_the_environment(tmp_path: Path, fake_llm_t
 def test_agent_reports_a_provider_error_briefly(tmp_path: Path, fake_llm_thread: FakeLLM) -> None:
     fake_llm_thread.fail("auth")
     (tmp_path / "clawbot.toml").write_text(
-        '[agents.defaults.model]\nprimary = "openai/gpt-test"\n'
-        f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-bad-key"\n',
+        f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-bad-key"\n',
         encoding="utf-8",
     )
     result = run_agent(tmp_path)

@@ -85,9 +85,7 @@ async def test_chat_request_shape(fake_llm: FakeLLM) -> None:
         {"role": "user", "content": "hi"},
     ]
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
-    assert body["tools"] == [
-        {"type": "function", "function": {"name": "read", "description": "Read a file.", "parameters": dict(READ_TOOL.parameters)}}
-    ]
+    assert body["tools"] == [{"type": "function", "function": {"name": "read", "description": "Read a file.", "parameters": dict(READ_TOOL.parameters)}}]
     assert body["max_completion_tokens"] == 321
     assert "reasoning_effort" not in body
 

@@ -54,7 +54,10 @@ class TerminalChannel(Channel):
     name = "terminal"
 
     def __init__(
-        self, config: TerminalConfig, stdin: TextIO | None = None, stdout: TextIO | None = None,
+        self,
+        config: TerminalConfig,
+        stdin: TextIO | None = None,
+        stdout: TextIO | None = None,
         history: Path | None = None,
     ) -> None:
         self.config = config
@@ -122,8 +125,13 @@ class TerminalChannel(Channel):
         from clawbot_terminal.prompt import PromptScreen, Quit
 
         self._screen = PromptScreen(
-            self.config.prompt, self._stdin, self._stdout, self._history,
-            on_ctrl_c=self.interrupt, on_answer=self._answer, busy=self._busy,
+            self.config.prompt,
+            self._stdin,
+            self._stdout,
+            self._history,
+            on_ctrl_c=self.interrupt,
+            on_answer=self._answer,
+            busy=self._busy,
         )
         try:
             while not self._stopping:

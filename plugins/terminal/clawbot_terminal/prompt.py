@@ -28,7 +28,6 @@ from clawbot.statefile import make_private_dir
 log = logging.getLogger(__name__)
 
 
-
 class Quit(str):
     """What :meth:`PromptScreen.read` returns when the chat should end (never a typed line)."""
 
@@ -55,8 +54,14 @@ class PromptScreen:
     """The prompt, and everything written around it while it waits for a line."""
 
     def __init__(
-        self, prompt: str, stdin: TextIO, stdout: TextIO, history: Path | None,
-        on_ctrl_c: Callable[[], None], on_answer: Callable[[ApprovalOffer, str], None], busy: Callable[[], bool],
+        self,
+        prompt: str,
+        stdin: TextIO,
+        stdout: TextIO,
+        history: Path | None,
+        on_ctrl_c: Callable[[], None],
+        on_answer: Callable[[ApprovalOffer, str], None],
+        busy: Callable[[], bool],
     ) -> None:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, InMemoryHistory

@@ -43,7 +43,7 @@ def _regex(instance: object, attribute: attrs.Attribute, value: str) -> None:
 
 def _not_empty(instance: object, attribute: attrs.Attribute, value: str) -> None:
     if not value.strip():
-        raise ValueError(f"{attribute.name} must not be empty (use \"*\" for every tool)")
+        raise ValueError(f'{attribute.name} must not be empty (use "*" for every tool)')
 
 
 @attrs.frozen(kw_only=True)

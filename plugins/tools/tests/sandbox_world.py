@@ -112,11 +112,17 @@ class Driver:
         self.keyring_canary = "KEYRING-" + secrets.token_hex(8)
         self.sysv_canary = "SYSV-" + secrets.token_hex(8)
         env = {
-            "PATH": PATH, "CLAWBOT_TEST_API_KEY": self.canary, "CLAWBOT_TEST_KEYRING": self.keyring_canary,
+            "PATH": PATH,
+            "CLAWBOT_TEST_API_KEY": self.canary,
+            "CLAWBOT_TEST_KEYRING": self.keyring_canary,
             "CLAWBOT_TEST_SYSV": self.sysv_canary,
         }
         self.process = subprocess.Popen(
-            [sys.executable, str(HERE / "sandbox_driver.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True,
+            [sys.executable, str(HERE / "sandbox_driver.py")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
         )
 
     @property
@@ -146,9 +152,7 @@ class World:
         self.token = secrets.token_hex(6)
         self.home, self.state, self.ws = base / "home", base / "state", base / "ws"
         self.outside, self.temp = base / "outside", base / "tmp"
-        self.secrets = {
-            name: f"{name}-{secrets.token_hex(8)}" for name in ("ssh", "bashrc", "credentials", "approvals", "session")
-        }
+        self.secrets = {name: f"{name}-{secrets.token_hex(8)}" for name in ("ssh", "bashrc", "credentials", "approvals", "session")}
         self.secrets["environ"] = driver.canary
         self.secrets["keyring"] = driver.keyring_canary
         self.secrets["sysv"] = driver.sysv_canary
@@ -160,10 +164,21 @@ class World:
     def values(self) -> dict[str, object]:
         ports = self.listeners.ports
         return {
-            "home": self.home, "state": self.state, "ws": self.ws, "outside": self.outside, "token": self.token,
-            "tcp_port": ports["tcp"], "tcp6_port": ports["tcp6"], "udp_port": ports["udp"],
-            "unix_path": ports["unix"], "unix_dgram_path": ports["unix_dgram"], "parent_pid": self.driver.pid, "python": PYTHON,
-            "sysctl": SYSCTL, "sysctl_new": int(self.sysctl_value) + 3, "keyctl": {"x86_64": 250, "aarch64": 219}.get(os.uname().machine, 250),
+            "home": self.home,
+            "state": self.state,
+            "ws": self.ws,
+            "outside": self.outside,
+            "token": self.token,
+            "tcp_port": ports["tcp"],
+            "tcp6_port": ports["tcp6"],
+            "udp_port": ports["udp"],
+            "unix_path": ports["unix"],
+            "unix_dgram_path": ports["unix_dgram"],
+            "parent_pid": self.driver.pid,
+            "python": PYTHON,
+            "sysctl": SYSCTL,
+            "sysctl_new": int(self.sysctl_value) + 3,
+            "keyctl": {"x86_64": 250, "aarch64": 219}.get(os.uname().machine, 250),
         }
 
     def line(self, payload: Payload) -> str:
@@ -207,8 +222,13 @@ class World:
         policy = {"workspace": str(self.ws), "temp_dir": str(self.temp), **policy}
         env = {"PATH": PATH, "HOME": str(self.home), "LANG": "C.UTF-8"}
         return {
-            "mechanism": mechanism, "argv": [shutil.which(shell, path=PATH) or shell, "-c", line], "env": env,
-            "cwd": str(self.ws), "policy": policy, "timeout": timeout, "settle": settle_s,
+            "mechanism": mechanism,
+            "argv": [shutil.which(shell, path=PATH) or shell, "-c", line],
+            "env": env,
+            "cwd": str(self.ws),
+            "policy": policy,
+            "timeout": timeout,
+            "settle": settle_s,
         }
 
     # --- evidence ----------------------------------------------------------------------
@@ -244,9 +264,7 @@ class World:
         read = [name for name, value in self.secrets.items() if value in answer["output"]] + self.copied_secrets()
         if read:
             reached["canary"] = sorted(set(read))
-        changed = sorted(
-            path for path in set(before["files"]) | set(after["files"]) if before["files"].get(path) != after["files"].get(path)
-        )
+        changed = sorted(path for path in set(before["files"]) | set(after["files"]) if before["files"].get(path) != after["files"].get(path))
         if changed:
             reached["write"] = changed
         for kind, count in after["hits"].items():
@@ -263,8 +281,18 @@ def mechanism(name: str):
     return find(name)[0]
 
 
-def run_sandboxed(name: str, line: str, policy, *, env: dict[str, str] | None = None, cwd: str | None = None,
-                  timeout: float = 30, stdin: str | None = None, shell: str = "/bin/sh", as_user: int | None = None) -> subprocess.CompletedProcess:
+def run_sandboxed(
+    name: str,
+    line: str,
+    policy,
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    timeout: float = 30,
+    stdin: str | None = None,
+    shell: str = "/bin/sh",
+    as_user: int | None = None,
+) -> subprocess.CompletedProcess:
     """``shell -c line`` under mechanism ``name`` as exec starts commands (new session); output merged.
 
     ``as_user``: run as that uid/gid, as if clawbot ran as that ordinary user (root only).
@@ -277,8 +305,17 @@ def run_sandboxed(name: str, line: str, policy, *, env: dict[str, str] | None = 
         preexec = _as_if_always(as_user, launch.preexec_fn)
     try:
         child = subprocess.Popen(
-            launch.argv, env=launch.env, cwd=launch.cwd, preexec_fn=preexec, pass_fds=launch.pass_fds,
-            start_new_session=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **user,
+            launch.argv,
+            env=launch.env,
+            cwd=launch.cwd,
+            preexec_fn=preexec,
+            pass_fds=launch.pass_fds,
+            start_new_session=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            **user,
         )
     except subprocess.SubprocessError as exc:
         raise RuntimeError(f"the sandbox refused to start the command: {launch.explain()}") from exc

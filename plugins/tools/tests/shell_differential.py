@@ -39,10 +39,32 @@ RUN_TIMEOUT_S = 5.0
 HOLDER_FD = 190  # kept open by everything the line starts, so the run ends when the last of them does
 # Words that are not a program in the command position in dash or bash: such a line is not
 # a list of simple commands, which is all the lexer claims to understand.
-RESERVED = frozenset({
-    "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in",
-    "function", "{", "}", "!", "[[", "]]", "time", "coproc",
-})
+RESERVED = frozenset(
+    {
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "case",
+        "esac",
+        "for",
+        "select",
+        "while",
+        "until",
+        "do",
+        "done",
+        "in",
+        "function",
+        "{",
+        "}",
+        "!",
+        "[[",
+        "]]",
+        "time",
+        "coproc",
+    }
+)
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 WORKSPACE_FILES = {
     "a.txt": "b\na\n",
@@ -77,7 +99,7 @@ class World:
         for directory in (self.bin, self.ws / "sub", self.home, self.records, self.markers):
             directory.mkdir(parents=True, exist_ok=True)
         probe = self.bin / "probe"
-        _script(probe, f"printf '%s\\0' \"$0\" \"$@\" > {self.records}/$$\n")
+        _script(probe, f'printf \'%s\\0\' "$0" "$@" > {self.records}/$$\n')
         for name in ("p", *(f"p{k}" for k in range(PROBES))):  # "p": the lines' own stand-in program
             (self.bin / name).symlink_to(probe)
         for canary in (self.bin / "canary", self.ws / "canary", self.ws / "sub" / "canary"):
@@ -93,8 +115,12 @@ class World:
         ws = os.path.realpath(self.ws)
         extra = {"confined": True} if confined else {}
         return PolicyInput(
-            settings=ExecSettings(security="allowlist", allowlist=[]), cwd=ws, workspace=ws,
-            path_value=self.env["PATH"], home=str(self.home), **extra,
+            settings=ExecSettings(security="allowlist", allowlist=[]),
+            cwd=ws,
+            workspace=ws,
+            path_value=self.env["PATH"],
+            home=str(self.home),
+            **extra,
         )
 
     def run(self, shell: str, line: str) -> Run:
@@ -108,8 +134,14 @@ class World:
             try:
                 with open(err_path, "wb") as err:
                     process = subprocess.Popen(
-                        [SHELLS[shell], "-c", line], cwd=self.ws, env=self.env, stdin=subprocess.DEVNULL,
-                        stdout=subprocess.DEVNULL, stderr=err, pass_fds=(holder,), start_new_session=True,
+                        [SHELLS[shell], "-c", line],
+                        cwd=self.ws,
+                        env=self.env,
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL,
+                        stderr=err,
+                        pass_fds=(holder,),
+                        start_new_session=True,
                     )
             finally:
                 os.close(holder)  # from now on only what the line started holds it
@@ -120,10 +152,7 @@ class World:
             process.wait(timeout=5)
         finally:
             os.close(read_end)
-        records = tuple(
-            (os.path.basename(argv[0]), *argv[1:])
-            for argv in (_argv(p.read_bytes()) for p in sorted(self.records.iterdir()))
-        )
+        records = tuple((os.path.basename(argv[0]), *argv[1:]) for argv in (_argv(p.read_bytes()) for p in sorted(self.records.iterdir())))
         canary = len(list(self.markers.iterdir()))
         return Run(shell, records, canary, err_path.read_text("utf-8", "replace"), timed_out)
 
@@ -193,7 +222,7 @@ def segments(tokens: tuple[Word | Op, ...]) -> list[Segment]:
         while start < len(words) and ASSIGNMENT.match(words[start].raw):
             start += 1
         if start < len(words):
-            program, args = words[start], tuple(words[start + 1:])
+            program, args = words[start], tuple(words[start + 1 :])
             understood = all(w.literal and not w.tilde for w in args)
             found.append(Segment(program, args, understood))
         words = []
@@ -218,7 +247,7 @@ def probed(line: str, found: list[Segment], probe_dir: Path) -> str:
     out, last = [], 0
     for k, segment in enumerate(found):
         word = segment.program
-        out.append(line[last:word.start])
+        out.append(line[last : word.start])
         out.append(str(probe_dir / f"p{k}"))
         last = word.start + len(word.raw)
     out.append(line[last:])
@@ -238,10 +267,7 @@ def lexer_mismatch(world: World, line: str) -> str | None:
     run_line = probed(line, found, world.bin)
     expected = {f"p{k}": s for k, s in enumerate(found)}
     # every command runs (the probes succeed), unless a || skips some or an error hides in a redirected stderr
-    certain = not any(
-        isinstance(t, Op) and (t.text == "||" or t.redirect and (t.text.startswith(("2", "&")) or t.text == ">&"))
-        for t in lexed.tokens
-    )
+    certain = not any(isinstance(t, Op) and (t.text == "||" or t.redirect and (t.text.startswith(("2", "&")) or t.text == ">&")) for t in lexed.tokens)
     runs = []
     for shell in SHELLS:
         run = world.run(shell, run_line)
@@ -269,7 +295,9 @@ def lexer_mismatch(world: World, line: str) -> str | None:
         if _as_understood(first, expected) != _as_understood(other, expected):
             # one shell refuses what the other runs (2>&-#c: bash closes stderr, sh sees a syntax error)
             return _report(
-                f"{first.shell} and {other.shell}", line, run_line,
+                f"{first.shell} and {other.shell}",
+                line,
+                run_line,
                 f"disagree ({first.records!r} against {other.records!r}), and the lexer reported no problem",
                 other,
             )
@@ -296,5 +324,7 @@ def gate_bypass(world: World, line: str, *, confined: bool = False) -> str | Non
     for shell in SHELLS:
         run = world.run(shell, line)
         if run.canary:
-            return f"{shell} started the canary, but the gate let the line run unasked (confined={confined})\n  line:   {line!r}\n  stderr: {run.stderr[:300]!r}"
+            return (
+                f"{shell} started the canary, but the gate let the line run unasked (confined={confined})\n  line:   {line!r}\n  stderr: {run.stderr[:300]!r}"
+            )
     return None

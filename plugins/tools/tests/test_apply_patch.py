@@ -75,9 +75,7 @@ def test_add_update_move_delete_in_one_patch(ws: Path) -> None:
         "*** Delete File: path/gone.py",
     )
     assert not result.is_error, text_of(result)
-    assert text_of(result) == (
-        "Applied patch: A path/new/deep.py, M path/old.py -> path/renamed.py, M path/edit.py, D path/gone.py"
-    )
+    assert text_of(result) == ("Applied patch: A path/new/deep.py, M path/old.py -> path/renamed.py, M path/edit.py, D path/gone.py")
     assert files(ws) == {
         "path/new/deep.py": "line one\nline two\n",
         "path/renamed.py": "def foo():\n    return 2\n",
@@ -185,9 +183,14 @@ def test_a_bad_third_file_leaves_the_first_two_untouched(ws: Path) -> None:
     (ws / "three.txt").write_text("3\n")
     result = patch(
         ws,
-        "*** Update File: one.txt", "-1", "+one",
-        "*** Add File: two_b.txt", "+2b",
-        "*** Update File: three.txt", "-not there", "+x",
+        "*** Update File: one.txt",
+        "-1",
+        "+one",
+        "*** Add File: two_b.txt",
+        "+2b",
+        "*** Update File: three.txt",
+        "-not there",
+        "+x",
     )
     assert result.is_error and "three.txt" in text_of(result)
     assert files(ws) == {"one.txt": "1\n", "two.txt": "2\n", "three.txt": "3\n"}
@@ -207,10 +210,15 @@ def test_a_failing_write_rolls_back_the_writes_before_it(ws: Path, monkeypatch: 
     monkeypatch.setattr(transaction_module, "atomic_write", failing_on_three)
     result = patch(
         ws,
-        "*** Update File: one.txt", "-1", "+one",
-        "*** Add File: sub/dir/new.txt", "+new",
+        "*** Update File: one.txt",
+        "-1",
+        "+one",
+        "*** Add File: sub/dir/new.txt",
+        "+new",
         "*** Delete File: gone.txt",
-        "*** Update File: three.txt", "-3", "+three",
+        "*** Update File: three.txt",
+        "-3",
+        "+three",
     )
     text = text_of(result)
     assert result.is_error and "cannot write three.txt: No space left on device; nothing was changed" in text
@@ -264,8 +272,18 @@ def outside(tmp_path: Path) -> Path:
         ["*** Delete File: file_link"],
         ["*** Add File: ~/new.txt", "+pwned"],
     ],
-    ids=["add-dotdot", "update-dotdot", "delete-dotdot", "add-absolute", "update-symlink-dir", "add-symlink-dir",
-         "move-dotdot", "move-symlink-dir", "delete-symlink-out", "add-tilde"],
+    ids=[
+        "add-dotdot",
+        "update-dotdot",
+        "delete-dotdot",
+        "add-absolute",
+        "update-symlink-dir",
+        "add-symlink-dir",
+        "move-dotdot",
+        "move-symlink-dir",
+        "delete-symlink-out",
+        "add-tilde",
+    ],
 )
 def test_escapes_are_refused_and_change_nothing(ws: Path, outside: Path, body: list[str]) -> None:
     (ws / "inside.txt").write_text("in\n")
@@ -311,8 +329,17 @@ def test_hard_linked_files_are_not_patched(ws: Path, outside: Path) -> None:
         ("*** Begin Patch\n*** End Patch", "line 1: the patch changes no file"),
         ("", "line 1: the patch is empty"),
     ],
-    ids=["no-begin", "no-end", "unknown-header", "add-line-without-plus", "hunk-line-without-prefix", "update-without-hunks",
-         "header-without-path", "no-files", "empty"],
+    ids=[
+        "no-begin",
+        "no-end",
+        "unknown-header",
+        "add-line-without-plus",
+        "hunk-line-without-prefix",
+        "update-without-hunks",
+        "header-without-path",
+        "no-files",
+        "empty",
+    ],
 )
 def test_malformed_patches_name_the_line(ws: Path, text: str, expected: str) -> None:
     result = raw_patch(ws, text)

@@ -15,11 +15,21 @@ COMMAND = {"command": "make test", "cwd": "/ws", "env": {}, "network": False, "s
 
 def test_good_entries_keep_working_and_bad_ones_are_reported_once_then_dropped(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "exec-approvals.json"
-    path.write_text(json.dumps({"version": 2, "agents": {
-        "main": {"programs": [{"path": "/usr/bin/jq", "name": "jq"}, {"path": 5, "name": "x"}, 7],
-                 "commands": [COMMAND, {**COMMAND, "network": "yes"}]},
-        "other": 5,
-    }}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "agents": {
+                    "main": {
+                        "programs": [{"path": "/usr/bin/jq", "name": "jq"}, {"path": 5, "name": "x"}, 7],
+                        "commands": [COMMAND, {**COMMAND, "network": "yes"}],
+                    },
+                    "other": 5,
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
     store = ApprovalsStore(path)
     with caplog.at_level(logging.WARNING):
         for _ in range(3):  # every exec call reads the file
@@ -30,5 +40,7 @@ def test_good_entries_keep_working_and_bad_ones_are_reported_once_then_dropped(t
     assert len(warnings) == 4 and len(set(warnings)) == 4, warnings  # two programs, one command, one agent
     store.add("main", [Program("/usr/bin/wc", "wc")])
     stored = json.loads(path.read_text(encoding="utf-8"))
-    assert stored == {"version": 2, "agents": {"main": {
-        "programs": [{"path": "/usr/bin/jq", "name": "jq"}, {"path": "/usr/bin/wc", "name": "wc"}], "commands": [COMMAND]}}}
+    assert stored == {
+        "version": 2,
+        "agents": {"main": {"programs": [{"path": "/usr/bin/jq", "name": "jq"}, {"path": "/usr/bin/wc", "name": "wc"}], "commands": [COMMAND]}},
+    }

@@ -219,8 +219,12 @@ def test_the_pending_text_shows_a_multiline_command_verbatim() -> None:
     assert "Reply with: /approve ab12cd allow-once\n" in text and "allow-always" not in text
     assert re.search(r"Expires: \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in (29|30) min\)", text)
     assert dict(result.details) | {"expires_at": None} == {
-        "status": "approval-pending", "approval_id": "ab12cd", "command": command,
-        "reasons": list(verdict.reasons), "expires_at": None, "allow_always": False,
+        "status": "approval-pending",
+        "approval_id": "ab12cd",
+        "command": command,
+        "reasons": list(verdict.reasons),
+        "expires_at": None,
+        "allow_always": False,
     }
 
 
@@ -333,7 +337,8 @@ async def test_full_mode_still_asks_before_leaving_the_sandbox_or_using_the_netw
     ws = tmp_path / "ws"
     ws.mkdir()
     kernel = await make_kernel(
-        plugins={"tools": clawbot_tools.plugin}, env={"PATH": os.environ.get("PATH", os.defpath)},
+        plugins={"tools": clawbot_tools.plugin},
+        env={"PATH": os.environ.get("PATH", os.defpath)},
         config='[plugins.tools.exec]\nsecurity = "full"\n',
     )
     runtime = AgentRuntime(kernel, port=RecordingPort())

@@ -183,7 +183,7 @@ ASKS = {
         "ls >(ls)",
         "ls $X",
         "ls ${X}",
-        "ls \"$X\"",
+        'ls "$X"',
         "X=$Y ls",
         "timeout $T ls",
         "cat <<EOF\n$((X))\nEOF",
@@ -379,7 +379,7 @@ def test_ordinary_read_only_commands_still_run_in_the_sandbox(command: str, worl
 
 
 async def test_the_allowed_commands_really_run(world: Path, gate: Harness) -> None:
-    result = await gate.call("exec", command="sort -r ./*.txt | head -n 2 && grep -c a a.txt && echo \"$HOME\"")
+    result = await gate.call("exec", command='sort -r ./*.txt | head -n 2 && grep -c a a.txt && echo "$HOME"')
     assert result.details.get("status") == "exited", text_of(result)
     assert text_of(result).startswith(f"touch pwned\ntouch pwned\n1\n{world / 'home'}\n")
 
@@ -428,9 +428,38 @@ async def test_a_line_too_long_to_check_does_not_run_even_in_full_mode(world: Pa
 
 
 ADVERSARIAL_UNITS = [
-    "a==== ", "a=a=a=a=a=a ", ";a=b ", "sudo rm ", "git push ", "chmod - ", "f(){ f|", "curl |", "$(", "${",
-    "{a,b}", "-rrrrr", "x=( ", "do a=1 ", "'", '"', "\\", "`", "rm -r", "dd of=", "((", "<<E\n", "exec ",
-    "[[ ", "*?[", "cd .. ;", "a=exec ", ":(){ ", "{-rf,/} ", "time nice ", "sh -c '", "xargs rm -",
+    "a==== ",
+    "a=a=a=a=a=a ",
+    ";a=b ",
+    "sudo rm ",
+    "git push ",
+    "chmod - ",
+    "f(){ f|",
+    "curl |",
+    "$(",
+    "${",
+    "{a,b}",
+    "-rrrrr",
+    "x=( ",
+    "do a=1 ",
+    "'",
+    '"',
+    "\\",
+    "`",
+    "rm -r",
+    "dd of=",
+    "((",
+    "<<E\n",
+    "exec ",
+    "[[ ",
+    "*?[",
+    "cd .. ;",
+    "a=exec ",
+    ":(){ ",
+    "{-rf,/} ",
+    "time nice ",
+    "sh -c '",
+    "xargs rm -",
 ]
 
 
@@ -456,7 +485,10 @@ def test_adversarial_lines_are_decided_quickly(world: Path) -> None:
     )
     ws = os.path.realpath(world / "ws")
     done = subprocess.run(
-        [sys.executable, "-c", script, ws, json.dumps(ADVERSARIAL_UNITS)], capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", script, ws, json.dumps(ADVERSARIAL_UNITS)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -513,11 +545,26 @@ def test_the_while_loop_that_spawns_forever_asks(world: Path) -> None:
 # --- allow always: programs that run what their arguments say are never remembered as such ---
 
 NEVER_ALWAYS = [
-    ("python3", "python3 -c 1"), ("perl", "perl -e 1"), ("ruby", "ruby -e 1"), ("node", "node -e 1"),
-    ("bash", "bash script.sh"), ("env", "env"), ("find", "find ."), ("git", "git status"), ("make", "make"),
-    ("awk", "awk 1 a.txt"), ("sed", "sed p a.txt"), ("ssh", "ssh host"), ("rsync", "rsync a b"),
-    ("curl", "curl https://example.com"), ("wget", "wget https://example.com"), ("busybox", "busybox ls"),
-    ("tar", "tar tf x.tar"), ("npm", "npm test"), ("xargs", "xargs"), ("stdbuf", "find . -exec stdbuf -oL x {} ;"),
+    ("python3", "python3 -c 1"),
+    ("perl", "perl -e 1"),
+    ("ruby", "ruby -e 1"),
+    ("node", "node -e 1"),
+    ("bash", "bash script.sh"),
+    ("env", "env"),
+    ("find", "find ."),
+    ("git", "git status"),
+    ("make", "make"),
+    ("awk", "awk 1 a.txt"),
+    ("sed", "sed p a.txt"),
+    ("ssh", "ssh host"),
+    ("rsync", "rsync a b"),
+    ("curl", "curl https://example.com"),
+    ("wget", "wget https://example.com"),
+    ("busybox", "busybox ls"),
+    ("tar", "tar tf x.tar"),
+    ("npm", "npm test"),
+    ("xargs", "xargs"),
+    ("stdbuf", "find . -exec stdbuf -oL x {} ;"),
 ]
 
 
@@ -540,23 +587,33 @@ def test_a_remembered_interpreter_no_longer_runs_unasked(world: Path) -> None:
     ws = os.path.realpath(world / "ws")
     remembered = (Program(os.path.realpath(python), "python3"), Program(os.path.realpath("/bin/rm"), "rm"))
     given = PolicyInput(
-        settings=ExecSettings(), cwd=ws, workspace=ws, path_value=SYSTEM_PATH, home=None, remembered=remembered,
-        confined=True, hides_names=True, guards_metadata=True,
+        settings=ExecSettings(),
+        cwd=ws,
+        workspace=ws,
+        path_value=SYSTEM_PATH,
+        home=None,
+        remembered=remembered,
+        confined=True,
+        hides_names=True,
+        guards_metadata=True,
     )
     assert decide("python3 -c 1", given).action == "ask"
     assert decide("rm a.txt", given).action == "run"  # an ordinary remembered program still runs
 
 
-@pytest.mark.parametrize("command", [
-    "function f { rm -rf /; }",
-    "f() { rm -rf build; }",
-    "for x do rm -rf build; done",
-    "case x in x) rm -rf build;; esac",
-    "while rm -rf build; do :; done",
-    "echo ${x-{}; rm -rf build}",
-    "bash -c 'rm {-rf,build}'",
-    "echo $(rm -rf build)",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "function f { rm -rf /; }",
+        "f() { rm -rf build; }",
+        "for x do rm -rf build; done",
+        "case x in x) rm -rf build;; esac",
+        "while rm -rf build; do :; done",
+        "echo ${x-{}; rm -rf build}",
+        "bash -c 'rm {-rf,build}'",
+        "echo $(rm -rf build)",
+    ],
+)
 def test_destructive_commands_inside_compound_commands_still_ask_in_full_mode(command: str, world: Path) -> None:
     found = verdict(command, world, security="full")
     assert found.action == "ask" and found.destructive, found

@@ -128,14 +128,17 @@ async def test_bypasses_through_the_exec_tool(command: str, world: Path, gate: H
 # --- cd and && / || ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("command", "sandboxed", "bare"), [
-    ("cd sub && ls", "run", "ask"),  # inside a sandbox ls lists what it may; without one the directory is unknown
-    ("cd sub && ls && cd .. && ls", "run", "ask"),
-    ("cd sub; ls", "run", "ask"),
-    ("true && cd sub; ls", "run", "ask"),
-    ("cd sub || ls", "run", "ask"),  # whether cd ran or not, the gate does not guess
-    ("true && cd sub; echo x > out.txt", "ask", "ask"),  # out.txt cannot be checked for hard links
-])
+@pytest.mark.parametrize(
+    ("command", "sandboxed", "bare"),
+    [
+        ("cd sub && ls", "run", "ask"),  # inside a sandbox ls lists what it may; without one the directory is unknown
+        ("cd sub && ls && cd .. && ls", "run", "ask"),
+        ("cd sub; ls", "run", "ask"),
+        ("true && cd sub; ls", "run", "ask"),
+        ("cd sub || ls", "run", "ask"),  # whether cd ran or not, the gate does not guess
+        ("true && cd sub; echo x > out.txt", "ask", "ask"),  # out.txt cannot be checked for hard links
+    ],
+)
 def test_cd_is_not_followed(command: str, sandboxed: str, bare: str, world: Path) -> None:
     assert verdict(command, world, confined=True).action == sandboxed, command
     assert verdict(command, world).action == bare, command
@@ -144,23 +147,26 @@ def test_cd_is_not_followed(command: str, sandboxed: str, bare: str, world: Path
 # --- assignments ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("command", "action"), [
-    ("TZ=x date", "run"),  # a zone name: looked up under the system's zoneinfo
-    ("TZ=:{world}/secret.txt date", "ask"),  # a path: read from there
-    ("TZ=../../secret date", "ask"),
-    ("LANGUAGE=x ls", "run"),
-    ("FOO=1 ls", "ask"),
-    ("X=1; echo $X", "ask"),
-    ("export TZ=x; date", "run"),
-    ("export TZ=/x; date", "ask"),
-    ("LC_ALL=/tmp/x ls", "ask"),
-    ("LANG=$X ls", "ask"),
-    ("LANG=C ls", "run"),
-    ("LC_ALL=C.UTF-8 LC_COLLATE=C sort a.txt", "run"),
-    ("COLUMNS=80 NO_COLOR=1 TERM=dumb ls", "run"),
-    ("env LANG=C ls", "run"),
-    ("POSIXLY_CORRECT=1 head a.txt -n 1", "ask"),
-])
+@pytest.mark.parametrize(
+    ("command", "action"),
+    [
+        ("TZ=x date", "run"),  # a zone name: looked up under the system's zoneinfo
+        ("TZ=:{world}/secret.txt date", "ask"),  # a path: read from there
+        ("TZ=../../secret date", "ask"),
+        ("LANGUAGE=x ls", "run"),
+        ("FOO=1 ls", "ask"),
+        ("X=1; echo $X", "ask"),
+        ("export TZ=x; date", "run"),
+        ("export TZ=/x; date", "ask"),
+        ("LC_ALL=/tmp/x ls", "ask"),
+        ("LANG=$X ls", "ask"),
+        ("LANG=C ls", "run"),
+        ("LC_ALL=C.UTF-8 LC_COLLATE=C sort a.txt", "run"),
+        ("COLUMNS=80 NO_COLOR=1 TERM=dumb ls", "run"),
+        ("env LANG=C ls", "run"),
+        ("POSIXLY_CORRECT=1 head a.txt -n 1", "ask"),
+    ],
+)
 def test_only_harmless_variables_may_be_set(command: str, action: str, world: Path) -> None:
     assert verdict(command.replace("{world}", str(world)), world, confined=True).action == action, command
 
@@ -199,9 +205,17 @@ def test_only_ascii_digits_make_an_fd_number() -> None:
     assert Op("2>", redirect=True) in lex("ls 2>/dev/null").tokens
 
 
-@pytest.mark.parametrize("command", [
-    "head a.txt\x0b../secret.txt", "ls\x00", "ls\r", "echo \x1b[31m", "ls {PATH}>/dev/null", "nice -٣ ls",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "head a.txt\x0b../secret.txt",
+        "ls\x00",
+        "ls\r",
+        "echo \x1b[31m",
+        "ls {PATH}>/dev/null",
+        "nice -٣ ls",
+    ],
+)
 def test_control_characters_and_odd_digits_ask(command: str, world: Path) -> None:
     assert verdict(command, world).action == "ask", command
 
@@ -209,19 +223,22 @@ def test_control_characters_and_odd_digits_ask(command: str, world: Path) -> Non
 # --- $ forms and printf ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("command", "action"), [
-    ('echo $"x"', "ask"),
-    ('echo x > $"out.txt"', "ask"),
-    ("echo $/", "ask"),
-    ("printf $X 'a[$(touch pwned)]' hi", "ask"),
-    ("printf $X PS4 '$(touch pwned)'", "ask"),
-    ("printf -v X hi", "ask"),
-    ("printf %s -v", "ask"),
-    ("printf -- -x", "run"),
-    ("printf '%s\\n' $HOME", "run"),
-    ("echo $HOME ${USER} $? \"a$\" b$", "run"),
-    ("echo {-n,x}", "run"),
-])
+@pytest.mark.parametrize(
+    ("command", "action"),
+    [
+        ('echo $"x"', "ask"),
+        ('echo x > $"out.txt"', "ask"),
+        ("echo $/", "ask"),
+        ("printf $X 'a[$(touch pwned)]' hi", "ask"),
+        ("printf $X PS4 '$(touch pwned)'", "ask"),
+        ("printf -v X hi", "ask"),
+        ("printf %s -v", "ask"),
+        ("printf -- -x", "run"),
+        ("printf '%s\\n' $HOME", "run"),
+        ('echo $HOME ${USER} $? "a$" b$', "run"),
+        ("echo {-n,x}", "run"),
+    ],
+)
 def test_dollar_forms_and_printf_formats(command: str, action: str, world: Path) -> None:
     assert verdict(command, world).action == action, command
 
@@ -324,7 +341,10 @@ def test_many_globs_over_many_files_are_decided_quickly(world: Path) -> None:
         """
     )
     done = subprocess.run(
-        [sys.executable, "-c", script, os.path.realpath(world / "ws"), command], capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", script, os.path.realpath(world / "ws"), command],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

@@ -22,13 +22,16 @@ def world(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("command", [
-    "cd ..; cd ws/nope/..; head secret.txt",  # bash refuses cd nope/.. and stays outside
-    "bash -c 'cd ..; cd ws/nope/..; head secret.txt'",
-    "cd ..; cd ws/a.txt/..; head secret.txt",  # a file before ..
-    "cd -P -L x/../..; head secret.txt",  # the last of -P/-L wins: logical, so ws/x/../.. is outside
-    "cd -L -P x/../..; cd -L ../..; head secret.txt",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd ..; cd ws/nope/..; head secret.txt",  # bash refuses cd nope/.. and stays outside
+        "bash -c 'cd ..; cd ws/nope/..; head secret.txt'",
+        "cd ..; cd ws/a.txt/..; head secret.txt",  # a file before ..
+        "cd -P -L x/../..; head secret.txt",  # the last of -P/-L wins: logical, so ws/x/../.. is outside
+        "cd -L -P x/../..; cd -L ../..; head secret.txt",
+    ],
+)
 def test_a_cd_the_shell_may_refuse_or_read_differently_asks(command: str, world: Path) -> None:
     assert_blocked(command, world)
 
@@ -41,14 +44,17 @@ def test_after_a_cd_safe_bins_read_what_the_sandbox_lets_them(world: Path) -> No
         assert verdict(command, world).action == "ask"
 
 
-@pytest.mark.parametrize("command", [
-    "sort -S 1K ./a.txt",
-    "sort --buffer-size=1K ./a.txt",
-    "sort --parallel=64 ./a.txt",
-    "sort /dev/urandom",
-    "sort /dev/zero",
-    "sort < /dev/urandom",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sort -S 1K ./a.txt",
+        "sort --buffer-size=1K ./a.txt",
+        "sort --parallel=64 ./a.txt",
+        "sort /dev/urandom",
+        "sort /dev/zero",
+        "sort < /dev/urandom",
+    ],
+)
 def test_sort_cannot_be_made_to_fill_the_disk_with_temporary_files(command: str, world: Path) -> None:
     # never run: on the old gate these spilled gigabytes into /tmp
     found = verdict(command, world)

@@ -37,8 +37,13 @@ def verdict(command: str, ws: Path, *, confined: bool, hides_names: bool | None 
     settings.setdefault("allowlist", [])
     real = os.path.realpath(ws)
     given = PolicyInput(
-        settings=ExecSettings(**settings), cwd=real, workspace=real, path_value=SYSTEM_PATH,
-        home=str(ws.parent / "home"), confined=confined, hides_names=confined if hides_names is None else hides_names,
+        settings=ExecSettings(**settings),
+        cwd=real,
+        workspace=real,
+        path_value=SYSTEM_PATH,
+        home=str(ws.parent / "home"),
+        confined=confined,
+        hides_names=confined if hides_names is None else hides_names,
     )
     return decide(command, given)
 
@@ -142,8 +147,33 @@ def test_relative_programs_after_cd_ask(command: str, ws: Path) -> None:
 
 # --- allow-always: programs only when they run no code from their arguments ---------------
 
-RUNS_CODE = ["pydoc3", "vim", "gcc", "cc", "logsave", "capsh", "pygmentize", "sort", "split", "tar", "sed", "awk",
-             "python3", "perl", "git", "make", "env", "find", "xargs", "less", "rg", "wget", "curl", "sdiff", "diff3"]
+RUNS_CODE = [
+    "pydoc3",
+    "vim",
+    "gcc",
+    "cc",
+    "logsave",
+    "capsh",
+    "pygmentize",
+    "sort",
+    "split",
+    "tar",
+    "sed",
+    "awk",
+    "python3",
+    "perl",
+    "git",
+    "make",
+    "env",
+    "find",
+    "xargs",
+    "less",
+    "rg",
+    "wget",
+    "curl",
+    "sdiff",
+    "diff3",
+]
 
 
 @pytest.mark.parametrize("name", RUNS_CODE)
@@ -180,10 +210,23 @@ def test_allow_always_says_what_it_would_remember(ws: Path, tmp_path: Path) -> N
 # --- the environment a command gets, and what the model may add ---------------------------
 
 PARENT = {
-    "PATH": "/usr/bin:/bin", "HOME": "/home/me", "LANG": "C.UTF-8", "LC_ALL": "C", "TERM": "xterm",
-    "MYSQL_PWD": "hunter2", "SSHPASS": "hunter2", "OP_SESSION_abc": "tok", "SSH_AUTH_SOCK": "/run/ssh.sock",
-    "ANTHROPIC_API_KEY": "sk-ant", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1/bus", "XAUTHORITY": "/x",
-    "DISPLAY": ":0", "PYTHONSTARTUP": "/evil.py", "LD_PRELOAD": "/evil.so", "KUBECONFIG": "/k", "JAVA_HOME": "/jdk",
+    "PATH": "/usr/bin:/bin",
+    "HOME": "/home/me",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C",
+    "TERM": "xterm",
+    "MYSQL_PWD": "hunter2",
+    "SSHPASS": "hunter2",
+    "OP_SESSION_abc": "tok",
+    "SSH_AUTH_SOCK": "/run/ssh.sock",
+    "ANTHROPIC_API_KEY": "sk-ant",
+    "DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1/bus",
+    "XAUTHORITY": "/x",
+    "DISPLAY": ":0",
+    "PYTHONSTARTUP": "/evil.py",
+    "LD_PRELOAD": "/evil.so",
+    "KUBECONFIG": "/k",
+    "JAVA_HOME": "/jdk",
 }
 
 
@@ -197,11 +240,23 @@ def test_children_get_only_allow_listed_names_of_clawbots_environment() -> None:
 @pytest.mark.parametrize(
     ("name", "value", "ok"),
     [
-        ("LANG", "de_DE.UTF-8", True), ("LC_ALL", "C", True), ("TZ", "Europe/Berlin", False), ("TZ", "UTC", True),
-        ("NO_COLOR", "1", True), ("PYTHONUNBUFFERED", "1", True), ("CI", "true", True),
-        ("LANG", "/tmp/evil", False), ("TERM", "../../evil", False),
-        ("PATH", "/tmp", False), ("LD_PRELOAD", "x.so", False), ("PYTHONSTARTUP", "x.py", False), ("BASH_ENV", "x", False),
-        ("GIT_SSH_COMMAND", "x", False), ("MY_TOOL_OPTS", "x", False), ("HOME", "/tmp", False), ("POSIXLY_CORRECT", "1", False),
+        ("LANG", "de_DE.UTF-8", True),
+        ("LC_ALL", "C", True),
+        ("TZ", "Europe/Berlin", False),
+        ("TZ", "UTC", True),
+        ("NO_COLOR", "1", True),
+        ("PYTHONUNBUFFERED", "1", True),
+        ("CI", "true", True),
+        ("LANG", "/tmp/evil", False),
+        ("TERM", "../../evil", False),
+        ("PATH", "/tmp", False),
+        ("LD_PRELOAD", "x.so", False),
+        ("PYTHONSTARTUP", "x.py", False),
+        ("BASH_ENV", "x", False),
+        ("GIT_SSH_COMMAND", "x", False),
+        ("MY_TOOL_OPTS", "x", False),
+        ("HOME", "/tmp", False),
+        ("POSIXLY_CORRECT", "1", False),
     ],
 )
 def test_the_model_may_set_only_allow_listed_names(name: str, value: str, ok: bool) -> None:

@@ -21,9 +21,7 @@ def world(tmp_path: Path) -> tuple[Path, PolicyInput]:
     ws, bin_dir = tmp_path / "ws", tmp_path / "bin"
     ws.mkdir()
     bin_dir.mkdir()
-    given = PolicyInput(
-        ExecSettings(allowlist=["tool"]), cwd=str(ws), workspace=str(ws), path_value=f"{bin_dir}{os.pathsep}/usr/bin:/bin", home=None
-    )
+    given = PolicyInput(ExecSettings(allowlist=["tool"]), cwd=str(ws), workspace=str(ws), path_value=f"{bin_dir}{os.pathsep}/usr/bin:/bin", home=None)
     return bin_dir, given
 
 

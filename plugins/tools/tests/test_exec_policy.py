@@ -28,12 +28,24 @@ def ws(tmp_path: Path) -> Path:
 
 
 def verdict(
-    command: str, ws: Path, *, path: str = SYSTEM_PATH, remembered: tuple[Program, ...] = (), confined: bool = False, **settings,
+    command: str,
+    ws: Path,
+    *,
+    path: str = SYSTEM_PATH,
+    remembered: tuple[Program, ...] = (),
+    confined: bool = False,
+    **settings,
 ) -> Verdict:
     settings.setdefault("allowlist", ["ls", "echo"])
     given = PolicyInput(
-        settings=ExecSettings(**settings), cwd=os.path.realpath(ws), workspace=os.path.realpath(ws),
-        path_value=path, home=str(ws.parent / "home"), remembered=remembered, confined=confined, hides_names=confined,
+        settings=ExecSettings(**settings),
+        cwd=os.path.realpath(ws),
+        workspace=os.path.realpath(ws),
+        path_value=path,
+        home=str(ws.parent / "home"),
+        remembered=remembered,
+        confined=confined,
+        hides_names=confined,
         guards_metadata=confined,
     )
     return decide(command, given)
@@ -116,7 +128,7 @@ SNEAKY = [
     "doas ls",
     "su -c ls",
     "trap 'rm x' EXIT",
-    "bash -c \"$CMD\"",
+    'bash -c "$CMD"',
     "sh -s < script.sh",
     "env ls -la | $PAGER",
     # these three were in ALLOWED: compound commands and xargs can no longer be proven allowed

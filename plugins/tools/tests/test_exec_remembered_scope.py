@@ -1,4 +1,4 @@
-""""Allow always" remembers no more than the notice said, and only where it holds.
+""" "Allow always" remembers no more than the notice said, and only where it holds.
 
 * A program remembered "with any arguments, inside the sandbox" runs unasked only inside a
   sandbox that keeps its arguments harmless: not unconfined (``cat ~/.ssh/id_rsa``), and for
@@ -33,7 +33,8 @@ async def _setup(make_kernel: Any, tmp_path: Path, sandbox: str) -> Setup:
     ws = tmp_path / "ws"
     ws.mkdir(exist_ok=True)
     kernel = await make_kernel(
-        plugins={"tools": clawbot_tools.plugin}, env={"PATH": os.environ.get("PATH", os.defpath)},
+        plugins={"tools": clawbot_tools.plugin},
+        env={"PATH": os.environ.get("PATH", os.defpath)},
         config=f'[plugins.tools.exec]\nsandbox = "{sandbox}"\n',
     )
     return Setup(kernel, AgentRuntime(kernel, port=RecordingPort()), RecordingPort(), ws)

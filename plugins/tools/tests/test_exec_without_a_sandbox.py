@@ -93,7 +93,8 @@ def test_doctor_says_which_sandbox_commands_run_in(tmp_path: Path) -> None:
     assert "no network" in text
 
     inside = inside_a_machine_without_any_sandbox(
-        tmp_path, f"{sys.executable} -m clawbot.cli.main doctor",
+        tmp_path,
+        f"{sys.executable} -m clawbot.cli.main doctor",
         env={"CLAWBOT_HOME": str(tmp_path / "ws" / "state"), "HOME": str(tmp_path / "ws"), "NO_COLOR": "1", "COLUMNS": "250"},
     )
     text = " ".join(inside.split())

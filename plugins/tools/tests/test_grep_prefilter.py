@@ -112,12 +112,7 @@ def lines_of(text: str) -> list[str]:
 
 def naive(pattern: str, ignore_case: bool) -> list[str]:
     compiled = regex.compile(pattern, regex.VERSION0 | (regex.IGNORECASE if ignore_case else 0))
-    return sorted(
-        f"{name}:{number}: {line}"
-        for name, text in FILES.items()
-        for number, line in enumerate(lines_of(text), start=1)
-        if compiled.search(line)
-    )
+    return sorted(f"{name}:{number}: {line}" for name, text in FILES.items() for number, line in enumerate(lines_of(text), start=1) if compiled.search(line))
 
 
 @pytest.mark.parametrize("ignore_case", [False, True], ids=["case", "nocase"])
@@ -158,8 +153,7 @@ def test_each_pattern_gets_the_prefilter_that_is_sound_for_it() -> None:
     assert prefilter("todo", ignore_case=True) == (("todo",), True)
     assert prefilter(r"[A-Z]{4}_\w+") == (("_",), True)
     # whole-file and per-line meanings differ: only the strings, never the pattern over the file
-    for pattern in (r"(?<![\s\S])foo", r"foo(?![\s\S])", r"(?-m:^)foo", r"\Afoo", r"foo\Z", r"\bfoo", "foo$",
-                    r"(f)oo\1", "(?>fo|f)oo", "fo*+o"):
+    for pattern in (r"(?<![\s\S])foo", r"foo(?![\s\S])", r"(?-m:^)foo", r"\Afoo", r"foo\Z", r"\bfoo", "foo$", r"(f)oo\1", "(?>fo|f)oo", "fo*+o"):
         assert prefilter(pattern) == (("foo",), False) or prefilter(pattern) == (("f",), False), pattern
     # no string needed, but the pattern depends on nothing around its match
     for pattern in (r"\w+", "a?", "x|.", r"[\s\S]"):
@@ -171,9 +165,44 @@ def test_each_pattern_gets_the_prefilter_that_is_sound_for_it() -> None:
 # --- random patterns: the prefilter never rules out a file with a matching line -------------------
 
 PIECES = [
-    "a", "b", "foo", "o", "K", "k", "s", " ", r"\t", r"\r", r"\n", ".", r"\w", r"\W", r"\s", r"\S", r"\d",
-    "^", "$", r"\A", r"\Z", r"\b", r"\B", "[ab]", "[^a]", r"[\s\S]", "[a-c]", "[Ff]", r"\{", r"\}",
-    "(?>a|ab)", "a*+", "b++", "(o)\\1", "(?i:k)", "a+?", "(?s:.)", "(?a:\\w)",
+    "a",
+    "b",
+    "foo",
+    "o",
+    "K",
+    "k",
+    "s",
+    " ",
+    r"\t",
+    r"\r",
+    r"\n",
+    ".",
+    r"\w",
+    r"\W",
+    r"\s",
+    r"\S",
+    r"\d",
+    "^",
+    "$",
+    r"\A",
+    r"\Z",
+    r"\b",
+    r"\B",
+    "[ab]",
+    "[^a]",
+    r"[\s\S]",
+    "[a-c]",
+    "[Ff]",
+    r"\{",
+    r"\}",
+    "(?>a|ab)",
+    "a*+",
+    "b++",
+    "(o)\\1",
+    "(?i:k)",
+    "a+?",
+    "(?s:.)",
+    "(?a:\\w)",
 ]
 
 

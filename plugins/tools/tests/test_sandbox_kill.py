@@ -50,8 +50,15 @@ async def _start(name: str, line: str, tmp_path: Path) -> asyncio.subprocess.Pro
     launch = mechanism(name).prepare(["/bin/sh", "-c", line], env={"PATH": PATH}, cwd=str(ws), policy=policy)
     try:
         return await asyncio.create_subprocess_exec(
-            *launch.argv, env=launch.env, cwd=launch.cwd, preexec_fn=launch.preexec_fn, pass_fds=launch.pass_fds,
-            start_new_session=True, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            *launch.argv,
+            env=launch.env,
+            cwd=launch.cwd,
+            preexec_fn=launch.preexec_fn,
+            pass_fds=launch.pass_fds,
+            start_new_session=True,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
         )
     finally:
         launch.close()

@@ -4,6 +4,7 @@ under bwrap, whichever name the command uses.
 Models a service account whose home is /opt/clawbot on a host where /opt links to a bigger
 disk (``ln -s /data/opt /opt``); the extra system tree stands in for /opt so the host's /opt
 is left alone."""
+
 from __future__ import annotations
 
 import subprocess
@@ -31,14 +32,22 @@ def test_a_protected_folder_inside_a_symlinked_system_tree_stays_hidden(tmp_path
     temp = tmp_path / "exec-tmp"
     temp.mkdir(mode=0o700)
     monkeypatch.setattr(paths, "SYSTEM_TREES", (*paths.SYSTEM_TREES, str(opt)))
-    policy = SandboxPolicy(workspace=str(home / "workspace"), temp_dir=str(temp),
-                           protected=[str(home / ".clawbot"), str(home)])
+    policy = SandboxPolicy(workspace=str(home / "workspace"), temp_dir=str(temp), protected=[str(home / ".clawbot"), str(home)])
     line = f"cat {home}/.clawbot/credentials/openai.json {real_opt}/clawbot/.clawbot/credentials/openai.json; ls {home}"
     launch = mechanism.prepare(["/bin/sh", "-c", line], env={"PATH": "/usr/bin:/bin"}, cwd=policy.workspace, policy=policy)
     try:
-        done = subprocess.run(launch.argv, env=launch.env, cwd=launch.cwd, preexec_fn=launch.preexec_fn,
-                              pass_fds=launch.pass_fds, start_new_session=True, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            launch.argv,
+            env=launch.env,
+            cwd=launch.cwd,
+            preexec_fn=launch.preexec_fn,
+            pass_fds=launch.pass_fds,
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     finally:
         launch.close()
     assert CANARY not in done.stdout, done.stdout + done.stderr

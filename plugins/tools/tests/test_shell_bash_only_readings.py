@@ -24,24 +24,41 @@ def world(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(("text", "expands"), [
-    ("x=~", True), ("x=a:~/b", True), ("x+=~", True), ("a[1]=~", True), ("x=~root", True), ("x=~:~", True),
-    ("LC_ALL=~", True),
-    ("x=\\~", False), ('"x"=~', False), ('x="~"', False), ("x=b~", False), ("--x=~", False), ("1x=~", False),
-    ("x==~", False), ("é=~", False),
-])
+@pytest.mark.parametrize(
+    ("text", "expands"),
+    [
+        ("x=~", True),
+        ("x=a:~/b", True),
+        ("x+=~", True),
+        ("a[1]=~", True),
+        ("x=~root", True),
+        ("x=~:~", True),
+        ("LC_ALL=~", True),
+        ("x=\\~", False),
+        ('"x"=~', False),
+        ('x="~"', False),
+        ("x=b~", False),
+        ("--x=~", False),
+        ("1x=~", False),
+        ("x==~", False),
+        ("é=~", False),
+    ],
+)
 def test_a_tilde_after_name_equals_is_not_taken_as_text(text: str, expands: bool) -> None:
     (word,) = lex(text).tokens
     assert word.expands is expands and word.literal is not expands, word
 
 
-@pytest.mark.parametrize("command", [
-    "LC_ALL=~ ls",  # both shells: LC_ALL=/home/me, a locale loaded from a path
-    "LANG=C:~ ls",
-    "ls x=~",  # bash: ls x=/home/me
-    "ls <<<x",  # bash only
-    "ls |& wc -l",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "LC_ALL=~ ls",  # both shells: LC_ALL=/home/me, a locale loaded from a path
+        "LANG=C:~ ls",
+        "ls x=~",  # bash: ls x=/home/me
+        "ls <<<x",  # bash only
+        "ls |& wc -l",
+    ],
+)
 def test_what_bash_expands_or_only_bash_parses_asks(command: str, world: Path) -> None:
     found = verdict(command, world)
     assert found.action == "ask", found

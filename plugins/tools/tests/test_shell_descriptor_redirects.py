@@ -80,8 +80,34 @@ FORMS = [
         ["", "0", "1", "2", "12"],
         ["<&", ">&"],
         ["", " "],
-        ["-", "-x", "--", "-1", "-#c", "-'q'", '-"q"', "-\\q", "-$x", "- x", "-;p", "-\\\n-x", "-|p b", "-&",
-         "1", "2", "10", "1-", "x", '"1"', "\\-", "'-'", '"-"', "/dev/null", "2>x", "-2>x"],
+        [
+            "-",
+            "-x",
+            "--",
+            "-1",
+            "-#c",
+            "-'q'",
+            '-"q"',
+            "-\\q",
+            "-$x",
+            "- x",
+            "-;p",
+            "-\\\n-x",
+            "-|p b",
+            "-&",
+            "1",
+            "2",
+            "10",
+            "1-",
+            "x",
+            '"1"',
+            "\\-",
+            "'-'",
+            '"-"',
+            "/dev/null",
+            "2>x",
+            "-2>x",
+        ],
     )
 ] + ["p a &>-", "p a &>-x", "p a &>>-x", "p a >&-", "p a 2>&-; p b", "p a 2>&-\np b", "p a 2>&- # c"]
 
@@ -92,28 +118,43 @@ def test_every_closing_and_duplicating_form_is_read_as_both_shells_run_it(shells
     assert not mismatches, "\n\n".join(mismatches[:5])
 
 
-@pytest.mark.parametrize("command", [
-    "sort 2>&---compress-program=sh big.txt",  # bash: sort --compress-program=sh
-    SMUGGLED,
-    "head >&-/etc/passwd",  # bash: head /etc/passwd with stdout closed
-    "ls >& -x",
-    "ls 0<&-x",
-    "ls 2>&-#c",
-    "ls 12>x",  # sh: ls 12 >x
-    "ls 2>&1>x",  # sh refuses it
-    "ls >&out.txt",  # bash writes stdout and stderr to out.txt, sh refuses it
-    "ls 2>&1-",  # bash moves the descriptor, sh refuses it
-    "ls 2>&10",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sort 2>&---compress-program=sh big.txt",  # bash: sort --compress-program=sh
+        SMUGGLED,
+        "head >&-/etc/passwd",  # bash: head /etc/passwd with stdout closed
+        "ls >& -x",
+        "ls 0<&-x",
+        "ls 2>&-#c",
+        "ls 12>x",  # sh: ls 12 >x
+        "ls 2>&1>x",  # sh refuses it
+        "ls >&out.txt",  # bash writes stdout and stderr to out.txt, sh refuses it
+        "ls 2>&1-",  # bash moves the descriptor, sh refuses it
+        "ls 2>&10",
+    ],
+)
 def test_redirects_the_shells_read_differently_ask(command: str, world: Path) -> None:
     found = verdict(command, world)
     assert found.action == "ask", found
 
 
-@pytest.mark.parametrize("command", [
-    "ls 2>&1", "ls 2>&-", "ls >&2", "ls 0<&-", "ls 2>/dev/null", "ls >/dev/null 2>&1", "ls 2>&- | wc -l", "ls 2>&- >&-",
-    "ls 2>&- -l", "ls >& 2", "ls 1>&2",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls 2>&1",
+        "ls 2>&-",
+        "ls >&2",
+        "ls 0<&-",
+        "ls 2>/dev/null",
+        "ls >/dev/null 2>&1",
+        "ls 2>&- | wc -l",
+        "ls 2>&- >&-",
+        "ls 2>&- -l",
+        "ls >& 2",
+        "ls 1>&2",
+    ],
+)
 def test_ordinary_closing_and_duplicating_still_runs(command: str, world: Path) -> None:
     found = verdict(command, world)
     assert found.action == "run", found

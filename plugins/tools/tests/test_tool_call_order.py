@@ -43,10 +43,11 @@ async def _turn(make_kernel, fake_llm, workspace: Path, ask: str):
 async def test_edits_of_one_file_in_one_reply_all_land_and_answer_in_call_order(make_kernel, fake_llm, workspace, edits) -> None:
     lines = [f"line {i}: old" for i in range(edits)]
     (workspace / "f.txt").write_text("\n".join(lines) + "\n")
-    fake_llm.reply(tool_calls=[
-        ToolCallSpec("edit", {"path": "f.txt", "old_text": f"line {i}: old", "new_text": f"line {i}: new"}, id=f"toolu_{i:02d}")
-        for i in range(edits)
-    ])
+    fake_llm.reply(
+        tool_calls=[
+            ToolCallSpec("edit", {"path": "f.txt", "old_text": f"line {i}: old", "new_text": f"line {i}: new"}, id=f"toolu_{i:02d}") for i in range(edits)
+        ]
+    )
     fake_llm.reply("Edited every line.")
 
     turn = await _turn(make_kernel, fake_llm, workspace, "update every line")
@@ -60,12 +61,14 @@ async def test_edits_of_one_file_in_one_reply_all_land_and_answer_in_call_order(
 
 async def test_a_read_after_a_write_in_the_same_reply_sees_the_written_content(make_kernel, fake_llm, workspace) -> None:
     (workspace / "a.txt").write_text("before\n")
-    fake_llm.reply(tool_calls=[
-        ToolCallSpec("write", {"path": "a.txt", "content": "after\n" * 2000}, id="toolu_w"),
-        ToolCallSpec("read", {"path": "a.txt"}, id="toolu_r"),
-        ToolCallSpec("edit", {"path": "a.txt", "old_text": "after\nafter\n" * 1000, "new_text": "edited\n"}, id="toolu_e"),
-        ToolCallSpec("read", {"path": "a.txt"}, id="toolu_r2"),
-    ])
+    fake_llm.reply(
+        tool_calls=[
+            ToolCallSpec("write", {"path": "a.txt", "content": "after\n" * 2000}, id="toolu_w"),
+            ToolCallSpec("read", {"path": "a.txt"}, id="toolu_r"),
+            ToolCallSpec("edit", {"path": "a.txt", "old_text": "after\nafter\n" * 1000, "new_text": "edited\n"}, id="toolu_e"),
+            ToolCallSpec("read", {"path": "a.txt"}, id="toolu_r2"),
+        ]
+    )
     fake_llm.reply("Done.")
 
     await _turn(make_kernel, fake_llm, workspace, "rewrite a.txt and show it")

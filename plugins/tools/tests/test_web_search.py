@@ -67,9 +67,7 @@ class _Handler(BaseHTTPRequestHandler):
         server: FakeSearchAPI = self.server  # type: ignore[assignment]
         parts = urlsplit(self.path)
         params = {k: v[0] if len(v) == 1 else v for k, v in parse_qs(parts.query).items()}
-        server.requests.append(
-            {"path": parts.path, "params": params, "headers": {k.lower(): v for k, v in self.headers.items()}}
-        )
+        server.requests.append({"path": parts.path, "params": params, "headers": {k.lower(): v for k, v in self.headers.items()}})
         status, headers, body = server.responses.popleft() if server.responses else _json_response(200, BRAVE_OK)
         if server.delay:
             time.sleep(server.delay)
@@ -124,9 +122,7 @@ def api(_server) -> FakeSearchAPI:
 
 def brave(api: FakeSearchAPI, **settings) -> WebSearcher:
     """A searcher on the fake; the key comes from the (fake) environment unless given."""
-    return WebSearcher(
-        ToolsSettings(web_search_base_url=f"{api.url}/res/v1/web/search", **settings), env={"BRAVE_API_KEY": KEY}
-    )
+    return WebSearcher(ToolsSettings(web_search_base_url=f"{api.url}/res/v1/web/search", **settings), env={"BRAVE_API_KEY": KEY})
 
 
 def text_of(result) -> str:
@@ -198,8 +194,6 @@ async def test_no_results_is_not_an_error(api):
     assert result.details["results"] == []
 
 
-
-
 async def test_the_configured_key_wins_over_the_environment(api):
     searcher = WebSearcher(
         ToolsSettings(web_search_base_url=api.url, web_search_api_key="configured-key"),
@@ -227,8 +221,10 @@ async def test_not_configured_names_the_env_var_and_the_setting_and_sends_nothin
     [
         (401, {"type": "ErrorResponse", "error": {"code": "UNAUTHORIZED", "detail": "no"}}),
         (403, None),
-        (422, {"type": "ErrorResponse", "error": {"status": 422, "code": "SUBSCRIPTION_TOKEN_INVALID",
-                                                  "detail": "The provided subscription token is invalid."}}),
+        (
+            422,
+            {"type": "ErrorResponse", "error": {"status": 422, "code": "SUBSCRIPTION_TOKEN_INVALID", "detail": "The provided subscription token is invalid."}},
+        ),
     ],
 )
 async def test_a_rejected_key_says_which_key_to_fix(api, status, body):
@@ -244,8 +240,7 @@ async def test_a_rejected_key_says_which_key_to_fix(api, status, body):
 
 
 async def test_rate_limit_with_retry_after(api):
-    api.respond(429, {"type": "ErrorResponse", "error": {"code": "RATE_LIMITED", "detail": "Request rate limit exceeded."}},
-                headers={"Retry-After": "7"})
+    api.respond(429, {"type": "ErrorResponse", "error": {"code": "RATE_LIMITED", "detail": "Request rate limit exceeded."}}, headers={"Retry-After": "7"})
     result = await brave(api).search("q")
     text = text_of(result)
     assert result.is_error and "rate limit reached (HTTP 429)" in text and "Retry after 7 s" in text
@@ -254,8 +249,7 @@ async def test_rate_limit_with_retry_after(api):
 
 @pytest.mark.parametrize(
     ("retry_after", "expected"),
-    [("Wed, 21 Oct 2015 07:28:00 GMT", "Retry after 0 s"), ("-5", "Wait a little"), ("in a bit", "Wait a little"),
-     ("9" * 40, "Retry after 24 h")],
+    [("Wed, 21 Oct 2015 07:28:00 GMT", "Retry after 0 s"), ("-5", "Wait a little"), ("in a bit", "Wait a little"), ("9" * 40, "Retry after 24 h")],
     ids=["past-date", "negative", "garbage", "huge"],
 )
 async def test_rate_limit_reads_retry_after_like_the_providers(api, retry_after: str, expected: str):
@@ -283,10 +277,17 @@ async def test_server_errors(api, status):
 
 
 async def test_a_validation_error_shows_brave_s_detail(api):
-    api.respond(422, {"type": "ErrorResponse", "error": {
-        "code": "VALIDATION", "detail": "Unable to validate request parameter(s)",
-        "meta": {"errors": [{"loc": ["query", "country"], "msg": "value is not a valid enumeration member"}]},
-    }})
+    api.respond(
+        422,
+        {
+            "type": "ErrorResponse",
+            "error": {
+                "code": "VALIDATION",
+                "detail": "Unable to validate request parameter(s)",
+                "meta": {"errors": [{"loc": ["query", "country"], "msg": "value is not a valid enumeration member"}]},
+            },
+        },
+    )
     text = text_of(await brave(api).search("q", country="XX"))
     assert "refused the request (HTTP 422, VALIDATION): Unable to validate request parameter(s)" in text
     assert "query.country: value is not a valid enumeration member" in text
@@ -320,9 +321,7 @@ async def test_unreachable_endpoint():
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    searcher = WebSearcher(
-        ToolsSettings(web_search_base_url=f"http://user:pw-secret@127.0.0.1:{port}/x"), env={"BRAVE_API_KEY": KEY}
-    )
+    searcher = WebSearcher(ToolsSettings(web_search_base_url=f"http://user:pw-secret@127.0.0.1:{port}/x"), env={"BRAVE_API_KEY": KEY})
     result = await searcher.search("q")
     text = text_of(result)
     assert result.is_error and f"could not reach Brave Search at http://127.0.0.1:{port}/x" in text
@@ -365,17 +364,20 @@ async def test_the_api_key_never_leaves(api, caplog):
 
 
 def searxng(api: FakeSearchAPI, base: str | None = None, **settings) -> WebSearcher:
-    return WebSearcher(
-        ToolsSettings(web_search_provider="searxng", web_search_base_url=base or api.url, **settings), env={}
-    )
+    return WebSearcher(ToolsSettings(web_search_provider="searxng", web_search_base_url=base or api.url, **settings), env={})
 
 
 SEARXNG_OK = {
     "query": "clawbot",
     "number_of_results": 0,
     "results": [
-        {"url": f"https://r{i}.example/", "title": f"Result {i}", "content": f"Snippet <b>{i}</b>",
-         "engine": "duckduckgo", **({"publishedDate": "2025-01-02T00:00:00"} if i == 0 else {})}
+        {
+            "url": f"https://r{i}.example/",
+            "title": f"Result {i}",
+            "content": f"Snippet <b>{i}</b>",
+            "engine": "duckduckgo",
+            **({"publishedDate": "2025-01-02T00:00:00"} if i == 0 else {}),
+        }
         for i in range(8)
     ],
     "answers": [],

@@ -62,8 +62,7 @@ class _Server(ThreadingHTTPServer):
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}"
 
-    def serve(self, path: str, body: str | bytes, *, status: int = 200, ctype: str = "text/plain; charset=utf-8",
-              headers: dict[str, str] | None = None) -> str:
+    def serve(self, path: str, body: str | bytes, *, status: int = 200, ctype: str = "text/plain; charset=utf-8", headers: dict[str, str] | None = None) -> str:
         data = body.encode() if isinstance(body, str) else body
         self.pages[path] = (status, {"Content-Type": ctype, **(headers or {})}, data)
         return self.url + path
@@ -172,8 +171,7 @@ async def test_search_results_cannot_end_their_untrusted_block(search_api, provi
         search_api.answer = {"query": {"original": "q", "altered": html.escape(closer)}, "web": {"results": [result]}}
         settings = ToolsSettings(web_search_base_url=base + "/res/v1/web/search")
     else:
-        search_api.answer = {"results": [{"title": result["title"], "url": result["url"], "content": result["description"],
-                                          "publishedDate": result["age"]}]}
+        search_api.answer = {"results": [{"title": result["title"], "url": result["url"], "content": result["description"], "publishedDate": result["age"]}]}
         settings = ToolsSettings(web_search_provider="searxng", web_search_base_url=base)
     searcher = WebSearcher(settings, env={"BRAVE_API_KEY": "k"})
 

@@ -220,6 +220,11 @@ def _make_it_used(state: CliState | None, path: Path, agent_id: str | None, env:
     if isinstance(current, str) and expand_user_path(current, env).absolute() == path:
         return [f"Agent {chosen} uses this workspace."]
     if own:
-        return [f"Agent {chosen} has a workspace of its own ({own}); to use {path}, set this line in its",
-                f"[[agents.list]] entry in {in_use}:", "", f'    workspace = "{path}"', ""]
+        return [
+            f"Agent {chosen} has a workspace of its own ({own}); to use {path}, set this line in its",
+            f"[[agents.list]] entry in {in_use}:",
+            "",
+            f'    workspace = "{path}"',
+            "",
+        ]
     return set_config_string(state, "agents.defaults", "workspace", str(path))

@@ -172,9 +172,7 @@ def everything(workspace: Path, **overrides: Any) -> PromptContext:
             "tts",
             "weather",
         ),
-        "config": config(
-            model_aliases={"opus": "anthropic/claude-opus-4-5", "gpt": "openai/gpt-5"}, owner_ids=["+15550001"]
-        ),
+        "config": config(model_aliases={"opus": "anthropic/claude-opus-4-5", "gpt": "openai/gpt-5"}, owner_ids=["+15550001"]),
         "session_kind": "group",
         "session_key": "agent:coder:feishu:group:g1",
         "bootstrap_files": files(workspace),
@@ -284,9 +282,7 @@ def test_sandbox_absent_today_and_present_when_a_config_flag_says_so(workspace: 
     assert "sandbox" not in keys(everything(workspace))
     flagged = SimpleNamespace(agents=SimpleNamespace(defaults=SimpleNamespace(sandbox=SimpleNamespace(enabled=True))))
     assert by_key(context(workspace, config=flagged))["sandbox"].startswith("## Sandbox\n")
-    truthy_but_not_true = SimpleNamespace(
-        agents=SimpleNamespace(defaults=SimpleNamespace(sandbox=SimpleNamespace(enabled="yes")))
-    )
+    truthy_but_not_true = SimpleNamespace(agents=SimpleNamespace(defaults=SimpleNamespace(sandbox=SimpleNamespace(enabled="yes"))))
     assert "sandbox" not in keys(context(workspace, config=truthy_but_not_true))
 
 
@@ -369,10 +365,7 @@ def test_tooling_core_order_then_others_alphabetically(workspace: Path) -> None:
 
 def test_tool_summary_falls_back_to_the_first_sentence_of_the_description() -> None:
     assert tool_summary(tool("x", summary="  Do   x  ")) == "Do x"
-    assert (
-        tool_summary(tool("x", summary="", description="Look up the weather. Uses wttr.in.\nMore."))
-        == "Look up the weather"
-    )
+    assert tool_summary(tool("x", summary="", description="Look up the weather. Uses wttr.in.\nMore.")) == "Look up the weather"
     assert tool_summary(tool("x", summary="", description="\n\nOne line only.\nSecond")) == "One line only"
     assert len(tool_summary(tool("x", summary="y" * 500))) == 160
 
@@ -382,9 +375,7 @@ def test_tool_summary_falls_back_to_the_first_sentence_of_the_description() -> N
 # --------------------------------------------------------------------------------------
 
 
-def test_skills_xml_escaped_with_relative_home_and_absolute_locations(
-    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_skills_xml_escaped_with_relative_home_and_absolute_locations(workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))
     entries = (
@@ -447,9 +438,7 @@ def test_runtime_line(workspace: Path) -> None:
     assert bare == "## Runtime\nRuntime: agent=coder | model=unknown | channel=none | capabilities=none | thinking=off"
 
 
-def test_no_clock_in_the_prompt_and_byte_identical_under_another_clock(
-    workspace: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_no_clock_in_the_prompt_and_byte_identical_under_another_clock(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     now = dt.datetime.now()
     first = render(everything(workspace))
     stamps = {now.strftime(f) for f in ("%Y-%m-%d", "%d/%m/%Y", "%m/%d/%Y", "%H:%M", "%B %d", "%d %B")}

@@ -105,7 +105,5 @@ def count_tokens(body: Any) -> dict[str, Any]:
 
 
 def models_list(models: list[str]) -> dict[str, Any]:
-    data = [
-        {"type": "model", "id": name, "display_name": name, "created_at": "2025-01-01T00:00:00Z"} for name in models
-    ]
+    data = [{"type": "model", "id": name, "display_name": name, "created_at": "2025-01-01T00:00:00Z"} for name in models]
     return {"data": data, "has_more": False, "first_id": models[0] if models else None, "last_id": models[-1] if models else None}

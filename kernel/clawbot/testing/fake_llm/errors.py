@@ -35,8 +35,7 @@ _ANTHROPIC = {
     "billing": (
         402,
         "billing_error",
-        "Your credit balance is too low to access the Anthropic API. "
-        "Please go to Plans & Billing to upgrade or purchase credits.",
+        "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.",
     ),
     "context_length": (400, "invalid_request_error", "prompt is too long: {tokens} tokens > {limit} maximum"),
     "unknown_model": (404, "not_found_error", "model: {model}"),
@@ -88,8 +87,7 @@ _OPENAI = {
 _OPENAI_CONTEXT = {
     "openai-chat": (
         "messages",
-        "This model's maximum context length is {limit} tokens. However, your messages resulted in "
-        "{tokens} tokens. Please reduce the length of the messages.",
+        "This model's maximum context length is {limit} tokens. However, your messages resulted in {tokens} tokens. Please reduce the length of the messages.",
     ),
     "openai-responses": (
         "input",

@@ -251,9 +251,7 @@ class RecordedRequest:
             elif self.api == "anthropic" and isinstance(item.get("content"), list):
                 for block in item["content"]:
                     if isinstance(block, dict) and block.get("type") == "tool_result":
-                        found.append(
-                            {"id": block.get("tool_use_id"), "content": block.get("content"), "is_error": block.get("is_error", False)}
-                        )
+                        found.append({"id": block.get("tool_use_id"), "content": block.get("content"), "is_error": block.get("is_error", False)})
         return found
 
 

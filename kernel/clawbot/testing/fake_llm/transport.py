@@ -21,9 +21,7 @@ _END = object()
 
 
 class _BodyStream(httpx2.AsyncByteStream):
-    def __init__(
-        self, queue: asyncio.Queue[Any], task: asyncio.Task[None], disconnected: asyncio.Event, timeout: float | None
-    ) -> None:
+    def __init__(self, queue: asyncio.Queue[Any], task: asyncio.Task[None], disconnected: asyncio.Event, timeout: float | None) -> None:
         self._queue = queue
         self._task = task
         self._disconnected = disconnected
@@ -38,9 +36,7 @@ class _BodyStream(httpx2.AsyncByteStream):
             if item is _END:
                 return
             if isinstance(item, BaseException):
-                raise httpx2.RemoteProtocolError(
-                    "peer closed connection without sending complete message body (incomplete chunked read)"
-                ) from item
+                raise httpx2.RemoteProtocolError("peer closed connection without sending complete message body (incomplete chunked read)") from item
             yield item
 
     async def aclose(self) -> None:

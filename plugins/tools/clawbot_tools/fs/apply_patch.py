@@ -169,10 +169,7 @@ def _refuse_repeat(change: Change, seen: dict[Path, int]) -> None:
         if path is None:
             continue
         if path in seen:
-            raise PlanError(
-                f"line {change.op.line_no}: {shown} is already changed at line {seen[path]}; "
-                "put all changes to one file under one header"
-            )
+            raise PlanError(f"line {change.op.line_no}: {shown} is already changed at line {seen[path]}; put all changes to one file under one header")
         seen[path] = change.op.line_no
 
 

@@ -21,9 +21,7 @@ KEPT_MODE_BITS = 0o777
 TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def atomic_write(
-    path: Path, data: bytes, *, root: str | None = None, create_dirs: bool = False, new_mode: int = DEFAULT_MODE
-) -> list[str]:
+def atomic_write(path: Path, data: bytes, *, root: str | None = None, create_dirs: bool = False, new_mode: int = DEFAULT_MODE) -> list[str]:
     """Replace ``path`` (a real path) with ``data`` all at once; returns the directories made.
 
     An existing regular file keeps its permission bits, less setuid/setgid; a new one gets

@@ -147,6 +147,4 @@ def _too_slow(pattern: str, shown: str, exc: PatternTooSlow, results: list[str],
     )
     if results:
         text += f"\nMatches found before it stopped ({len(results)}):\n" + "\n".join(results)
-    return ToolResult.error(
-        text, pattern=pattern, path=shown, matches=len(results), files_searched=files_searched, timed_out=exc.where
-    )
+    return ToolResult.error(text, pattern=pattern, path=shown, matches=len(results), files_searched=files_searched, timed_out=exc.where)

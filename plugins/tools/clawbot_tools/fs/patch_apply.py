@@ -193,14 +193,10 @@ def _locate(indexed: _Indexed, old: list[str], start: int, hunk: Hunk, name: str
                 f"naming the enclosing function or class so it matches once\n{hunk.preview()}"
             )
     where = " at the end of the file" if hunk.at_eof else (f" after line {start}" if start else "")
-    raise HunkError(
-        f"{name}: its context and '-' lines were not found{where}; read the file and copy those lines exactly\n{hunk.preview()}"
-    )
+    raise HunkError(f"{name}: its context and '-' lines were not found{where}; read the file and copy those lines exactly\n{hunk.preview()}")
 
 
-def _matches(
-    indexed: _Indexed, old: list[str], start: int, at_eof: bool, level: Key, name: str, budget: Budget
-) -> tuple[list[int], bool]:
+def _matches(indexed: _Indexed, old: list[str], start: int, at_eof: bool, level: Key, name: str, budget: Budget) -> tuple[list[int], bool]:
     """The line numbers (ascending) where ``old`` matches at ``level``, and whether the list is complete.
 
     Only the places where the hunk's rarest line occurs are checked. The list is cut short

@@ -121,8 +121,7 @@ def resolve_readable(call: ToolCall, raw: object, settings: ToolsSettings) -> tu
             if inside(root, real):
                 return Path(real), root
         raise PathRefused(
-            f"path {text!r} is outside the workspace and outside the skill folders listed in your instructions; "
-            "use a path inside the workspace"
+            f"path {text!r} is outside the workspace and outside the skill folders listed in your instructions; use a path inside the workspace"
         ) from None
 
 
@@ -134,9 +133,7 @@ def _refuse_hard_links(text: str, real: str) -> None:
     except OSError as exc:
         raise PathRefused(f"cannot inspect {text!r}: {exc.strerror}") from None
     if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
-        raise PathRefused(
-            f"path {text!r} is a file with {info.st_nlink} hard links; another link may be outside the workspace, so it will not be changed"
-        )
+        raise PathRefused(f"path {text!r} is a file with {info.st_nlink} hard links; another link may be outside the workspace, so it will not be changed")
 
 
 def display(call: ToolCall, path: Path) -> str:

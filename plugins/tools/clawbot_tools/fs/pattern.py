@@ -57,10 +57,7 @@ def compile_pattern(pattern: str, *, ignore_case: bool) -> regex.Pattern[str]:
     except re.error as exc:
         raise PatternError(f"invalid regular expression {pattern!r}: {exc}") from None
     if _unrolled(tree) > MAX_UNROLLED:
-        raise PatternError(
-            f"pattern {pattern!r} repeats too much (its {{n}} counts multiply past {MAX_UNROLLED}); "
-            "use + or * or smaller counts"
-        )
+        raise PatternError(f"pattern {pattern!r} repeats too much (its {{n}} counts multiply past {MAX_UNROLLED}); use + or * or smaller counts")
     try:
         return regex.compile(pattern, regex.VERSION0 | (regex.IGNORECASE if ignore_case else 0))
     except regex.error as exc:
@@ -118,9 +115,7 @@ class Prefilter:
         # case-insensitively, the strings are matched by the same engine with the same flag,
         # so 'k' finds the Kelvin sign exactly when the pattern's own 'k' would
         self._folded = (
-            regex.compile("|".join(regex.escape(s) for s in self.strings), regex.VERSION0 | regex.IGNORECASE)
-            if ignore_case and self.strings
-            else None
+            regex.compile("|".join(regex.escape(s) for s in self.strings), regex.VERSION0 | regex.IGNORECASE) if ignore_case and self.strings else None
         )
         self.whole = whole  # the pattern itself, when one search of a whole file is as good as per line
         self.whole_limit = whole_limit  # longer files are not searched whole (memory, as for one line)

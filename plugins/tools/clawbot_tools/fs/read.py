@@ -95,9 +95,7 @@ def read(call: ToolCall, settings: ToolsSettings) -> ToolResult:
             if media_type is not None:
                 return _image(handle, shown, media_type, info.st_size)
             if looks_binary(head):
-                return ToolResult.error(
-                    f"read: {shown} is a binary file ({info.st_size} bytes) and cannot be shown as text", path=shown, bytes=info.st_size
-                )
+                return ToolResult.error(f"read: {shown} is a binary file ({info.st_size} bytes) and cannot be shown as text", path=shown, bytes=info.st_size)
             handle.seek(0)
             return _text(handle, shown, offset, limit)
     except PathRefused as exc:

@@ -26,10 +26,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
 
     return Tool(
         name="write",
-        description=(
-            "Create a file or replace its whole content. Parent directories are created as needed. "
-            "To change part of an existing file, prefer edit."
-        ),
+        description=("Create a file or replace its whole content. Parent directories are created as needed. To change part of an existing file, prefer edit."),
         parameters=PARAMETERS,
         handler=handler,
         summary="Create or overwrite a file in the workspace (creates parent directories)",

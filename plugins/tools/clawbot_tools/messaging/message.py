@@ -25,9 +25,7 @@ async def message(call: ToolCall) -> ToolResult:
     target = args.get("target") or (origin.peer_id if origin and channel == origin.channel else None)
     if not channel or not target:
         running = ", ".join(services.channels()) or "none"
-        return ToolResult.error(
-            f"message: say where to send it: 'channel' (running: {running}) and 'target' (the chat or user id)."
-        )
+        return ToolResult.error(f"message: say where to send it: 'channel' (running: {running}) and 'target' (the chat or user id).")
     text = args["message"]
     if len(text) > MAX_CHARS:
         return ToolResult.error(f"message: {len(text)} chars is too long; send at most {MAX_CHARS} per message.")

@@ -108,7 +108,9 @@ def ask(call: ToolCall, rt: RuntimeContext, job: Job, verdict: Verdict) -> ToolR
     except ApprovalRefused as exc:
         return ToolResult.error(
             f"exec: this command needs the owner's approval, and this request cannot get it: {exc}. Nothing ran.",
-            status="refused", command=job.command, reasons=list(verdict.reasons),
+            status="refused",
+            command=job.command,
+            reasons=list(verdict.reasons),
         )
     except ServiceUnavailable as exc:
         return unavailable(job, verdict, str(exc))
@@ -116,7 +118,13 @@ def ask(call: ToolCall, rt: RuntimeContext, job: Job, verdict: Verdict) -> ToolR
 
 
 def pending(
-    ticket: ApprovalTicket, job: Job, verdict: Verdict, *, allow_always: bool, grants: tuple[str, ...] = (), covers: str | None = None,
+    ticket: ApprovalTicket,
+    job: Job,
+    verdict: Verdict,
+    *,
+    allow_always: bool,
+    grants: tuple[str, ...] = (),
+    covers: str | None = None,
 ) -> ToolResult:
     """The "approval-pending" result the model relays to the user."""
     lines = ["Approval required (approval-pending): this command has NOT run yet.", "Command:", job.command, ""]
@@ -191,8 +199,13 @@ async def start_job(rt: RuntimeContext, job: Job, *, approved: bool) -> ManagedP
     interactive, and each text sent to it later asks again. A command the gate let run
     unasked keeps an open input."""
     return await rt.registry.start(
-        job.command, lambda: rt.sandbox.prepare(job), timeout_s=job.timeout_s, session_key=job.session_key,
-        agent_id=job.agent_id, approved=approved, interactive=job.interactive if approved else True,
+        job.command,
+        lambda: rt.sandbox.prepare(job),
+        timeout_s=job.timeout_s,
+        session_key=job.session_key,
+        agent_id=job.agent_id,
+        approved=approved,
+        interactive=job.interactive if approved else True,
     )
 
 

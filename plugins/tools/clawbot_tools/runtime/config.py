@@ -17,8 +17,24 @@ from clawbot.types import InRange
 # clawbot_tools.runtime.safe_bins knows to be read-only (``sort -o``, ``sort
 # --compress-program``, ``uniq IN OUT``, ``date -s`` ask) and only on files inside the workspace.
 DEFAULT_SAFE_BINS = (
-    "echo", "printf", "pwd", "ls", "wc", "head", "tail", "sort", "uniq", "cut", "tr",
-    "grep", "date", "true", "false", "basename", "dirname", "which",
+    "echo",
+    "printf",
+    "pwd",
+    "ls",
+    "wc",
+    "head",
+    "tail",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "grep",
+    "date",
+    "true",
+    "false",
+    "basename",
+    "dirname",
+    "which",
 )
 
 

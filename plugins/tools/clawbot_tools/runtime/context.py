@@ -50,8 +50,12 @@ class Job:
         the sandbox mechanism the command ran in (``mechanism``; "outside" when approved to run
         outside it): under another one, or none, the same text may do more, so it asks again."""
         return {
-            "command": self.command, "cwd": self.cwd, "env": dict(sorted(self.added_env.items())),
-            "network": self.network, "sandbox": mechanism if self.sandboxed else "outside", "interactive": self.interactive,
+            "command": self.command,
+            "cwd": self.cwd,
+            "env": dict(sorted(self.added_env.items())),
+            "network": self.network,
+            "sandbox": mechanism if self.sandboxed else "outside",
+            "interactive": self.interactive,
         }
 
 

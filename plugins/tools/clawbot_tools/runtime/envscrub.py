@@ -22,27 +22,93 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 # What every command inherits from clawbot's environment (and LC_*).
-INHERITED = frozenset({
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TZ",
-    "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR",
-})
+INHERITED = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "LANG",
+        "LANGUAGE",
+        "TERM",
+        "TZ",
+        "COLUMNS",
+        "LINES",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "CLICOLOR",
+    }
+)
 # What the model may set for a command (and LC_*), besides the user's env_allow.
-SETTABLE = frozenset({
-    "LANG", "LANGUAGE", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE",
-    "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "PYTHONUTF8", "CI",
-})
+SETTABLE = frozenset(
+    {
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TERM",
+        "COLUMNS",
+        "LINES",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "CLICOLOR",
+        "CLICOLOR_FORCE",
+        "PYTHONUNBUFFERED",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONIOENCODING",
+        "PYTHONUTF8",
+        "CI",
+    }
+)
 # Settable only with a value without "/": the value names a file (a locale, a zone, a terminfo entry).
 NAMES_A_FILE = frozenset({"LANG", "LANGUAGE", "TZ", "TERM"})
 SETTABLE_SHOWN = ("LANG", "LC_*", "TZ", *sorted(SETTABLE - {"LANG", "TZ"}))
 
 # Name patterns (case-insensitive) of variables whose values are masked in output.
 SECRET_PATTERNS = (
-    "*_API_KEY", "*_APIKEY", "*API_KEY*", "*_KEY", "*_KEY_*", "*_TOKEN", "*_TOKEN_*", "*TOKEN",
-    "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_PASS", "*PASSPHRASE*", "*CREDENTIAL*", "*_PAT", "*_PWD",
-    "*_AUTH", "*_AUTH_*", "*PRIVATE_KEY*", "*_DSN", "*_COOKIE*", "*_SESSION", "*_SESSION_*", "SSHPASS",
-    "AWS_*", "AZURE_*", "GOOGLE_*", "GCP_*", "OPENAI_*", "ANTHROPIC_*", "OPENROUTER_*", "GEMINI_*",
-    "HF_*", "HUGGING_FACE_*", "GITHUB_*", "GH_*", "GITLAB_*", "NPM_*", "PYPI_*", "TWINE_*",
-    "DATABASE_URL", "REDIS_URL", "MONGODB_URI",
+    "*_API_KEY",
+    "*_APIKEY",
+    "*API_KEY*",
+    "*_KEY",
+    "*_KEY_*",
+    "*_TOKEN",
+    "*_TOKEN_*",
+    "*TOKEN",
+    "*SECRET*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*_PASS",
+    "*PASSPHRASE*",
+    "*CREDENTIAL*",
+    "*_PAT",
+    "*_PWD",
+    "*_AUTH",
+    "*_AUTH_*",
+    "*PRIVATE_KEY*",
+    "*_DSN",
+    "*_COOKIE*",
+    "*_SESSION",
+    "*_SESSION_*",
+    "SSHPASS",
+    "AWS_*",
+    "AZURE_*",
+    "GOOGLE_*",
+    "GCP_*",
+    "OPENAI_*",
+    "ANTHROPIC_*",
+    "OPENROUTER_*",
+    "GEMINI_*",
+    "HF_*",
+    "HUGGING_FACE_*",
+    "GITHUB_*",
+    "GH_*",
+    "GITLAB_*",
+    "NPM_*",
+    "PYPI_*",
+    "TWINE_*",
+    "DATABASE_URL",
+    "REDIS_URL",
+    "MONGODB_URI",
 )
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # ASCII; \Z: "$" would accept a trailing newline
 LOCALE_NAME = re.compile(r"LC_[A-Z_]+\Z")
@@ -105,10 +171,7 @@ def child_env(base: Mapping[str, str], passthrough: Iterable[str], extra: Mappin
     """The :data:`INHERITED` names of ``base`` (and ``LC_*``), the user's ``passthrough``
     names (exact, or patterns such as ``JAVA_*``), then ``extra`` on top."""
     patterns = [p for p in passthrough if p.strip()]
-    env = {
-        name: value for name, value in base.items()
-        if name in INHERITED or _locale(name) or any(fnmatch.fnmatchcase(name, p) for p in patterns)
-    }
+    env = {name: value for name, value in base.items() if name in INHERITED or _locale(name) or any(fnmatch.fnmatchcase(name, p) for p in patterns)}
     env.setdefault("PATH", os.defpath)
     env.update(extra)
     return env

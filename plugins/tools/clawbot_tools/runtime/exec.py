@@ -119,9 +119,17 @@ def _job(call: ToolCall, rt: RuntimeContext) -> tuple[Job, float]:
     env["PWD"] = os.fspath(cwd)  # the shell's logical directory starts where the gate's analysis starts
     readable = call.services.readable_roots() if call.services is not None else ()
     job = Job(
-        command, os.fspath(cwd), env, float(timeout), call.session_key, call.agent_id,
-        workspace=os.path.realpath(workspace_root(call)), added_env=added, readable=tuple(readable),
-        network=_flag(args, "network", False), sandboxed=_flag(args, "sandbox", True),
+        command,
+        os.fspath(cwd),
+        env,
+        float(timeout),
+        call.session_key,
+        call.agent_id,
+        workspace=os.path.realpath(workspace_root(call)),
+        added_env=added,
+        readable=tuple(readable),
+        network=_flag(args, "network", False),
+        sandboxed=_flag(args, "sandbox", True),
         interactive=_flag(args, "interactive", False),
     )
     return job, yield_ms / 1000
@@ -137,17 +145,25 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
         return ToolResult.error(f"exec: {problem}.", status="refused")
     confined = choice.mechanism.confines and job.sandboxed
     given = PolicyInput(
-        settings=rt.exec, cwd=job.cwd, workspace=job.workspace, path_value=job.env["PATH"], home=rt.home,
-        remembered=await asyncio.to_thread(rt.store.allowed, job.agent_id), confined=confined,
-        hides_names=confined and choice.mechanism.hides_names, guards_metadata=confined and choice.mechanism.guards_metadata,
+        settings=rt.exec,
+        cwd=job.cwd,
+        workspace=job.workspace,
+        path_value=job.env["PATH"],
+        home=rt.home,
+        remembered=await asyncio.to_thread(rt.store.allowed, job.agent_id),
+        confined=confined,
+        hides_names=confined and choice.mechanism.hides_names,
+        guards_metadata=confined and choice.mechanism.guards_metadata,
     )
     verdict = await asyncio.to_thread(decide, job.command, given)  # PATH lookups touch the disk
     if verdict.action == "refuse":
         return ToolResult.error(f"exec: {verdict.reasons[0]}. Nothing ran.", status="refused")
     if job.grants:
         verdict = approval_flow.with_grants(verdict, job, choice.mechanism.name)
-    remembered = verdict.action == "ask" and not verdict.destructive and await asyncio.to_thread(
-        rt.store.remembers, job.agent_id, job.remembered_as(choice.mechanism.name)
+    remembered = (
+        verdict.action == "ask"
+        and not verdict.destructive
+        and await asyncio.to_thread(rt.store.remembers, job.agent_id, job.remembered_as(choice.mechanism.name))
     )
     if verdict.action == "ask" and not remembered:
         return approval_flow.ask(call, rt, job, verdict)

@@ -87,17 +87,107 @@ ENDLESS_INPUT = frozenset({"/dev/zero", "/dev/urandom", "/dev/random"})
 # editors, interpreters, compilers and their wrappers, build tools, pydoc, pygmentize,
 # logsave, capsh, git, curl, wget (-e runs wgetrc commands), rg (--pre), diff3/sdiff
 # (--diff-program).
-ALWAYS_OK = frozenset({
-    "cat", "tac", "nl", "od", "hexdump", "xxd", "base32", "base64", "basenc",
-    "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
-    "wc", "head", "tail", "cut", "paste", "join", "comm", "diff", "cmp", "uniq", "tr", "fold", "fmt", "pr",
-    "expand", "unexpand", "column", "rev", "seq", "yes", "shuf", "tsort", "numfmt", "factor", "expr",
-    "echo", "printf", "basename", "dirname", "realpath", "readlink", "pwd", "ls", "dir", "vdir", "stat",
-    "du", "df", "tree", "file", "grep", "egrep", "fgrep", "jq", "date", "cal", "uname", "id", "whoami",
-    "groups", "nproc", "free", "uptime", "ps", "true", "false", "sleep",
-    "touch", "mkdir", "rmdir", "cp", "mv", "rm", "ln", "chmod", "tee", "truncate",
-    "gzip", "gunzip", "zcat", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "zstd", "unzstd", "iconv",
-})
+ALWAYS_OK = frozenset(
+    {
+        "cat",
+        "tac",
+        "nl",
+        "od",
+        "hexdump",
+        "xxd",
+        "base32",
+        "base64",
+        "basenc",
+        "md5sum",
+        "sha1sum",
+        "sha224sum",
+        "sha256sum",
+        "sha384sum",
+        "sha512sum",
+        "b2sum",
+        "cksum",
+        "sum",
+        "wc",
+        "head",
+        "tail",
+        "cut",
+        "paste",
+        "join",
+        "comm",
+        "diff",
+        "cmp",
+        "uniq",
+        "tr",
+        "fold",
+        "fmt",
+        "pr",
+        "expand",
+        "unexpand",
+        "column",
+        "rev",
+        "seq",
+        "yes",
+        "shuf",
+        "tsort",
+        "numfmt",
+        "factor",
+        "expr",
+        "echo",
+        "printf",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "pwd",
+        "ls",
+        "dir",
+        "vdir",
+        "stat",
+        "du",
+        "df",
+        "tree",
+        "file",
+        "grep",
+        "egrep",
+        "fgrep",
+        "jq",
+        "date",
+        "cal",
+        "uname",
+        "id",
+        "whoami",
+        "groups",
+        "nproc",
+        "free",
+        "uptime",
+        "ps",
+        "true",
+        "false",
+        "sleep",
+        "touch",
+        "mkdir",
+        "rmdir",
+        "cp",
+        "mv",
+        "rm",
+        "ln",
+        "chmod",
+        "tee",
+        "truncate",
+        "gzip",
+        "gunzip",
+        "zcat",
+        "bzip2",
+        "bunzip2",
+        "bzcat",
+        "xz",
+        "unxz",
+        "xzcat",
+        "zstd",
+        "unzstd",
+        "iconv",
+    }
+)
 
 # Programs whose harm is a file's mode, owner, times or attributes, which Landlock does not mediate
 METADATA_PROGRAMS = frozenset({"chmod", "chown", "chgrp", "touch", "setfacl", "setfattr", "chattr"})
@@ -133,12 +223,15 @@ class PolicyInput:
 def decide(command: str, given: PolicyInput) -> Verdict:
     settings = given.settings
     if settings.security == "deny":
-        return Verdict("refuse", ("exec is disabled ([plugins.tools.exec] security = \"deny\")",))
+        return Verdict("refuse", ('exec is disabled ([plugins.tools.exec] security = "deny")',))
     if len(command) > MAX_ANALYSED_CHARS:
-        return Verdict("ask", (
-            f"the command is too long to check ({len(command):,} characters; exec analyses at most "
-            f"{MAX_ANALYSED_CHARS:,}): split it up, or put it in a script file",
-        ))
+        return Verdict(
+            "ask",
+            (
+                f"the command is too long to check ({len(command):,} characters; exec analyses at most "
+                f"{MAX_ANALYSED_CHARS:,}): split it up, or put it in a script file",
+            ),
+        )
     try:
         command.encode("utf-8")
     except UnicodeEncodeError:
@@ -219,7 +312,8 @@ def _allowlist_reasons(analysis: Analysis, given: PolicyInput) -> tuple[list[str
     elif not given.hides_names:
         reasons += [
             f"{what} (this sandbox hides what files outside hold, not whether they exist)"
-            for what, name in analysis.reveals if name is not None and names_outside(name)
+            for what, name in analysis.reveals
+            if name is not None and names_outside(name)
         ]
     compile_ = _compiler(given)
     # a program remembered by an older version that is not on ALWAYS_OK any more is ignored, and
@@ -267,7 +361,10 @@ def _program_reason(command: Command, given: PolicyInput, allowed: list[Entry], 
         return None, None
     if any(entry.matches(program) for entry in safe):
         found = safe_bins.check(
-            program.name, command.argv, confined=given.confined, cwd_known=command.cwd is not None,
+            program.name,
+            command.argv,
+            confined=given.confined,
+            cwd_known=command.cwd is not None,
             names_outside=None if given.hides_names else names_outside,
         )
         return found, None

@@ -209,10 +209,7 @@ def resolve(name: str, path_value: str, cwd: str | None) -> Program | None:
 
 def trusted_path(path_value: str, workspace: str) -> str:
     """``path_value`` without relative entries and without directories inside the workspace."""
-    keep = [
-        entry for entry in path_value.split(os.pathsep)
-        if entry and os.path.isabs(entry) and not inside(workspace, os.path.realpath(entry))
-    ]
+    keep = [entry for entry in path_value.split(os.pathsep) if entry and os.path.isabs(entry) and not inside(workspace, os.path.realpath(entry))]
     return os.pathsep.join(keep)
 
 
@@ -228,9 +225,11 @@ class Entry:
     def matches(self, program: Program) -> bool:
         if self.pattern is not None:
             parts = program.real.split("/")
-            return len(parts) == len(self.pattern) and all(
-                fnmatch.fnmatchcase(part, pat) for part, pat in zip(parts, self.pattern, strict=True)
-            ) and fnmatch.fnmatchcase(program.name, self.pattern[-1])
+            return (
+                len(parts) == len(self.pattern)
+                and all(fnmatch.fnmatchcase(part, pat) for part, pat in zip(parts, self.pattern, strict=True))
+                and fnmatch.fnmatchcase(program.name, self.pattern[-1])
+            )
         return program.real == self.real and program.name == self.name
 
 

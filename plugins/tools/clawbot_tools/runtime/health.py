@@ -27,19 +27,20 @@ def _hidden_programs(settings: ExecSettings, env: Mapping[str, str], state_dir: 
     hidden = sandboxing.hidden_path_entries(env.get("PATH", ""))
     if not hidden:
         return []
-    return [HealthCheck(
-        "warn", "sandbox", f"these PATH directories are hidden inside the sandbox, so commands cannot run programs "
-        f"from them: {', '.join(hidden)}", "add the ones commands need to [plugins.tools.exec] sandbox_read (e.g. \"~/.pyenv\")",
-    )]
+    return [
+        HealthCheck(
+            "warn",
+            "sandbox",
+            f"these PATH directories are hidden inside the sandbox, so commands cannot run programs from them: {', '.join(hidden)}",
+            'add the ones commands need to [plugins.tools.exec] sandbox_read (e.g. "~/.pyenv")',
+        )
+    ]
 
 
 def _root_check(settings: ExecSettings) -> list[HealthCheck]:
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return []
-    detail = (
-        "clawbot runs as root: the kernel does not apply the process limit to root, so only the timeout stops a "
-        "command that forks without end"
-    )
+    detail = "clawbot runs as root: the kernel does not apply the process limit to root, so only the timeout stops a command that forks without end"
     mechanism = choose(settings.sandbox).mechanism
     if mechanism.confines and not mechanism.guards_metadata:
         detail += "; and the sandbox here does not stop a command run as root from changing system files' modes (chmod)"
@@ -50,18 +51,21 @@ def _mechanism_checks(settings: ExecSettings) -> list[HealthCheck]:
     choice = choose(settings.sandbox)
     mechanism = choice.mechanism
     if settings.sandbox == "off":
-        return [HealthCheck(
-            "warn", "sandbox", 'exec runs commands unconfined (sandbox = "off"); the gate asks before any command '
-            "reads, lists or writes files by name", 'set [plugins.tools.exec] sandbox = "auto"',
-        )]
+        return [
+            HealthCheck(
+                "warn",
+                "sandbox",
+                'exec runs commands unconfined (sandbox = "off"); the gate asks before any command reads, lists or writes files by name',
+                'set [plugins.tools.exec] sandbox = "auto"',
+            )
+        ]
     if not mechanism.confines:
         level = "fail" if settings.sandbox != "auto" else "warn"
         why = "; ".join(choice.problems) or "no sandbox mechanism is available on this system"
         detail = (
             f'the sandbox "{settings.sandbox}" cannot be used: {why}; exec refuses to run commands'
-            if level == "fail" else
-            f"no OS sandbox is usable ({why}): commands run unconfined and the gate asks before any command "
-            "reads, lists or writes files by name"
+            if level == "fail"
+            else f"no OS sandbox is usable ({why}): commands run unconfined and the gate asks before any command reads, lists or writes files by name"
         )
         return [HealthCheck(level, "sandbox", detail, ENABLE)]
     checks = [HealthCheck("ok", "sandbox", f"exec runs commands in the {mechanism.name} sandbox")]

@@ -60,7 +60,7 @@ class OutputBuffer:
         if gap > 0:
             parts.append(omitted(gap).encode())
             pos = self._tail_start
-        parts.append(bytes(self._tail[pos - self._tail_start:]))
+        parts.append(bytes(self._tail[pos - self._tail_start :]))
         data = b"".join(parts)
         keep = 0 if final else _incomplete_suffix(data)
         end = self.total - keep

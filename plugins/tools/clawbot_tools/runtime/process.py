@@ -90,10 +90,7 @@ def _list(call: ToolCall, rt: RuntimeContext) -> ToolResult:
     if not processes:
         return ToolResult.text("No processes in this session.", processes=[])
     lines = [f"{p.id}  {_short_status(p):<14} {p.runtime_s():>8.1f} s  {preview(p.command)}" for p in processes]
-    details = [
-        {"id": p.id, "status": p.status, "exit_code": p.exit_code, "runtime_s": round(p.runtime_s(), 3), "command": p.command}
-        for p in processes
-    ]
+    details = [{"id": p.id, "status": p.status, "exit_code": p.exit_code, "runtime_s": round(p.runtime_s(), 3), "command": p.command} for p in processes]
     return ToolResult.text("\n".join(lines), processes=details)
 
 
@@ -119,7 +116,10 @@ async def _poll(call: ToolCall, rt: RuntimeContext, process: ManagedProcess) -> 
     body = shown(output, rt.secrets, rt.exec.max_output_chars).rstrip("\n") or "(no new output)"
     return ToolResult.text(
         f"{body}\n\n{process.id} {status_line(process)}",
-        process_id=process.id, status=process.status, exit_code=process.exit_code, running=process.running,
+        process_id=process.id,
+        status=process.status,
+        exit_code=process.exit_code,
+        running=process.running,
     )
 
 
@@ -127,7 +127,7 @@ def _log(call: ToolCall, rt: RuntimeContext, process: ManagedProcess) -> ToolRes
     offset = int_arg(call.arguments, "offset", 0, minimum=0, maximum=10**9)
     limit = int_arg(call.arguments, "limit", DEFAULT_LOG_LINES, minimum=1, maximum=MAX_LOG_LINES)
     lines = process.output.text().splitlines()
-    chosen = lines[offset:offset + limit]
+    chosen = lines[offset : offset + limit]
     process.reported = process.reported or not process.running
     if chosen:
         where = f"lines {offset}-{offset + len(chosen) - 1} of {len(lines)}"
@@ -136,7 +136,11 @@ def _log(call: ToolCall, rt: RuntimeContext, process: ManagedProcess) -> ToolRes
     body = shown("\n".join(chosen), rt.secrets, rt.exec.max_output_chars)
     return ToolResult.text(
         f"{body}\n\n[{where}] {process.id} {status_line(process)}".lstrip("\n"),
-        process_id=process.id, total_lines=len(lines), offset=offset, lines=len(chosen), running=process.running,
+        process_id=process.id,
+        total_lines=len(lines),
+        offset=offset,
+        lines=len(chosen),
+        running=process.running,
     )
 
 
@@ -172,7 +176,10 @@ def _ask_to_write(call: ToolCall, rt: RuntimeContext, process: ManagedProcess, d
             await process.write(data, eof=eof)
 
     request = ApprovalRequest(
-        tool_name="process", command=what, allow_always=False, on_decision=decided,
+        tool_name="process",
+        command=what,
+        allow_always=False,
+        on_decision=decided,
         reason=f"{process.id} was approved by the user; what is typed into it needs approval too",
         expires_in_s=float(rt.exec.approval_expiry_s),
     )
@@ -183,7 +190,9 @@ def _ask_to_write(call: ToolCall, rt: RuntimeContext, process: ManagedProcess, d
     return ToolResult.text(
         f"Approval required (approval-pending): nothing was written to {process.id} yet.\nInput: {data!r}\n"
         f"Reply with: {ticket.reply_with}. Once approved, it is written; poll the process to see what it did.",
-        status="approval-pending", approval_id=ticket.id, process_id=process.id,
+        status="approval-pending",
+        approval_id=ticket.id,
+        process_id=process.id,
     )
 
 
@@ -201,7 +210,8 @@ async def _kill(process: ManagedProcess) -> ToolResult:
     if not process.group_alive:
         return ToolResult.text(
             f"{process.id} had already finished ({process.describe_status()}); nothing to kill.",
-            process_id=process.id, status=process.status,
+            process_id=process.id,
+            status=process.status,
         )
     was_running = process.running
     await process.kill()

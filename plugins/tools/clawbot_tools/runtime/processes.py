@@ -52,8 +52,16 @@ class ManagedProcess:
     """One command: its process group, output, status and the session it belongs to."""
 
     def __init__(
-        self, process_id: str, command: str, *, session_key: str, agent_id: str, cwd: str, timeout_s: float,
-        approved: bool = False, interactive: bool = True,
+        self,
+        process_id: str,
+        command: str,
+        *,
+        session_key: str,
+        agent_id: str,
+        cwd: str,
+        timeout_s: float,
+        approved: bool = False,
+        interactive: bool = True,
     ) -> None:
         self.id = process_id
         self.approved = approved  # run after the user's /approve: writing to it asks again
@@ -91,10 +99,15 @@ class ManagedProcess:
         try:
             transport, protocol = await loop.subprocess_exec(
                 lambda: _Protocol(self._exited, loop),
-                *launch.argv, cwd=launch.cwd, env=launch.env,
+                *launch.argv,
+                cwd=launch.cwd,
+                env=launch.env,
                 stdin=asyncio.subprocess.PIPE if self.interactive else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True, preexec_fn=launch.preexec_fn, pass_fds=launch.pass_fds,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=launch.preexec_fn,
+                pass_fds=launch.pass_fds,
             )
         except subprocess.SubprocessError as exc:  # the child could not be confined: it did not run
             raise subprocess.SubprocessError(f"the sandbox could not be set up ({launch.explain() or exc})") from exc
@@ -255,8 +268,15 @@ class ProcessRegistry:
         self._closed = False
 
     async def start(
-        self, command: str, prepare: Callable[[], Launch], *, timeout_s: float, session_key: str, agent_id: str,
-        approved: bool = False, interactive: bool = True,
+        self,
+        command: str,
+        prepare: Callable[[], Launch],
+        *,
+        timeout_s: float,
+        session_key: str,
+        agent_id: str,
+        approved: bool = False,
+        interactive: bool = True,
     ) -> ManagedProcess:
         """Start ``command`` as ``prepare()`` (called once the cap allows it) wraps it for the
         sandbox. Raises ``TooManyProcesses`` over the cap; whatever ``prepare`` raises; and
@@ -273,8 +293,14 @@ class ProcessRegistry:
             )
         launch = prepare()
         process = ManagedProcess(
-            self._new_id(), command, session_key=session_key, agent_id=agent_id, cwd=launch.cwd, timeout_s=timeout_s,
-            approved=approved, interactive=interactive,
+            self._new_id(),
+            command,
+            session_key=session_key,
+            agent_id=agent_id,
+            cwd=launch.cwd,
+            timeout_s=timeout_s,
+            approved=approved,
+            interactive=interactive,
         )
         self._starting[session_key] = self._starting.get(session_key, 0) + 1
         try:

@@ -27,8 +27,16 @@ class Spec:
 
 
 def _spec(
-    *, flags: str = "", values: str = "", paths: str = "", optional: str = "",
-    long_flags: str = "", long_values: str = "", long_paths: str = "", long_optional: str = "", **kwargs,
+    *,
+    flags: str = "",
+    values: str = "",
+    paths: str = "",
+    optional: str = "",
+    long_flags: str = "",
+    long_values: str = "",
+    long_paths: str = "",
+    long_optional: str = "",
+    **kwargs,
 ) -> Spec:
     short = {c: FLAG for c in flags} | {c: VALUE for c in values} | {c: PATH for c in paths} | {c: OPTIONAL for c in optional}
     long = (
@@ -42,7 +50,8 @@ def _spec(
 
 SPECS: dict[str, Spec] = {
     "ls": _spec(
-        flags="aAbBcCdDfFgGhHiklmnNopqQrRsStuUvxXZ1", values="ITw",  # not -L: with -R it walks symlinked trees
+        flags="aAbBcCdDfFgGhHiklmnNopqQrRsStuUvxXZ1",
+        values="ITw",  # not -L: with -R it walks symlinked trees
         long_flags=(
             "all almost-all author escape ignore-backups directory dired file-type full-time no-group "
             "group-directories-first human-readable si dereference-command-line dereference-command-line-symlink-to-dir "
@@ -54,15 +63,18 @@ SPECS: dict[str, Spec] = {
         reads_cwd=True,
     ),
     "wc": _spec(flags="cmlLw", long_flags="bytes chars lines max-line-length words", long_values="total"),
-    "head": _spec(
-        flags="qvz", values="cn", long_flags="quiet silent verbose zero-terminated", long_values="bytes lines", numeric=True
-    ),
+    "head": _spec(flags="qvz", values="cn", long_flags="quiet silent verbose zero-terminated", long_values="bytes lines", numeric=True),
     "tail": _spec(
-        flags="fFqvz", values="cns", long_flags="quiet silent verbose zero-terminated retry",
-        long_values="bytes lines pid sleep-interval max-unchanged-stats", long_optional="follow", numeric=True,
+        flags="fFqvz",
+        values="cns",
+        long_flags="quiet silent verbose zero-terminated retry",
+        long_values="bytes lines pid sleep-interval max-unchanged-stats",
+        long_optional="follow",
+        numeric=True,
     ),
     "sort": _spec(
-        flags="bdfgiMhnRrVcCmsuz", values="kt",  # not -S/--buffer-size/--parallel: a tiny buffer spills files to /tmp
+        flags="bdfgiMhnRrVcCmsuz",
+        values="kt",  # not -S/--buffer-size/--parallel: a tiny buffer spills files to /tmp
         long_flags=(
             "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort "
             "human-numeric-sort numeric-sort random-sort reverse version-sort merge stable unique zero-terminated debug"
@@ -71,17 +83,24 @@ SPECS: dict[str, Spec] = {
         long_optional="check",
     ),
     "uniq": _spec(
-        flags="cdDuiz", values="fsw", long_flags="count repeated unique ignore-case zero-terminated",
-        long_values="skip-fields skip-chars check-chars", long_optional="all-repeated group",
+        flags="cdDuiz",
+        values="fsw",
+        long_flags="count repeated unique ignore-case zero-terminated",
+        long_values="skip-fields skip-chars check-chars",
+        long_optional="all-repeated group",
         max_operands=1,  # uniq INPUT OUTPUT writes OUTPUT
     ),
     "cut": _spec(
-        flags="snz", values="bcfd", long_flags="complement only-delimited zero-terminated",
+        flags="snz",
+        values="bcfd",
+        long_flags="complement only-delimited zero-terminated",
         long_values="bytes characters fields delimiter output-delimiter",
     ),
     "tr": _spec(flags="cCdst", long_flags="complement delete squeeze-repeats truncate-set1", operands=TEXT),
     "grep": _spec(
-        flags="EFGPiyvwxcLloqsbHhnTZzaIrU", values="emABCdD", paths="f",
+        flags="EFGPiyvwxcLloqsbHhnTZzaIrU",
+        values="emABCdD",
+        paths="f",
         long_flags=(
             "extended-regexp fixed-strings basic-regexp perl-regexp ignore-case no-ignore-case invert-match "
             "word-regexp line-regexp count files-without-match files-with-matches only-matching quiet silent "
@@ -89,17 +108,23 @@ SPECS: dict[str, Spec] = {
             "recursive line-buffered binary no-group-separator"
         ),
         long_values=(
-            "regexp max-count after-context before-context context label include exclude exclude-dir "
-            "binary-files directories devices group-separator"
+            "regexp max-count after-context before-context context label include exclude exclude-dir binary-files directories devices group-separator"
         ),
         long_paths="file",
         long_optional="color colour",
-        operands="grep", numeric=True,
+        operands="grep",
+        numeric=True,
     ),
     "date": _spec(
-        flags="uR", values="d", paths="r", optional="I",
-        long_flags="utc universal rfc-email debug resolution", long_values="date rfc-3339",
-        long_paths="reference", long_optional="iso-8601", operands="date",
+        flags="uR",
+        values="d",
+        paths="r",
+        optional="I",
+        long_flags="utc universal rfc-email debug resolution",
+        long_values="date rfc-3339",
+        long_paths="reference",
+        long_optional="iso-8601",
+        operands="date",
     ),
     "which": _spec(flags="as", operands=TEXT),
     "basename": _spec(flags="az", values="s", long_flags="multiple zero", long_values="suffix", operands=TEXT),
@@ -116,7 +141,9 @@ SPECS: dict[str, Spec] = {
     ),
     "tac": _spec(flags="br", values="s", long_flags="before regex", long_values="separator"),
     "nl": _spec(
-        flags="p", values="bdfhilnsvw", long_flags="no-renumber",
+        flags="p",
+        values="bdfhilnsvw",
+        long_flags="no-renumber",
         long_values=(
             "body-numbering section-delimiter footer-numbering header-numbering line-increment join-blank-lines "
             "number-format number-separator starting-line-number number-width"

@@ -48,7 +48,12 @@ DIGITS = re.compile(r"-[0-9]+")  # ASCII only: str.isdigit and \d accept "²" an
 
 
 def check(
-    name: str, argv: Sequence[Word], *, confined: bool, cwd_known: bool, names_outside: Callable[[str], bool] | None = None,
+    name: str,
+    argv: Sequence[Word],
+    *,
+    confined: bool,
+    cwd_known: bool,
+    names_outside: Callable[[str], bool] | None = None,
 ) -> str | None:
     """Why running safe bin ``name`` with ``argv`` is not provably harmless, or ``None``.
 
@@ -205,8 +210,7 @@ class _Checker:
     def _glob(self, word: Word, after_dashes: bool) -> str | None:
         if not after_dashes and word.value[:1] in GLOB_CHARS:
             return (
-                f"the glob {word.raw!r} could expand to a file name starting with '-', which {self.name} would take "
-                f"for an option; write ./{word.raw} instead"
+                f"the glob {word.raw!r} could expand to a file name starting with '-', which {self.name} would take for an option; write ./{word.raw} instead"
             )
         if not self.confined:
             return f"{self.name} reads the files {word.raw} matches (without a sandbox, exec asks before a command reads files)"

@@ -85,9 +85,7 @@ class Sandboxing:
         ~/.local/bin, ~/.cargo/bin ...)."""
         if not self.choice().mechanism.confines:
             return ()
-        opened = tuple(map(os.path.realpath, opened)) + self._expanded(self.settings.sandbox_read) + self._expanded(
-            self.settings.sandbox_write
-        )
+        opened = tuple(map(os.path.realpath, opened)) + self._expanded(self.settings.sandbox_read) + self._expanded(self.settings.sandbox_write)
         hidden = []
         for entry in dict.fromkeys(path_value.split(os.pathsep)):
             real = os.path.realpath(entry) if os.path.isabs(entry) else None

@@ -80,10 +80,30 @@ MAX_WRAPPERS = 16  # wrappers around one program
 
 # Reserved words: compound commands the analysis does not follow ("!" only negates the
 # exit status of the pipeline after it, and is looked through; "time" is a wrapper).
-KEYWORDS = frozenset({
-    "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
-    "do", "done", "in", "function", "{", "}", "[[", "]]", "coproc",
-})
+KEYWORDS = frozenset(
+    {
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "case",
+        "esac",
+        "for",
+        "select",
+        "while",
+        "until",
+        "do",
+        "done",
+        "in",
+        "function",
+        "{",
+        "}",
+        "[[",
+        "]]",
+        "coproc",
+    }
+)
 # After these keywords the rest of the simple command is a command (analysed too);
 # after the others it is names, patterns or a test expression.
 KEYWORDS_BEFORE_A_COMMAND = frozenset({"if", "then", "else", "elif", "while", "until", "do", "{", "coproc"})
@@ -96,8 +116,14 @@ def analyse(command: str, cwd: str, home: str | None = None) -> Analysis:
     if out.keywords:
         out.problem(f"shell keywords ({', '.join(out.keywords)}): compound commands (if, for, while, case, {{ }}, [[ ]] ...) are not analysed")
     return Analysis(
-        tuple(out.commands), tuple(out.redirects), tuple(out.problems), tuple(out.privileged), tuple(out.wrappers), tuple(out.assigned),
-        tuple(out.assignments), tuple(out.reveals),
+        tuple(out.commands),
+        tuple(out.redirects),
+        tuple(out.problems),
+        tuple(out.privileged),
+        tuple(out.wrappers),
+        tuple(out.assigned),
+        tuple(out.assignments),
+        tuple(out.reveals),
     )
 
 
@@ -186,8 +212,16 @@ def _simple(words: list[Word], state: dict, home: str | None, out: Collector, *,
 
 
 def _command(
-    argv: list[Word], state: dict, home: str | None, out: Collector, *, depth: int, via: tuple[str, ...],
-    default_path: bool = False, wrapped: bool = False, builtins: bool = True,
+    argv: list[Word],
+    state: dict,
+    home: str | None,
+    out: Collector,
+    *,
+    depth: int,
+    via: tuple[str, ...],
+    default_path: bool = False,
+    wrapped: bool = False,
+    builtins: bool = True,
 ) -> None:
     """``wrapped``: started by a wrapper; ``builtins``: a shell builtin of that name runs (not a program)."""
     if len(via) > MAX_WRAPPERS:
@@ -226,7 +260,6 @@ def _command(
         unwrap(_WALK, argv, state, home, out, depth=depth, via=via, default_path=default_path)
         return
     out.commands.append(Command(tuple(argv), state["cwd"], via, default_path=default_path))
-
 
 
 # the wrappers go on with these (see Walk)

@@ -11,10 +11,26 @@ PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:=.*)?", re.S)
 
 # Builtins of /bin/sh that run inside the shell and start no program; they count as allowed
 # (with their arguments checked in judge_builtin).
-SAFE_BUILTINS = frozenset({
-    "cd", "pwd", "echo", "printf", "true", "false", "test", "[", ":", "exit", "export",
-    "set", "wait", "shift", "readonly", "umask",
-})
+SAFE_BUILTINS = frozenset(
+    {
+        "cd",
+        "pwd",
+        "echo",
+        "printf",
+        "true",
+        "false",
+        "test",
+        "[",
+        ":",
+        "exit",
+        "export",
+        "set",
+        "wait",
+        "shift",
+        "readonly",
+        "umask",
+    }
+)
 # Builtins whose arguments are only printed: they may hold $NAME, globs and braces.
 PRINTERS = frozenset({"echo", "printf"})
 # Builtins that run code the analysis cannot see, or change how later commands are found.
@@ -47,10 +63,33 @@ OPAQUE_BUILTINS = {
     "shopt": "shopt changes how the shell reads commands",
 }
 # test / [ primaries that look a file up by name (its existence, type, permissions, age)
-FILE_TESTS = frozenset({
-    "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-G", "-h", "-k", "-L", "-N", "-O", "-p", "-r", "-s", "-S",
-    "-u", "-w", "-x", "-nt", "-ot", "-ef",
-})
+FILE_TESTS = frozenset(
+    {
+        "-a",
+        "-b",
+        "-c",
+        "-d",
+        "-e",
+        "-f",
+        "-g",
+        "-G",
+        "-h",
+        "-k",
+        "-L",
+        "-N",
+        "-O",
+        "-p",
+        "-r",
+        "-s",
+        "-S",
+        "-u",
+        "-w",
+        "-x",
+        "-nt",
+        "-ot",
+        "-ef",
+    }
+)
 SET_FLAGS = frozenset("euxvfC")
 SET_O_NAMES = frozenset({"errexit", "nounset", "xtrace", "verbose", "pipefail", "noglob", "noclobber"})
 

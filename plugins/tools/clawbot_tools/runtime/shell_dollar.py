@@ -29,7 +29,7 @@ class WordSoFar(Protocol):
 def dollar(source: str, i: int, word: WordSoFar, note: Callable[[str], None], *, quoted: bool) -> int:
     """Consume a ``$`` form starting at ``i``; returns the index after it."""
     n = len(source)
-    nxt = source[i + 1:i + 2]
+    nxt = source[i + 1 : i + 2]
     if nxt == "(":
         if source.startswith("((", i + 1):
             note("arithmetic expansion $((...))")
@@ -76,7 +76,7 @@ def dollar(source: str, i: int, word: WordSoFar, note: Callable[[str], None], *,
     if not (nxt == "" or nxt in WORD_END or (quoted and nxt in "\"'")):
         # $"..." is a translated string in bash (looked up in a message catalogue); $%, $/ ...
         # are plain text, but nothing here depends on telling them apart
-        note(f"a $ followed by {nxt!r} (bash reads $\"...\" as a translated string; only $NAME, ${{NAME}} and $? ... are analysed)")
+        note(f'a $ followed by {nxt!r} (bash reads $"..." as a translated string; only $NAME, ${{NAME}} and $? ... are analysed)')
         word.expands = True
     word.add("$", quoted=quoted)
     return i + 1

@@ -56,9 +56,9 @@ def body_problem(body: str) -> str | None:
         if c == "`":
             return "command substitution"
         if c == "$":
-            nxt = body[i + 1:i + 2]
+            nxt = body[i + 1 : i + 2]
             if nxt == "(":
-                return "command substitution" if body[i + 2:i + 3] != "(" else "arithmetic expansion"
+                return "command substitution" if body[i + 2 : i + 3] != "(" else "arithmetic expansion"
             if nxt == "[":
                 return "arithmetic expansion"
             if nxt == "{":

@@ -108,9 +108,14 @@ class _Builder:
     def word(self, source: str, end: int) -> Word:
         mask = "".join(self.mask)
         return Word(
-            "".join(self.value), source[self.raw_start:end], self.expands or _assignment_tilde(mask),
-            self.glob or _globs(mask), self.quoted,
-            self.tilde, brace=_brace_expands(mask), start=self.raw_start,
+            "".join(self.value),
+            source[self.raw_start : end],
+            self.expands or _assignment_tilde(mask),
+            self.glob or _globs(mask),
+            self.quoted,
+            self.tilde,
+            brace=_brace_expands(mask),
+            start=self.raw_start,
         )
 
 
@@ -123,7 +128,7 @@ def _assignment_tilde(mask: str) -> bool:
     match = ASSIGNMENT_LIKE.match(mask)
     if match is None:
         return False
-    value = mask[match.end():]
+    value = mask[match.end() :]
     return value.startswith("~") or ":~" in value
 
 
@@ -132,7 +137,7 @@ def _globs(mask: str) -> bool:
     if "*" in mask or "?" in mask:
         return True
     start = mask.find("[")
-    return start >= 0 and "]" in mask[start + 1:]
+    return start >= 0 and "]" in mask[start + 1 :]
 
 
 def _brace_expands(mask: str) -> bool:
@@ -144,7 +149,7 @@ def _brace_expands(mask: str) -> bool:
     end = mask.rfind("}")
     if start < 0 or end < start:
         return False
-    inner = mask[start + 1:end]
+    inner = mask[start + 1 : end]
     return "," in inner or ".." in inner
 
 
@@ -158,8 +163,7 @@ def lex(source: str) -> Lexed:
     bad = BAD_CHARS.search(source)
     if bad is not None:
         problems.append(
-            f"the line holds the character {bad.group()!r}: control characters and text that is not valid "
-            "Unicode (lone surrogates) are not analysed"
+            f"the line holds the character {bad.group()!r}: control characters and text that is not valid Unicode (lone surrogates) are not analysed"
         )
 
     def flush(end: int) -> None:
@@ -187,16 +191,16 @@ def lex(source: str) -> Lexed:
                     note("a line continuation inside an operator or after $ (the shell joins what the lexer splits)")
                 i += 2  # line continuation
                 continue
-            word.add(source[i + 1:i + 2] or "\\", quoted=True)  # a \ that ends the line stands for itself
+            word.add(source[i + 1 : i + 2] or "\\", quoted=True)  # a \ that ends the line stands for itself
             i += 2
         elif c == "'":
             end = source.find("'", i + 1)
             if end < 0:
                 note("an unclosed ' quote")
-                word.add(source[i + 1:], quoted=True)
+                word.add(source[i + 1 :], quoted=True)
                 i = n
             else:
-                word.add(source[i + 1:end], quoted=True)
+                word.add(source[i + 1 : end], quoted=True)
                 i = end + 1
         elif c == '"':
             i = _double_quoted(source, i + 1, word, note)
@@ -219,14 +223,15 @@ def lex(source: str) -> Lexed:
             digits = "".join(word.value) if c in "<>" and word.started and not word.quoted else ""
             if _all_digits(digits) and tokens and _duplicates(tokens[-1]):
                 # bash: 2>&1>x is 2>&1 then >x; sh reads a redirection where the descriptor should be
-                note(f"a descriptor number directly before a redirection ({tokens[-1].text}{digits}{c}): "
-                     "bash and sh read it differently")
+                note(f"a descriptor number directly before a redirection ({tokens[-1].text}{digits}{c}): bash and sh read it differently")
                 prefix = ""
                 flush(i)
             elif _all_digits(digits):
                 if len(digits) > 1:
-                    note(f"the descriptor number {digits} before a redirection: sh takes a single digit "
-                         f"(it passes {digits} to the command as a word), bash takes any number")
+                    note(
+                        f"the descriptor number {digits} before a redirection: sh takes a single digit "
+                        f"(it passes {digits} to the command as a word), bash takes any number"
+                    )
                 prefix, word = digits, _Builder()  # an fd number: 2>file
             else:
                 prefix = ""
@@ -282,8 +287,10 @@ def _closing_dash(source: str, i: int, tokens: list[Token], note) -> int:
         return i
     stuck = STUCK.match(source, j + 1).group()
     if stuck:
-        note(f"{short('-' + stuck)!r} after {tokens[-1].text}: bash closes the descriptor and passes "
-             f"what follows the - to the command as a word, sh refuses the line")
+        note(
+            f"{short('-' + stuck)!r} after {tokens[-1].text}: bash closes the descriptor and passes "
+            f"what follows the - to the command as a word, sh refuses the line"
+        )
     tokens.append(Word("-", "-", start=j))
     return j + 1
 
@@ -297,8 +304,10 @@ def _descriptor_target_problem(op: Op, target: Word) -> str | None:
     """
     if len(target.raw) == 1 and target.raw in DIGITS:
         return None
-    return (f"the redirection {op.text}{short(target.raw)}: only a single digit or - after {op.text[-2:]} is read "
-            "alike by sh and bash (bash takes a file name or any number there)")
+    return (
+        f"the redirection {op.text}{short(target.raw)}: only a single digit or - after {op.text[-2:]} is read "
+        "alike by sh and bash (bash takes a file name or any number there)"
+    )
 
 
 def _heredoc(tokens: list[Token], index: int) -> tuple[bool, Word | None]:

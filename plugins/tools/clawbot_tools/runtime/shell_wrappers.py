@@ -66,7 +66,7 @@ def _rest_after_options(argv: list[Word], takes_value: set[str], flags: set[str]
         if not text.startswith("-") or text == "-":
             break
         key = text.split("=", 1)[0] if text.startswith("--") else text
-        if key in flags and "=" not in text[len(key):len(key) + 1]:
+        if key in flags and "=" not in text[len(key) : len(key) + 1]:
             rest = rest[1:]
         elif key in takes_value:
             rest = rest[1:] if "=" in text else rest[2:]
@@ -88,8 +88,16 @@ def _rest_after_options(argv: list[Word], takes_value: set[str], flags: set[str]
 
 
 def _then(
-    walk: Walk, rest: list[Word] | None, label: str, state: dict, home: str | None, out: Collector,
-    *, depth: int, via: tuple[str, ...], default_path: bool = False,
+    walk: Walk,
+    rest: list[Word] | None,
+    label: str,
+    state: dict,
+    home: str | None,
+    out: Collector,
+    *,
+    depth: int,
+    via: tuple[str, ...],
+    default_path: bool = False,
 ) -> None:
     if rest:
         walk.command(rest, state, home, out, depth=depth, via=(*via, label), default_path=default_path, wrapped=True, builtins=False)
@@ -209,8 +217,27 @@ def _privileged(walk, argv, state, home, out, *, depth, via, default_path):
     rest = _rest_after_options(
         argv,
         {
-            "-u", "--user", "-g", "--group", "-C", "--close-from", "-h", "--host", "-p", "--prompt", "-r", "--role",
-            "-t", "--type", "-D", "--chdir", "-U", "--other-user", "-c", "--command", "-s",
+            "-u",
+            "--user",
+            "-g",
+            "--group",
+            "-C",
+            "--close-from",
+            "-h",
+            "--host",
+            "-p",
+            "--prompt",
+            "-r",
+            "--role",
+            "-t",
+            "--type",
+            "-D",
+            "--chdir",
+            "-U",
+            "--other-user",
+            "-c",
+            "--command",
+            "-s",
         },
         {"-E", "-H", "-n", "-S", "-k", "-K", "-b", "-P", "-A", "-i", "-l", "--login", "--preserve-env", "--non-interactive", "--stdin", "--"},
         out,
@@ -231,7 +258,7 @@ def _find(walk, argv, state, home, out, *, depth, via, default_path):
             j = i + 1
             while j < len(argv) and argv[j].value not in (";", "+"):
                 j += 1
-            inner = [attrs.evolve(w, placeholder=True) if "{}" in w.value else w for w in argv[i + 1:j]]
+            inner = [attrs.evolve(w, placeholder=True) if "{}" in w.value else w for w in argv[i + 1 : j]]
             if not inner:
                 out.problem(f"find {text} without a command")
             else:
@@ -244,12 +271,40 @@ def _find(walk, argv, state, home, out, *, depth, via, default_path):
 
 
 XARGS_VALUES = {
-    "-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-lines", "--max-args",
-    "--max-procs", "--max-chars", "--eof", "--replace", "--process-slot-var",
+    "-I",
+    "-L",
+    "-n",
+    "-P",
+    "-s",
+    "-d",
+    "-E",
+    "-a",
+    "--arg-file",
+    "--delimiter",
+    "--max-lines",
+    "--max-args",
+    "--max-procs",
+    "--max-chars",
+    "--eof",
+    "--replace",
+    "--process-slot-var",
 }
 XARGS_FLAGS = {
-    "-0", "-r", "-t", "-p", "-x", "-o", "--null", "--no-run-if-empty", "--verbose", "--interactive", "--exit",
-    "--open-tty", "-i", "-l", "-e",
+    "-0",
+    "-r",
+    "-t",
+    "-p",
+    "-x",
+    "-o",
+    "--null",
+    "--no-run-if-empty",
+    "--verbose",
+    "--interactive",
+    "--exit",
+    "--open-tty",
+    "-i",
+    "-l",
+    "-e",
 }
 
 WRAPPERS = {
@@ -257,9 +312,7 @@ WRAPPERS = {
     "env": _env,
     "nice": _nice,
     "nohup": _simple_wrapper("nohup", set(), set()),
-    "timeout": _simple_wrapper(
-        "timeout", {"-s", "--signal", "-k", "--kill-after"}, {"--preserve-status", "--foreground", "-v", "--verbose"}, positional=1
-    ),
+    "timeout": _simple_wrapper("timeout", {"-s", "--signal", "-k", "--kill-after"}, {"--preserve-status", "--foreground", "-v", "--verbose"}, positional=1),
     "stdbuf": _simple_wrapper("stdbuf", {"-i", "-o", "-e", "--input", "--output", "--error"}, set()),
     # not -o/--output or -a/--append: they write a file
     "time": _simple_wrapper("time", {"-f", "--format"}, {"-p", "-v", "--verbose", "--portability", "-q", "--quiet"}),

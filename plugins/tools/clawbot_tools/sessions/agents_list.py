@@ -13,8 +13,11 @@ def agents_list(call: ToolCall) -> ToolResult:
         return services
     agents = services.agents()
     lines = [
-        f"- {a.id}" + (f" ({a.name})" if a.name and a.name != a.id else "") + (" [default]" if a.default else "")
-        + f": model {a.model or 'auto'}" + (" <- you" if a.id == services.agent_id else "")
+        f"- {a.id}"
+        + (f" ({a.name})" if a.name and a.name != a.id else "")
+        + (" [default]" if a.default else "")
+        + f": model {a.model or 'auto'}"
+        + (" <- you" if a.id == services.agent_id else "")
         for a in agents
     ]
     return ToolResult.text(

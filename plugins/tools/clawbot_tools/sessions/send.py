@@ -29,10 +29,7 @@ async def sessions_send(call: ToolCall) -> ToolResult:
     except ServiceUnavailable as exc:
         return ToolResult.error(f"sessions_send: {exc}")
     except TimeoutError:
-        return ToolResult.error(
-            f"sessions_send: {key} did not answer within {timeout:g} s; it keeps working. "
-            "Check later with sessions_history."
-        )
+        return ToolResult.error(f"sessions_send: {key} did not answer within {timeout:g} s; it keeps working. Check later with sessions_history.")
     if reply is None:
         return ToolResult.text(f"Sent to {key}; not waiting for the reply.", session_key=key, waited=False)
     # The other session may have read anything (a web page, a chat): its words are data here.
@@ -53,7 +50,9 @@ def make_tool() -> Tool:
                 "session_key": {"type": "string", "description": "Target session key (sessions_list, agents_list)."},
                 "message": {"type": "string", "minLength": 1, "description": "What to send."},
                 "timeout_seconds": {
-                    "type": "number", "minimum": 0, "maximum": MAX_TIMEOUT_S,
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": MAX_TIMEOUT_S,
                     "description": f"How long to wait for the reply. Default {DEFAULT_TIMEOUT_S}; 0: do not wait.",
                 },
             },

@@ -19,8 +19,7 @@ def sessions_list(call: ToolCall) -> ToolResult:
     if not found:
         return ToolResult.text("No sessions yet.", sessions=[])
     lines = [
-        f"- {s.key}: {s.turns} turns, last active {s.updated_at}, model {s.model or 'unknown'}"
-        + (" <- this session" if s.key == services.session_key else "")
+        f"- {s.key}: {s.turns} turns, last active {s.updated_at}, model {s.model or 'unknown'}" + (" <- this session" if s.key == services.session_key else "")
         for s in found
     ]
     return ToolResult.text(
@@ -33,10 +32,12 @@ def make_tool() -> Tool:
     return Tool(
         name="sessions_list",
         description="List recent sessions (conversations), newest first: key, turns, last activity, model.",
-        parameters=schema({
-            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": f"Most sessions to list. Default {DEFAULT_LIMIT}."},
-            "agent": {"type": "string", "description": "Only this agent's sessions (an id from agents_list)."},
-        }),
+        parameters=schema(
+            {
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": f"Most sessions to list. Default {DEFAULT_LIMIT}."},
+                "agent": {"type": "string", "description": "Only this agent's sessions (an id from agents_list)."},
+            }
+        ),
         handler=sessions_list,
         summary="List recent sessions with their activity",
         group=GROUP,

@@ -140,11 +140,7 @@ class _Extractor(HTMLParser):
             href, start = self._links.pop()
             text = " ".join("".join(self.out[start:]).split())
             del self.out[start:]
-            if (
-                href
-                and not href.strip().lower().startswith(("javascript:", "data:", "#"))
-                and text
-            ):
+            if href and not href.strip().lower().startswith(("javascript:", "data:", "#")) and text:
                 self.out.append(f"[{text}]({urljoin(self.base_url, href.strip())})")
             else:
                 self.out.append(text)
@@ -165,10 +161,7 @@ def html_to_text(html: str, base_url: str = "") -> tuple[str, str]:
         parser.feed(html)
         parser.close()
     text = "".join(parser.out)
-    lines = [
-        line.strip() if not line.startswith("    ") else line.rstrip()
-        for line in text.split("\n")
-    ]
+    lines = [line.strip() if not line.startswith("    ") else line.rstrip() for line in text.split("\n")]
     text = _BLANKS.sub("\n\n", "\n".join(lines)).strip()
     return parser.title, text
 

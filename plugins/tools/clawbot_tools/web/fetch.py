@@ -62,9 +62,7 @@ class _PinnedBackend(httpcore2.AsyncNetworkBackend):
     ) -> httpcore2.AsyncNetworkStream:
         address = self._pins.get((host, port))
         if address is None:
-            raise httpcore2.ConnectError(
-                f"refusing to dial {host}:{port}: not vetted by the address policy"
-            )
+            raise httpcore2.ConnectError(f"refusing to dial {host}:{port}: not vetted by the address policy")
         if self._route is not None:
             address, port = self._route(address, port)
         return await self._inner.connect_tcp(
@@ -75,9 +73,7 @@ class _PinnedBackend(httpcore2.AsyncNetworkBackend):
             socket_options=socket_options,
         )
 
-    async def connect_unix_socket(
-        self, *args: Any, **kwargs: Any
-    ) -> httpcore2.AsyncNetworkStream:
+    async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore2.AsyncNetworkStream:
         raise httpcore2.ConnectError("unix sockets are not allowed")
 
     async def sleep(self, seconds: float) -> None:
@@ -115,11 +111,7 @@ def _kind(content_type: str, head: bytes) -> str | None:
         return "html"
     if ctype == "application/json" or ctype.endswith("+json"):
         return "json"
-    if (
-        ctype.startswith("text/")
-        or ctype in ("application/xml", "application/javascript")
-        or ctype.endswith("+xml")
-    ):
+    if ctype.startswith("text/") or ctype in ("application/xml", "application/javascript") or ctype.endswith("+xml"):
         return "text"
     if ctype and ctype not in ("application/octet-stream", "binary/octet-stream"):
         return None
@@ -129,9 +121,7 @@ def _kind(content_type: str, head: bytes) -> str | None:
     try:
         sample = head[:1024].decode("utf-8")
     except UnicodeDecodeError as exc:
-        if (
-            exc.start < len(head[:1024]) - 4
-        ):  # not just a character cut at the sample's end
+        if exc.start < len(head[:1024]) - 4:  # not just a character cut at the sample's end
             return None
         sample = head[: exc.start].decode("utf-8")
     lowered = sample.lstrip().lower()
@@ -188,24 +178,18 @@ class WebFetcher:
             async with asyncio.timeout(self.total_timeout):
                 return await self._fetch(url, max_chars)
         except BlockedURL as exc:
-            return ToolResult.error(
-                f"web_fetch refused {url}: {exc}", url=url, blocked=True
-            )
+            return ToolResult.error(f"web_fetch refused {url}: {exc}", url=url, blocked=True)
         except TimeoutError:
             return ToolResult.error(
                 f"web_fetch timed out after {self.total_timeout:g}s fetching {url}",
                 url=url,
             )
         except httpx2.TimeoutException as exc:
-            return ToolResult.error(
-                f"web_fetch timed out fetching {url}: {type(exc).__name__}", url=url
-            )
+            return ToolResult.error(f"web_fetch timed out fetching {url}: {type(exc).__name__}", url=url)
         except httpx2.InvalidURL as exc:
             return ToolResult.error(f"web_fetch: invalid URL {url!r}: {server_text(exc)}", url=url)
         except (FetchFailed, httpx2.HTTPError, OSError) as exc:
-            return ToolResult.error(
-                f"web_fetch failed for {url}: {server_text(exc) or type(exc).__name__}", url=url
-            )
+            return ToolResult.error(f"web_fetch failed for {url}: {server_text(exc) or type(exc).__name__}", url=url)
 
     async def _fetch(self, url: str, max_chars: int) -> ToolResult:
         current = httpx2.URL(url.strip())
@@ -230,9 +214,7 @@ class WebFetcher:
                     location = response.headers.get("location")
                     if response.status_code in REDIRECT_CODES and location:
                         if len(redirects) >= self.max_redirects:
-                            raise FetchFailed(
-                                f"too many redirects (more than {self.max_redirects})"
-                            )
+                            raise FetchFailed(f"too many redirects (more than {self.max_redirects})")
                         redirects.append(str(current))
                         current = current.join(location)
                         continue
@@ -242,9 +224,7 @@ class WebFetcher:
         check_url(url, allow_private=self.allow_private)
         host = url.raw_host.decode("ascii")
         port = url.port or (443 if url.scheme == "https" else 80)
-        pins[(host, port)] = await vet_host(
-            host, port, allow_private=self.allow_private, resolve=self.resolve
-        )
+        pins[(host, port)] = await vet_host(host, port, allow_private=self.allow_private, resolve=self.resolve)
 
     async def _read(
         self,
@@ -280,8 +260,7 @@ class WebFetcher:
         if kind is None:
             shown = server_text(content_type, 100) if content_type else "unknown type"
             return ToolResult.error(
-                f"web_fetch: {server_text(url)} returned binary content ({shown}); "
-                "only HTML, JSON and text can be read",
+                f"web_fetch: {server_text(url)} returned binary content ({shown}); only HTML, JSON and text can be read",
                 truncated=False,
                 **details,
             )
@@ -296,15 +275,11 @@ class WebFetcher:
         notes: list[str] = []
         truncated = cut
         if len(text) > max_chars:
-            notes.append(
-                f"[truncated: showing {max_chars:,} of {len(text):,} characters; raise max_chars to see more]"
-            )
+            notes.append(f"[truncated: showing {max_chars:,} of {len(text):,} characters; raise max_chars to see more]")
             text = text[:max_chars]
             truncated = True
         if cut:
-            notes.append(
-                f"[body cut off after {self.max_bytes:,} bytes; the rest was not downloaded]"
-            )
+            notes.append(f"[body cut off after {self.max_bytes:,} bytes; the rest was not downloaded]")
         # Everything the page controls (title, text) is inside the fence, its URL in the
         # label; clawbot's own notes follow the END line, where the page cannot forge them.
         page = f"Title: {title}\n\n{text}" if title else text
@@ -313,9 +288,7 @@ class WebFetcher:
             result_text += "\n" + "\n".join(notes)
         details.update(truncated=truncated, title=title)
         if response.status_code >= 400:
-            return ToolResult.error(
-                f"HTTP {response.status_code}: the server answered with an error page.\n{result_text}", **details
-            )
+            return ToolResult.error(f"HTTP {response.status_code}: the server answered with an error page.\n{result_text}", **details)
         return ToolResult.text(result_text, **details)
 
 
@@ -325,8 +298,7 @@ WEB_FETCH_PARAMETERS = {
         "url": {"type": "string", "description": "The http(s) URL to fetch."},
         "max_chars": {
             "type": "integer",
-            "description": f"Most characters of extracted text to return (default {DEFAULT_MAX_CHARS}, "
-            f"at most {MAX_CHARS_CAP}).",
+            "description": f"Most characters of extracted text to return (default {DEFAULT_MAX_CHARS}, at most {MAX_CHARS_CAP}).",
             "minimum": MIN_CHARS,
             "maximum": MAX_CHARS_CAP,
         },

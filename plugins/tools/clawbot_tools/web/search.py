@@ -88,8 +88,7 @@ WEB_SEARCH_PARAMETERS = {
         "freshness": {
             "type": "string",
             "description": (
-                "Only results discovered recently: pd (past day), pw (past week), pm (past month), "
-                "py (past year), or a range YYYY-MM-DDtoYYYY-MM-DD."
+                "Only results discovered recently: pd (past day), pw (past week), pm (past month), py (past year), or a range YYYY-MM-DDtoYYYY-MM-DD."
             ),
             "pattern": FRESHNESS.pattern,
         },
@@ -225,8 +224,7 @@ class WebSearcher:
                 status, headers, body = await _get(request, timeout_s)
         except (TimeoutError, httpx2.TimeoutException):
             raise SearchFailed(
-                f"{provider.label} did not answer within {timeout_s:g} s. Try again, or raise "
-                "web_search_timeout_s in [plugins.tools].",
+                f"{provider.label} did not answer within {timeout_s:g} s. Try again, or raise web_search_timeout_s in [plugins.tools].",
                 timeout=True,
             ) from None
         except httpx2.HTTPError as exc:
@@ -240,8 +238,7 @@ class WebSearcher:
         content_type = headers.get("content-type", "")
         data = _json(body)
         if status >= 400:
-            raise SearchFailed(_http_error(provider, status, headers, data), status=status,
-                               **_retry_details(status, headers))
+            raise SearchFailed(_http_error(provider, status, headers, data), status=status, **_retry_details(status, headers))
         if data is _NOT_JSON:
             raise SearchFailed(
                 f"{provider.label} answered HTTP {status} with a body that is not JSON "

@@ -24,10 +24,7 @@ from clawbot_tools.web.search_provider import (
 
 DEFAULT_ENDPOINT = "https://api.search.brave.com/res/v1/web/search"
 KEY_ENV = "BRAVE_API_KEY"
-KEY_HELP = (
-    f"Set the {KEY_ENV} environment variable (or web_search_api_key in [plugins.tools] of "
-    "clawbot.toml); get a key at https://brave.com/search/api/"
-)
+KEY_HELP = f"Set the {KEY_ENV} environment variable (or web_search_api_key in [plugins.tools] of clawbot.toml); get a key at https://brave.com/search/api/"
 
 
 class BraveSearch:
@@ -44,10 +41,7 @@ class BraveSearch:
     def not_configured(self) -> str | None:
         if self._api_key:
             return None
-        return (
-            "web_search is not configured: the search provider Brave Search needs an API key. "
-            f"{KEY_HELP}. Until then, use web_fetch on a URL you know."
-        )
+        return f"web_search is not configured: the search provider Brave Search needs an API key. {KEY_HELP}. Until then, use web_fetch on a URL you know."
 
     def secrets(self) -> tuple[str, ...]:
         return (self._api_key,)

@@ -62,8 +62,7 @@ class SearxngSearch:
         if query.freshness:
             if query.freshness not in TIME_RANGES:
                 raise SearchFailed(
-                    f"{self.label} supports freshness pd, pw, pm or py only, not a date range "
-                    f"({query.freshness!r}); search again with one of those."
+                    f"{self.label} supports freshness pd, pw, pm or py only, not a date range ({query.freshness!r}); search again with one of those."
                 )
             params["time_range"] = TIME_RANGES[query.freshness]
         return SearchRequest(self.endpoint, params)

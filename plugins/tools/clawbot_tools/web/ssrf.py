@@ -130,9 +130,7 @@ def _normal_host(host: str) -> str:
 def check_url(url: httpx2.URL, *, allow_private: bool = False) -> None:
     """Static checks of one URL (no I/O); raises :class:`BlockedURL`."""
     if url.scheme not in ALLOWED_SCHEMES:
-        raise BlockedURL(
-            f"scheme {url.scheme or '(none)'!r} is not allowed (only http and https)"
-        )
+        raise BlockedURL(f"scheme {url.scheme or '(none)'!r} is not allowed (only http and https)")
     if url.userinfo:
         raise BlockedURL("URLs with credentials (user:password@) are not allowed")
     host = _normal_host(url.host)
@@ -186,9 +184,5 @@ async def vet_host(
         why = address_problem(ip, allow_private=allow_private)
         if why:
             raise BlockedURL(f"{host} resolves to a forbidden address: {why}")
-        vetted.append(
-            str(ip.ipv4_mapped or ip)
-            if isinstance(ip, ipaddress.IPv6Address)
-            else str(ip)
-        )
+        vetted.append(str(ip.ipv4_mapped or ip) if isinstance(ip, ipaddress.IPv6Address) else str(ip))
     return vetted[0]

@@ -24,10 +24,7 @@ def cli(ctx: PromptContext) -> str:
     lines = ["## clawbot CLI", "Never invent commands or flags. The ones that exist:"]
     lines += [f"- `{command}`: {what}" for command, what in CLI_COMMANDS]
     lines += [
-        (
-            "Chat commands the user types (not tools): /stop aborts the run, /approve and /deny answer an approval, "
-            "/context shows your prompt."
-        ),
+        ("Chat commands the user types (not tools): /stop aborts the run, /approve and /deny answer an approval, /context shows your prompt."),
         "Start, stop or restart the gateway only when the user asks.",
     ]
     return "\n".join(lines)

@@ -34,7 +34,5 @@ def project_context(ctx: PromptContext) -> str | None:
         return None
     intro = ["# Project Context", "The following workspace files were loaded by clawbot."]
     if any(f.name == PERSONA_FILE and f.content is not None for f in ctx.bootstrap_files):
-        intro.append(
-            f"{PERSONA_FILE} defines your persona: embody its character and tone, and avoid stiff, generic replies."
-        )
+        intro.append(f"{PERSONA_FILE} defines your persona: embody its character and tone, and avoid stiff, generic replies.")
     return "\n\n".join(["\n".join(intro), *(_file_block(f) for f in ctx.bootstrap_files)])

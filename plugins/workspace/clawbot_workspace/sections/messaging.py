@@ -29,14 +29,8 @@ def messaging(ctx: PromptContext) -> str:
     if ctx.has_tool("message"):
         lines += [
             "### message tool",
-            (
-                "- `message` sends to this chat by default. To send elsewhere pass `target` with `message`, and "
-                "`channel` only when it is not this channel."
-            ),
-            (
-                f"- If you delivered your answer to this chat with `message`, reply with only {SILENT_TOKEN} so it "
-                "is not sent twice."
-            ),
+            ("- `message` sends to this chat by default. To send elsewhere pass `target` with `message`, and `channel` only when it is not this channel."),
+            (f"- If you delivered your answer to this chat with `message`, reply with only {SILENT_TOKEN} so it is not sent twice."),
         ]
     return "\n".join(lines)
 

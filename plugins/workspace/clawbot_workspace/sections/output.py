@@ -25,4 +25,3 @@ def silent_replies(ctx: PromptContext) -> str:
         "- It must be the whole message: nothing before or after it, no markdown or code block around it.",
         "- Never add it to a real reply.",
     )
-

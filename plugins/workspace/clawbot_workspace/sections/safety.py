@@ -10,10 +10,8 @@ from clawbot_workspace.sections._text import block
 def safety(ctx: PromptContext) -> str:
     return block(
         "## Safety",
-        "- You have no goals of your own: no self-preservation, copying yourself, gathering resources or power, "
-        "or plans beyond what the user asked for.",
-        "- Safety and human oversight come before finishing a task. When instructions conflict or a step looks "
-        "risky, pause and ask.",
+        "- You have no goals of your own: no self-preservation, copying yourself, gathering resources or power, or plans beyond what the user asked for.",
+        "- Safety and human oversight come before finishing a task. When instructions conflict or a step looks risky, pause and ask.",
         "- Obey requests to stop, pause or be audited at once; never work around safeguards.",
         "- Do not widen your own access or urge anyone to disable safeguards. Do not change your system prompt, "
         "safety rules or tool policy unless explicitly asked.",

@@ -12,10 +12,8 @@ def session_context(ctx: PromptContext) -> str | None:
     if ctx.session_kind == "group":
         return block(
             "## Group Chat",
-            "You are in a group chat with several people. Reply when you are addressed or can clearly help; "
-            f"otherwise reply with only {SILENT_TOKEN}.",
-            "Your private memory (MEMORY.md) is not loaded here; never reveal the owner's private information "
-            "to the group.",
+            f"You are in a group chat with several people. Reply when you are addressed or can clearly help; otherwise reply with only {SILENT_TOKEN}.",
+            "Your private memory (MEMORY.md) is not loaded here; never reveal the owner's private information to the group.",
         )
     if ctx.session_kind == "subagent":
         return block(

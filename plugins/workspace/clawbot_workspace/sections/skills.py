@@ -46,8 +46,7 @@ def skills(ctx: PromptContext) -> str | None:
     max_chars, description_max_chars = skills_prompt_caps(ctx.config)
     head = (
         "## Skills",
-        "Skills are instruction files for particular tasks. Before replying, check the descriptions in "
-        "<available_skills>:",
+        "Skills are instruction files for particular tasks. Before replying, check the descriptions in <available_skills>:",
         "- exactly one clearly fits: read its SKILL.md with `read` at the exact <location>, then follow it;",
         "- several fit: take the most specific one;",
         "- none clearly fits: read none.",

@@ -40,10 +40,7 @@ def tooling(ctx: PromptContext) -> str:
 def tool_call_style(ctx: PromptContext) -> str:
     lines = [
         "## Tool Call Style",
-        (
-            "Do not narrate routine, low-risk calls. Say briefly what you are doing only for multi-step, sensitive "
-            "or destructive actions, or when asked to."
-        ),
+        ("Do not narrate routine, low-risk calls. Say briefly what you are doing only for multi-step, sensitive or destructive actions, or when asked to."),
         "If a tool can do the job, use it; do not ask the user to run an equivalent command.",
     ]
     if ctx.has_tool("exec"):

@@ -45,4 +45,4 @@ def _one_brace(word: str) -> list[str] | None:
             parts = [chr(n) for n in range(ord(low), ord(high) + step, step)]
         else:
             return None
-    return [word[:match.start()] + part + word[match.end():] for part in parts]
+    return [word[: match.start()] + part + word[match.end() :] for part in parts]

@@ -16,25 +16,99 @@ from clawbot_tools.runtime.shell_lexer import Word, lex
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox-sh", "rbash", "yash"})
 # programs and builtins that run text (their arguments or their input) as commands
-RUNNERS = frozenset({
-    "eval", "source", ".", "trap", "alias", "fc", "xargs", "watch", "ssh", "su", "runuser", "script", "parallel",
-    "at", "batch", "sshpass", "expect", "osascript", "pwsh", "powershell", "tmux", "screen", "nsenter",
-})
-INTERPRETER = re.compile(
-    r"(?:python|pypy|perl|ruby|php|lua|tclsh|wish|node|nodejs|deno|bun|julia|Rscript)[0-9.]*+|luajit|[gmn]?awk|busybox-awk"
+RUNNERS = frozenset(
+    {
+        "eval",
+        "source",
+        ".",
+        "trap",
+        "alias",
+        "fc",
+        "xargs",
+        "watch",
+        "ssh",
+        "su",
+        "runuser",
+        "script",
+        "parallel",
+        "at",
+        "batch",
+        "sshpass",
+        "expect",
+        "osascript",
+        "pwsh",
+        "powershell",
+        "tmux",
+        "screen",
+        "nsenter",
+    }
 )
+INTERPRETER = re.compile(r"(?:python|pypy|perl|ruby|php|lua|tclsh|wish|node|nodejs|deno|bun|julia|Rscript)[0-9.]*+|luajit|[gmn]?awk|busybox-awk")
 # programs that start the program named by a later word
-WRAPPERS = frozenset({
-    "sudo", "doas", "env", "nice", "nohup", "timeout", "stdbuf", "time", "command", "exec", "builtin", "setsid",
-    "ionice", "chroot", "flock", "unshare", "strace", "ltrace", "systemd-run", "find", "busybox", "toybox",
-    "taskset", "chrt", "caffeinate", "pkexec", "run0", "firejail", "bwrap", "proot", "fakeroot", "catchsegv",
-})
+WRAPPERS = frozenset(
+    {
+        "sudo",
+        "doas",
+        "env",
+        "nice",
+        "nohup",
+        "timeout",
+        "stdbuf",
+        "time",
+        "command",
+        "exec",
+        "builtin",
+        "setsid",
+        "ionice",
+        "chroot",
+        "flock",
+        "unshare",
+        "strace",
+        "ltrace",
+        "systemd-run",
+        "find",
+        "busybox",
+        "toybox",
+        "taskset",
+        "chrt",
+        "caffeinate",
+        "pkexec",
+        "run0",
+        "firejail",
+        "bwrap",
+        "proot",
+        "fakeroot",
+        "catchsegv",
+    }
+)
 # the wrappers the analysis (or the rough view) looks through to the program they start
 LOOKED_THROUGH = frozenset({"sudo", "doas", "env", "nice", "nohup", "timeout", "stdbuf", "time", "command", "find", "pkexec", "run0"})
-_KEYWORDS = frozenset({
-    "!", "if", "then", "else", "elif", "fi", "while", "until", "do", "done", "{", "}", "case", "esac", "for",
-    "select", "in", "function", "coproc", "[[", "]]", "time",
-})
+_KEYWORDS = frozenset(
+    {
+        "!",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "while",
+        "until",
+        "do",
+        "done",
+        "{",
+        "}",
+        "case",
+        "esac",
+        "for",
+        "select",
+        "in",
+        "function",
+        "coproc",
+        "[[",
+        "]]",
+        "time",
+    }
+)
 MAX_SCRIPT_DEPTH = 8
 
 
@@ -86,8 +160,8 @@ def _simple_is_dynamic(words: list[Word], depth: int) -> bool:
             return True
         if base in SHELLS:
             # through a wrapper, the analysis may not have seen the shell's script
-            return wrapped or _shell_is_dynamic(words[k + 1:], depth)
-        if base == "git" and _git_runs_commands([w.value for w in words[k + 1:]]):
+            return wrapped or _shell_is_dynamic(words[k + 1 :], depth)
+        if base == "git" and _git_runs_commands([w.value for w in words[k + 1 :]]):
             return True
         if base in WRAPPERS:
             if base not in LOOKED_THROUGH:

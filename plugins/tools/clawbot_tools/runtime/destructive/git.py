@@ -10,9 +10,18 @@ from collections.abc import Sequence
 from clawbot_tools.runtime.destructive.options import _has_long, _options
 
 # git's own options before the subcommand (git.c compares them exactly: no abbreviations)
-GIT_VALUE_OPTIONS = frozenset({
-    "-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--attr-source",
-})
+GIT_VALUE_OPTIONS = frozenset(
+    {
+        "-C",
+        "-c",
+        "--config-env",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--super-prefix",
+        "--attr-source",
+    }
+)
 GIT_ALIAS = "git alias defined on the command line (what it runs is unknown)"
 
 
@@ -45,7 +54,7 @@ def _git_split(args: list[str]) -> tuple[str | None, list[str], list[str]]:
         i += 1
     if i >= len(args):
         return None, [], config
-    return args[i], args[i + 1:], config
+    return args[i], args[i + 1 :], config
 
 
 def _git_labels(args: list[str]) -> list[str]:
@@ -85,9 +94,7 @@ def _git_sub_labels(sub: str, rest: Sequence[str]) -> list[str]:
         flags, operands = _options(rest, values="bBo")
         if sub != "restore" and ("f" in flags or _has_long(flags, "--force", "--discard-changes")):
             return [f"git {sub} --force (discards changes)"]
-        staged_only = sub == "restore" and (flags & {"S"} or _has_long(flags, "--staged")) and not (
-            flags & {"W"} or _has_long(flags, "--worktree")
-        )
+        staged_only = sub == "restore" and (flags & {"S"} or _has_long(flags, "--staged")) and not (flags & {"W"} or _has_long(flags, "--worktree"))
         if sub != "switch" and not staged_only and any(o in (".", ":/", "*", "./") for o in operands):
             return [f"git {sub} . (discards all changes)"]
     elif sub == "stash":

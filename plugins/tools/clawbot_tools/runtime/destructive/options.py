@@ -24,7 +24,7 @@ def _options(args: Sequence[str], values: str = "", *, dashdash: bool = True) ->
             skip = False
             continue
         if arg == "--" and dashdash:
-            operands.extend(args[i + 1:])
+            operands.extend(args[i + 1 :])
             break
         if arg.startswith("--"):
             flags.add(arg.split("=", 1)[0])

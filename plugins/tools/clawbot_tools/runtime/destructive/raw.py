@@ -61,10 +61,31 @@ def _self_piping_function(text: str) -> bool:
 
 
 _FETCHERS = frozenset({"curl", "wget"})
-_DECODERS = frozenset({
-    "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg", "rev", "tr", "gunzip", "zcat", "gzip",
-    "bzcat", "bunzip2", "xzcat", "unxz", "xz", "zstd", "zstdcat", "unzstd", "lzcat",
-})
+_DECODERS = frozenset(
+    {
+        "base64",
+        "base32",
+        "basenc",
+        "xxd",
+        "uudecode",
+        "openssl",
+        "gpg",
+        "rev",
+        "tr",
+        "gunzip",
+        "zcat",
+        "gzip",
+        "bzcat",
+        "bunzip2",
+        "xzcat",
+        "unxz",
+        "xz",
+        "zstd",
+        "zstdcat",
+        "unzstd",
+        "lzcat",
+    }
+)
 
 
 def _piped_to_shell(text: str) -> tuple[bool, bool]:

@@ -14,10 +14,33 @@ from clawbot_tools.runtime.destructive.options import _ASSIGNMENT
 # Where a command may start in the raw text.
 _ROUGH_SPLIT = re.compile(r"\$\(|[\n;&|()`]")
 # Words that may precede the command name in the rough view.
-_PREFIX_WORDS = frozenset({
-    "!", "{", "}", "if", "then", "else", "elif", "do", "while", "until", "time", "sudo", "doas", "xargs",
-    "exec", "command", "env", "nice", "nohup", "stdbuf", "eval", "busybox", "toybox",
-})
+_PREFIX_WORDS = frozenset(
+    {
+        "!",
+        "{",
+        "}",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "do",
+        "while",
+        "until",
+        "time",
+        "sudo",
+        "doas",
+        "xargs",
+        "exec",
+        "command",
+        "env",
+        "nice",
+        "nohup",
+        "stdbuf",
+        "eval",
+        "busybox",
+        "toybox",
+    }
+)
 _COMMAND_AFTER = frozenset({"{", "}", "do", "then", "else", "elif"})
 
 
@@ -29,7 +52,7 @@ def _rough_commands(text: str) -> Iterable[tuple[str, list[str]]]:
             while start < len(words) and (words[start] in _PREFIX_WORDS or _ASSIGNMENT.match(words[start])):
                 start += 1
             if start < len(words):
-                args = [alt for word in words[start + 1:] for alt in brace_words(word)]
+                args = [alt for word in words[start + 1 :] for alt in brace_words(word)]
                 yield os.path.basename(words[start]), args
 
 

@@ -17,25 +17,75 @@ from clawbot_tools.runtime.shell_analysis import Command
 DISK_DEVICE = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|md|loop|mapper/|rdisk)\w*")
 POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
 RUNLEVELS = frozenset({"0", "1", "6", "s", "S"})
-SYSTEMCTL_POWER_VERBS = frozenset({
-    "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate",
-    "soft-reboot", "rescue", "emergency",
-})
+SYSTEMCTL_POWER_VERBS = frozenset(
+    {
+        "poweroff",
+        "reboot",
+        "halt",
+        "kexec",
+        "suspend",
+        "hibernate",
+        "hybrid-sleep",
+        "suspend-then-hibernate",
+        "soft-reboot",
+        "rescue",
+        "emergency",
+    }
+)
 SYSTEMCTL_START_VERBS = frozenset({"start", "isolate", "restart", "try-restart", "reload-or-restart", "try-reload-or-restart"})
-POWER_TARGETS = frozenset({
-    "poweroff", "reboot", "halt", "kexec", "rescue", "emergency", "shutdown", "suspend", "hibernate", "hybrid-sleep",
-    "suspend-then-hibernate", "soft-reboot", "ctrl-alt-del", "sleep", "final",
-})
+POWER_TARGETS = frozenset(
+    {
+        "poweroff",
+        "reboot",
+        "halt",
+        "kexec",
+        "rescue",
+        "emergency",
+        "shutdown",
+        "suspend",
+        "hibernate",
+        "hybrid-sleep",
+        "suspend-then-hibernate",
+        "soft-reboot",
+        "ctrl-alt-del",
+        "sleep",
+        "final",
+    }
+)
 PARTITIONERS = frozenset({"fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk", "cgdisk"})
 PARTITION_LISTING = frozenset({"-l", "--list", "-d", "--dump", "-J", "--json", "-s", "--show-size", "-V", "--verify", "-p", "--print"})
 FORMATTERS = frozenset({"mke2fs", "mkswap", "wipefs", "mkdosfs", "mkntfs", "mkexfatfs"})
 ROOTISH = frozenset({"/", "/*", "~", "~/", "~/*", "$HOME", "${HOME}", "$HOME/", "$HOME/*", "${HOME}/", "${HOME}/*", "/.", "/.."})
 # find tests that narrow what -delete removes
-FIND_FILTERS = frozenset({
-    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-empty", "-newer",
-    "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-size", "-user", "-group", "-inum", "-links",
-    "-samefile", "-lname", "-ilname", "-perm",
-})
+FIND_FILTERS = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-empty",
+        "-newer",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-size",
+        "-user",
+        "-group",
+        "-inum",
+        "-links",
+        "-samefile",
+        "-lname",
+        "-ilname",
+        "-perm",
+    }
+)
 BOXES = frozenset({"busybox", "toybox"})
 
 
@@ -86,8 +136,10 @@ def labels_of(name: str, raws: Sequence[str], args: Sequence[str], *, loose: boo
             if name == "parted" and not loose and operands[1:] in (["print"], ["p"]):
                 return labels
             labels.append(f"{name} (partitions a disk)")
-    elif name in POWER or (name in ("init", "telinit") and set(operands if loose else operands[:1]) & RUNLEVELS) or (
-        name in ("systemctl", "loginctl") and _power_verb(operands)
+    elif (
+        name in POWER
+        or (name in ("init", "telinit") and set(operands if loose else operands[:1]) & RUNLEVELS)
+        or (name in ("systemctl", "loginctl") and _power_verb(operands))
     ):
         labels.append("shutdown / reboot")
     elif name in ("chmod", "chown", "chgrp") and (flags & {"R"} or _has_long(flags, "--recursive")):
@@ -106,9 +158,7 @@ def _power_verb(operands: list[str]) -> bool:
     words = set(operands)
     if words & SYSTEMCTL_POWER_VERBS:
         return True
-    return bool(words & SYSTEMCTL_START_VERBS) and any(
-        (o[:-len(".target")] if o.endswith(".target") else o) in POWER_TARGETS for o in operands
-    )
+    return bool(words & SYSTEMCTL_START_VERBS) and any((o[: -len(".target")] if o.endswith(".target") else o) in POWER_TARGETS for o in operands)
 
 
 def _find_labels(raws: list[str], args: list[str], *, loose: bool) -> list[str]:

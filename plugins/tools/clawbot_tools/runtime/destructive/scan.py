@@ -24,21 +24,54 @@ _EXPANSION_OPERATORS = "-+?=#%/^,"
 _ESCAPE = re.compile(r"\\(?:x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|0?[0-7]{1,3}|c.|.)", re.S)
 _SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 # names the scan looks for (also matched by globs: /bin/r? -rf)
-SCAN_NAMES = frozenset({
-    "rm", "mkfs", "mkfs.ext4", "mkfs.xfs", "mkfs.vfat", "mkfs.btrfs", *FORMATTERS, "dd", "shred", "blkdiscard",
-    *POWER, "init", "telinit", "systemctl", *PARTITIONERS, "chmod", "chown", "chgrp", "git", "find", "tee",
-})
-GIT_SUBCOMMANDS = frozenset({
-    "push", "reset", "clean", "branch", "checkout", "restore", "stash", "reflog", "gc", "prune", "filter-branch",
-    "filter-repo", "update-ref", "config",
-})
+SCAN_NAMES = frozenset(
+    {
+        "rm",
+        "mkfs",
+        "mkfs.ext4",
+        "mkfs.xfs",
+        "mkfs.vfat",
+        "mkfs.btrfs",
+        *FORMATTERS,
+        "dd",
+        "shred",
+        "blkdiscard",
+        *POWER,
+        "init",
+        "telinit",
+        "systemctl",
+        *PARTITIONERS,
+        "chmod",
+        "chown",
+        "chgrp",
+        "git",
+        "find",
+        "tee",
+    }
+)
+GIT_SUBCOMMANDS = frozenset(
+    {
+        "push",
+        "reset",
+        "clean",
+        "branch",
+        "checkout",
+        "restore",
+        "stash",
+        "reflog",
+        "gc",
+        "prune",
+        "filter-branch",
+        "filter-repo",
+        "update-ref",
+        "config",
+    }
+)
 SCAN_WINDOW = 16  # words judged after a program or git subcommand found by the scan
 MAX_SCAN_HITS = 256  # more windows than this on one line: it asks without looking further
 MAX_GLOBS = 128
 # what the scan could find something in: a name it looks for, an escape or a glob
-_MAY_HIDE = re.compile(
-    "|".join(sorted({re.escape(name) for name in SCAN_NAMES | GIT_SUBCOMMANDS} | {"mkfs", r"[*?\[]"}, key=len, reverse=True))
-)
+_MAY_HIDE = re.compile("|".join(sorted({re.escape(name) for name in SCAN_NAMES | GIT_SUBCOMMANDS} | {"mkfs", r"[*?\[]"}, key=len, reverse=True)))
 # expansions that may be empty: r${x}m, r$@m
 _EMPTY_EXPANSION = re.compile(r"\$\{[^{}]{0,64}+\}|\$[@*#?!$0-9-]")
 
@@ -113,8 +146,7 @@ def scan(text: str) -> list[str]:
     for pattern in globs:
         present.update(name for name in SCAN_NAMES if fnmatch.fnmatchcase(name, pattern))
     # rules that hold anywhere on the line
-    for name in present & {"rm", "chmod", "chown", "chgrp", "dd", "find", "tee", *PARTITIONERS, *POWER, *FORMATTERS,
-                           "shred", "blkdiscard"}:
+    for name in present & {"rm", "chmod", "chown", "chgrp", "dd", "find", "tee", *PARTITIONERS, *POWER, *FORMATTERS, "shred", "blkdiscard"}:
         add(labels_of(name, tokens, tokens, loose=True))
     if any(name.startswith("mkfs") for name in present):
         add(["mkfs (formats a disk)"])
@@ -127,10 +159,10 @@ def scan(text: str) -> list[str]:
         hits = 0
         for k, base in enumerate(bases):
             if base in windowed:
-                window = tokens[k + 1:k + 1 + SCAN_WINDOW]
+                window = tokens[k + 1 : k + 1 + SCAN_WINDOW]
                 found = labels_of(base, window, window, loose=True)
             elif base in git_subs:
-                found = _git_sub_labels(base, tokens[k + 1:k + 1 + SCAN_WINDOW])
+                found = _git_sub_labels(base, tokens[k + 1 : k + 1 + SCAN_WINDOW])
             else:
                 continue
             hits += 1

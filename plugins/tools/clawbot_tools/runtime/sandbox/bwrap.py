@@ -77,7 +77,10 @@ class BwrapMechanism(Mechanism):
         child_env["TMPDIR"] = "/tmp"
         apply = rlimits.applier(rlimits.rlimits(policy.limits))
         return Launch(
-            argv=tuple(command), env=child_env, cwd=real_cwd, preexec_fn=apply,
+            argv=tuple(command),
+            env=child_env,
+            cwd=real_cwd,
+            preexec_fn=apply,
             pass_fds=() if filter_fd is None else (filter_fd,),
             cleanup=None if filter_fd is None else (lambda: os.close(filter_fd)),
         )
@@ -144,8 +147,7 @@ class BwrapMechanism(Mechanism):
             "no vsock sockets (they would reach a virtual machine's host whatever the network namespace), no io_uring, "
             "no kernel keyrings (the user's Kerberos tickets)",
             "gap: 32-bit programs do not run (the filter refuses system calls of other ABIs)",
-            "a protected folder inside an opened tree is covered by an empty tmpfs; as root, root-only files "
-            "in /etc (shadow, host keys) are hidden",
+            "a protected folder inside an opened tree is covered by an empty tmpfs; as root, root-only files in /etc (shadow, host keys) are hidden",
             "resource limits apply: memory (RLIMIT_DATA: private memory; shared mappings are not counted), file "
             "size, processes (not for root), no core dumps; "
             "nothing outside the workspace and temp dir can be written to hold memory (the new root, /dev and /proc "

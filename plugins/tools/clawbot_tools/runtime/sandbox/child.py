@@ -44,8 +44,16 @@ class ChildSetup:
     """One child's confinement steps; :meth:`run` is the ``preexec_fn``."""
 
     def __init__(
-        self, *, ruleset_fd: int, namespaces: bool, new_net: bool, early_limits, late_limits,
-        socket_filter: bool, deny_unix: bool, deny_network: bool,
+        self,
+        *,
+        ruleset_fd: int,
+        namespaces: bool,
+        new_net: bool,
+        early_limits,
+        late_limits,
+        socket_filter: bool,
+        deny_unix: bool,
+        deny_network: bool,
     ) -> None:
         """``namespaces``: a user namespace of its own (and a network one when ``new_net``);
         without it every capability is dropped instead. ``socket_filter``: the seccomp filter
@@ -59,9 +67,7 @@ class ChildSetup:
         self._no_capabilities = (ctypes.byref(self._cap_header), ctypes.byref(self._cap_data))
         self._early = rlimits.applier(early_limits)
         self._late = rlimits.applier(late_limits)
-        self._filter = (
-            seccomp.compiled(deny_unix=deny_unix, deny_network=deny_network, deny_sysv_ipc=not namespaces) if socket_filter else None
-        )
+        self._filter = seccomp.compiled(deny_unix=deny_unix, deny_network=deny_network, deny_sysv_ipc=not namespaces) if socket_filter else None
         self._filter_ref = ctypes.byref(self._filter[0]) if self._filter else None
         self._read_end, self._write_end = os.pipe2(os.O_CLOEXEC)
         self._closed = False

@@ -123,8 +123,15 @@ def trial(mechanism: Mechanism) -> str:
             return f"{mechanism.name}: {exc}"
         try:
             done = subprocess.run(
-                launch.argv, env=launch.env, cwd=launch.cwd, preexec_fn=launch.preexec_fn, pass_fds=launch.pass_fds,
-                start_new_session=True, stdin=subprocess.DEVNULL, capture_output=True, timeout=PROBE_TIMEOUT_S,
+                launch.argv,
+                env=launch.env,
+                cwd=launch.cwd,
+                preexec_fn=launch.preexec_fn,
+                pass_fds=launch.pass_fds,
+                start_new_session=True,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=PROBE_TIMEOUT_S,
             )
         except subprocess.SubprocessError as exc:
             reason = launch.explain() or str(exc)

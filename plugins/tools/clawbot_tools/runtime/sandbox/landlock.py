@@ -79,8 +79,13 @@ class LandlockMechanism(Mechanism):
         child_env = dict(env)
         child_env["TMPDIR"] = policy.temp_dir
         return Launch(
-            argv=tuple(argv), env=child_env, cwd=real_cwd, preexec_fn=setup.run, pass_fds=(),
-            cleanup=cleanup, explain=setup.failure,
+            argv=tuple(argv),
+            env=child_env,
+            cwd=real_cwd,
+            preexec_fn=setup.run,
+            pass_fds=(),
+            cleanup=cleanup,
+            explain=setup.failure,
         )
 
     def _ruleset(self, policy: SandboxPolicy):
@@ -119,15 +124,13 @@ class LandlockMechanism(Mechanism):
             "read-only trees, and write only the workspace, its temp dir and the read-write trees; home, /run, "
             "/var, /tmp and clawbot's state are refused",
             *(self._with_namespaces() if self.namespaces else self._without_namespaces()),
-            "gap: names are visible: stat() is not mediated, so `test -e ~/.ssh/id_rsa` answers (the exec gate asks "
-            "about test operands)",
+            "gap: names are visible: stat() is not mediated, so `test -e ~/.ssh/id_rsa` answers (the exec gate asks about test operands)",
             "gap: other processes stay visible in /proc (their command lines too; their environment and memory do not)",
             "gap: a protected folder inside an allowed tree cannot be hidden, so such a policy is refused",
             "gap: changing a file's mode, owner, times or extended attributes is not mediated: a command can make "
             "a file outside it cannot read readable by others (chmod), and as root change system files' modes "
             "(the exec gate never remembers chmod, touch and the like for any arguments here)",
-            "gap: no /dev/shm (POSIX shared memory and semaphores fail) and no terminals; programs that write to "
-            "/tmp instead of $TMPDIR fail",
+            "gap: no /dev/shm (POSIX shared memory and semaphores fail) and no terminals; programs that write to /tmp instead of $TMPDIR fail",
             "gap: as root, root-only files in the system trees (/etc/shadow) stay readable",
         ]
         if seccomp.supported():
@@ -161,8 +164,7 @@ class LandlockMechanism(Mechanism):
         return (
             "without user namespaces (disabled here): the same Landlock rules, with these in their place:",
             "no network: a seccomp filter refuses every socket but Unix ones (TCP, UDP, raw), unless network is on",
-            "no capabilities, also for root; no setuid gains (no_new_privs); clawbot's /proc/<pid>/environ stays "
-            "unreadable (Landlock's ptrace scope)",
+            "no capabilities, also for root; no setuid gains (no_new_privs); clawbot's /proc/<pid>/environ stays unreadable (Landlock's ptrace scope)",
             "resource limits apply: memory (RLIMIT_DATA: private memory; shared mappings are not counted), file "
             "size, processes (counted with all of the user's processes; not for root), no core dumps",
         )

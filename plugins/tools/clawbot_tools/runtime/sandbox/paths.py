@@ -18,8 +18,18 @@ from clawbot.paths import inside
 from clawbot_tools.runtime.sandbox.policy import SandboxError, SandboxPolicy
 
 SYSTEM_TREES = (
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
-    "/nix/store", "/gnu/store", "/snap",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/opt",
+    "/nix/store",
+    "/gnu/store",
+    "/snap",
 )
 # The devices a command may open (read and write): what shells, pipelines and language
 # runtimes expect. Terminals are left out: the command has none (its own session).

@@ -96,15 +96,19 @@ def program(*, deny_unix: bool, deny_network: bool, deny_sysv_ipc: bool = False)
         deny,
     ]
     # socketpair(domain, type, ...): Unix stream pairs only (other families have no pairs)
-    pair_check = [
-        (BPF_LD_W_ABS, 0, 0, ARG0),
-        (BPF_JEQ_K, 0, 4, AF_UNIX),
-        (BPF_LD_W_ABS, 0, 0, ARG1),
-        (BPF_AND_K, 0, 0, SOCK_TYPE_MASK),
-        (BPF_JEQ_K, 1, 0, SOCK_STREAM),
-        deny,
-        allow,
-    ] if deny_unix else [allow]
+    pair_check = (
+        [
+            (BPF_LD_W_ABS, 0, 0, ARG0),
+            (BPF_JEQ_K, 0, 4, AF_UNIX),
+            (BPF_LD_W_ABS, 0, 0, ARG1),
+            (BPF_AND_K, 0, 0, SOCK_TYPE_MASK),
+            (BPF_JEQ_K, 1, 0, SOCK_STREAM),
+            deny,
+            allow,
+        ]
+        if deny_unix
+        else [allow]
+    )
     return [
         (BPF_LD_W_ABS, 0, 0, ARCH),
         (BPF_JEQ_K, 1, 0, arch),
