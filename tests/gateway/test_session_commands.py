@@ -36,6 +36,8 @@ COMMANDS = {
     "/reset": "Started a new session",
 }
 OPEN = ("/help", "/commands", "/whoami")
+# what a sender who controls their own session but is not the owner reads instead
+NOT_THE_OWNER = {"/model openai/gpt-test": "Only the owner can choose openai/gpt-test: it is not among the configured models."}
 SENDERS = {  # who: (message fields, extra config, may control the session)
     "the owner": ({"peer_id": "alice"}, "", True),
     "a stranger in the owner's main session": ({"peer_id": "bob"}, "", False),
@@ -59,7 +61,8 @@ async def test_no_session_command_reaches_the_model(make_kernel, fake_channel, f
     assert fake_llm.requests == []
     [reply] = fake_channel.sent
     allowed = controls or command in OPEN
-    assert reply.text.startswith(COMMANDS[command]) if allowed else reply.text == REFUSED.format(name=command.split()[0][1:])
+    expected = NOT_THE_OWNER.get(command, COMMANDS[command]) if fields["peer_id"] != "alice" else COMMANDS[command]
+    assert reply.text.startswith(expected) if allowed else reply.text == REFUSED.format(name=command.split()[0][1:])
     assert reply.notice  # clawbot's own words, never the model's
 
 
@@ -120,7 +123,7 @@ async def test_new_stops_the_running_turn_first(make_kernel, fake_channel) -> No
     async with asyncio.timeout(3):
         await fake_channel.inject("/new", peer_id="alice", from_owner=True)
     await chat.close()
-    assert fake_channel.texts() == ["Started a new session; the previous conversation is kept on disk."]
+    assert fake_channel.texts() == ["Started a new session; the previous conversation is kept on disk. The running turn was stopped."]
     kinds = [e.data.get("kind") for e in load_transcript(chat.kernel.sessions.path_of(old, "main"), chat.kernel.sessions.converter).entries]
     assert "aborted" in kinds
     assert chat.kernel.sessions.get(KEY).session_id != old.session_id

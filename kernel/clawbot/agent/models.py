@@ -6,6 +6,8 @@ are present (``LLMProvider.detect_default_model``) and the kernel asks them in o
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import attrs
 
 from clawbot.kernel import Kernel
@@ -106,22 +108,34 @@ def _model_config(kernel: Kernel, agent_id: str):  # noqa: ANN202 - ModelConfig
 
 def configured_refs(kernel: Kernel, agent_id: str) -> list[str]:
     """The models the configuration names for ``agent_id`` (primary, fallbacks), then the
-    other agents' and the priced ones: what ``/model`` offers."""
+    aliases' and the other agents' ones: what ``/model`` offers, and all a sender who is not
+    the owner may choose among (a price table names models nobody chose to use)."""
     config = kernel.config
     own = _model_config(kernel, agent_id)
-    refs = [own.primary, *own.fallbacks]
+    refs = [own.primary, *own.fallbacks, *config.agents.defaults.model_aliases.values()]
     for other in [config.agents.defaults.model, *(a.model for a in config.agents.list if a.model is not None)]:
         refs += [other.primary, *other.fallbacks]
-    refs += [price.model for price in config.usage.prices]
     return [ref for ref in dict.fromkeys(refs) if ref and "/" in ref]
 
 
-def resolve_ref(kernel: Kernel, ref: str, agent_id: str | None = None) -> ModelChoice:
-    """The model ``ref`` names: ``<provider>/<model>`` with an installed provider, or (given
-    ``agent_id``) a bare model name that exactly one configured model has."""
+def alias_target(kernel: Kernel, name: str) -> str | None:
+    """The model an ``agents.defaults.model_aliases`` name stands for (case ignored)."""
+    aliases = kernel.config.agents.defaults.model_aliases
+    if name in aliases:
+        return aliases[name]
+    folded = {alias.casefold(): ref for alias, ref in aliases.items()}
+    return folded.get(name.casefold())
+
+
+def resolve_ref(kernel: Kernel, ref: str, agent_id: str | None = None, known: Iterable[str] = ()) -> ModelChoice:
+    """The model ``ref`` names: an alias of ``agents.defaults.model_aliases``,
+    ``<provider>/<model>`` with an installed provider, or (given ``agent_id``) a bare model
+    name that exactly one configured model (or one of ``known``) has."""
     ref = ref.strip()
+    ref = alias_target(kernel, ref) or ref
     if "/" not in ref and agent_id is not None:
-        matches = [r for r in configured_refs(kernel, agent_id) if r.partition("/")[2] == ref]
+        candidates = dict.fromkeys([*configured_refs(kernel, agent_id), *known])
+        matches = [r for r in candidates if r.partition("/")[2] == ref]
         if len(matches) == 1:
             ref = matches[0]
         elif len(matches) > 1:

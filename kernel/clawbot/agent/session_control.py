@@ -16,7 +16,8 @@ async def reset_session(kernel: Kernel, session_key: str, reason: str) -> tuple[
     """Give ``session_key`` a new, empty session; the old transcript stays on disk.
 
     Waits for a turn running in the session (in this process or another) to end: the caller
-    stops it first where it can. Fires ``clawbot_session_end`` for the old session (when
+    stops it first where it can. A model chosen with ``/model`` stays chosen: it belongs to
+    the chat, and starting the conversation afresh is not asking for another model. Fires ``clawbot_session_end`` for the old session (when
     there was one), then ``clawbot_session_start`` for the new one, both with ``reason``.
     Returns (old, new).
     """
@@ -24,6 +25,8 @@ async def reset_session(kernel: Kernel, session_key: str, reason: str) -> tuple[
     async with store.lane(session_key):
         old = store.get(session_key)
         new = store.open(session_key, new=True).info
+        if old is not None and old.model_override:
+            new = store.set_model_override(session_key, old.model_override) or new
     agent_id = agent_of(session_key)
     if old is not None:
         await kernel.plugins.notify("clawbot_session_end", event=SessionEvent(agent_id, session_key, old.session_id, reason))

@@ -21,6 +21,10 @@ from clawbot.cli.state import CliState, config_option, user_errors, verbose_opti
 def agent(state: CliState, message: str, agent_id: str | None, session_key: str | None, as_json: bool, verbose: bool) -> None:
     """Send MESSAGE to the agent, print its reply.
 
+    A session command (/status, /model [ref], /new [text], /reset, /whoami, /help,
+    /commands, /context, and the plugins' chat commands) is answered here, as a chat answers
+    it, without asking the model; you are the owner.
+
     A command the agent wants to run that needs approval is asked about here when stdin is a
     terminal (allow once, allow always or deny); otherwise it is denied, with a note. Ctrl-C
     stops the turn (exit status 130; the transcript records it as aborted).
@@ -63,9 +67,6 @@ def _one_line(error: BaseException) -> str:
 
 
 async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | None, as_json: bool) -> int:  # noqa: ANN001
-    import attrs
-
-    from clawbot.agent.models import ModelError
     from clawbot.agent.runtime import AgentRuntime
     from clawbot.sessions.keys import resolve_session_key
 
@@ -74,11 +75,49 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
         echo(f"unknown agent {agent_id!r}; configured: {', '.join(kernel.config.agent_ids())}", err=True)
         return 2
     session_key = resolve_session_key(session_key, agent_id)  # a bare name belongs to the chosen agent
-    from clawbot.cli.oneshot import CHANNEL, OneShotPort, local_user, settle_approvals
+    from clawbot.cli.oneshot import OneShotPort, local_user
 
     port = OneShotPort()
     runtime = AgentRuntime(kernel, port=port)
     runtime.services.local_origin = local_user()
+    try:
+        from clawbot.gateway.command_dispatch import command_of
+
+        command = command_of(kernel, text)
+        if command is not None:  # answered here as a chat answers it, never by the model
+            text = await _answer_command(kernel, runtime, command, text, agent_id, session_key, as_json)
+            if text is None:
+                return 0
+        return await _model_turn(kernel, runtime, port, text, agent_id, session_key, as_json)
+    finally:
+        await runtime.aclose()
+
+
+async def _answer_command(kernel, runtime, command, text: str, agent_id: str, session_key: str, as_json: bool) -> str | None:  # noqa: ANN001
+    """Answer a session command; returns what then goes to the model (``/new <text>``), if anything.
+    The person at the terminal is the owner: they could edit the configuration themselves."""
+    import attrs
+
+    from clawbot.agent.notices import outgoing_text
+    from clawbot.cli.oneshot import local_user
+    from clawbot.gateway.command_dispatch import answer_command
+
+    reply = await answer_command(kernel, runtime, attrs.evolve(local_user(), text=text), session_key, command, None)
+    if as_json:
+        echo_json({"command": f"/{command.name}", "reply": reply.text or "", "agent": agent_id, "session": session_key}, ensure_ascii=True)
+    elif reply.text:
+        echo(outgoing_text(reply.text, notice=reply.notice))
+    if reply.then is not None:
+        reply.then()
+    return reply.follow_up
+
+
+async def _model_turn(kernel, runtime, port, text: str, agent_id: str, session_key: str, as_json: bool) -> int:  # noqa: ANN001
+    import attrs
+
+    from clawbot.agent.models import ModelError
+    from clawbot.cli.oneshot import CHANNEL, settle_approvals
+
     try:
         conversation = await runtime.conversation(agent_id)
     except ModelError as exc:
@@ -86,7 +125,12 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
         return 1
     from clawbot.cli.startup import startup_line
 
-    echo(startup_line(kernel, agent_id, conversation.model), err=True)  # stderr: the reply alone stays on stdout
+    info = kernel.sessions.get(session_key)
+    try:  # the model this turn uses: the session's /model choice wins over the configured one
+        model, chosen = conversation.models_for(info)[0], info is not None and bool(info.model_override)
+    except ModelError:
+        model, chosen = conversation.model, False  # the turn itself says why the choice is unusable
+    echo(startup_line(kernel, agent_id, model, chosen=chosen), err=True)  # stderr: the reply alone stays on stdout
     interactive = sys.stdin.isatty()
     try:
         result = await conversation.send(session_key, text, channel=CHANNEL)
@@ -105,8 +149,6 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
         logging.getLogger(__name__).error("the turn on %s failed", session_key, exc_info=True, extra=FILE_ONLY)
         echo(f"error: {getattr(exc, 'user_message', None) or _one_line(exc)}", err=True)
         return 1
-    finally:
-        await runtime.aclose()
     return 0
 
 

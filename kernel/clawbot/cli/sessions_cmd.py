@@ -141,7 +141,10 @@ async def _reset(state: CliState, key: str) -> int:
             return 1
         old, new = await reset_session(kernel, key, "clawbot sessions reset")
         kept = kernel.sessions.path_of(old, agent_of(key)) if old is not None else None
-        echo(f"{key}: new session {new.session_id}" + (f"; the previous one is kept in {kept}" if kept else ""))
+        from clawbot.agent.notices import quoted_line
+
+        chosen = f"; it still uses {quoted_line(new.model_override)}, chosen with /model" if new.model_override else ""
+        echo(f"{key}: new session {new.session_id}" + (f"; the previous one is kept in {kept}" if kept else "") + chosen)
         return 0
     finally:
         await kernel.aclose()

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 
-def startup_line(kernel: Any, agent_id: str, model: Any) -> str:
+def startup_line(kernel: Any, agent_id: str, model: Any, *, chosen: bool = False) -> str:
+    """``chosen``: ``model`` is the session's ``/model`` choice rather than the configured one."""
     from clawbot.paths import expand_user_path
 
     config = kernel.config.source or "defaults, no file"
     workspace = expand_user_path(kernel.config.agent_workspace(agent_id), kernel.env)
-    note = " (detected from the environment)" if model.detected else ""
+    note = " (chosen with /model)" if chosen else " (detected from the environment)" if model.detected else ""
     return f"clawbot: agent {agent_id} on {model.ref}{note}; config {config}; workspace {workspace}"

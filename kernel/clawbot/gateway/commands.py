@@ -3,8 +3,9 @@
 The gateway's own commands (:data:`BUILTIN_HELP`) act on its running turns, the approval
 broker and the session (its prompt, model, history); every other name is looked up among the plugins' chat commands
 (``clawbot_chat_commands``). A slash word nobody knows (``/etc/hosts is broken``) is an
-ordinary message for the agent. A plugin command named like a built-in one is ignored with a
-warning: the built-ins are how a user regains control, so no plugin may shadow them.
+ordinary message for the agent. A plugin command named like a built-in one is ignored: the
+built-ins are how a user regains control, so no plugin may shadow them; ``clawbot doctor``
+and ``clawbot plugins list`` name it, so its author sees it.
 
 Who may use them is decided once, for every command: the owner anywhere; anyone else only
 in a direct chat whose session is theirs alone (``session.dm_scope`` other than ``main``).
@@ -34,9 +35,9 @@ BUILTIN_HELP = {
     "help": "what clawbot answers itself (this list)",
     "commands": "the same list",
     "status": "this session's model, tokens, context use, cost and resting keys",
-    "new": "start a fresh session (the old one is kept on disk); /new <text> starts it with <text>",
+    "new": "start a fresh session (the old one is kept on disk, the /model choice stays); /new <text> starts it with <text>",
     "reset": "the same as /new",
-    "model": "show this session's model; /model <provider>/<model> switches this session, /model default goes back",
+    "model": "show this session's model; /model <alias> or <provider>/<model> switches this session, /model default goes back",
     "whoami": "your channel, sender id, whether you are the owner, and this chat's session",
     "context": "what this session's system prompt is made of, and its size",
     "stop": "stop the running turn",
@@ -96,9 +97,14 @@ def plugin_command(commands: object, name: str) -> ChatCommand | None:
     return found if isinstance(found, ChatCommand) else None
 
 
-def shadowing(commands: object) -> list[str]:
-    """Plugin commands that try to take a built-in name (reported once at gateway start)."""
-    return [name for name in BUILTIN_COMMANDS if name in commands]  # type: ignore[operator]
+def shadowed_commands(commands: object) -> list[str]:
+    """One line per plugin command that takes a built-in name, naming the plugin."""
+    return [
+        f"plugin {commands.plugin_of(name)!r} offers /{name}, a built-in command: clawbot answers /{name} itself "  # type: ignore[attr-defined]
+        "and ignores the plugin's"
+        for name in BUILTIN_COMMANDS
+        if name in commands  # type: ignore[operator]
+    ]
 
 
 async def run_plugin_command(command: ChatCommand, ctx: ChatCommandContext) -> str | None:

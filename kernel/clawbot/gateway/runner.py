@@ -6,9 +6,9 @@ returns (e.g. end of terminal input) is done. One failing message or channel nev
 others. The answering itself is a ``Responder``: ``clawbot run`` passes one that runs the
 agent loop (:class:`clawbot.agent.conversation.Conversation`) for the message's session, and
 tests pass plain functions. Each answer runs in its own task, tracked per session key so
-``/stop`` can cancel it. Slash commands are answered here, outside the session's lane (see
-:mod:`clawbot.gateway.commands`), so ``/stop`` and ``/approve`` work while a turn runs; who
-may use them is checked once, in :meth:`Gateway.accept`.
+``/stop`` can cancel it. Slash commands are answered outside the session's lane, by the
+dispatcher ``clawbot agent -m`` uses too (:mod:`clawbot.gateway.command_dispatch`), so
+``/stop`` and ``/approve`` work while a turn runs.
 
 Everything handed to a channel leaves through one place (:meth:`Gateway._hand_over`):
 control characters are made visible, ``notice`` is set by the gateway alone (clawbot's own
@@ -34,27 +34,15 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from clawbot.agent.notices import outgoing_text
-from clawbot.agent.owners import is_owner
+from clawbot.agent.notices import outgoing_text, quoted
 from clawbot.agent.replies import is_silent
-from clawbot.gateway.commands import (
-    BUILTIN_COMMANDS,
-    OPEN_COMMANDS,
-    OWNER_ONLY_COMMANDS,
-    controls_own_session,
-    parse_approval,
-    parse_command,
-    plugin_command,
-    refusal,
-    run_plugin_command,
-    shadowing,
-)
+from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
+from clawbot.gateway.commands import ParsedCommand, shadowed_commands
 from clawbot.gateway.live import LiveTurn
 from clawbot.kernel import Kernel
 from clawbot.sessions.keys import session_key_for
 from clawbot.types import (
     Channel,
-    ChatCommandContext,
     GatewayEvent,
     InboundEvent,
     InboundMessage,
@@ -107,8 +95,8 @@ class Gateway:
         channels = enabled_channels(self.kernel) if channels is None else channels
         names = tuple(c.name for c in channels)
         self._channels = {c.name: c for c in channels}
-        for name in shadowing(self.kernel.chat_commands):
-            log.warning("plugin %s offers /%s, a built-in command; it is ignored", self.kernel.chat_commands.plugin_of(name), name)
+        for problem in shadowed_commands(self.kernel.chat_commands):
+            log.warning("%s", problem)
         if self.runtime is not None:
             self.runtime.port = self
         tasks = [asyncio.create_task(self._supervise(c), name=f"channel:{c.name}") for c in channels]
@@ -162,31 +150,30 @@ class Gateway:
         if message.channel != channel.name:  # a message belongs to the channel it came in on, whatever it says
             message = attrs.evolve(message, channel=channel.name)
         session_key = session_key_for(self.agent_id, message, self.kernel.config.session.dm_scope)
-        command = parse_command(message.text)
-        plugin = plugin_command(self.kernel.chat_commands, command.name) if command is not None else None
-        if command is None or (command.name not in BUILTIN_COMMANDS and plugin is None):
+        command = command_of(self.kernel, message.text)
+        if command is None:
             return self._start_answer(channel, message, session_key)
-        owner = is_owner(message, self.kernel.config.agents.defaults.owner_ids)
-        if command.name in OWNER_ONLY_COMMANDS:  # anyone else is told the id is unknown
-            deny = command.name == "deny"
-            return asyncio.create_task(self._approval(channel, message, session_key, command.args, deny, owner))
-        if command.name not in OPEN_COMMANDS and not owner and not controls_own_session(message, session_key):
-            return asyncio.create_task(self._send(channel, message, session_key, refusal(command.name), notice=True))
-        if command.name == "stop":
-            stopped = await self._stop_session(session_key)
-            return asyncio.create_task(self._send(channel, message, session_key, stopped, notice=True))
-        if command.name in ("new", "reset"):
-            return await self._new_session(channel, message, session_key, command.name, command.args)
-        if command.name == "context":
-            return asyncio.create_task(self._reply_with(channel, message, session_key, self._context(message, session_key)))
-        if plugin is None:  # one of the session commands that only report or set something
-            from clawbot.gateway.session_commands import answer
+        if command.name not in ACTS_AT_ONCE:  # answered beside a running turn: /status works while one runs
+            return asyncio.create_task(self._command(channel, message, session_key, command))
+        # /stop and /new act before the next message is read, so that one lands in the new session
+        reply = await answer_command(self.kernel, self.runtime, message, session_key, command, self)
+        sent = asyncio.create_task(self._reply(channel, message, session_key, reply))
+        if reply.follow_up is None:
+            return sent
+        await sent  # the confirmation comes before the answer to the first message
+        return self._start_answer(channel, attrs.evolve(message, text=reply.follow_up), session_key)
 
-            reply = answer(self.kernel, self.runtime, message, session_key, command.name, command.args)
-            return asyncio.create_task(self._reply_with(channel, message, session_key, reply, notice=True))
-        assert plugin is not None  # neither ordinary text nor a built-in
-        ctx = ChatCommandContext(command.args, message, self.agent_id, session_key, self.kernel)
-        return asyncio.create_task(self._reply_with(channel, message, session_key, run_plugin_command(plugin, ctx)))
+    async def _command(self, channel: Channel, message: InboundMessage, session_key: str, command: ParsedCommand) -> None:
+        reply = await answer_command(self.kernel, self.runtime, message, session_key, command, self)
+        await self._reply(channel, message, session_key, reply)
+        if reply.follow_up is not None:
+            self._start_answer(channel, attrs.evolve(message, text=reply.follow_up), session_key)
+
+    async def _reply(self, channel: Channel, message: InboundMessage, session_key: str, reply: CommandReply) -> None:
+        if reply.text:
+            await self._send(channel, message, session_key, reply.text, notice=reply.notice)
+        if reply.then is not None:
+            reply.then()
 
     def _start_answer(self, channel: Channel, message: InboundMessage, session_key: str) -> asyncio.Task[None]:
         task = asyncio.create_task(self.handle(channel, message, session_key), name=f"answer:{session_key}")
@@ -195,74 +182,14 @@ class Gateway:
         task.add_done_callback(lambda done: self._finished(session_key, running, done))
         return task
 
-    async def _stop_session(self, session_key: str) -> str:
+    async def stop_turns(self, session_key: str) -> tuple[int, int]:
+        """Cancel the session's answers: (turns stopped, queued messages dropped). One turn of
+        a session runs at a time; the others wait for its lane."""
         running = [t for t in self._running.get(session_key, ()) if not t.done()]
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
-        return "Stopped." if running else "Nothing is running."
-
-    async def _new_session(self, channel: Channel, message: InboundMessage, session_key: str, name: str, first: str) -> asyncio.Task[None]:
-        """``/new`` and ``/reset``: stop the session's turn, start a fresh session (before the
-        next message is read, so it lands in the new one), then answer ``first`` there."""
-        from clawbot.agent.session_control import reset_session
-
-        await self._stop_session(session_key)
-        try:
-            await reset_session(self.kernel, session_key, f"/{name}")
-        except Exception as exc:
-            log.exception("/%s failed", name)
-            return asyncio.create_task(self._send(channel, message, session_key, f"/{name} failed: {type(exc).__name__}", notice=True))
-        done = "Started a new session; the previous conversation is kept on disk."
-        confirmed = asyncio.create_task(self._send(channel, message, session_key, done, notice=True))
-        if not first:
-            return confirmed
-        await confirmed  # the confirmation comes before the answer to the first message
-        return self._start_answer(channel, attrs.evolve(message, text=first), session_key)
-
-    async def _approval(self, channel: Channel, message: InboundMessage, session_key: str, args: str, deny: bool, by_owner: bool) -> None:
-        """Confirm the owner's answer first, then act: they read "Approved" before the result."""
-        if self.runtime is None:
-            await self._send(channel, message, session_key, "Nothing here asks for approvals.", notice=True)
-            return
-        broker = self.runtime.approvals
-        parsed = parse_approval(args, deny=deny)
-        if isinstance(parsed, str):
-            waiting = "".join(f"\n- {line}" for line in broker.waiting(session_key)) if by_owner else ""
-            text = parsed + (f"\nWaiting for your answer:{waiting}" if waiting else "")
-            await self._send(channel, message, session_key, text, notice=True)
-            return
-        notice, commit = broker.answer(session_key, *parsed, by_owner=by_owner)
-        await self._send(channel, message, session_key, notice, notice=True)
-        if commit is not None:
-            commit()
-
-    async def _context(self, message: InboundMessage, session_key: str) -> str:
-        """``/context``: the size of this session's system prompt, part by part."""
-        if self.runtime is None:
-            return "No agent answers here."
-        from clawbot.agent.prompt_report import prompt_report, report_text
-        from clawbot.sessions.store import agent_of
-
-        try:
-            conversation = await self.runtime.conversation(agent_of(session_key))
-            return report_text(prompt_report(await conversation.build_prompt(session_key, message.channel)))
-        except Exception as exc:  # a report must never take the chat down
-            log.exception("/context failed")
-            return f"/context failed: {type(exc).__name__}: {exc}"
-
-    async def _reply_with(
-        self,
-        channel: Channel,
-        message: InboundMessage,
-        session_key: str,
-        reply: Awaitable[str | None],
-        *,
-        notice: bool = False,
-    ) -> None:
-        text = await reply
-        if text:
-            await self._send(channel, message, session_key, text, notice=notice)
+        return min(len(running), 1), max(len(running) - 1, 0)
 
     def _finished(self, session_key: str, running: set[asyncio.Task[None]], task: asyncio.Task[None]) -> None:
         """Forget a finished answer, and the session's entry once nothing runs for it."""
@@ -284,7 +211,8 @@ class Gateway:
                 text = await self.respond(message, session_key, live=live)  # type: ignore[call-arg]
         except Exception as exc:
             log.exception("answering a message on %s failed", channel.name)
-            failure = getattr(exc, "user_message", None) or FAILURE_REPLY
+            # a failure's message may name what someone typed (a /model choice): quoted
+            failure = quoted(getattr(exc, "user_message", None) or FAILURE_REPLY)
             await self._send(channel, message, session_key, failure, notice=True)
             return
         streamed = live is not None and await live.finish(text)

@@ -1,9 +1,9 @@
 """The answers of the session commands: /help, /commands, /status, /whoami and /model.
 
 They are clawbot's own notices, answered by the gateway without asking the model, so
-whatever came from outside (a sender's name, a model name someone typed, a plugin's
-description) is shown through :func:`~clawbot.agent.notices.quoted`. ``/new`` and
-``/reset`` act on the gateway's running turns and live with it (:mod:`clawbot.gateway.runner`).
+whatever came from outside (a sender's name, a model name someone typed, an error naming
+one, a plugin's description) is shown through :func:`~clawbot.agent.notices.quoted`.
+Which command runs, and who may use it, is decided in :mod:`clawbot.gateway.command_dispatch`.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def _resting(kernel: Kernel, models: list[ModelChoice]) -> list[str]:
     for provider in dict.fromkeys(m.provider.name for m in models):
         for rest in kernel.auth.resting(provider):
             why = rest.reason.replace("_", " ")
-            lines.append(f"  {provider} key {rest.profile.id}: {why}, until {until_text(rest.until, now)}")
+            lines.append(f"  {quoted_line(provider)} key {quoted_line(rest.profile.id)}: {why}, until {until_text(rest.until, now)}")
     return lines
 
 
@@ -106,7 +106,7 @@ async def status_text(kernel: Kernel, runtime: AgentRuntime | None, session_key:
     try:
         models = await _models(runtime, session_key, info)
     except ModelError as exc:
-        lines.append(f"Model: none usable. {exc}")
+        lines.append(f"Model: none usable. {quoted(str(exc))}")
         return "\n".join(lines)
     how = "chosen with /model, no fallback" if info is not None and info.model_override else "configured"
     lines.append(f"Model: {quoted_line(models[0].ref)} ({how})")
@@ -124,46 +124,81 @@ async def status_text(kernel: Kernel, runtime: AgentRuntime | None, session_key:
     return "\n".join(lines)
 
 
-async def model_text(kernel: Kernel, runtime: AgentRuntime | None, session_key: str, args: str) -> str:
-    """``/model``: show this session's model; ``/model <ref>`` chooses one for it alone."""
+async def _offered(kernel: Kernel, runtime: AgentRuntime, agent_id: str) -> list[str]:
+    """The models the configuration names, and those the agent runs on (maybe detected)."""
+    refs = configured_refs(kernel, agent_id)
+    try:
+        conversation = await runtime.conversation(agent_id)
+        refs += [m.ref for m in conversation.models_for(None)]
+    except ModelError:
+        pass
+    return list(dict.fromkeys(refs))
+
+
+def _listing(kernel: Kernel, offered: list[str], owner: bool) -> str:
+    aliases = kernel.config.agents.defaults.model_aliases
+    lines = ["Configured models: " + (", ".join(quoted_line(r) for r in offered) or "none in clawbot.toml")]
+    if aliases:
+        lines.append("Aliases: " + ", ".join(f"{quoted_line(a)} = {quoted_line(r)}" for a, r in sorted(aliases.items())))
+    if owner:
+        lines.append("/model <alias> or <provider>/<model> uses another one in this session only; /model default goes back.")
+    else:
+        lines.append("/model <alias> or one of these uses it in this session only; /model default goes back.")
+    return "\n".join(lines)
+
+
+async def model_text(kernel: Kernel, runtime: AgentRuntime | None, session_key: str, args: str, *, owner: bool) -> str:
+    """``/model``: show this session's model; ``/model <ref>`` chooses one for it alone.
+
+    The owner may choose any model of an installed provider; anyone else (in a session of
+    their own) only one the configuration names, since every request is paid with the
+    owner's key."""
     from clawbot.agent.session_control import set_session_model
 
     if runtime is None:
         return NO_AGENT
     agent_id = agent_of(session_key)
-    configured = configured_refs(kernel, agent_id)
+    offered = await _offered(kernel, runtime, agent_id)
     info = kernel.sessions.get(session_key)
     if not args:
         try:
             current = quoted_line((await _models(runtime, session_key, info))[0].ref)
         except ModelError as exc:
-            current = f"none usable ({exc})"
+            current = f"none usable ({quoted_line(str(exc))})"
         how = "chosen with /model" if info is not None and info.model_override else "configured"
-        offered = ", ".join(quoted_line(r) for r in configured) or "none in clawbot.toml"
-        return (
-            f"This session uses {current} ({how}).\nConfigured models: {offered}\n"
-            "/model <provider>/<model> uses another one in this session only; /model default goes back."
-        )
+        return f"This session uses {current} ({how}).\n" + _listing(kernel, offered, owner)
     if args.lower() in DEFAULT_WORDS:
         await set_session_model(kernel, session_key, None, "/model")
         try:
             back = quoted_line((await _models(runtime, session_key, None))[0].ref)
         except ModelError as exc:
-            back = f"none usable ({exc})"
+            back = f"none usable ({quoted_line(str(exc))})"
         return f"This session uses the configured model again: {back}."
     try:
-        choice = resolve_ref(kernel, args, agent_id)
+        choice = resolve_ref(kernel, args, agent_id, offered)
     except ModelError as exc:
         return quoted(str(exc))
+    if not owner and choice.ref not in offered:
+        return f"Only the owner can choose {quoted_line(choice.ref)}: it is not among the configured models.\n" + _listing(kernel, offered, owner)
     await set_session_model(kernel, session_key, choice.ref, "/model")
     text = f"This session now uses {quoted_line(choice.ref)} from its next message, without falling back to other models. /model default goes back."
-    if choice.ref not in configured:
+    if choice.ref not in offered:
         text += f"\n{quoted_line(choice.ref)} is not among the configured models: its provider checks the name at the next message."
     return text
 
 
-async def answer(kernel: Kernel, runtime: AgentRuntime | None, message: InboundMessage, session_key: str, name: str, args: str) -> str:
-    """The reply to session command ``name``; a failure becomes a short reply, never a crash."""
+async def answer(
+    kernel: Kernel,
+    runtime: AgentRuntime | None,
+    message: InboundMessage,
+    session_key: str,
+    name: str,
+    args: str,
+    *,
+    owner: bool = False,
+) -> str:
+    """The reply to session command ``name``; a failure becomes a short reply, never a crash.
+    ``owner``: the sender is the owner (who alone may choose an unconfigured model)."""
     try:
         if name == "help":
             return help_text(kernel)
@@ -174,7 +209,7 @@ async def answer(kernel: Kernel, runtime: AgentRuntime | None, message: InboundM
         if name == "status":
             return await status_text(kernel, runtime, session_key)
         if name == "model":
-            return await model_text(kernel, runtime, session_key, args)
+            return await model_text(kernel, runtime, session_key, args, owner=owner)
     except Exception as exc:  # a report must never take the chat down
         log.exception("/%s failed", name)
         return f"/{name} failed: {type(exc).__name__}"
