@@ -66,6 +66,7 @@ class BootOutcome:
     checks: list[Finding] = attrs.field(factory=list)  # what plugins report (clawbot_doctor_checks)
     engines: list[Finding] = attrs.field(factory=list)  # the memory provider and compaction strategy in use
     setup: list[Finding] = attrs.field(factory=list)  # model, key, cooldowns, workspace
+    shadowed: list[str] = attrs.field(factory=list)  # plugin chat commands named like a built-in one
 
 
 def boot_kernel(loaded: Loaded, real_env: Mapping[str, str] | None = None, live: bool = False) -> BootOutcome:
@@ -89,11 +90,13 @@ def boot_kernel(loaded: Loaded, real_env: Mapping[str, str] | None = None, live:
             return BootOutcome(engines=[Finding("fail", "config", str(problem), fix) for problem in exc.problems])
         from clawbot.agent.policy import unknown_patterns
         from clawbot.doctor_setup import setup_checks
+        from clawbot.gateway.commands import shadowed_commands
 
         try:
             checks = await plugin_checks(kernel)
             setup = await setup_checks(kernel, loaded.env if real_env is None else real_env, live)
-            return BootOutcome(policy=unknown_patterns(kernel.tools, kernel.config), checks=checks, engines=engines(kernel), setup=setup)
+            shadowed = shadowed_commands(kernel.chat_commands)
+            return BootOutcome(policy=unknown_patterns(kernel.tools, kernel.config), checks=checks, engines=engines(kernel), setup=setup, shadowed=shadowed)
         finally:
             await kernel.aclose()
 
@@ -174,6 +177,7 @@ def check_plugins_and_config(config_path: str | None, env: Mapping[str, str], li
     findings.extend(outcome.checks)
     for conflict in outcome.conflicts:
         findings.append(Finding("fail", "plugins", f"conflict: {conflict}", conflict_fix(conflict)))
+    findings += [Finding("warn", "plugins", shadowed, "rename the plugin's command") for shadowed in outcome.shadowed]
     if outcome.error:
         findings.append(
             Finding(

@@ -124,3 +124,22 @@ def test_the_boot_closes_the_kernel_it_opened(tmp_path) -> None:
     outcome = boot_kernel(loaded)
     assert outcome.conflicts == [] and outcome.error is None
     assert closed == ["closer"]
+
+
+SHADOWING_COMMANDS = (
+    "from clawbot import ChatCommand, hookimpl\n\n"
+    "@hookimpl\ndef clawbot_chat_commands(ctx):\n"
+    "    return [ChatCommand('status', 'my status', lambda c: 'mine'), ChatCommand('weather', 'forecast', lambda c: 'sunny')]\n"
+)
+
+
+def test_a_plugin_command_named_like_a_built_in_one_is_reported_to_its_author(tmp_path: Path) -> None:
+    site = _site(tmp_path, shadow=SHADOWING_COMMANDS)
+    shadowed = "plugin 'shadow' offers /status, a built-in command: clawbot answers /status itself and ignores the plugin's"
+    doctor = run_cli("doctor", home=tmp_path, extra_path=site, env={"OPENAI_API_KEY": "sk-test"})
+    assert shadowed in doctor.stdout and "rename the plugin's command" in doctor.stdout, doctor.stdout
+    assert "/weather" not in doctor.stdout
+
+    assert _listing(tmp_path, site)["shadowed_commands"] == [shadowed]
+    table = run_cli("plugins", "list", home=tmp_path, extra_path=site)
+    assert f"warning: {shadowed}" in table.stdout, table.stdout

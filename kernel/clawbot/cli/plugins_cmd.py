@@ -46,7 +46,7 @@ def list_plugins(state: CliState, as_json: bool) -> None:
     """Show every plugin found: distribution, version, hooks and status (with load errors).
 
     Also runs the registration hooks once, as `clawbot run` does, and lists the hooks that
-    failed and the names two plugins both offer.
+    failed, the names two plugins both offer and the chat commands named like a built-in one.
     """
     from clawbot.doctor import conflict_fix
 
@@ -58,6 +58,7 @@ def list_plugins(state: CliState, as_json: bool) -> None:
             "plugins": [attrs.asdict(r) for r in records],
             "hook_failures": failures,
             "conflicts": outcome.conflicts,
+            "shadowed_commands": outcome.shadowed,
         }
         if outcome.error:
             payload["boot_error"] = outcome.error
@@ -86,6 +87,8 @@ def list_plugins(state: CliState, as_json: bool) -> None:
         out.print(f"[red]error[/]: plugin {escape(f.plugin)} failed in {f.hook}: {escape(f.error)}")
     for conflict in outcome.conflicts:
         out.print(f"[red]conflict[/]: {escape(conflict)}\n  fix: {escape(conflict_fix(conflict))}")
+    for shadowed in outcome.shadowed:
+        out.print(f"[yellow]warning[/]: {escape(shadowed)}\n  fix: rename the plugin's command")
 
 
 @plugins.command("new")
