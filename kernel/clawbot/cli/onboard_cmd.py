@@ -231,8 +231,13 @@ def _set_default_model(state: CliState, ref: str, target: Path, replace: bool) -
         echo(f"{target} was not changed (it could not be edited safely); to make {ref} the default, put this line")
         echo(f'under [agents.defaults.model] in it:\n\n    primary = "{ref}"\n')
     else:
-        write_private(target, new)
-        echo(f"{'Set' if text else 'Wrote'} the default model {ref} in {target}")
+        try:
+            write_private(target, new)
+        except OSError as exc:
+            echo(f"{target} could not be written ({exc.strerror or exc}); to make {ref} the default, put this line")
+            echo(f'under [agents.defaults.model] in it:\n\n    primary = "{ref}"\n')
+        else:
+            echo(f"{'Set' if text else 'Wrote'} the default model {ref} in {target}")
     if in_use is not None and in_use.resolve() != target.resolve():
         echo(f"note: {precedence(in_use, target, cwd, named)}, so clawbot does not read the model set above.")
         echo(f'To use {ref} there, put this line under [agents.defaults.model] in {in_use}:\n\n    primary = "{ref}"\n')
