@@ -12,7 +12,9 @@ from clawbot.boot import load
 from clawbot.testing.cli import invoke_cli
 
 CLEAN = {"OPENAI_BASE_URL": None, "OPENAI_API_KEY": None, "OLLAMA_API_KEY": None, "ANTHROPIC_BASE_URL": None}
-TWO_AGENTS = '# two agents\n[agents.defaults]\nworkspace = "~/main-ws"\n\n[[agents.list]]\nid = "main"\ndefault = true\n\n[[agents.list]]\nid = "work"  # mine\n'
+TWO_AGENTS = (
+    '# two agents\n[agents.defaults]\nworkspace = "~/main-ws"\n\n[[agents.list]]\nid = "main"\ndefault = true\n\n[[agents.list]]\nid = "work"  # mine\n'
+)
 
 
 def workspaces(home: Path) -> dict[str, str]:
