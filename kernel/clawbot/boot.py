@@ -59,17 +59,19 @@ def load(
     plugins: Mapping[str, object] | Iterable[tuple[str, object]] = (),
     load_entrypoints: bool = True,
     defaults: bool = False,
+    stored_credentials: bool = True,
 ) -> Loaded:
     """Find and validate the configuration, loading the plugins it allows.
 
     ``plugins`` are registered explicitly in addition to (or, with
     ``load_entrypoints=False``, instead of) the installed entry points. ``defaults`` reads
     no file at all: the built-in defaults with every installed plugin (what is installed,
-    even when the file in use is broken).
+    even when the file in use is broken). ``stored_credentials=False``: ``env`` already holds
+    the credentials to use (onboarding checks values before it stores them).
     """
     env = dict(os.environ if env is None else env)
     # stored credentials (`clawbot onboard`) under the real environment: a real variable wins
-    for name, value in credential_env(StatePaths.resolve(env)).items():
+    for name, value in credential_env(StatePaths.resolve(env)).items() if stored_credentials else ():
         if not env.get(name):
             env[name] = value
     env["PATH"] = with_own_commands(env.get("PATH"))

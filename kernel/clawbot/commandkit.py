@@ -40,8 +40,10 @@ def config_file_in_use(state: CliState | None) -> Path | None:
         return file_in_use(state.config_path if state else None, state.env if state else os.environ, Path.cwd())[0]
 
 
-def set_config_string(state: CliState | None, table: str, key: str, value: str) -> list[str]:
-    """Set ``[table] key = "value"`` in the file clawbot writes (``<state>/clawbot.toml``).
+def set_config_string(state: CliState | None, table: str, key: str, value: str, *, entry: str | None = None) -> list[str]:
+    """Set ``[table] key = "value"`` in the file clawbot writes (``<state>/clawbot.toml``);
+    with ``entry``, ``table`` names an array of tables and the key is set in its entry whose
+    ``id`` is ``entry`` (one agent of ``[[agents.list]]``).
 
     Returns what to tell the user: what was written, or, when another file takes precedence
     (``./clawbot.toml``, ``--config``, ``$CLAWBOT_CONFIG``; never rewritten) or the file cannot
@@ -50,7 +52,7 @@ def set_config_string(state: CliState | None, table: str, key: str, value: str) 
     import json
     import os
 
-    from clawbot.config.edit import file_in_use, precedence, set_string, write_private
+    from clawbot.config.edit import file_in_use, precedence, set_entry_string, set_string, write_private
     from clawbot.paths import StatePaths
 
     env = state.env if state else os.environ
@@ -59,21 +61,28 @@ def set_config_string(state: CliState | None, table: str, key: str, value: str) 
     with user_errors():
         in_use, named = file_in_use(state.config_path if state else None, env, cwd)
     line = f"{key} = {json.dumps(value, ensure_ascii=False)}"
+    place = f"the [[{table}]] entry with id = {json.dumps(entry)}" if entry is not None else f"[{table}]"
     if in_use is not None and in_use.resolve() != target.resolve():
         return [
             f"{precedence(in_use, target, cwd, named)}; it was not changed. To make this the setting in use,",
-            f"put this line under [{table}] in {in_use}:",
+            f"put this line under {place} in {in_use}:",
             "",
             f"    {line}",
             "",
         ]
     text = target.read_text(encoding="utf-8") if target.is_file() else ""
-    new = set_string(text, tuple(table.split(".")), key, value)
+    parts = tuple(table.split("."))
+    new = set_string(text, parts, key, value) if entry is None else set_entry_string(text, parts, entry, key, value)
     if new is None:
-        return [f"{target} could not be edited safely and was not changed; put this line under [{table}] in it:", "", f"    {line}", ""]
+        return [f"{target} could not be edited safely and was not changed; put this line under {place} in it:", "", f"    {line}", ""]
     if new != text:
-        write_private(target, new)
-    return [f"Set {table}.{key} = {json.dumps(value, ensure_ascii=False)} in {target}"]
+        try:
+            write_private(target, new)
+        except OSError as exc:
+            return [f"{target} could not be written ({exc.strerror or exc}); put this line under {place} in it:", "", f"    {line}", ""]
+    if entry is not None:
+        return [f"Set {line} in {place} of {target}"]
+    return [f"Set {table}.{line} in {target}"]
 
 
 __all__ = [

@@ -72,8 +72,12 @@ def credential_file(paths: StatePaths, provider: str) -> Path:
     return paths.credentials / f"{provider}.json"
 
 
-def save_credential(paths: StatePaths, provider: str, api_key: str = "", base_url: str = "") -> Path:
-    """Store the key (and base URL) of ``provider``; replaces what was stored. Returns the file."""
+def save_credential(paths: StatePaths, provider: str, api_key: str | None = None, base_url: str | None = None) -> Path:
+    """Store the key and base URL of ``provider``; returns the file.
+
+    A field left ``None`` keeps what is stored (a new key for a proxy keeps the proxy's base
+    URL); ``""`` clears it on purpose.
+    """
     from clawbot.statefile import atomic_write_json  # only onboarding writes; loading stays light
 
     target = credential_file(paths, provider)
@@ -81,12 +85,27 @@ def save_credential(paths: StatePaths, provider: str, api_key: str = "", base_ur
     make_private_dir(directory)  # the state dir too, when this creates it: 0700 all the way
     if os.name == "posix":
         os.chmod(directory, 0o700)
-    data: dict[str, str] = {"api_key": api_key}
-    if base_url:
-        data["base_url"] = base_url
+    stored = stored_credential(paths, provider)
+    key = stored.api_key if api_key is None else api_key
+    url = stored.base_url if base_url is None else base_url
+    data: dict[str, str] = {"api_key": key}
+    if url:
+        data["base_url"] = url
     # durable: a key the user just typed is not derived data that can be rebuilt
     atomic_write_json(target, data, 0o600, durable=True, readable=True)
     return target
+
+
+def stored_credential(paths: StatePaths, provider: str) -> Credential:
+    """What is stored for ``provider``: empty fields when nothing is, or the file is unusable
+    (it is then replaced by the next save)."""
+    path = credential_file(paths, provider)
+    if not path.is_file():
+        return Credential(provider)
+    try:
+        return load_credential(path)
+    except CredentialsError:
+        return Credential(provider)
 
 
 def _check_mode(path: Path) -> None:
@@ -163,4 +182,5 @@ __all__ = [
     "load_credential",
     "load_credentials",
     "save_credential",
+    "stored_credential",
 ]

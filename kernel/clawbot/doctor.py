@@ -170,10 +170,14 @@ def check_plugins_and_config(config_path: str | None, env: Mapping[str, str], li
         return findings + _plugin_findings(create_plugin_manager(env=env))
     source = loaded.config.source or "no file: built-in defaults"
     outcome = boot_kernel(loaded, env, live)
-    findings = [Finding("ok", "config", f"configuration valid ({source})"), *outcome.setup, *_plugin_findings(loaded.plugins)]
+    # an engine the file names that no plugin offers is a configuration problem: the config
+    # line says so instead of "valid"
+    unusable = [f for f in outcome.engines if f.check == "config"]
+    config = unusable or [Finding("ok", "config", f"configuration valid ({source})")]
+    findings = [*config, *outcome.setup, *_plugin_findings(loaded.plugins)]
     for problem in outcome.policy:
         findings.append(Finding("warn", "tools", problem, "fix the spelling, or install the plugin that offers it"))
-    findings.extend(outcome.engines)
+    findings.extend(f for f in outcome.engines if f.check != "config")
     findings.extend(outcome.checks)
     for conflict in outcome.conflicts:
         findings.append(Finding("fail", "plugins", f"conflict: {conflict}", conflict_fix(conflict)))

@@ -122,6 +122,38 @@ def check_cooldowns(kernel: Any, provider: str) -> list[Finding]:
     ]
 
 
+def check_all_rejected(kernel: Any, model: Any, agent_id: str) -> list[Finding]:
+    """A failure when every key of the default model's provider rests because it was
+    rejected (or refused for billing): no turn of the default agent can be answered by it."""
+    from clawbot.agent.cooldowns import until_text
+
+    name = model.provider.name
+    resting = kernel.auth.resting(name)
+    if not resting or len(resting) < len(kernel.auth.profiles(name)) or any(r.reason not in ("auth", "billing") for r in resting):
+        return []
+    why = (
+        "rejected"
+        if all(r.reason == "auth" for r in resting)
+        else "refused for billing reasons"
+        if all(r.reason == "billing" for r in resting)
+        else "rejected or refused for billing reasons"
+    )
+    back = until_text(min(r.until for r in resting), kernel.auth.now())
+    fixes = []
+    if any(r.reason == "auth" for r in resting):
+        fixes.append(f"fix the key: clawbot onboard --provider {name} (a changed key is used at once)")
+    if any(r.reason == "billing" for r in resting):
+        fixes.append(f"check your plan or credits with {name}")
+    return [
+        Finding(
+            "fail",
+            "key",
+            f"{name}: every key was {why}, so agent {agent_id} cannot use {model.ref} (tried again at {back})",
+            "; ".join(fixes),
+        )
+    ]
+
+
 def check_workspace(path: Path, agents: list[str]) -> Finding:
     who = f"agent {', '.join(agents)}"
     if path.is_dir():
@@ -165,23 +197,37 @@ async def setup_checks(kernel: Any, real_env: Mapping[str, str], live: bool = Fa
     for name, provider in providers.items():
         findings.append(check_key(kernel, provider, real_env))
         findings.extend(check_cooldowns(kernel, name))
+    if default_model is not None:
+        findings.extend(check_all_rejected(kernel, default_model, kernel.config.default_agent_id()))
     workspaces: dict[Path, list[str]] = {}
     for agent_id in kernel.config.agent_ids():
         path = expand_user_path(kernel.config.agent_workspace(agent_id), real_env).absolute()
         workspaces.setdefault(path, []).append(agent_id)
     findings.extend(check_workspace(path, agents) for path, agents in workspaces.items())
     if live:
-        findings.append(await _live(default_model))
+        findings.append(await _live(kernel, default_model))
     return findings
 
 
-async def _live(model: Any) -> Finding:
+async def _live(kernel: Any, model: Any) -> Finding:
+    """One request with the key a turn would use now (the first usable auth profile)."""
+    from clawbot.agent.profiles import DEFAULT_PROFILE
     from clawbot.probe import probe
 
     if model is None:
         return Finding("fail", "live", "no request sent: the default agent has no usable model", "clawbot onboard")
-    failure = await probe(model.provider, model.model)
+    candidates = kernel.auth.candidates(model.provider.name)
+    if not candidates:
+        return Finding("fail", "live", f"no request sent: every key of {model.provider.name} is resting (see the cooldown lines)", "")
+    profile = candidates[0]
+    which = "" if profile.id == DEFAULT_PROFILE else f" (key {profile.id})"  # an [[auth.profiles]] key
+    failure = await probe(model.provider, model.model, profile.api_key)
     if failure is None:
-        return Finding("ok", "live", f"{model.ref} answered one short request")
+        return Finding("ok", "live", f"{model.ref} answered one short request{which}")
     fix = {"auth": f"clawbot onboard --provider {model.provider.name}", "connection": "check the base URL and the network"}
-    return Finding("fail", "live", f"{model.ref} did not answer: {failure.message}", fix.get(failure.kind, "check the model name and the provider's status"))
+    return Finding(
+        "fail",
+        "live",
+        f"{model.ref} did not answer{which}: {failure.message}",
+        fix.get(failure.kind, "check the model name and the provider's status"),
+    )

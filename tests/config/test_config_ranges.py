@@ -121,6 +121,20 @@ def test_every_numeric_key_rejects_values_outside_its_range_by_name(cl: type, fi
         assert getattr(converter.structure({**base, field.name: good}, cl), field.name) == good
 
 
+INTEGERS = [(c, f, k) for c, f, k in NUMERIC if k is int]
+
+
+@pytest.mark.parametrize(("cl", "field", "kind"), INTEGERS, ids=[f"{c.__name__}.{f.name}" for c, f, _ in INTEGERS])
+def test_a_whole_number_key_given_a_huge_fraction_is_one_problem(cl: type, field: attrs.Attribute, kind: type) -> None:
+    # memory_limit_mb = 1e9: wrong type and out of range, said once (the type)
+    bad = float(field.validator.hi * 10 + 1)
+    converter = make_converter()
+    with pytest.raises(Exception) as caught:
+        converter.structure({**_required(cl, typing.get_type_hints(cl)), field.name: bad}, cl)
+    problems = list(dict.fromkeys(str(p) for p in walk(caught.value)))
+    assert problems == [f"{field.name}: expected an integer, got {bad!r}"], problems
+
+
 def _show(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(value)
 

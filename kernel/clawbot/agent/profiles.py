@@ -1,7 +1,8 @@
 """Auth profiles: several keys per provider, rotated with cooldowns, health kept on disk.
 
 Every provider has the profile ``default`` (its own configured or environment key, passed
-as ``api_key=None``) plus the ``[[auth.profiles]]`` configured for it. A profile that is
+as ``api_key=None``) plus the ``[[auth.profiles]]`` configured for it; a provider with no key
+of its own and configured profiles has only those. A profile that is
 rate-limited or rejected cools down for min(1 h, 1 min x 5^(n-1)), or as long as the
 provider asked (Retry-After); a billing error disables it for 5 h, growing to 24 h.
 Candidates come pinned-first, then least recently used.
@@ -95,7 +96,12 @@ class AuthProfiles:
 
     def profiles(self, provider: str) -> list[Profile]:
         extra = [Profile(provider, p.id, p.api_key) for p in self._configured if p.provider == provider]
-        own = Profile(provider, DEFAULT_PROFILE, fingerprint=key_fingerprint(self._own_key(provider)))
+        key = self._own_key(provider)
+        if key == "" and extra:
+            # the provider has no key of its own: a request without one would only be rejected
+            # (and rest a "key" the user never gave); the configured keys serve instead
+            return extra
+        own = Profile(provider, DEFAULT_PROFILE, fingerprint=key_fingerprint(key))
         return [own, *extra]
 
     def _own_key(self, provider: str) -> str | None:

@@ -20,7 +20,9 @@ def doctor(state: CliState, live: bool) -> None:
     """Check Python, SQLite, the state directory, the configuration, the model and its key, the
     workspace and the plugins.
 
-    No usable model is a failure. Keys are never shown, only where they come from. Exits with 1
+    No usable model is a failure, and so is every key of the default model rejected (or refused
+    for billing). --live sends the key a turn would use now. Keys are never shown, only where
+    they come from. Exits with 1
     when a check fails; every problem comes with the command or edit that fixes it.
     """
     from rich.markup import escape

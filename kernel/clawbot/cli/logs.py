@@ -101,7 +101,9 @@ class PrivateLogFile(logging.handlers.RotatingFileHandler):
 
 def _file_handler(path: Path) -> logging.Handler | None:
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        from clawbot.statefile import make_private_dir
+
+        make_private_dir(path.parent)  # the state dir too, on a first run: 0700 all the way
         handler = PrivateLogFile(path, maxBytes=LOG_FILE_BYTES, backupCount=LOG_FILE_BACKUPS, encoding="utf-8")
     except OSError as exc:  # a read-only state dir: the terminal still gets every line
         from clawbot.cli.output import echo

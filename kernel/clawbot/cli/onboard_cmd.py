@@ -1,10 +1,14 @@
 """``clawbot onboard``: pick a model provider, check its key, store it, choose the default model.
 
 Asks for what the options leave out (``--provider`` given: only what is still required).
-One tiny real request checks the key first: a rejected key is not stored, so a working key
-stored before is never replaced by a bad one (``--no-check`` stores without asking).
+One tiny real request checks the key first: a key the provider rejects, a server that cannot
+be reached or a model it does not know is not stored, so a working key stored before is never
+replaced by a bad one (``--no-check`` stores without asking); a rate limit or a failing server
+did not reject the key, so it is stored with a note. What is stored is exactly what was checked:
+a key or base URL not given keeps the stored one (``--base-url ""`` goes back to the default).
 The key goes to the credentials store (``<state>/credentials/<provider>.json``, mode 0600),
-never into ``clawbot.toml``. The default model goes into ``<state>/clawbot.toml``, the file
+never into ``clawbot.toml``; onboard says when the environment or ``[providers.X]`` of the
+configuration file wins over it. The default model goes into ``<state>/clawbot.toml``, the file
 onboard writes (created 0600; a different model already set there is replaced when asked,
 or with ``--set-default``). A file that takes precedence (``./clawbot.toml``, ``--config``,
 ``$CLAWBOT_CONFIG``) is never rewritten: onboard says so and prints the line to put in it.
@@ -13,9 +17,11 @@ or with ``--set-default``). A file that takes precedence (``./clawbot.toml``, ``
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
 import click
 
 from clawbot.cli.output import echo
@@ -25,7 +31,7 @@ from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, u
 @click.command()
 @click.option("--provider", default=None, help="Model provider (asked when left out; e.g. anthropic, openai, ollama).")
 @click.option("--api-key", default=None, help="API key (asked with hidden input when left out).")
-@click.option("--base-url", default=None, help="Base URL of a compatible server or proxy (default: the provider's).")
+@click.option("--base-url", default=None, help='Base URL of a compatible server or proxy (default: the one stored, else the provider\'s; "" clears it).')
 @click.option("--model", default=None, help="Default model, without the provider prefix (default: its suggestion).")
 @click.option("--no-check", is_flag=True, help="Store the key without sending the check request first.")
 @click.option("--set-default", is_flag=True, help="Replace a different default model already set in the file onboard writes.")
@@ -42,8 +48,10 @@ def onboard(
 ) -> None:
     """Set up a model provider: check its key with one tiny request, store it, choose the default model.
 
-    A key the provider rejects is not stored (a key stored before stays). The default model
-    is written to <state dir>/clawbot.toml; onboard says when another file takes precedence.
+    A key the provider rejects is not stored (a key stored before stays); a rate-limited one
+    is. A key or base URL left out keeps the stored one. The default model is written to
+    <state dir>/clawbot.toml; onboard says when another file, the environment or
+    [providers.X] in the configuration takes precedence.
     """
     with user_errors():
         loaded = state.load()
@@ -78,7 +86,7 @@ async def _onboard(
     set_default: bool,
 ) -> int:
     from clawbot.boot import load
-    from clawbot.credentials import ENV_NAMES, credential_file, save_credential
+    from clawbot.credentials import ENV_NAMES, credential_env, credential_file, save_credential, stored_credential
     from clawbot.kernel import bootstrap
     from clawbot.paths import StatePaths
 
@@ -106,31 +114,40 @@ async def _onboard(
             echo(unknown_provider(provider_name, choices), err=True)
         return EXIT_CONFIG
     names = ENV_NAMES[provider_name]
+    paths = StatePaths.resolve(state.env)
+    stored = stored_credential(paths, provider_name)
 
     if api_key is None:
-        if names.key_required:
+        if stored.api_key:
+            if interactive:
+                api_key = _ask_secret(f"{provider_name} API key (Enter to keep the stored one)", required=False) or None
+        elif names.key_required:
             api_key = _ask_secret(f"{provider_name} API key", required=True)
         elif interactive:
-            api_key = _ask_secret(f"{provider_name} API key (optional, Enter to skip)", required=False)
-    api_key = (api_key or "").strip()
-    if names.key_required and not api_key:
+            api_key = _ask_secret(f"{provider_name} API key (optional, Enter to skip)", required=False) or None
+    key = stored.api_key if api_key is None else api_key.strip()
+    if names.key_required and not key:
         echo(f"{provider_name} needs an API key: pass --api-key or enter it when asked", err=True)
         return EXIT_CONFIG
     if base_url is None and interactive and names.ask_base_url:
-        base_url = str(click.prompt("Base URL (Enter for the default)", default="", show_default=False, value_proc=_check_url))
+        keep = f"Enter to keep {stored.base_url}" if stored.base_url else "Enter for the default"
+        base_url = str(click.prompt(f"Base URL ({keep})", default="", show_default=False, value_proc=_check_url)) or None
     try:
-        base_url = _check_url(base_url or "")
+        url = _check_url(stored.base_url if base_url is None else base_url)
     except click.UsageError as exc:
         echo(exc.message, err=True)
         return EXIT_CONFIG
 
-    paths = StatePaths.resolve(state.env)
-    # the provider as it will be once stored: the new key and base URL win for this check
-    candidate = {**state.env, names.api_key: api_key} if api_key else dict(state.env)
-    if base_url and names.base_url:
-        candidate[names.base_url] = base_url
+    # the provider as it will be once stored: exactly the key and base URL checked are stored
+    candidate = dict(state.env)
+    for variable, value in credential_env(paths).items():
+        if not candidate.get(variable):
+            candidate[variable] = value
+    candidate[names.api_key] = key
+    if names.base_url:
+        candidate[names.base_url] = url
     with user_errors():
-        kernel = await bootstrap(load(state.config_path, env=candidate))
+        kernel = await bootstrap(load(state.config_path, env=candidate, stored_credentials=False))
     provider = kernel.llm_providers[provider_name]
     try:
         if model is None:
@@ -146,24 +163,42 @@ async def _onboard(
         if not model:
             echo("a model name is required (--model)", err=True)
             return EXIT_CONFIG
-        if not no_check and not await _check(provider, model, api_key or None, credential_file(paths, provider_name)):
-            return 1
+        if not no_check:
+            retry = _Retry(provider_name, api_key, base_url, model, state.config_path, set_default)
+            if not await _check(provider, model, key or None, credential_file(paths, provider_name), retry):
+                return 1
     finally:
         await kernel.aclose()
 
     try:
-        stored = save_credential(paths, provider_name, api_key, base_url)
+        written = save_credential(paths, provider_name, key, url)
     except OSError as exc:
         echo(f"cannot store the credentials in {paths.credentials}: {exc.strerror or exc}", err=True)
         return 1
-    echo(f"Stored the {provider_name} credentials in {stored}")
-    for variable in filter(None, (names.api_key if api_key else None, names.base_url if base_url else None)):
-        if state.env.get(variable):
-            echo(f"note: {variable} is set in your environment; it is used instead of the stored value")
+    echo(f"Stored the {provider_name} credentials in {written}")
+    for line in _overridden(kernel.config, provider_name, state.env, key, url):
+        echo(f"note: {line}")
     ref = f"{provider_name}/{model}"
     _set_default_model(state, ref, paths.config_file, set_default)
     echo('Try it: clawbot agent -m "hello"')
     return 0
+
+
+def _overridden(config: Any, provider: str, env: Mapping[str, str], key: str, url: str) -> list[str]:
+    """What takes precedence over the stored key and base URL: the configuration file's
+    ``[providers.X]`` table, then the environment."""
+    from clawbot.credentials import ENV_NAMES
+
+    names = ENV_NAMES[provider]
+    section = config.section(f"providers.{provider}")
+    source = config.source or "clawbot.toml"
+    found = []
+    for field, value, variable in (("api_key", key, names.api_key), ("base_url", url, names.base_url)):
+        if getattr(section, field, ""):
+            found.append(f"{field} in [providers.{provider}] of {source} is used instead of the stored value; remove it there to use this one")
+        elif variable and env.get(variable) and env[variable] != value:
+            found.append(f"{variable} is set in your environment; it is used instead of the stored value")
+    return found
 
 
 def _may_replace(current: str, ref: str, target: Path, replace: bool) -> bool:
@@ -196,14 +231,60 @@ def _set_default_model(state: CliState, ref: str, target: Path, replace: bool) -
         echo(f"{target} was not changed (it could not be edited safely); to make {ref} the default, put this line")
         echo(f'under [agents.defaults.model] in it:\n\n    primary = "{ref}"\n')
     else:
-        write_private(target, new)
-        echo(f"{'Set' if text else 'Wrote'} the default model {ref} in {target}")
+        try:
+            write_private(target, new)
+        except OSError as exc:
+            echo(f"{target} could not be written ({exc.strerror or exc}); to make {ref} the default, put this line")
+            echo(f'under [agents.defaults.model] in it:\n\n    primary = "{ref}"\n')
+        else:
+            echo(f"{'Set' if text else 'Wrote'} the default model {ref} in {target}")
     if in_use is not None and in_use.resolve() != target.resolve():
         echo(f"note: {precedence(in_use, target, cwd, named)}, so clawbot does not read the model set above.")
         echo(f'To use {ref} there, put this line under [agents.defaults.model] in {in_use}:\n\n    primary = "{ref}"\n')
 
 
-async def _check(provider: Any, model: str, api_key: str | None, stored: Path) -> bool:
+@attrs.frozen
+class _Retry:
+    """The command to run again after a failed check: the arguments given, the key never
+    shown (a placeholder), the part that failed left for the user to fill in."""
+
+    provider: str
+    api_key: str | None
+    base_url: str | None
+    model: str
+    config_path: str | None
+    set_default: bool
+
+    def command(self, failed: str) -> str:
+        import shlex
+
+        words = ["clawbot"]
+        if self.config_path:
+            words += ["--config", shlex.quote(self.config_path)]
+        words += ["onboard", "--provider", self.provider]
+        if self.api_key or failed == "auth":
+            words += ["--api-key", "KEY"]
+        if failed == "connection":
+            words += ["--base-url", "URL"]
+        elif self.base_url is not None:
+            words += ["--base-url", shlex.quote(self.base_url)]
+        words += ["--model", "MODEL" if failed == "unknown_model" else shlex.quote(self.model)]
+        if self.set_default:
+            words.append("--set-default")
+        return " ".join(words)
+
+
+#: what a failed check means when it proves the key cannot work; any other answer came from
+#: a provider that did not reject the key (a rate limit, an overloaded or failing server).
+_REFUSED = {
+    "auth": "the key was rejected",
+    "connection": "the server could not be reached",
+    "unknown_model": "the provider does not know the model",
+    "": "the request failed",
+}
+
+
+async def _check(provider: Any, model: str, api_key: str | None, stored: Path, retry: _Retry) -> bool:
     from clawbot.probe import probe
 
     ref = f"{provider.name}/{model}"
@@ -212,11 +293,11 @@ async def _check(provider: Any, model: str, api_key: str | None, stored: Path) -
     if failure is None:
         echo(f"ok: {ref} answered.")
         return True
-    echo(f"check failed: {failure.message}", err=True)
+    if failure.kind not in _REFUSED:
+        echo(f"note: {ref} did not answer the check ({failure.message}), but the key was not rejected, so it is stored.")
+        echo("      `clawbot doctor --live` checks again later.")
+        return True
+    echo(f"check failed, {_REFUSED[failure.kind]}: {failure.message}", err=True)
     kept = f"The key was not stored; the one in {stored} is kept." if stored.is_file() else "Nothing was stored."
-    fix = {"auth": "--api-key KEY", "connection": "--base-url URL"}.get(failure.kind, "--model MODEL")
-    echo(
-        f"{kept} To try again, run `clawbot onboard --provider {provider.name} {fix}`; --no-check stores it without this check.",
-        err=True,
-    )
+    echo(f"{kept} To try again, run `{retry.command(failure.kind)}`; --no-check stores it without this check.", err=True)
     return False

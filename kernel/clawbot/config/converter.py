@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import re
 from collections.abc import Mapping
 from typing import Any, Literal, get_args, get_origin
 
@@ -106,12 +107,15 @@ def _mapping_factory(t: Any, conv: cattrs.Converter) -> Any:
     return _checked(dict, "a table", mapping_structure_factory(t, conv))
 
 
-def _validator_errors(cl: type, value: dict) -> list[Exception]:
+def _validator_errors(cl: type, value: dict, reported: set[str]) -> list[Exception]:
     """What every raw-safe validator (``checks_raw_value``, e.g. :class:`InRange`) says about
-    ``value``: attrs stops at the first failing validator, the user should hear of all."""
+    ``value``: attrs stops at the first failing validator, the user should hear of all. A key
+    in ``reported`` already has its problem (a wrong type): one problem per key."""
     errors: list[Exception] = []
     for field in attrs.fields(cl):
         key = field.alias or field.name
+        if key in reported or field.name in reported:
+            continue
         if key in value and getattr(field.validator, "checks_raw_value", False):
             try:
                 field.validator(None, field, value[key])
@@ -138,9 +142,12 @@ def _attrs_factory(cl: type, conv: cattrs.Converter) -> Any:
         try:
             return inner(value, t)
         except Exception as exc:
-            errors = _validator_errors(cl, value)
+            from clawbot.config.problems import walk
+
+            reported = {re.split(r"[.\[]", problem.path, maxsplit=1)[0].strip('"') for problem in walk(exc)}
+            errors = _validator_errors(cl, value, reported)
             if errors:
-                raise ExceptionGroup(f"invalid {cl.__name__}", [*errors, exc]) from None
+                raise ExceptionGroup(f"invalid {cl.__name__}", [exc, *errors]) from None
             raise
 
     return hook

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from clawbot.statefile import json_text
+from clawbot.statefile import json_text, make_private_dir
 
 from clawbot_tool_audit.config import BlockRule, ToolAuditConfig
 
@@ -124,7 +124,7 @@ class AuditLog:
 
     def append(self, record: Mapping[str, Any]) -> None:
         line = (json_text(record, default=str, separators=(",", ":")) + "\n").encode("utf-8")
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_private_dir(self.path.parent)  # each folder it creates 0700, not only the last
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             written = os.write(fd, line)

@@ -168,8 +168,10 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
 
     Existing files are never overwritten. Works without a configuration file. With
     --workspace DIR, DIR becomes the workspace in use: agents.defaults.workspace is set in
-    <state dir>/clawbot.toml (created if needed); when another file takes precedence, or the
-    agent has a workspace of its own, init prints the line to put where instead.
+    <state dir>/clawbot.toml (created if needed), or for --agent naming another agent than the
+    default one, the workspace of its [[agents.list]] entry; when another file takes
+    precedence, or the agent has a workspace of its own, init prints the line to put where
+    instead.
     """
     from clawbot.paths import expand_user_path
 
@@ -203,6 +205,7 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
 
 def _make_it_used(state: CliState | None, path: Path, agent_id: str | None, env: Mapping[str, str]) -> list[str]:
     """Point the configuration at ``path``, or say exactly how."""
+    import json
     import tomllib
 
     from clawbot.paths import expand_user_path
@@ -213,18 +216,35 @@ def _make_it_used(state: CliState | None, path: Path, agent_id: str | None, env:
     except (OSError, tomllib.TOMLDecodeError):
         data = {}  # every command that reads it reports the problem
     agents = data.get("agents", {}) if isinstance(data.get("agents"), dict) else {}
-    listed = [a for a in agents.get("list", []) if isinstance(a, dict)]
-    chosen = agent_id or next((a.get("id") for a in listed if a.get("default")), None) or (listed[0].get("id") if listed else "main")
-    own = next((a.get("workspace") for a in listed if a.get("id") == chosen and a.get("workspace")), None)
+    raw_list = agents.get("list", [])
+    listed = [a for a in raw_list if isinstance(a, dict)] if isinstance(raw_list, list) else []
+    default_id = next((a.get("id") for a in listed if a.get("default")), None) or (listed[0].get("id") if listed else "main")
+    chosen = agent_id or default_id
+    entry = next((a for a in listed if a.get("id") == chosen), None)
+    own = entry.get("workspace") if entry is not None else None
     current = own or (agents.get("defaults") or {}).get("workspace") or "~/clawbot"
     if isinstance(current, str) and expand_user_path(current, env).absolute() == path:
         return [f"Agent {chosen} uses this workspace."]
+    line = f"workspace = {json.dumps(str(path), ensure_ascii=False)}"
     if own:
         return [
             f"Agent {chosen} has a workspace of its own ({own}); to use {path}, set this line in its",
             f"[[agents.list]] entry in {in_use}:",
             "",
-            f'    workspace = "{path}"',
+            f"    {line}",
             "",
         ]
-    return set_config_string(state, "agents.defaults", "workspace", str(path))
+    if chosen == default_id:
+        return set_config_string(state, "agents.defaults", "workspace", str(path))
+    # agents.defaults.workspace would move every agent without a workspace of its own (the
+    # default agent too): only this agent's entry gets it
+    if entry is None:
+        return [
+            f"Agent {chosen} is not configured; to give it this workspace, add this to {in_use or 'clawbot.toml'}:",
+            "",
+            "    [[agents.list]]",
+            f"    id = {json.dumps(chosen, ensure_ascii=False)}",
+            f"    {line}",
+            "",
+        ]
+    return set_config_string(state, "agents.list", "workspace", str(path), entry=chosen)

@@ -3,12 +3,14 @@
 A line holds the API, method, path, model, whether it streamed, the headers and the body.
 Credentials never reach the file: a header that carries one (``authorization``,
 ``x-api-key``, anything named like a key, token, secret or cookie) is written as
-``"[redacted]"``, so a recording can be shared or committed as a fixture.
+``"[redacted]"``, so a recording can be shared or committed as a fixture. The file is created
+mode 0600: the bodies hold whole conversations.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from pathlib import Path
@@ -40,7 +42,9 @@ class RequestRecorder:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._file: IO[str] = self.path.open("a", encoding="utf-8")
+        # whole conversations go in: a new file only its owner may read
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600)
+        self._file: IO[str] = os.fdopen(fd, "a", encoding="utf-8")
 
     def __call__(self, request: RecordedRequest) -> None:
         line = json.dumps(request_record(request), ensure_ascii=False, default=str)

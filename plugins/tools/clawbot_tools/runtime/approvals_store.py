@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from clawbot.statefile import atomic_write_json, locked, read_state, report_once, shown
+from clawbot.statefile import atomic_write_json, locked, make_private_dir, read_state, report_once, shown
 
 from clawbot_tools.runtime.executables import Program
 
@@ -80,7 +80,7 @@ class ApprovalsStore:
     def _update(self, agent_id: str, kind: str, new: list[dict[str, Any]]) -> None:
         if self.path is None:
             raise RuntimeError("no state directory to remember approvals in")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.path.parent)  # the state dir, when this creates it: private
         with locked(self.path):
             agents = self._read()  # only the good entries: the bad ones are dropped for good
             entry = agents.setdefault(agent_id, {"programs": [], "commands": []})
