@@ -11,10 +11,12 @@ from clawbot_workspace.sections._text import block, display_path
 CLI_COMMANDS = (
     ("clawbot run", "start the gateway and its channels"),
     ('clawbot agent -m "<text>"', "one agent turn from the shell"),
-    ("clawbot doctor", "check the installation and suggest fixes"),
+    ("clawbot onboard", "set up a provider: key, base URL, default model"),
+    ("clawbot init [--workspace DIR]", "write the starter workspace files"),
+    ("clawbot doctor [--live]", "check the installation and suggest fixes"),
     ("clawbot config validate|show", "check or print the configuration"),
     ("clawbot plugins list", "installed plugins"),
-    ("clawbot sessions", "sessions and their transcripts"),
+    ("clawbot sessions list|show|reset", "sessions, their transcripts, a fresh start"),
     ("clawbot skills list|check", "skills, and why any are unavailable"),
     ("clawbot context", "what goes into an agent's prompt, with sizes"),
 )
@@ -24,7 +26,11 @@ def cli(ctx: PromptContext) -> str:
     lines = ["## clawbot CLI", "Never invent commands or flags. The ones that exist:"]
     lines += [f"- `{command}`: {what}" for command, what in CLI_COMMANDS]
     lines += [
-        ("Chat commands the user types (not tools): /stop aborts the run, /approve and /deny answer an approval, /context shows your prompt."),
+        (
+            "Chat commands the user types (not tools; clawbot answers them itself, you never see them): /new or /reset "
+            "starts a fresh session, /status shows the model, usage and cost, /model switches this session's model, "
+            "/stop aborts the run, /approve and /deny answer an approval, /context shows your prompt, /help lists them."
+        ),
         "Start, stop or restart the gateway only when the user asks.",
     ]
     return "\n".join(lines)
