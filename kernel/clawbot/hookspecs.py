@@ -302,7 +302,9 @@ def clawbot_message_sending(event: OutboundEvent) -> OutboundMessage | bool | No
     Called by the gateway (``clawbot run``) for everything it sends to a channel: replies,
     notices, and messages of the ``message`` tool. The one-shot ``clawbot agent`` command
     prints its reply without it. Return ``None`` to keep ``event.message``, a new :class:`~clawbot.OutboundMessage` to
-    replace it, or ``False`` to cancel sending.
+    replace it, or ``False`` to cancel sending. While any plugin implements it, replies do not
+    stream to channels (they could not be cancelled or rewritten once shown): channels get
+    the final reply only.
 
     Result rule: chained; each implementation sees the previous rewrite; ``False`` wins.
     """

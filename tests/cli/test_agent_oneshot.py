@@ -123,7 +123,7 @@ def test_approval_is_asked_on_the_terminal(tmp_path: Path, fake_llm_thread, answ
         screen = bytes(seen).decode(errors="replace")
         assert "It needs your approval." in screen
         assert "exec wants to run the command below" in screen and COMMAND in screen
-        assert "Allow it? [o]nce, [a]lways, [d]eny" in screen and "/approve" not in screen.split("It needs")[1]
+        assert f"Allow exec: {COMMAND}? [o]nce, always, [d]eny" in screen and "/approve" not in screen.split("It needs")[1]
         os.write(master, answer.encode() + b"\r")
         _read_until(master, b"\0never", seen, timeout=30)  # until the process closes the terminal
         assert proc.wait(timeout=30) == 0, bytes(seen).decode(errors="replace")

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
 from clawbot.testing.fake_llm import Reply, ToolCallSpec
+from clawbot_terminal.channel import DOUBLE_CTRL_C_S
 
 from .ptyterm import Terminal, run_config
 
@@ -95,7 +97,7 @@ def test_ctrl_c_stops_the_turn_and_a_second_quits(tmp_path: Path, fake_llm_threa
     assert b"Traceback" not in term.raw
 
 
-def test_an_approval_is_answered_with_one_key(tmp_path: Path, fake_llm_thread) -> None:
+def test_an_approval_is_asked_at_the_prompt_and_answered_with_a_word(tmp_path: Path, fake_llm_thread) -> None:
     fake = fake_llm_thread
     workspace = tmp_path / "ws"
     fake.queue(
@@ -109,12 +111,69 @@ def test_an_approval_is_answered_with_one_key(tmp_path: Path, fake_llm_thread) -
         term.type("make the file\r")
         screen = term.wait_for("[d]eny")
         approval_id = re.search(r"Approval needed \((\w+)\)", screen).group(1)
-        assert f"approve {approval_id}? [o]nce [a]lways [d]eny" in screen
+        assert "approve exec: touch approved.txt? [o]nce, always, [d]eny, then Enter" in screen
         assert not (workspace / "approved.txt").exists()
-        term.type("o")
+        term.type("once\r")
+        term.wait_for(f"approve {approval_id} (exec: touch approved.txt): allow-once")
         term.wait_for("Approved (once); exec is running")
         term.wait_for("Done: approved.txt exists now.")
         assert (workspace / "approved.txt").exists()
         term.type("\x04")
         assert term.wait_exit() == 0
+    assert b"Traceback" not in term.raw
+
+
+@pytest.mark.parametrize("line", ["/etc/hosts looks broken, tell me a story", "/new tell me a story"])
+def test_a_turn_begun_by_a_line_starting_with_a_slash_is_stopped_by_ctrl_c(tmp_path: Path, fake_llm_thread, line: str) -> None:
+    fake_llm_thread.fail("stalled_stream", delay=60, after_events=3)
+    fake_llm_thread.queue(STORY)
+    run_config(tmp_path, fake_llm_thread.base_url)
+    with Terminal(["run"], tmp_path) as term:
+        term.wait_for("you>", STARTUP_S)
+        term.type(line + "\r")
+        assert "Ctrl-C or /stop stops it" in term.wait_for("Ctrl-C or /stop stops it")
+        term.wait_for("Once upon")
+        term.type("\x03")
+        term.wait_for("[clawbot] Stopped.")
+        assert term.proc.poll() is None  # the turn stopped, the chat goes on
+        time.sleep(DOUBLE_CTRL_C_S)
+        term.type("\x03")  # nothing runs now: Ctrl-C quits
+        assert term.wait_exit() == 0
+    assert b"Traceback" not in term.raw
+
+
+def test_the_turn_a_finished_command_starts_is_stopped_by_ctrl_c(tmp_path: Path, fake_llm_thread) -> None:
+    fake = fake_llm_thread
+    workspace = tmp_path / "ws"
+    fake.queue(Reply(tool_calls=[ToolCallSpec("exec", {"command": "touch approved.txt"})]), "That needs your approval.", STORY)
+    run_config(tmp_path, fake.base_url, f'\n[agents.defaults]\nworkspace = "{workspace}"\n')
+    with Terminal(["run"], tmp_path, env={"PATH": os.environ.get("PATH", os.defpath)}) as term:
+        term.wait_for("you>", STARTUP_S)
+        term.type("make the file\r")
+        term.wait_for("That needs your approval.")
+        fake.fail("stalled_stream", delay=60, after_events=3)  # the report of the command's end stalls
+        approval_id = re.search(r"Approval needed \((\w+)\)", term.wait_for("[d]eny")).group(1)
+        term.type(f"/approve {approval_id} once\r")
+        term.wait_for("Once upon")
+        assert "Ctrl-C or /stop stops it" in term.text()
+        term.type("\x03")
+        term.wait_for("[clawbot] Stopped.")
+        assert term.proc.poll() is None
+        term.type("\x04")
+        assert term.wait_exit() == 0
+    assert (workspace / "approved.txt").exists()
+    assert b"Traceback" not in term.raw
+
+
+def test_quitting_mid_reply_leaves_what_was_shown_on_the_screen(tmp_path: Path, fake_llm_thread) -> None:
+    fake_llm_thread.fail("stalled_stream", delay=60, after_events=3)
+    fake_llm_thread.queue(STORY)
+    run_config(tmp_path, fake_llm_thread.base_url)
+    with Terminal(["run"], tmp_path) as term:
+        term.wait_for("you>", STARTUP_S)
+        term.type("tell me a story\r")
+        term.wait_for("Once upon")
+        term.type("\x04")  # Ctrl-D quits at once, the reply unfinished
+        assert term.wait_exit() == 0
+        assert "you> tell me a story\nOnce upon" in term.text()
     assert b"Traceback" not in term.raw

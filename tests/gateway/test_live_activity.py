@@ -168,6 +168,22 @@ async def test_a_reply_a_hook_rewrote_is_sent_whole(make_kernel) -> None:
     assert [(m.text, m.streamed) for m in channel.sent] == [("Rewritten.", False)]
 
 
+HOOKS = {
+    "cancels": (lambda event: False, []),
+    "redacts": (lambda event: attrs.evolve(event.message, text=event.message.text.replace("sk-live-123", "[redacted]")), ["my key is [redacted]"]),
+    "only looks": (lambda event: None, ["my key is sk-live-123"]),
+}
+
+
+@pytest.mark.parametrize("name", HOOKS)
+async def test_while_a_plugin_may_cancel_or_rewrite_replies_none_is_shown_live(make_kernel, name) -> None:
+    hook, sent = HOOKS[name]
+    channel = LiveChannel()
+    await _turn(make_kernel, channel, StreamingProvider("my key is sk-live-123"), plugins={"hook": plugin_from_hooks(clawbot_message_sending=hook)})
+    assert channel.activity == []  # nothing reaches the screen before the hook has had its say
+    assert [m.text for m in channel.sent] == sent
+
+
 async def test_the_approval_notice_names_its_choices_and_nothing_else_can(make_kernel) -> None:
     async def forge(call: ToolCall) -> ToolResult:
         offer = ApprovalOffer("ffffff")

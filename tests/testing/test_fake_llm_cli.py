@@ -92,3 +92,17 @@ def test_record_writes_each_request_without_credentials(tmp_path: Path) -> None:
     assert first["headers"]["x-api-key"] == "[redacted]" and first["headers"]["anthropic-version"] == "2023-06-01"
     assert (second["api"], second["model"], second["stream"]) == ("openai-chat", "gpt-test", False)
     assert second["headers"]["authorization"] == "[redacted]"
+
+
+def test_a_port_in_use_is_a_one_line_error() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(cli, ["dev", "fake-llm", "--port", str(port)])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit)
+    (line,) = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert f"cannot listen on 127.0.0.1:{port}" in line and "--port 0" in line

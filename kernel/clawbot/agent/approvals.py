@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 
 import attrs
 
-from clawbot.agent.notices import quoted_block, quoted_line
+from clawbot.agent.notices import quoted_block, quoted_line, summary
 from clawbot.types import ApprovalDecision, ApprovalOffer, ApprovalRequest, ApprovalTicket, ServiceUnavailable
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,14 @@ NOTICE_HEAD = "Approval needed ("
 def offer(ticket: ApprovalTicket, request: ApprovalRequest) -> ApprovalOffer:
     """The answers the notice offers, for channels that show them as buttons or keys."""
     always = (ApprovalDecision.ALLOW_ALWAYS.value,) if request.allow_always else ()
-    return ApprovalOffer(ticket.id, (ApprovalDecision.ALLOW_ONCE.value, *always, ApprovalDecision.DENY.value))
+    choices = (ApprovalDecision.ALLOW_ONCE.value, *always, ApprovalDecision.DENY.value)
+    return ApprovalOffer(ticket.id, choices, offer_summary(request))
+
+
+def offer_summary(request: ApprovalRequest) -> str:
+    """What is asked about, on one short line (``exec: rm -rf build``), for a question that
+    must name it: the notice above may have scrolled away, or be another one."""
+    return f"{summary(request.tool_name, 24)}: {summary(request.command)}"
 
 
 def notice_text(ticket: ApprovalTicket, request: ApprovalRequest) -> str:

@@ -12,6 +12,23 @@ from clawbot.cli.output import echo
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
+def _cannot_listen(host: str, port: int) -> OSError | None:
+    """Why ``host:port`` cannot be listened on, if it cannot (tried as the server will bind it)."""
+    import socket
+
+    if port == 0:
+        return None
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        family, _type, _proto, _name, address = infos[0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:
+        return exc
+    return None
+
+
 @click.group()
 def dev() -> None:
     """Tools for developing clawbot and its plugins."""
@@ -86,10 +103,17 @@ def fake_llm(port: int, script_path: Path | None, record_path: Path | None, host
         if recorder is not None:
             echo(f"  recording requests to {recorder.path}")
 
+    taken = _cannot_listen(host, port)
+    if taken is not None:  # the server would log it, then exit from deep inside with a traceback
+        echo(f"error: cannot listen on {host}:{port}: {taken.strerror or taken} (--port 0 picks a free port)", err=True)
+        sys.exit(1)
     try:
         run_server(port, host=host, fake=fake, on_ready=ready)
     except KeyboardInterrupt:
         pass  # Ctrl-C is how it stops
+    except (OSError, SystemExit) as exc:  # taken in the meantime
+        echo(f"error: the fake LLM could not listen on {host}:{port} ({exc})", err=True)
+        sys.exit(1)
     finally:
         if recorder is not None:
             recorder.close()

@@ -4,7 +4,9 @@ A :class:`~clawbot.agent.runtime.GatewayPort` for a process without a gateway. W
 sends to the chat is printed; a system event (an approved command finished) is queued and
 answered in a follow-up turn, as a chat would get it. A command that needs approval is
 asked about on the terminal after the turn when stdin is one (allow-once / allow-always /
-deny); when stdin is a pipe or a file nobody can answer, so it is denied with a note.
+deny; the question names the tool and the command, allow-always is a word, never one
+letter); when stdin is a pipe or a file nobody can answer, so it is denied with a note.
+Ctrl-C at the question leaves the approval unanswered: the command does not run.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import sys
 
 import attrs
 
-from clawbot.agent.approvals import NOTICE_HEAD
+from clawbot.agent.approvals import NOTICE_HEAD, offer_summary
 from clawbot.agent.notices import outgoing_text, quoted_block, quoted_line
 from clawbot.cli.output import echo
 from clawbot.types import ApprovalDecision, ApprovalRequest, ApprovalTicket, InboundMessage, OutboundMessage
@@ -27,7 +29,6 @@ ANSWERS = {
     "allow-once": ApprovalDecision.ALLOW_ONCE,
     "y": ApprovalDecision.ALLOW_ONCE,
     "yes": ApprovalDecision.ALLOW_ONCE,
-    "a": ApprovalDecision.ALLOW_ALWAYS,
     "always": ApprovalDecision.ALLOW_ALWAYS,
     "allow-always": ApprovalDecision.ALLOW_ALWAYS,
     "d": ApprovalDecision.DENY,
@@ -100,11 +101,18 @@ async def ask(ticket: ApprovalTicket, request: ApprovalRequest) -> ApprovalDecis
         lines.append(f"allow-always also remembers: {quoted_line(request.always_covers)}")
     lines.append(quoted_block(request.command))
     echo(outgoing_text("\n".join(lines), notice=True), err=True)
-    choices = "[o]nce, [a]lways, [d]eny" if request.allow_always else "[o]nce, [d]eny"
+    choices = "[o]nce, always, [d]eny" if request.allow_always else "[o]nce, [d]eny"
+    # The question names what it allows: a notice longer than the screen has scrolled away.
+    question = outgoing_text(f"Allow {offer_summary(request)}? {choices} (Enter: deny): ", notice=True)
     while True:
-        sys.stderr.write(f"Allow it? {choices} (Enter: deny): ")
+        sys.stderr.write(question)
         sys.stderr.flush()
-        line = await _read_line(sys.stdin.fileno())
+        try:
+            line = await _read_line(sys.stdin.fileno())
+        except asyncio.CancelledError:  # Ctrl-C: the turn is over; only this answer is missing
+            sys.stderr.write("\n")
+            echo(f"interrupted; approval {ticket.id} is left unanswered: {quoted_line(request.tool_name)} did not run", err=True)
+            raise SystemExit(130) from None
         if line is None:
             sys.stderr.write("\n")
             return ApprovalDecision.DENY

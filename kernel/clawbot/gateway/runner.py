@@ -39,6 +39,7 @@ from clawbot.agent.replies import is_silent
 from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
 from clawbot.gateway.commands import ParsedCommand, shadowed_commands
 from clawbot.gateway.live import LiveTurn
+from clawbot.gateway.sink import ChannelSink
 from clawbot.kernel import Kernel
 from clawbot.sessions.keys import session_key_for
 from clawbot.types import (
@@ -130,7 +131,7 @@ class Gateway:
         while not self._stop.is_set():
             started = loop.time()
             try:
-                await channel.start(lambda message: self.accept(channel, message))
+                await channel.start(ChannelSink(self, channel))
                 return
             except asyncio.CancelledError:
                 raise
@@ -145,11 +146,25 @@ class Gateway:
                 except TimeoutError:
                     pass
 
+    def session_of(self, channel: Channel, message: InboundMessage) -> str:
+        """The session ``message`` lands in; it belongs to the channel it came in on, whatever it says."""
+        return session_key_for(self.agent_id, attrs.evolve(message, channel=channel.name), self.kernel.config.session.dm_scope)
+
+    def turn_running(self, session_key: str) -> bool:
+        """Whether a turn runs in ``session_key`` (whatever started it)."""
+        return any(not task.done() for task in self._running.get(session_key, ()))
+
+    def approvals_waiting(self, session_key: str) -> frozenset[str]:
+        """The ids of the approvals still waiting for an answer in ``session_key``."""
+        if self.runtime is None:
+            return frozenset()
+        return frozenset(ticket.id for ticket in self.runtime.approvals.pending_for(session_key))
+
     async def accept(self, channel: Channel, message: InboundMessage) -> asyncio.Task[None]:
         """Start answering ``message`` in its own task; slash commands are answered at once."""
         if message.channel != channel.name:  # a message belongs to the channel it came in on, whatever it says
             message = attrs.evolve(message, channel=channel.name)
-        session_key = session_key_for(self.agent_id, message, self.kernel.config.session.dm_scope)
+        session_key = self.session_of(channel, message)
         command = command_of(self.kernel, message.text)
         if command is None:
             return self._start_answer(channel, message, session_key)
@@ -220,8 +235,11 @@ class Gateway:
             await self._send(channel, message, session_key, text, streamed=streamed)
 
     def _live(self, channel: Channel, message: InboundMessage) -> LiveTurn | None:
-        """The turn's live activity for a channel that shows it and a responder that reports it."""
-        if not self._respond_reports_activity():
+        """The turn's live activity for a channel that shows it and a responder that reports it.
+
+        Not while a plugin implements ``clawbot_message_sending``: it may cancel or rewrite
+        the reply, which it can only do before the channel shows any of it."""
+        if not self._respond_reports_activity() or self.kernel.plugins.impls("clawbot_message_sending"):
             return None
         try:
             sink = channel.live(message)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import abc
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 import attrs
 
@@ -65,11 +65,15 @@ class ApprovalOffer:
 
     ``choices`` are the words ``/approve <id> <choice>`` accepts (``allow-once``,
     ``allow-always`` when the tool offers it, ``deny``); a channel answers by handing the
-    gateway that text as the owner's message, exactly as if they had typed it.
+    gateway that text as the owner's message, exactly as if they had typed it. ``summary``
+    names what is asked about on one short line (``exec: rm -rf build``, made visible), for
+    the question a channel asks next to its buttons or keys: the answer must be tied to what
+    it approves, not to whichever notice happens to be on screen.
     """
 
     id: str
     choices: tuple[str, ...] = ("allow-once", "allow-always", "deny")
+    summary: str = ""
 
 
 @attrs.frozen
@@ -106,10 +110,23 @@ class OutboundMessage:
     streamed: bool = False
 
 
-InboundSink = Callable[[InboundMessage], Awaitable["asyncio.Future[None]"]]
-"""Hands a message to the gateway. Returns as soon as the message is accepted, with a future
-that completes once it has been answered: a channel that wants strict turn-taking (the
-terminal) awaits it; others keep receiving, so ``/stop`` can reach a running turn."""
+class InboundSink(Protocol):
+    """The gateway's side of :meth:`Channel.start`.
+
+    Calling it hands a message to the gateway. It returns as soon as the message is
+    accepted, with a future that completes once it has been answered: a channel that wants
+    strict turn-taking awaits it; others keep receiving, so ``/stop`` can reach a running
+    turn. The other two ask about the session a message from that sender lands in: whether
+    a turn runs there now (whatever started it: a line, ``/new <text>``, a finished
+    command's report), and which approvals still wait there (answered elsewhere or expired:
+    gone). A channel driven by a plain function in a test may find neither.
+    """
+
+    def __call__(self, message: InboundMessage) -> Awaitable[asyncio.Future[None]]: ...
+
+    def busy(self, message: InboundMessage) -> bool: ...
+
+    def approvals_waiting(self, message: InboundMessage) -> frozenset[str]: ...
 
 
 class Channel(abc.ABC):

@@ -3,8 +3,11 @@
 Input is read while a turn runs, so ``/stop`` (or any other line) reaches the gateway at
 once; the gateway runs a session's turns one after another. On a real terminal the channel
 is interactive (:mod:`clawbot_terminal.prompt`): replies stream in as they are written,
-each tool call shows as a dim line, an approval is answered with one key, Ctrl-C stops the
-running turn (a second one, or one when nothing runs, quits) and Ctrl-D quits. Otherwise
+each tool call shows as a dim line, an approval is asked about at the prompt (a word and
+Enter answers it), Ctrl-C stops the running turn (a second one, or one when nothing runs,
+quits) and Ctrl-D quits. Whether a turn runs, and which approvals still wait, the channel
+asks the gateway (its sink): a turn may start from a line beginning with ``/`` or from a
+finished command's report, and an approval may be answered elsewhere or expire. Otherwise
 (a pipe, a file, tests) lines are read in a background thread (:mod:`clawbot_terminal.lines`),
 and end of input ends the chat once every line has been answered; replies still stream when
 the output is a terminal.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -69,10 +73,10 @@ class TerminalChannel(Channel):
         self._reader: LineReader | None = None
         self._screen = None  # the interactive prompt (clawbot_terminal.prompt.PromptScreen) while it runs
         self._sink: InboundSink | None = None
-        self._turns: set[asyncio.Future[None]] = set()  # answers to ordinary lines, until done
+        self._answers: set[asyncio.Future[None]] = set()  # a piped chat ends once these are done
         self._tasks: set[asyncio.Task[None]] = set()
         self._last_ctrl_c = float("-inf")
-        self._display = Display(self._styled())
+        self._display = Display(self._styled(), self._columns)
 
     def _styled(self) -> bool:
         isatty = getattr(self._stdout, "isatty", None)
@@ -80,19 +84,20 @@ class TerminalChannel(Channel):
 
     def render(self, message: OutboundMessage) -> str:
         """What the terminal shows for ``message``: escaped, and a notice marked line by line."""
-        return render_message(message, self._styled())
+        return render_message(message, self._styled(), self._columns())
 
     # -- the gateway's side ----------------------------------------------------------------
 
     async def start(self, sink: InboundSink) -> None:
         self._sink = sink
-        self._display = Display(self._styled())
+        self._display = Display(self._styled(), self._columns)
         if _is_terminal(self._stdin) and _is_terminal(self._stdout):
             await self._interactive()
         else:
             await self._plain()
 
     def live(self, message: InboundMessage) -> ActivitySink | None:
+        self._refresh()  # a turn starts: the prompt's bar says so
         return self._activity if self._screen is not None or self._styled_output() else None
 
     async def send(self, message: OutboundMessage) -> None:
@@ -132,6 +137,7 @@ class TerminalChannel(Channel):
             on_ctrl_c=self.interrupt,
             on_answer=self._answer,
             busy=self._busy,
+            waiting=self._approvals_waiting,
         )
         try:
             while not self._stopping:
@@ -151,58 +157,70 @@ class TerminalChannel(Channel):
             if not line:  # end of input: the lines already sent are still answered
                 break
             self._line(line.rstrip("\n"))
-        while self._tasks or self._turns:
-            await asyncio.wait({*self._tasks, *self._turns})
+        while self._tasks or self._answers:
+            await asyncio.wait({*self._tasks, *self._answers})
 
     def _line(self, text: str) -> None:
-        if not text.strip():
-            return
-        if self._screen is not None and text.strip().startswith(("/approve", "/deny")):
-            words = text.split()
-            if len(words) > 1:
-                self._screen.forget(words[1])
-        self._submit(text)
+        if text.strip():
+            self._submit(text)
 
-    def _submit(self, text: str) -> None:
-        """Hand ``text`` to the gateway as the owner's message, without waiting for the answer."""
-        self._counter += 1
-        message = InboundMessage(
+    def _message(self, text: str, message_id: str | None = None) -> InboundMessage:
+        """``text`` as the owner's message (without an id: what names this chat's session)."""
+        return InboundMessage(
             channel=self.name,
             peer_id=self.config.peer_id,
             text=text,
             chat_type="direct",
             sender_id=self.config.peer_id,
             sender_name=self.config.user_name,
-            message_id=str(self._counter),
+            message_id=message_id,
             from_owner=True,
         )
-        self._spawn(self._deliver(message))
+
+    def _submit(self, text: str) -> None:
+        """Hand ``text`` to the gateway as the owner's message, without waiting for the answer."""
+        self._counter += 1
+        self._spawn(self._deliver(self._message(text, str(self._counter))))
 
     async def _deliver(self, message: InboundMessage) -> None:
         assert self._sink is not None
         answered = await self._sink(message)
-        if message.text.lstrip().startswith("/") or answered is None:
-            return  # a command is answered at once; it is no turn to stop
-        self._turns.add(answered)
-        answered.add_done_callback(self._turn_done)
+        if answered is not None:
+            self._answers.add(answered)
+            answered.add_done_callback(self._answered)
         self._refresh()
 
-    def _turn_done(self, answered: asyncio.Future[None]) -> None:
-        self._turns.discard(answered)
+    def _answered(self, answered: asyncio.Future[None]) -> None:
+        self._answers.discard(answered)
         self._refresh()
 
     def _busy(self) -> bool:
-        return any(not t.done() for t in self._turns)
+        """Whether a turn runs in this chat's session, as the gateway knows it."""
+        busy = getattr(self._sink, "busy", None)
+        return bool(busy(self._message(""))) if busy is not None else False
+
+    def _approvals_waiting(self) -> frozenset[str] | None:
+        waiting = getattr(self._sink, "approvals_waiting", None)
+        return waiting(self._message("")) if waiting is not None else None
 
     def _answer(self, offer: ApprovalOffer, choice: str) -> None:
-        """An approval answered with a key: sent as the owner would type it."""
-        self._spawn(self._write(self._display.note(f"approve {offer.id}: {choice}")))
+        """An approval answered at the prompt: sent as the owner would type it."""
+        what = f" ({offer.summary})" if offer.summary else ""
+        self._spawn(self._write(self._display.note(f"approve {offer.id}{what}: {choice}")))
         self._submit(f"/approve {offer.id} {choice}")
 
     # -- writing -----------------------------------------------------------------------------
 
     async def _activity(self, event: Activity) -> None:
         await self._write(self._display.activity(event))
+
+    def _columns(self) -> int | None:
+        """How wide the terminal shown on is (None when the output is no terminal)."""
+        if self._screen is not None:
+            return self._screen.columns()
+        if not self._styled_output():
+            return None
+        return shutil.get_terminal_size().columns
 
     def _styled_output(self) -> bool:
         """Piped input with a terminal to show it on still streams; piped output gets whole replies."""

@@ -8,9 +8,15 @@ text appears as it is written and the prompt is never torn. Line editing and a h
 (kept in a private file under the state directory) come with the prompt.
 
 Keys: Ctrl-C clears a typed line, and on an empty one interrupts (the channel stops the
-running turn, or quits); Ctrl-D on an empty line quits. While an approval is offered and
-nothing is typed, ``o``, ``a`` and ``d`` answer it (allow once, allow always, deny), Esc
-puts the choice away (``/approve`` still works).
+running turn, or quits); Ctrl-D on an empty line quits.
+
+Approvals: while one waits, the prompt turns into a question naming it (``approve exec:
+rm -rf build (1 of 2)?``, the oldest first) and is answered by typing a word and Enter:
+``o`` or ``once``, ``always`` (never a single letter), ``d`` or ``deny``. Anything else typed
+is an ordinary line, so a message begun as the question appears ("also, ...") stays one; a
+word typed while the question changed (another approval came first, or this one was answered
+elsewhere) answers nothing. Esc on an empty line puts the question away (``/approve`` still
+works). Questions whose approval was answered elsewhere or expired disappear.
 """
 
 from __future__ import annotations
@@ -21,11 +27,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from clawbot import ApprovalOffer
-from clawbot.safetext import visible
+from clawbot import ApprovalOffer, OutboundMessage
+from clawbot.safetext import defuse, visible
 from clawbot.statefile import make_private_dir
 
 log = logging.getLogger(__name__)
+MARKS = (OutboundMessage.NOTICE_MARK,)
 
 
 class Quit(str):
@@ -33,8 +40,21 @@ class Quit(str):
 
 
 QUIT = Quit("")
-KEYS = {"o": "allow-once", "a": "allow-always", "d": "deny"}
-LABELS = {"allow-once": "[o]nce", "allow-always": "[a]lways", "deny": "[d]eny"}
+# The words that answer the approval asked about, typed alone on the line and sent with Enter.
+ANSWERS = {
+    "o": "allow-once",
+    "once": "allow-once",
+    "allow-once": "allow-once",
+    "always": "allow-always",
+    "allow-always": "allow-always",
+    "d": "deny",
+    "deny": "deny",
+}
+LABELS = {"allow-once": "[o]nce", "allow-always": "always", "deny": "[d]eny"}
+_UNSET = object()  # no line is being typed
+# How often the prompt is drawn again unasked: the turn's bar and the approval questions
+# follow what the gateway says, which may change with nothing written to the terminal.
+REFRESH_S = 0.5
 
 
 def private_history(path: Path) -> Path:
@@ -62,6 +82,7 @@ class PromptScreen:
         on_ctrl_c: Callable[[], None],
         on_answer: Callable[[ApprovalOffer, str], None],
         busy: Callable[[], bool],
+        waiting: Callable[[], frozenset[str] | None],
     ) -> None:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, InMemoryHistory
@@ -73,6 +94,8 @@ class PromptScreen:
         self._partial = ""  # the line a streaming reply has begun
         self._offers: list[ApprovalOffer] = []
         self._busy = busy
+        self._waiting = waiting  # the approvals still waiting (None: unknown, show every offer)
+        self._began_for: object = _UNSET  # the approval asked about when the line being typed began
         self._on_ctrl_c = on_ctrl_c
         self._on_answer = on_answer
         self._quitting = False
@@ -88,7 +111,9 @@ class PromptScreen:
             erase_when_done=True,  # the accepted line is printed again without the streaming line above it
             input=create_input(stdin),
             output=create_output(stdout),
+            refresh_interval=REFRESH_S,
         )
+        self.session.default_buffer.on_text_changed += self._typed
 
     def _keys(self):  # noqa: ANN202 - KeyBindings
         from prompt_toolkit.filters import Condition
@@ -108,37 +133,77 @@ class PromptScreen:
         def _ctrl_d(event) -> None:  # noqa: ANN001
             event.app.exit(result=QUIT)
 
-        for key, choice in KEYS.items():
-            offered = Condition(lambda choice=choice: bool(self._offers) and choice in self._offers[0].choices)
-
-            @keys.add(key, filter=empty & offered)
-            def _answer(event, choice=choice) -> None:  # noqa: ANN001
-                offer = self._offers.pop(0)
-                self._on_answer(offer, choice)
-                event.app.invalidate()
-
-        @keys.add("escape", filter=empty & Condition(lambda: bool(self._offers)))
+        @keys.add("escape", filter=empty & Condition(lambda: bool(self._shown())))
         def _put_away(event) -> None:  # noqa: ANN001
-            self._offers.pop(0)
+            self._offers.remove(self._shown()[0])
             event.app.invalidate()
 
         return keys
 
+    def _shown(self) -> list[ApprovalOffer]:
+        """The offers still waiting, oldest first (the others are forgotten)."""
+        waiting = self._waiting()
+        if waiting is not None:
+            self._offers = [o for o in self._offers if o.id in waiting]
+        return self._offers
+
+    def _typed(self, buffer) -> None:  # noqa: ANN001 - a prompt_toolkit Buffer
+        if not buffer.text:
+            self._began_for = _UNSET
+        elif self._began_for is _UNSET:
+            shown = self._shown()
+            self._began_for = shown[0].id if shown else None
+
     def _message(self) -> list[tuple[str, str]]:
         parts = [("", self._partial + "\n")] if self._partial else []
-        if self._offers:
-            offer = self._offers[0]
-            choices = " ".join(LABELS.get(c, c) for c in offer.choices)
-            parts.append(("bold", f"approve {visible(offer.id)}? {choices} (Esc: later) "))
+        shown = self._shown()
+        if shown:
+            offer = shown[0]
+            what = defuse(visible(offer.summary or offer.id), MARKS)
+            count = f" (1 of {len(shown)})" if len(shown) > 1 else ""
+            choices = ", ".join(LABELS.get(c, c) for c in offer.choices)
+            parts.append(("bold", f"approve {what}{count}? {choices}, then Enter (Esc: later) "))
         else:
             parts.append(("", self._prompt))
         return parts
+
+    def _answered(self, line: str) -> str | None:
+        """If ``line`` answers the approval asked about: what to tell the user (it is not a message)."""
+        choice = ANSWERS.get(line.strip().lower())
+        shown = self._shown()
+        if choice is None or not shown:
+            return None
+        offer = shown[0]
+        if self._began_for != offer.id:
+            return "The approval asked about changed while you typed; nothing was answered. Read the question and answer again."
+        if choice not in offer.choices:
+            return "This one cannot be allowed always; type once or deny."
+        self._offers.remove(offer)
+        self._on_answer(offer, choice)
+        return ""
 
     def _toolbar(self) -> str | None:
         return " working\u2026  Ctrl-C or /stop stops it" if self._busy() else None
 
     async def read(self) -> str:
-        """The next line typed (shown again above the prompt), or :data:`QUIT`."""
+        """The next line typed (shown again above the prompt), or :data:`QUIT`. A line that
+        answers the approval asked about is taken here, not returned."""
+        while True:
+            line = await self._prompt_once()
+            if isinstance(line, Quit):
+                if self._partial:  # what a reply had begun stays on the screen
+                    self._print(self._partial + "\n")
+                    self._partial = ""
+                return line
+            answered = self._answered(line)
+            self._began_for = _UNSET
+            if answered is None:
+                await self.write(f"{self._prompt}{visible(line)}\n")
+                return line
+            if answered:
+                await self.write(f"{answered}\n")
+
+    async def _prompt_once(self) -> str:
         from prompt_toolkit.patch_stdout import patch_stdout
 
         if self._quitting:
@@ -147,12 +212,9 @@ class PromptScreen:
             try:
                 # SIGINT stays with `clawbot run`, which hands it to the channel (prompt_toolkit would
                 # take the handler over and, when the prompt ends, leave none).
-                line = await self.session.prompt_async(self._message, bottom_toolbar=self._toolbar, handle_sigint=False)
+                return await self.session.prompt_async(self._message, bottom_toolbar=self._toolbar, handle_sigint=False)
             except EOFError:
                 return QUIT
-        if not isinstance(line, Quit):
-            await self.write(f"{self._prompt}{visible(line)}\n")
-        return line
 
     async def write(self, text: str) -> None:
         """Show ``text``: whole lines above the prompt, an unfinished last line just above the input."""
@@ -171,7 +233,7 @@ class PromptScreen:
         would wrap them), and the rest: a long line cannot push the prompt off the screen."""
         from prompt_toolkit.utils import get_cwidth
 
-        columns = max(20, self.session.app.output.get_size().columns)
+        columns = self.columns()
         if len(line) < columns // 2:  # no character is wider than two columns
             return "", line
         rows, start, width = [], 0, 0
@@ -182,17 +244,15 @@ class PromptScreen:
                 start, width = index, get_cwidth(char)
         return "".join(rows), line[start:]
 
+    def columns(self) -> int:
+        return max(20, self.session.app.output.get_size().columns)
+
     def _print(self, text: str) -> None:
         self._stdout.write(text)
         self._stdout.flush()
 
     def offer(self, offer: ApprovalOffer) -> None:
         self._offers.append(offer)
-        self.refresh()
-
-    def forget(self, approval_id: str) -> None:
-        """An offer answered some other way (``/approve`` typed out)."""
-        self._offers = [o for o in self._offers if o.id != approval_id]
         self.refresh()
 
     def refresh(self) -> None:

@@ -1,0 +1,34 @@
+"""What a channel's :meth:`~clawbot.types.Channel.start` is given: the gateway, seen from one channel.
+
+Calling it hands the gateway a message; ``busy`` and ``approvals_waiting`` answer for the
+session a message lands in, from the gateway's own records, so a channel never has to guess
+which of its messages started a turn (a line beginning with ``/`` may, and a finished
+command's report starts one no channel sent).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import attrs
+
+from clawbot.types import Channel, InboundMessage
+
+if TYPE_CHECKING:
+    from clawbot.gateway.runner import Gateway
+
+
+@attrs.frozen
+class ChannelSink:
+    gateway: Gateway
+    channel: Channel
+
+    async def __call__(self, message: InboundMessage) -> asyncio.Future[None]:
+        return await self.gateway.accept(self.channel, message)
+
+    def busy(self, message: InboundMessage) -> bool:
+        return self.gateway.turn_running(self.gateway.session_of(self.channel, message))
+
+    def approvals_waiting(self, message: InboundMessage) -> frozenset[str]:
+        return self.gateway.approvals_waiting(self.gateway.session_of(self.channel, message))

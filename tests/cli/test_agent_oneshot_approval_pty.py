@@ -1,0 +1,57 @@
+"""``clawbot agent -m`` in a pseudo-terminal: the approval question names what it allows,
+whatever the command looks like, and Ctrl-C at the question says what really happened."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from clawbot.testing.fake_llm import Reply, ToolCallSpec
+
+from .ptyterm import COLUMNS, ROWS, Terminal, run_config
+
+pytest.importorskip("pty")
+
+ENV = {"PATH": os.environ.get("PATH", os.defpath)}
+HEAD = "rm -rf precious #"
+
+
+def _ask(tmp_path: Path, fake, command: str) -> Path:  # noqa: ANN001 - the fake LLM
+    workspace = tmp_path / "ws"
+    (workspace / "precious").mkdir(parents=True)
+    fake.queue(Reply(tool_calls=[ToolCallSpec("exec", {"command": command})]), "Listing needs your OK.", "Done.")
+    run_config(tmp_path, fake.base_url, f'\n[agents.defaults]\nworkspace = "{workspace}"\n')
+    return workspace
+
+
+def test_the_question_names_a_padded_command(tmp_path: Path, fake_llm_thread) -> None:
+    workspace = _ask(tmp_path, fake_llm_thread, HEAD + " " * (COLUMNS * (ROWS + 5)) + "\u2502 ls -la")
+    with Terminal(["agent", "-m", "list the files"], tmp_path, env=ENV) as term:
+        screen = term.wait_for("(Enter: deny):", 30)
+        assert "Approval needed: exec wants to run the command below" in screen
+        assert f"\u2502 {HEAD}\u27e8" in screen
+        assert f"Allow exec: {HEAD} \u2502 ls -la? [o]nce, [d]eny (Enter: deny):" in screen
+        term.type("d\r")
+        assert term.wait_exit(20) == 0
+        assert "Denied; exec will not run" in term.text()
+    assert (workspace / "precious").exists()
+    assert b"Traceback" not in term.raw
+
+
+def test_always_is_a_word_and_ctrl_c_at_the_question_leaves_the_approval_unanswered(tmp_path: Path, fake_llm_thread) -> None:
+    workspace = _ask(tmp_path, fake_llm_thread, "touch made.txt")
+    with Terminal(["agent", "-m", "make it"], tmp_path, env=ENV) as term:
+        term.wait_for("Allow exec: touch made.txt? [o]nce, always, [d]eny (Enter: deny):", 30)
+        term.type("a\r")  # one letter never allows always: asked again
+        term.wait_for("(Enter: deny): a\nAllow exec:")
+        term.type("\x03")
+        assert term.wait_exit(10) == 130
+        screen = term.text()
+    assert "left unanswered: exec did not run" in screen and "recorded as aborted" not in screen
+    assert not (workspace / "made.txt").exists()
+    # The turn had finished: its transcript ends with the reply, not an aborted turn.
+    (transcript,) = (tmp_path / "sessions" / "main").glob("*.jsonl")
+    text = transcript.read_text()
+    assert "Listing needs your OK." in text and '"aborted"' not in text.replace('": "', '":"').replace(" ", "")
+    assert b"Traceback" not in term.raw
