@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 
 MAX_GLOB_CHARS = 1000
-STAR = object()  # a '*' inside a segment
+STAR = None  # a '*' inside a segment (every other piece of a segment is a regex)
 ANY_DEPTH = None  # a '**' segment
 
 
@@ -85,9 +85,9 @@ def _segment_regex(segment: str, pattern: str) -> re.Pattern[str]:
     return re.compile(f"(?s:{body})\\Z")
 
 
-def _pieces(segment: str, pattern: str) -> list[object]:
+def _pieces(segment: str, pattern: str) -> list[str | None]:
     """The segment as STAR markers and regex pieces that each match exactly one character."""
-    pieces: list[object] = []
+    pieces: list[str | None] = []
     i = 0
     while i < len(segment):
         char = segment[i]

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import click
 
 from clawbot.cli.output import echo, echo_json
 from clawbot.cli.state import CliState, config_option, user_errors
+
+if TYPE_CHECKING:
+    from attrs import AttrsInstance
 
 
 @click.group()
@@ -76,13 +80,19 @@ def _provider_problems(state: CliState, loaded: object) -> list:
 
 
 def _plain(value: object) -> object:
-    if attrs.has(type(value)):
-        return {k: _plain(v) for k, v in attrs.asdict(value, recurse=False).items()}
+    cls = type(value)
+    if attrs.has(cls):
+        return _plain_fields(value, cls)
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
+
+
+def _plain_fields(value: object, cls: type[AttrsInstance]) -> dict[str, object]:
+    """The fields of ``value``, an instance of the attrs class ``cls``, plain."""
+    return {field.name: _plain(getattr(value, field.name)) for field in attrs.fields(cls)}
 
 
 def _mask(value: object, key: str = "") -> object:
@@ -105,18 +115,18 @@ def config_show(state: CliState, as_json: bool) -> None:
     with user_errors():
         loaded = state.load()
     cfg = loaded.config
-    tree: dict = _plain(cfg.core)  # type: ignore[assignment]
+    tree: dict[str, Any] = _plain_fields(cfg.core, type(cfg.core))
     for path, section in sorted(cfg.sections.items()):
         root, _, name = path.partition(".")
         tree.setdefault(root, {})[name] = _plain(section) if section is not None else {}
-    tree = _mask(tree)  # type: ignore[assignment]
+    tree = {key: _mask(value, key) for key, value in tree.items()}
     if as_json:
         echo_json(tree, ensure_ascii=True)
         return
     import tomli_w
 
     echo(f"# effective configuration from {cfg.source or 'built-in defaults'}")
-    echo(tomli_w.dumps(_drop_none(tree)))
+    echo(tomli_w.dumps({key: _drop_none(value) for key, value in tree.items() if value is not None}))
 
 
 def _drop_none(value: object) -> object:

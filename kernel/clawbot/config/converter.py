@@ -124,7 +124,7 @@ def _validator_errors(cl: type, value: dict, reported: set[str]) -> list[Excepti
     return errors
 
 
-def _attrs_factory(cl: type, conv: cattrs.Converter) -> Any:
+def _attrs_factory(cl: type[Any], conv: cattrs.Converter) -> Any:
     inner = make_dict_structure_fn(cl, conv)
     shorthand = getattr(cl, "__config_shorthand__", None)
 
