@@ -57,7 +57,7 @@ def _match_path(parts: Sequence[re.Pattern[str] | None], path: str) -> bool:
         if p < len(parts) and parts[p] is ANY_DEPTH:
             resume_p, resume_n = p, n
             p += 1
-        elif p < len(parts) and parts[p].match(names[n]):  # type: ignore[union-attr]
+        elif p < len(parts) and parts[p].match(names[n]):  # type: ignore[union-attr]  # not ANY_DEPTH: the branch above took that
             p += 1
             n += 1
         elif resume_p >= 0:

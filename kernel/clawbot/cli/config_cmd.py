@@ -14,6 +14,8 @@ from clawbot.cli.state import CliState, config_option, user_errors
 if TYPE_CHECKING:
     from attrs import AttrsInstance
 
+    from clawbot.boot import Loaded
+
 
 @click.group()
 def config() -> None:
@@ -58,7 +60,7 @@ def config_validate(state: CliState) -> None:
     echo(f"{source or 'built-in defaults'}: valid")
 
 
-def _provider_problems(state: CliState, loaded: object) -> list:
+def _provider_problems(state: CliState, loaded: Loaded | None) -> list:
     """Model references naming a provider that is not installed (needs the plugins' providers)."""
     from clawbot.boot import load
     from clawbot.cli.state import run_async
@@ -72,7 +74,7 @@ def _provider_problems(state: CliState, loaded: object) -> list:
         return []
 
     async def names() -> list[str]:
-        kernel = await bootstrap(loaded or load(None, env=state.env, defaults=True))  # type: ignore[arg-type]
+        kernel = await bootstrap(loaded or load(None, env=state.env, defaults=True))
         await kernel.aclose()
         return kernel.llm_providers.names()
 

@@ -93,7 +93,7 @@ def _list_factory(t: Any, conv: cattrs.Converter) -> Any:
     origin = get_origin(t) or t
     args = get_args(t)
     item = args[0] if args else Any
-    inner = list_structure_factory(list[item], conv)  # type: ignore[valid-type]
+    inner = list_structure_factory(list[item], conv)  # type: ignore[valid-type]  # the item type is known only at run time
     if origin in (tuple, frozenset, set):
         base = inner
 
