@@ -16,6 +16,7 @@ from clawbot.paths import StatePaths
 
 if TYPE_CHECKING:
     from clawbot.boot import Loaded
+    from clawbot.plugins import PluginManager
 
 Level = Literal["ok", "info", "warn", "fail"]
 
@@ -194,8 +195,8 @@ def check_plugins_and_config(config_path: str | None, env: Mapping[str, str], li
     return findings
 
 
-def _plugin_findings(manager: object) -> list[Finding]:
-    records = manager.records  # type: ignore[attr-defined]
+def _plugin_findings(manager: PluginManager) -> list[Finding]:
+    records = manager.records
     findings = []
     for record in sorted(records.values(), key=lambda r: r.name):
         if record.status == "loaded":
@@ -214,9 +215,9 @@ def _plugin_findings(manager: object) -> list[Finding]:
             )
         for warning in record.warnings:
             findings.append(Finding("warn", "plugins", f"{record.name}: {warning}", f"tell the author of {record.name}"))
-    for failure in manager.failures:  # type: ignore[attr-defined]
-        record = records.get(failure.plugin)
-        dist = (record.distribution if record else None) or failure.plugin
+    for failure in manager.failures:
+        failed = records.get(failure.plugin)
+        dist = (failed.distribution if failed else None) or failure.plugin
         findings.append(
             Finding(
                 "fail",

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 
 MAX_GLOB_CHARS = 1000
-STAR = object()  # a '*' inside a segment
+STAR = None  # a '*' inside a segment (every other piece of a segment is a regex)
 ANY_DEPTH = None  # a '**' segment
 
 
@@ -57,7 +57,7 @@ def _match_path(parts: Sequence[re.Pattern[str] | None], path: str) -> bool:
         if p < len(parts) and parts[p] is ANY_DEPTH:
             resume_p, resume_n = p, n
             p += 1
-        elif p < len(parts) and parts[p].match(names[n]):  # type: ignore[union-attr]
+        elif p < len(parts) and parts[p].match(names[n]):  # type: ignore[union-attr]  # not ANY_DEPTH: the branch above took that
             p += 1
             n += 1
         elif resume_p >= 0:
@@ -85,9 +85,9 @@ def _segment_regex(segment: str, pattern: str) -> re.Pattern[str]:
     return re.compile(f"(?s:{body})\\Z")
 
 
-def _pieces(segment: str, pattern: str) -> list[object]:
+def _pieces(segment: str, pattern: str) -> list[str | None]:
     """The segment as STAR markers and regex pieces that each match exactly one character."""
-    pieces: list[object] = []
+    pieces: list[str | None] = []
     i = 0
     while i < len(segment):
         char = segment[i]

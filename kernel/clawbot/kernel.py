@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -33,8 +33,16 @@ from clawbot.types import (
 
 log = logging.getLogger(__name__)
 
+
+class _Named(Protocol):
+    """What every registered item has: the name it is registered and chosen by."""
+
+    @property
+    def name(self) -> str: ...
+
+
 # hook -> (registry attribute, what a contribution must be, label in messages)
-REGISTRATION_HOOKS: dict[str, tuple[str, type, str]] = {
+REGISTRATION_HOOKS: dict[str, tuple[str, type[_Named], str]] = {
     "clawbot_channels": ("channels", Channel, "channel"),
     "clawbot_llm_providers": ("llm_providers", LLMProvider, "llm provider"),
     "clawbot_memory_providers": ("memory_providers", MemoryProvider, "memory provider"),

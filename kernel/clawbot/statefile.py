@@ -33,7 +33,7 @@ from clawbot.safetext import LONE_SURROGATE
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # the module or None: locking is skipped where there is none
 
 log = logging.getLogger(__name__)
 

@@ -93,7 +93,8 @@ class Conversation:
     kernel: Kernel
     model: ModelChoice
     agent_id: str
-    tools: dict[str, Tool] | None = None  # None: the registered tools the agent's policy allows
+    #: by default the registered tools the agent's policy allows
+    tools: dict[str, Tool] = attrs.Factory(lambda self: allowed_tools(self.kernel.tools, self.kernel.config, self.agent_id), takes_self=True)
     fallbacks: list[ModelChoice] = attrs.Factory(list)
     explicit_model: bool = False  # the chain is the first model alone (a session's /model choice is one too)
     caller_sleep: Any = None  # tests make failover back-off instant
@@ -105,10 +106,6 @@ class Conversation:
     services: SharedServices | None = attrs.field(kw_only=True)
     #: the bootstrap and skill files as last read, so a turn reads only those whose stat changed
     bootstrap_states: dict[Any, Any] = attrs.Factory(dict)
-
-    def __attrs_post_init__(self) -> None:
-        if self.tools is None:
-            self.tools = allowed_tools(self.kernel.tools, self.kernel.config, self.agent_id)
 
     @property
     def workspace(self):  # noqa: ANN201 - Path
@@ -176,7 +173,7 @@ class Conversation:
             )
             async with watched as watching:
                 try:
-                    result = await self._loop(session, session_key, text, channel or (origin and origin.channel), on_text, origin, on_tool_calls)
+                    result = await self._loop(session, session_key, text, channel or (origin.channel if origin else None), on_text, origin, on_tool_calls)
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise

@@ -77,11 +77,11 @@ async def choose_model(kernel: Kernel, agent_id: str) -> ModelChoice:
         return ModelChoice(provider, model)
     for provider in sorted(kernel.llm_providers, key=lambda p: (p.detect_priority, p.name)):
         try:
-            model = await provider.detect_default_model()
+            detected = await provider.detect_default_model()
         except Exception:  # a broken detector must not hide the others
             continue
-        if model:
-            return ModelChoice(provider, model, detected=True)
+        if detected:
+            return ModelChoice(provider, detected, detected=True)
     raise ModelError(no_model_message(kernel.llm_providers.names()))
 
 

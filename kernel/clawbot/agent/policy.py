@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from clawbot.config.schema import ClawbotConfig
+from clawbot.config.schema import AgentToolPolicyConfig, ClawbotConfig, ToolPolicyConfig
 from clawbot.types import Tool
 
 PROFILES: dict[str, tuple[str, ...]] = {
@@ -83,7 +83,7 @@ def unknown_patterns(tools: Iterable[Tool], config: ClawbotConfig) -> list[str]:
     because a deny entry for an absent tool is harmless and an allow entry denies nothing."""
     tools = list(tools)
     found = []
-    tables = [("tools", config.tools)]
+    tables: list[tuple[str, ToolPolicyConfig | AgentToolPolicyConfig]] = [("tools", config.tools)]
     tables += [(f"agents.list[{i}].tools", a.tools) for i, a in enumerate(config.agents.list) if a.tools is not None]
     for path, table in tables:
         for key in ("allow", "deny"):

@@ -48,6 +48,12 @@ _TICK_RUN = re.compile(r"`+")
 _NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
 
 
+def _skip_space(text: str, pos: int) -> int:
+    """Where the whitespace starting at ``pos`` ends."""
+    match = _SPACE.match(text, pos)
+    return match.end() if match else pos  # ``\s*`` matches everywhere; the fallback is for the type checker
+
+
 def find_calls(text: str) -> tuple[str, list[ToolCallBlock]]:
     """(the text without the calls it makes, those calls in order)."""
     scanner = _Scanner(text)
@@ -104,7 +110,7 @@ class _Scanner:
     def _call(self, start: int, body: int) -> int | None:
         """Record the call whose ``<tool_call>`` spans ``start:body``; where it ends (``None``: never closed)."""
         text = self.text
-        payload_start = _SPACE.match(text, body).end()
+        payload_start = _skip_space(text, body)
         measured = None
         if text.startswith("{", payload_start) and not self.json_scan_ran_out:
             measured = self._measure(payload_start)
@@ -132,7 +138,7 @@ class _Scanner:
             elif value in "]}":
                 depth -= 1
                 if depth == 0:
-                    after = _SPACE.match(text, token.end()).end()
+                    after = _skip_space(text, token.end())
                     if text.startswith(CLOSE, after):
                         return text[start : token.end()], after + len(CLOSE), deepest
                     close = text.find(CLOSE, after)  # junk after the object: malformed, up to the tag

@@ -28,7 +28,7 @@ import attrs
 
 from clawbot.agent.prompt_tool_calls import CLOSE, OPEN, find_calls
 from clawbot.safetext import defuse, fence
-from clawbot.types import Message, ModelRequest, Role, StopReason, TextBlock, ToolCallBlock
+from clawbot.types import ContentBlock, Message, ModelRequest, Role, StopReason, TextBlock, ToolCallBlock
 
 
 def instructions(request: ModelRequest) -> str:
@@ -98,7 +98,7 @@ def decode(message: Message) -> Message:
     prose, calls = find_calls(text)
     if not calls:
         return message
-    kept = [b for b in message.content if not isinstance(b, TextBlock)]  # thinking stays
+    kept: list[ContentBlock] = [b for b in message.content if not isinstance(b, TextBlock)]  # thinking stays
     if prose.strip():
         kept.append(TextBlock(prose.strip()))
     return attrs.evolve(message, content=(*kept, *calls), stop_reason=StopReason.TOOL_USE)

@@ -33,11 +33,11 @@ def sendable_request(request: ModelRequest) -> ModelRequest:
 
 def sendable_message(message: Message) -> Message:
     content = tuple(_block(b) for b in message.content)
-    names = {"tool_call_id": message.tool_call_id, "tool_name": message.tool_name}
-    cleaned = {key: _text(value) for key, value in names.items()}
-    if cleaned == names and all(a is b for a, b in zip(content, message.content, strict=True)):
+    tool_call_id, tool_name = _text(message.tool_call_id), _text(message.tool_name)
+    same_names = (tool_call_id, tool_name) == (message.tool_call_id, message.tool_name)
+    if same_names and all(a is b for a, b in zip(content, message.content, strict=True)):
         return message
-    return attrs.evolve(message, content=content, **cleaned)
+    return attrs.evolve(message, content=content, tool_call_id=tool_call_id, tool_name=tool_name)
 
 
 def _text(value: str | None) -> str | None:
@@ -51,9 +51,9 @@ def _block(block: ContentBlock) -> ContentBlock:
         arguments, raw = block.arguments, block.raw_arguments
         if raw is None and value_problem(arguments) is not None:
             arguments, raw = decoded_tool_arguments(arguments)
-        fields = {"id": block.id, "name": block.name, "raw_arguments": raw}
-        cleaned = {key: _text(value) for key, value in fields.items()}
-        if arguments is block.arguments and cleaned == fields:
+        cleaned = (sendable(block.id), sendable(block.name), _text(raw))
+        if arguments is block.arguments and cleaned == (block.id, block.name, raw):
             return block
-        return attrs.evolve(block, arguments=arguments, **cleaned)
+        call_id, name, raw = cleaned
+        return attrs.evolve(block, id=call_id, name=name, arguments=arguments, raw_arguments=raw)
     return block

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
@@ -85,9 +85,9 @@ class SharedServices:
     def background(self) -> frozenset[asyncio.Task[object]]:
         return frozenset(self._background)
 
-    def spawn(self, coro: object, name: str) -> asyncio.Task[object]:
+    def spawn(self, coro: Coroutine[object, object, object], name: str) -> asyncio.Task[object]:
         """Run ``coro`` in the background, cancelled by :meth:`aclose`."""
-        task = asyncio.get_running_loop().create_task(coro, name=name)  # type: ignore[arg-type]
+        task = asyncio.get_running_loop().create_task(coro, name=name)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
         return task

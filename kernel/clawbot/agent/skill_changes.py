@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from clawbot.agent.file_states import FileChange, FileState, line_changes
 from clawbot.agent.notices import quoted_line
@@ -63,8 +63,9 @@ def _short(text: str) -> str:
     return text if len(text) <= DESCRIPTION_CHARS else text[: DESCRIPTION_CHARS - 1].rstrip() + "…"
 
 
-def _is_new(before: FileState | None) -> bool:
-    return before is None or bool(before.refused)
+def _existed(before: FileState | None) -> TypeGuard[FileState]:
+    """Whether the skill was there, and readable, before the change."""
+    return before is not None and not before.refused
 
 
 def describe_skill(change: FileChange) -> list[str]:
@@ -78,13 +79,13 @@ def describe_skill(change: FileChange) -> list[str]:
     lines = after.lines if after.lines is not None else after.head
     document = parse_skill("\n".join(lines), Path(change.name).parent.name).document
     counted = ""
-    if after.lines is not None and not _is_new(before) and before.lines is not None:
+    if after.lines is not None and _existed(before) and before.lines is not None:
         added, removed = line_changes(before, after)
         counted = f" (+{len(added)} -{len(removed)} lines)"
     if document is None:
-        what = "added" if _is_new(before) else f"changed{counted}"
+        what = "added" if not _existed(before) else f"changed{counted}"
         return [f"{name}: {what}, not usable as a skill (it stays out of the prompt)"]
     skill, description = quoted_line(document.name), quoted_line(_short(document.description))
-    if _is_new(before):
+    if not _existed(before):
         return [f"{name}: new skill {skill}: {description}"]
     return [f"{name}: skill {skill} changed{counted}: {description}"]

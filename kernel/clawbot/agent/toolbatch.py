@@ -73,7 +73,7 @@ async def run_tool_calls(ctx: ToolRunContext, calls: Sequence[ToolCallBlock], re
     return outcomes
 
 
-async def _wind_down(tasks: list[asyncio.Future[Outcome]]) -> None:
+async def _wind_down(tasks: Sequence[asyncio.Future[Outcome]]) -> None:
     """Cancel the running calls and give them :data:`STOP_GRACE_S` to end. A tool that ignores
     cancellation must not hold /stop: after the grace it is answered as stopped and left to
     finish on its own. Another /stop meanwhile does not cut the grace short: the results of

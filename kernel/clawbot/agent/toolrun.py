@@ -140,6 +140,7 @@ async def _checked_execute(ctx: ToolRunContext, call: ToolCallBlock) -> ToolResu
 
 async def _invoke(ctx: ToolRunContext, tool: Tool, call: ToolCall) -> ToolResult:
     timeout = tool.timeout_s or ctx.default_timeout_s
+    outcome: object  # what a plugin's handler gives back is checked below, not trusted
     try:
         async with asyncio.timeout(timeout):
             if inspect.iscoroutinefunction(tool.handler):

@@ -85,9 +85,10 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
 
         command = command_of(kernel, text)
         if command is not None:  # answered here as a chat answers it, never by the model
-            text = await _answer_command(kernel, runtime, command, text, agent_id, session_key, as_json)
-            if text is None:
+            follow_up = await _answer_command(kernel, runtime, command, text, agent_id, session_key, as_json)
+            if follow_up is None:
                 return 0
+            text = follow_up
         return await _model_turn(kernel, runtime, port, text, agent_id, session_key, as_json)
     finally:
         await runtime.aclose()

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import click
 
 from clawbot.cli.output import echo, echo_json
 from clawbot.cli.state import CliState, config_option, user_errors
+
+if TYPE_CHECKING:
+    from attrs import AttrsInstance
+
+    from clawbot.boot import Loaded
 
 
 @click.group()
@@ -54,7 +60,7 @@ def config_validate(state: CliState) -> None:
     echo(f"{source or 'built-in defaults'}: valid")
 
 
-def _provider_problems(state: CliState, loaded: object) -> list:
+def _provider_problems(state: CliState, loaded: Loaded | None) -> list:
     """Model references naming a provider that is not installed (needs the plugins' providers)."""
     from clawbot.boot import load
     from clawbot.cli.state import run_async
@@ -68,7 +74,7 @@ def _provider_problems(state: CliState, loaded: object) -> list:
         return []
 
     async def names() -> list[str]:
-        kernel = await bootstrap(loaded or load(None, env=state.env, defaults=True))  # type: ignore[arg-type]
+        kernel = await bootstrap(loaded or load(None, env=state.env, defaults=True))
         await kernel.aclose()
         return kernel.llm_providers.names()
 
@@ -76,13 +82,19 @@ def _provider_problems(state: CliState, loaded: object) -> list:
 
 
 def _plain(value: object) -> object:
-    if attrs.has(type(value)):
-        return {k: _plain(v) for k, v in attrs.asdict(value, recurse=False).items()}
+    cls = type(value)
+    if attrs.has(cls):
+        return _plain_fields(value, cls)
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
+
+
+def _plain_fields(value: object, cls: type[AttrsInstance]) -> dict[str, object]:
+    """The fields of ``value``, an instance of the attrs class ``cls``, plain."""
+    return {field.name: _plain(getattr(value, field.name)) for field in attrs.fields(cls)}
 
 
 def _mask(value: object, key: str = "") -> object:
@@ -105,18 +117,18 @@ def config_show(state: CliState, as_json: bool) -> None:
     with user_errors():
         loaded = state.load()
     cfg = loaded.config
-    tree: dict = _plain(cfg.core)  # type: ignore[assignment]
+    tree: dict[str, Any] = _plain_fields(cfg.core, type(cfg.core))
     for path, section in sorted(cfg.sections.items()):
         root, _, name = path.partition(".")
         tree.setdefault(root, {})[name] = _plain(section) if section is not None else {}
-    tree = _mask(tree)  # type: ignore[assignment]
+    tree = {key: _mask(value, key) for key, value in tree.items()}
     if as_json:
         echo_json(tree, ensure_ascii=True)
         return
     import tomli_w
 
     echo(f"# effective configuration from {cfg.source or 'built-in defaults'}")
-    echo(tomli_w.dumps(_drop_none(tree)))
+    echo(tomli_w.dumps({key: _drop_none(value) for key, value in tree.items() if value is not None}))
 
 
 def _drop_none(value: object) -> object:

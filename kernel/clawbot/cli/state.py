@@ -49,8 +49,12 @@ def config_option(command: Any) -> Any:
     """``--config FILE`` after the subcommand too (``clawbot run --config FILE``)."""
 
     def remember(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
-        if value is not None:
-            ctx.find_object(CliState).config_path = value
+        if value is None:
+            return
+        state = ctx.find_object(CliState)
+        if state is None:  # the clawbot group makes it; a command run outside the group has none
+            raise click.UsageError("--config works only under the clawbot command", ctx)
+        state.config_path = value
 
     return click.option(
         "--config",

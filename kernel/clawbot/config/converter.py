@@ -93,7 +93,7 @@ def _list_factory(t: Any, conv: cattrs.Converter) -> Any:
     origin = get_origin(t) or t
     args = get_args(t)
     item = args[0] if args else Any
-    inner = list_structure_factory(list[item], conv)  # type: ignore[valid-type]
+    inner = list_structure_factory(list[item], conv)  # type: ignore[valid-type]  # the item type is known only at run time
     if origin in (tuple, frozenset, set):
         base = inner
 
@@ -124,7 +124,7 @@ def _validator_errors(cl: type, value: dict, reported: set[str]) -> list[Excepti
     return errors
 
 
-def _attrs_factory(cl: type, conv: cattrs.Converter) -> Any:
+def _attrs_factory(cl: type[Any], conv: cattrs.Converter) -> Any:
     inner = make_dict_structure_fn(cl, conv)
     shorthand = getattr(cl, "__config_shorthand__", None)
 

@@ -91,22 +91,27 @@ def split_raw(data: Mapping[str, Any], source: str, env: Mapping[str, str]) -> R
     return RawConfig(source, core, plugin_tables, problems)
 
 
+def _core_types() -> dict[str, type]:
+    """Each core key -> the type it holds (every field of CoreConfig is annotated)."""
+    return {a.name: a.type for a in attrs.fields(CoreConfig) if a.type is not None}
+
+
 def _core_keys(root: str) -> set[str]:
-    field = {a.name: a for a in attrs.fields(CoreConfig)}.get(root)
-    return {a.name for a in attrs.fields(field.type)} if field is not None and attrs.has(field.type) else set()
+    table = _core_types().get(root)
+    return {a.name for a in attrs.fields(table)} if table is not None and attrs.has(table) else set()
 
 
 def structure_core(raw: RawConfig, converter: cattrs.Converter) -> CoreConfig:
     """Structure each core table on its own so one bad table does not hide another."""
     values: dict[str, Any] = {}
-    fields = {a.name: a for a in attrs.fields(CoreConfig)}
+    types = _core_types()
     for key, value in raw.core.items():
-        field = fields.get(key)
-        if field is None:
-            raw.problems.append(_unknown_top_level(key, fields))
+        kind = types.get(key)
+        if kind is None:
+            raw.problems.append(_unknown_top_level(key, types))
             continue
         try:
-            values[key] = converter.structure(value, field.type)
+            values[key] = converter.structure(value, kind)
         except Exception as exc:
             raw.problems.extend(walk(exc, key))
     return CoreConfig(**values)

@@ -69,10 +69,10 @@ def walk(exc: BaseException, path: str = "") -> Iterator[ConfigProblem]:
         for sub in without:
             yield from walk(sub, path)
     elif isinstance(exc, BaseExceptionGroup):
-        for sub in exc.exceptions:
-            yield from walk(sub, path)
+        for member in exc.exceptions:
+            yield from walk(member, path)
     elif getattr(exc, "config_key", None) is not None:  # a validator that knows its key (InRange)
-        keys = exc.config_key if isinstance(exc.config_key, tuple) else (exc.config_key,)  # type: ignore[attr-defined]
+        keys = exc.config_key if isinstance(exc.config_key, tuple) else (exc.config_key,)  # type: ignore[attr-defined]  # the getattr above checked it
         for key in keys:
             path = join(path, key)
         yield ConfigProblem(path, str(exc))

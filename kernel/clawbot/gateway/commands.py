@@ -21,12 +21,16 @@ from __future__ import annotations
 import inspect
 import logging
 import re
+from typing import TYPE_CHECKING
 
 import attrs
 
 from clawbot.agent.approvals import DECISION_WORDS
 from clawbot.sessions.keys import session_kind
 from clawbot.types import ApprovalDecision, ChatCommand, ChatCommandContext, InboundMessage
+
+if TYPE_CHECKING:
+    from clawbot.registry import Registry
 
 log = logging.getLogger(__name__)
 
@@ -90,20 +94,19 @@ def refusal(name: str) -> str:
     return f"Only the owner can use /{name} in this chat."
 
 
-def plugin_command(commands: object, name: str) -> ChatCommand | None:
+def plugin_command(commands: Registry[ChatCommand], name: str) -> ChatCommand | None:
     if name in BUILTIN_COMMANDS:
         return None
-    found = commands.get(name)  # type: ignore[attr-defined]
+    found = commands.get(name)
     return found if isinstance(found, ChatCommand) else None
 
 
-def shadowed_commands(commands: object) -> list[str]:
+def shadowed_commands(commands: Registry[ChatCommand]) -> list[str]:
     """One line per plugin command that takes a built-in name, naming the plugin."""
     return [
-        f"plugin {commands.plugin_of(name)!r} offers /{name}, a built-in command: clawbot answers /{name} itself "  # type: ignore[attr-defined]
-        "and ignores the plugin's"
+        f"plugin {commands.plugin_of(name)!r} offers /{name}, a built-in command: clawbot answers /{name} itself and ignores the plugin's"
         for name in BUILTIN_COMMANDS
-        if name in commands  # type: ignore[operator]
+        if name in commands
     ]
 
 

@@ -30,7 +30,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -104,7 +104,7 @@ class Gateway:
         await self.kernel.plugins.notify("clawbot_gateway_start", event=GatewayEvent(names, self.kernel.config))
         stopper = asyncio.create_task(self._stop.wait())
         try:
-            pending = set(tasks)
+            pending: set[asyncio.Task[Any]] = set(tasks)  # the channels, and the stopper while waiting
             while pending and not self._stop.is_set():
                 done, pending = await asyncio.wait(pending | {stopper}, return_when=asyncio.FIRST_COMPLETED)
                 pending.discard(stopper)

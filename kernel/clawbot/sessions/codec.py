@@ -6,6 +6,7 @@ Defaults are left out to keep transcript lines short; content blocks always carr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -14,14 +15,18 @@ from cattrs.gen import make_dict_unstructure_fn
 
 from clawbot.types import ContentBlock, ImageBlock, TextBlock, ThinkingBlock, ToolCallBlock
 
-BLOCK_TYPES: dict[str, type] = {attrs.fields(cls).type.default: cls for cls in (TextBlock, ImageBlock, ToolCallBlock, ThinkingBlock)}
+BLOCK_TYPES: dict[str, type[Any]] = {attrs.fields(cls).type.default: cls for cls in (TextBlock, ImageBlock, ToolCallBlock, ThinkingBlock)}
+
+
+def _tagged(unstructure: Callable[[Any], dict[str, Any]]) -> Callable[[Any], dict[str, Any]]:
+    """``unstructure`` with the block's ``type`` first, which says how to read it back."""
+    return lambda block: {"type": block.type, **unstructure(block)}
 
 
 def make_data_converter() -> cattrs.Converter:
     conv = cattrs.Converter(omit_if_default=True)
     for cls in BLOCK_TYPES.values():
-        base = make_dict_unstructure_fn(cls, conv, _cattrs_omit_if_default=True)
-        conv.register_unstructure_hook(cls, lambda block, base=base: {"type": block.type, **base(block)})
+        conv.register_unstructure_hook(cls, _tagged(make_dict_unstructure_fn(cls, conv, _cattrs_omit_if_default=True)))
 
     def structure_block(value: Any, _: Any) -> ContentBlock:
         if not isinstance(value, dict) or value.get("type") not in BLOCK_TYPES:

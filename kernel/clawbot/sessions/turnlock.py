@@ -43,7 +43,7 @@ from clawbot.statefile import PRIVATE_FILE_MODE, make_private_dir, report_once
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # the module or None: locking is skipped where there is none
 
 log = logging.getLogger(__name__)
 

@@ -44,7 +44,7 @@ class InRange:
     #: safe on the raw value from the file: the converter runs it on every key of a table
     checks_raw_value = True
 
-    def __call__(self, instance: object, attribute: attrs.Attribute, value: float) -> None:  # type: ignore[type-arg]
+    def __call__(self, instance: object, attribute: attrs.Attribute, value: float) -> None:
         if not isinstance(value, int | float) or isinstance(value, bool):
             return  # the type check reports it
         if not self.lo <= value <= self.hi:

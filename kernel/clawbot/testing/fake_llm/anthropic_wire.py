@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from clawbot.testing.fake_llm.script import RecordedRequest, Reply, Usage, new_id, rough_tokens
+from clawbot.testing.fake_llm.script import CountedUsage, RecordedRequest, Reply, new_id, rough_tokens
 from clawbot.testing.fake_llm.sse import chunks, sse
 
 DEFAULT_MODEL = "claude-fake-1"
 
 
-def _usage(usage: Usage, *, output_tokens: int | None = None) -> dict[str, Any]:
+def _usage(usage: CountedUsage, *, output_tokens: int | None = None) -> dict[str, Any]:
     return {
         "input_tokens": usage.input_tokens,
         "cache_creation_input_tokens": usage.cache_write_tokens,
@@ -42,7 +42,7 @@ def _blocks(reply: Reply) -> list[dict[str, Any]]:
     return blocks
 
 
-def _message(reply: Reply, request: RecordedRequest, usage: Usage, content: list[dict[str, Any]]) -> dict[str, Any]:
+def _message(reply: Reply, request: RecordedRequest, usage: CountedUsage, content: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "id": new_id("msg_01", 22),
         "type": "message",

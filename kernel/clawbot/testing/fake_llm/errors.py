@@ -133,6 +133,8 @@ def error_response(api: Api, fault: Fault, model: str | None) -> ErrorResponse:
         return ErrorResponse(fault.status or status, body, headers)
 
     headers["x-request-id"] = new_id("req_", 32)
+    code: str | None
+    param: str | None
     if fault.kind == "context_length":
         param, message = _OPENAI_CONTEXT[api]
         status, error_type, code = 400, "invalid_request_error", "context_length_exceeded"

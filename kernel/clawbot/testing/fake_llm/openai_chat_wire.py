@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from clawbot.testing.fake_llm.script import RecordedRequest, Reply, Usage, new_id, rough_tokens
+from clawbot.testing.fake_llm.script import CountedUsage, RecordedRequest, Reply, new_id, rough_tokens
 from clawbot.testing.fake_llm.sse import chunks, sse
 
 DEFAULT_MODEL = "gpt-fake-1"
@@ -19,7 +19,7 @@ FINISH_REASONS = {
 }
 
 
-def usage_json(usage: Usage, reasoning_tokens: int) -> dict[str, Any]:
+def usage_json(usage: CountedUsage, reasoning_tokens: int) -> dict[str, Any]:
     prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
     return {
         "prompt_tokens": prompt,
@@ -39,7 +39,7 @@ def usage_json(usage: Usage, reasoning_tokens: int) -> dict[str, Any]:
     }
 
 
-def _reasoning_tokens(reply: Reply, usage: Usage) -> int:
+def _reasoning_tokens(reply: Reply, usage: CountedUsage) -> int:
     if not reply.thinking:
         return 0
     return min(usage.output_tokens, rough_tokens(reply.thinking))

@@ -9,13 +9,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from clawbot.testing.fake_llm.script import RecordedRequest, Reply, Usage, new_id, rough_tokens
+from clawbot.testing.fake_llm.script import CountedUsage, RecordedRequest, Reply, new_id, rough_tokens
 from clawbot.testing.fake_llm.sse import chunks, sse
 
 DEFAULT_MODEL = "gpt-fake-1"
 
 
-def usage_json(usage: Usage, reply: Reply) -> dict[str, Any]:
+def usage_json(usage: CountedUsage, reply: Reply) -> dict[str, Any]:
     total_input = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
     reasoning = min(usage.output_tokens, rough_tokens(reply.thinking)) if reply.thinking else 0
     return {
@@ -93,7 +93,7 @@ def _response(reply: Reply, request: RecordedRequest, response_id: str, created:
     }
 
 
-def _finish(response: dict[str, Any], reply: Reply, usage: Usage, items: list[dict[str, Any]]) -> dict[str, Any]:
+def _finish(response: dict[str, Any], reply: Reply, usage: CountedUsage, items: list[dict[str, Any]]) -> dict[str, Any]:
     done = dict(response, output=items, usage=usage_json(usage, reply), completed_at=int(time.time()))
     if reply.effective_stop_reason == "max_tokens":
         done.update(status="incomplete", incomplete_details={"reason": "max_output_tokens"}, completed_at=None)

@@ -90,6 +90,16 @@ class Usage:
     cache_write_tokens: int = 0
 
 
+@attrs.frozen
+class CountedUsage:
+    """:class:`Usage` with every count known: what a response reports."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
 def _usage(value: Usage | Mapping[str, Any] | None) -> Usage:
     if value is None:
         return Usage()
@@ -133,7 +143,7 @@ class Reply:
             return self.stop_reason
         return "tool_use" if self.tool_calls else "end_turn"
 
-    def resolved_usage(self, request_body: Any) -> Usage:
+    def resolved_usage(self, request_body: Any) -> CountedUsage:
         """Usage with the omitted counts filled in from the request and reply sizes."""
         usage = self.usage
         input_tokens = usage.input_tokens
@@ -143,7 +153,7 @@ class Reply:
         if output_tokens is None:
             produced = self.text + (self.thinking or "") + "".join(c.name + c.arguments_json for c in self.tool_calls)
             output_tokens = rough_tokens(produced)
-        return attrs.evolve(usage, input_tokens=input_tokens, output_tokens=output_tokens)
+        return CountedUsage(input_tokens, output_tokens, usage.cache_read_tokens, usage.cache_write_tokens)
 
 
 def reply_from(value: Reply | str | Mapping[str, Any]) -> Reply:
