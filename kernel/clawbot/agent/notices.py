@@ -79,13 +79,15 @@ def _fitted(line: str) -> str:
     pieces = _pieces(line)
     if sum(map(_columns, pieces)) <= LINE_WIDTH:
         return "".join(pieces)
-    head, width = [], 0
+    head: list[str] = []
+    width = 0
     for piece in pieces:
         if width + _columns(piece) > LINE_HEAD and head:
             break
         head.append(piece)
         width += _columns(piece)
-    tail, width = [], 0
+    tail: list[str] = []
+    width = 0
     for piece in reversed(pieces[len(head) :]):
         if width + _columns(piece) > LINE_TAIL and tail:
             break
