@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -123,7 +124,9 @@ def test_approval_is_asked_on_the_terminal(tmp_path: Path, fake_llm_thread, answ
         screen = bytes(seen).decode(errors="replace")
         assert "It needs your approval." in screen
         assert "exec wants to run the command below" in screen and COMMAND in screen
-        assert f"Allow exec: {COMMAND}? [o]nce, always, [d]eny" in screen and "/approve" not in screen.split("It needs")[1]
+        assert (
+            re.search(rf"Allow \w{{6}} \(exec: {re.escape(COMMAND)}\)\? \[o\]nce, always, \[d\]eny", screen) and "/approve" not in screen.split("It needs")[1]
+        )
         os.write(master, answer.encode() + b"\r")
         _read_until(master, b"\0never", seen, timeout=30)  # until the process closes the terminal
         assert proc.wait(timeout=30) == 0, bytes(seen).decode(errors="replace")

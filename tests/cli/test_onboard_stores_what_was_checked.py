@@ -93,3 +93,12 @@ def test_onboard_says_when_the_configuration_file_or_the_environment_wins_over_w
     assert f"note: base_url in [providers.openai] of {config} is used instead of the stored value" in result.stdout
     assert "note: OPENAI_API_KEY is set in your environment; it is used instead of the stored value" in result.stdout
     assert "sk-new" not in result.stdout and "sk-from-env" not in result.stdout
+
+
+def test_the_retry_hint_never_repeats_credentials_written_into_the_base_url(tmp_path: Path, fake_llm_thread) -> None:
+    host = fake_llm_thread.base_url.split("://", 1)[1]
+    url = f"http://proxyuser:secret-pw@{host}/v1?token=secret-q"
+    result = cli("onboard", "--provider", "openai", "--api-key", "sk-x", "--base-url", url, "--model", "m", home=tmp_path)
+    assert result.returncode == 1, result.stdout  # the query makes the check fail
+    assert f"--base-url 'http://USER:PASSWORD@{host}/v1?QUERY' --model" in result.stderr, result.stderr
+    assert "secret" not in result.stdout + result.stderr and "proxyuser" not in result.stdout + result.stderr

@@ -111,7 +111,7 @@ def test_an_approval_is_asked_at_the_prompt_and_answered_with_a_word(tmp_path: P
         term.type("make the file\r")
         screen = term.wait_for("[d]eny")
         approval_id = re.search(r"Approval needed \((\w+)\)", screen).group(1)
-        assert "approve exec: touch approved.txt? [o]nce, always, [d]eny, then Enter" in screen
+        assert f"approve {approval_id} (exec: touch approved.txt)? [o]nce, always, [d]eny, then Enter" in screen
         assert not (workspace / "approved.txt").exists()
         term.type("once\r")
         term.wait_for(f"approve {approval_id} (exec: touch approved.txt): allow-once")

@@ -16,8 +16,9 @@ from clawbot.gateway.runner import Gateway
 from clawbot.testing import plugin_from_hooks
 
 
-def guarded_tool(decisions: list[ApprovalDecision], *, name: str = "guarded", command: str = "launch --rocket") -> Tool:
-    """A tool that needs approval and reports back through a system event once allowed."""
+def guarded_tool(decisions: list[ApprovalDecision], *, name: str = "guarded", command: str = "launch --rocket", **request: Any) -> Tool:
+    """A tool that needs approval and reports back through a system event once allowed
+    (``request``: other fields of its :class:`ApprovalRequest`)."""
 
     async def handler(call: ToolCall) -> ToolResult:
         services = call.services
@@ -29,7 +30,8 @@ def guarded_tool(decisions: list[ApprovalDecision], *, name: str = "guarded", co
                 await services.post_system_event(f"{name} finished: {command}")
 
         try:
-            ticket = services.request_approval(ApprovalRequest(name, command, "it is irreversible", on_decision, allow_always=False))
+            fields = {"tool_name": name, "reason": "it is irreversible", "allow_always": False, **request}
+            ticket = services.request_approval(ApprovalRequest(command=command, on_decision=on_decision, **fields))
         except ServiceUnavailable as exc:
             return ToolResult.error(str(exc))
         return ToolResult.text(f"Approval required. Reply with: {ticket.reply_with}", approval_id=ticket.id)

@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 
 import attrs
 
-from clawbot.agent.notices import quoted_block, quoted_line, summary
+from clawbot.agent.notices import LINE_WIDTH, fitted_block, fitted_line, full_block, quoted_block, quoted_line, summary
 from clawbot.types import ApprovalDecision, ApprovalOffer, ApprovalRequest, ApprovalTicket, ServiceUnavailable
 
 log = logging.getLogger(__name__)
@@ -46,12 +46,19 @@ DECISION_WORDS: dict[str, ApprovalDecision] = {
 
 #: how every approval notice begins (a one-shot terminal run asks in its own words instead)
 NOTICE_HEAD = "Approval needed ("
+#: the word that shows a pending request in full (``/approve <id> show``, or alone at a terminal's question)
+SHOW = "show"
+# Grants past this many are counted, not listed: the notice must fit a screen.
+MAX_DETAILS = 4
+TOOL_WIDTH = 40
 
 
 def offer(ticket: ApprovalTicket, request: ApprovalRequest) -> ApprovalOffer:
-    """The answers the notice offers, for channels that show them as buttons or keys."""
+    """The answers the notice offers, for channels that show them as buttons or keys
+    (``show`` among them when the notice leaves something out: it must be seen first)."""
     always = (ApprovalDecision.ALLOW_ALWAYS.value,) if request.allow_always else ()
-    choices = (ApprovalDecision.ALLOW_ONCE.value, *always, ApprovalDecision.DENY.value)
+    show = (SHOW,) if notice_body(request)[1] else ()
+    choices = (ApprovalDecision.ALLOW_ONCE.value, *always, ApprovalDecision.DENY.value, *show)
     return ApprovalOffer(ticket.id, choices, offer_summary(request))
 
 
@@ -61,24 +68,75 @@ def offer_summary(request: ApprovalRequest) -> str:
     return f"{summary(request.tool_name, 24)}: {summary(request.command)}"
 
 
+def tool_label(request: ApprovalRequest) -> str:
+    return fitted_line(request.tool_name, TOOL_WIDTH)[0]
+
+
+def notice_body(request: ApprovalRequest) -> tuple[list[str], int]:
+    """The notice's lines about ``request`` (why, what it grants, the command), each cut to
+    a screen's width, and how many characters they leave out (``/approve <id> show`` shows them)."""
+    hidden = fitted_line(request.tool_name, TOOL_WIDTH)[1]  # the header's share
+
+    def fit(label: str, text: str) -> str:
+        nonlocal hidden
+        shown, left = fitted_line(text, LINE_WIDTH - len(label))
+        hidden += left
+        return label + shown
+
+    lines = [fit("Why: ", request.reason)]
+    details = list(request.details)
+    if len(details) > MAX_DETAILS:
+        kept, rest = details[: MAX_DETAILS - 1], details[MAX_DETAILS - 1 :]
+        hidden += sum(len(detail) + 1 for detail in rest)
+        lines += [fit("", detail) for detail in kept]
+        lines.append(f"({len(rest)} more lines about what it grants are not shown)")
+    else:
+        lines += [fit("", detail) for detail in details]
+    if request.allow_always and request.always_covers:
+        lines.append(fit("allow-always also remembers: ", request.always_covers))
+    block, left = fitted_block(request.command)
+    lines.append(block)
+    return lines, hidden + left
+
+
 def notice_text(ticket: ApprovalTicket, request: ApprovalRequest) -> str:
     """What the chat is told when a tool asks (sent by the kernel, not the model)."""
+    body, hidden = notice_body(request)
+    # clawbot's own lines first, then the command behind a gutter (no line of it can pass
+    # for "Why:" or "Reply /approve"), then the answer line.
+    lines = [f"{NOTICE_HEAD}{ticket.id}): {tool_label(request)} wants to run the command below", *body]
+    if hidden:
+        lines.append(
+            f"{hidden:,} characters are hidden (\u27e8\u2026\u27e9): /approve {ticket.id} {SHOW} (at the terminal's "
+            f"question: {SHOW}) shows it all, and it cannot be allowed unseen."
+        )
     minutes = max(1, round(request.expires_in_s / 60))
+    lines.append(f"Reply {_options(ticket, request)}. Expires in {minutes} min.")
+    return "\n".join(lines)
+
+
+def _options(ticket: ApprovalTicket, request: ApprovalRequest) -> str:
     options = [f"/approve {ticket.id} allow-once"]
     if request.allow_always:
         options.append(f"/approve {ticket.id} allow-always")
     options.append(f"/deny {ticket.id}")
-    # clawbot's own lines first, then the command behind a gutter (no line of it can pass
-    # for "Why:" or "Reply /approve"), then the answer line.
+    return " or ".join(options)
+
+
+def full_text(ticket: ApprovalTicket, request: ApprovalRequest) -> str:
+    """The request with nothing left out: every line made visible, the command behind the gutter."""
+    command = request.command
+    count = command.count("\n") + 1
+    size = f"{count} line{'s' if count > 1 else ''}, {len(command):,} characters"
     lines = [
-        f"{NOTICE_HEAD}{ticket.id}): {quoted_line(request.tool_name)} wants to run the command below",
+        f"Approval {ticket.id} in full: {quoted_line(request.tool_name)} wants to run this command ({size})",
         f"Why: {quoted_line(request.reason)}",
         *(quoted_line(detail) for detail in request.details),
     ]
     if request.allow_always and request.always_covers:
         lines.append(f"allow-always also remembers: {quoted_line(request.always_covers)}")
-    lines.append(quoted_block(request.command))
-    lines.append(f"Reply {' or '.join(options)}. Expires in {minutes} min.")
+    lines.append(full_block(command))
+    lines.append(f"That is all of approval {ticket.id}.")
     return "\n".join(lines)
 
 
@@ -88,6 +146,8 @@ class _Pending:
     request: ApprovalRequest
     session_key: str
     timer: asyncio.TimerHandle | None = None
+    hidden: int = 0  # characters its notice leaves out: allowing it needs them seen first
+    seen: bool = False
 
 
 @attrs.define
@@ -104,7 +164,7 @@ class ApprovalBroker:
             approval_id = secrets.token_hex(3)
         expires_at = datetime.now(UTC) + timedelta(seconds=request.expires_in_s)
         ticket = ApprovalTicket(approval_id, expires_at, f"/approve {approval_id} allow-once")
-        pending = _Pending(ticket, request, session_key)
+        pending = _Pending(ticket, request, session_key, hidden=notice_body(request)[1])
         pending.timer = asyncio.get_running_loop().call_later(request.expires_in_s, self._expire, approval_id)
         self._pending[approval_id] = pending
         return ticket
@@ -139,17 +199,34 @@ class ApprovalBroker:
         starts acting on it.
         """
         pending = self._pending.get(approval_id)
-        unknown = f"No pending approval {quoted_line(approval_id)!r} here (it may have expired or been answered already)."
         if pending is None or pending.session_key != session_key or not by_owner:
-            return unknown, None
+            return self._unknown(approval_id), None
         if decision is ApprovalDecision.ALLOW_ALWAYS and not pending.request.allow_always:
             return (
                 f"{quoted_line(pending.request.tool_name)} cannot be allowed always for this command "
                 f"({quoted_line(pending.request.reason)}). Send /approve {approval_id} allow-once to run it this one time."
             ), None
+        if decision is not ApprovalDecision.DENY and pending.hidden and not pending.seen:
+            return (
+                f"Not allowed yet: the notice of {approval_id} hides {pending.hidden:,} characters of what would run. "
+                f"See them first: /approve {approval_id} {SHOW} (at the terminal's question: {SHOW}), then answer again; "
+                f"/deny {approval_id} refuses it unseen."
+            ), None
         claimed = self._claim(approval_id)
         assert claimed is not None
         return self._confirmation(claimed, decision), lambda: self._act(claimed, decision)
+
+    def show(self, session_key: str, approval_id: str, *, by_owner: bool) -> str:
+        """The request in full, for the owner; from then on it may be allowed."""
+        pending = self._pending.get(approval_id)
+        if pending is None or pending.session_key != session_key or not by_owner:
+            return self._unknown(approval_id)
+        pending.seen = True
+        return full_text(pending.ticket, pending.request)
+
+    @staticmethod
+    def _unknown(approval_id: str) -> str:
+        return f"No pending approval {quoted_line(approval_id)!r} here (it may have expired or been answered already)."
 
     @staticmethod
     def _confirmation(pending: _Pending, decision: ApprovalDecision) -> str:

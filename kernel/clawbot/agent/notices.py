@@ -37,15 +37,17 @@ def quoted_line(text: str) -> str:
 
 
 # A long command shows its first and last lines, so its start stays near the notice's header
-# and its end near the reply line; what lies between is counted. With lines cut to
-# LINE_WIDTH, a notice always fits a screen (13 quoted lines of at most ~160 characters).
-HEAD_LINES = 8
-TAIL_LINES = 4
+# and its end near the reply line; what lies between is counted. Every line a notice shows
+# is cut to LINE_WIDTH columns, two rows on an 80-column terminal, so a notice always fits
+# a 40-row screen: 10 quoted lines, the header, why, 4 lines of grants, what allow-always
+# remembers, what is hidden and the reply line, two rows each at most.
+HEAD_LINES = 6
+TAIL_LINES = 3
 # A line longer than this shows its start and its end around a count of what lies between:
 # one padded line must not fill the screen and push the notice's header out of view.
-LINE_WIDTH = 160
-LINE_HEAD = 110
-LINE_TAIL = 40
+LINE_WIDTH = 128
+LINE_HEAD = 72
+LINE_TAIL = 28
 # A run of spaces and tabs wider than this (a tab counted as 8) shows as a count: padding
 # cannot push the rest of a line far to the right, or onto rows of its own.
 WIDE_BLANKS = 16
@@ -63,45 +65,67 @@ def _blank_count(run: str) -> str:
     return f"\u27e8{spaces} space{'s' if spaces > 1 else ''} and {tabs} tab{'s' if tabs > 1 else ''}\u27e9"
 
 
-def _pieces(line: str) -> list[str]:
-    """``line`` (already made visible) cut into pieces, wide runs of blanks replaced by a count."""
-    pieces = _PIECE.findall(line)
-    return [_blank_count(p) if p[0] in " \t" and p.count(" ") + 8 * p.count("\t") > WIDE_BLANKS else p for p in pieces]
+def _pieces(line: str) -> list[tuple[str, int]]:
+    """``line`` (already made visible) cut into pieces, each with how many of the original
+    characters it stands for; wide runs of blanks replaced by a count."""
+    out = []
+    for piece in _PIECE.findall(line):
+        if piece[0] in " \t":
+            wide = piece.count(" ") + 8 * piece.count("\t") > WIDE_BLANKS
+            out.append((_blank_count(piece) if wide else piece, len(piece)))
+        else:
+            out.append((piece, 1 if piece[0] == "\\" and len(piece) > 1 else len(piece)))
+    return out
 
 
 def _columns(piece: str) -> int:
-    """How many columns ``piece`` takes on a terminal (a wide East Asian character: two)."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in piece)
+    """How many columns ``piece`` takes on a terminal at most (a wide East Asian character:
+    two; a tab: up to eight)."""
+    return sum(8 if c == "\t" else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in piece)
 
 
-def _fitted(line: str) -> str:
-    """``line`` with wide blanks counted and, when still too long, its middle left out (counted)."""
+def _fitted(line: str, width: int = LINE_WIDTH) -> tuple[str, int]:
+    """``line`` with wide blanks counted and, when still wider than ``width`` columns, its
+    middle left out (counted); with how many characters were left out."""
     pieces = _pieces(line)
-    if sum(map(_columns, pieces)) <= LINE_WIDTH:
-        return "".join(pieces)
-    head: list[str] = []
-    width = 0
-    for piece in pieces:
-        if width + _columns(piece) > LINE_HEAD and head:
+    if sum(_columns(p) for p, _n in pieces) <= width:
+        return "".join(p for p, _n in pieces), 0
+    label = " \u27e8\u2026 {} more characters \u2026\u27e9 "
+    room = max(8, width - len(label) - 6)
+    head_room = max(4, room * LINE_HEAD // (LINE_HEAD + LINE_TAIL))
+    head: list[tuple[str, int]] = []
+    used = 0
+    for piece, count in pieces:
+        if used + _columns(piece) > head_room and head:
             break
-        head.append(piece)
-        width += _columns(piece)
-    tail: list[str] = []
-    width = 0
-    for piece in reversed(pieces[len(head) :]):
-        if width + _columns(piece) > LINE_TAIL and tail:
+        head.append((piece, count))
+        used += _columns(piece)
+    tail: list[tuple[str, int]] = []
+    used = 0
+    for piece, count in reversed(pieces[len(head) :]):
+        if used + _columns(piece) > room - head_room and tail:
             break
-        tail.insert(0, piece)
-        width += _columns(piece)
-    hidden = len("".join(pieces[len(head) : len(pieces) - len(tail)]))
-    return f"{''.join(head)} \u27e8\u2026 {hidden} more characters of this line \u2026\u27e9 {''.join(tail)}"
+        tail.insert(0, (piece, count))
+        used += _columns(piece)
+    hidden = sum(n for _p, n in pieces[len(head) : len(pieces) - len(tail)])
+    return "".join(p for p, _n in head) + label.format(hidden) + "".join(p for p, _n in tail), hidden
+
+
+def fitted_line(text: str, width: int = LINE_WIDTH) -> tuple[str, int]:
+    """An untrusted piece on one line of a notice, cut to ``width`` columns: (what is shown,
+    how many characters it leaves out)."""
+    return _fitted(quoted_line(text), width)
 
 
 def summary(text: str, width: int = 48) -> str:
-    """``text`` on one short line: every run of whitespace one space, made visible, cut to ``width``
-    (for a question that must name what it asks about, such as a terminal's approval prompt)."""
+    """``text`` on one short line: every run of whitespace one space, made visible, and when
+    longer than ``width`` its start and end around an ellipsis (for a question that must
+    name what it asks about: two commands differing only at the end read differently)."""
     shown = " ".join(quoted(text).split())
-    return shown if len(shown) <= width else shown[: width - 1] + "\u2026"
+    if len(shown) <= width:
+        return shown
+    head = (width - 1) * 3 // 5
+    return shown[:head] + "\u2026" + shown[len(shown) - (width - 1 - head) :]
 
 
 def _blank_run(lines: list[str]) -> str:
@@ -115,36 +139,78 @@ def _blank_run(lines: list[str]) -> str:
 
 
 def quoted_block(text: str) -> str:
-    """Untrusted lines (a command) as a notice shows them: each behind :data:`GUTTER`.
+    """Untrusted lines (a command) as a notice shows them: see :func:`fitted_block`."""
+    return fitted_block(text)[0]
+
+
+def fitted_block(text: str) -> tuple[str, int]:
+    """Untrusted lines (a command) as a notice shows them, each behind :data:`GUTTER`, and
+    how many of their characters are left out.
 
     Nothing in them can then start a line of the notice ("Why:", "Reply /approve ..."). A
     run of lines that draw nothing (spaces, zero-width characters, blank braille patterns)
     shows as one line saying how many; inside a line, a wide run of spaces or tabs shows as
-    a count (``\u27e85380 spaces\u27e9``) and a line longer than ``LINE_WIDTH`` its start and
+    a count (``\u27e85380 spaces\u27e9``) and a line wider than ``LINE_WIDTH`` its start and
     end around a count; a command of more than ``HEAD_LINES + TAIL_LINES`` lines shows its
     first and last ones around a line saying how many are not shown and that they run too.
-    So no command can push the rest of the notice out of view.
+    So no command can push the rest of the notice out of view; :func:`full_block` shows it all.
     """
     raw = text.split("\n")
     shown = quoted(text).split("\n")  # quoted whole: a mark split across lines is found too
-    out: list[tuple[str, int]] = []  # each line shown, with how many of the command's it stands for
+    # each line shown, with how many of the command's lines and characters (line breaks
+    # included) it stands for, and how many characters it leaves out
+    out: list[tuple[str, int, int, int]] = []
     blanks: list[str] = []
     for line, shown_line in zip([*raw, None], [*shown, None], strict=True):
         if line is not None and all(map(draws_nothing, line)):
             blanks.append(line)
             continue
+        size = sum(len(blank) + 1 for blank in blanks)
         if len(blanks) == 1 and not blanks[0].strip(" \t") and line is not None:
-            out.append((GUTTER.rstrip(), 1))
+            out.append((GUTTER.rstrip(), 1, size, 0))
         elif blanks:
-            out.append((_blank_run(blanks), len(blanks)))
+            out.append((_blank_run(blanks), len(blanks), size, 0))
         blanks = []
-        if shown_line is not None:
-            out.append((GUTTER + _fitted(shown_line), 1))
+        if shown_line is not None and line is not None:
+            fitted, left = _fitted(shown_line, LINE_WIDTH - len(GUTTER))
+            out.append((GUTTER + fitted, 1, len(line) + 1, left))
     if len(out) > HEAD_LINES + TAIL_LINES + 1:
-        hidden = sum(count for _line, count in out[HEAD_LINES:-TAIL_LINES])
-        note = (f"{GUTTER}({hidden} more lines not shown: they are part of the command and run too)", hidden)
-        out = [*out[:HEAD_LINES], note, *out[-TAIL_LINES:]]
-    return "\n".join(line for line, _count in out)
+        middle = out[HEAD_LINES:-TAIL_LINES]
+        count = sum(lines for _line, lines, _size, _left in middle)
+        note = f"{GUTTER}({count} more lines not shown: they are part of the command and run too)"
+        out = [*out[:HEAD_LINES], (note, count, 0, sum(size for _line, _lines, size, _left in middle)), *out[-TAIL_LINES:]]
+    return "\n".join(line for line, *_counts in out), sum(left for *_shown, left in out)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def full_block(text: str) -> str:
+    """Untrusted lines (a command) in full, each behind :data:`GUTTER`: nothing left out or
+    counted, only made visible; a character that draws nothing but a space or a tab shows as
+    ``\\uXXXX`` too (a no-break space is not a space to a shell)."""
+    rows = []
+    for line in quoted(text).split("\n"):
+        shown = "".join(c if c in " \t" or not draws_nothing(c) else _escaped(c) for c in line)
+        rows.append(GUTTER + shown if shown else GUTTER.rstrip())
+    return "\n".join(rows)
+
+
+def cut_rows(line: str, columns: int, continued: str = "\u2506 ") -> list[str]:
+    """``line`` cut into rows of at most ``columns`` columns, each after the first led by
+    ``continued`` (for a terminal that would otherwise wrap it where it likes)."""
+    out, current, used = [], "", 0
+    for char in line:
+        width = _columns(char)
+        if used + width > columns and current:
+            out.append(current)
+            current, used = continued, len(continued)
+        current += char
+        used += width
+    out.append(current)
+    return out
 
 
 def outgoing_text(text: str, *, notice: bool) -> str:

@@ -267,11 +267,25 @@ class _Retry:
         if failed == "connection":
             words += ["--base-url", "URL"]
         elif self.base_url is not None:
-            words += ["--base-url", shlex.quote(self.base_url)]
+            words += ["--base-url", shlex.quote(_masked_url(self.base_url))]
         words += ["--model", "MODEL" if failed == "unknown_model" else shlex.quote(self.model)]
         if self.set_default:
             words.append("--set-default")
         return " ".join(words)
+
+
+def _masked_url(url: str) -> str:
+    """``url`` with what may be a credential (a user and password, a query, a fragment)
+    replaced by placeholders: a hint printed on the terminal must not repeat a secret."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL a check could have used: nothing of it is repeated
+        return "URL"
+    userinfo, at, host = parts.netloc.rpartition("@")
+    netloc = f"{'USER:PASSWORD' if ':' in userinfo else 'USER'}@{host}" if at else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "QUERY" if parts.query else "", "FRAGMENT" if parts.fragment else ""))
 
 
 #: what a failed check means when it proves the key cannot work; any other answer came from

@@ -4,21 +4,25 @@ A :class:`~clawbot.agent.runtime.GatewayPort` for a process without a gateway. W
 sends to the chat is printed; a system event (an approved command finished) is queued and
 answered in a follow-up turn, as a chat would get it. A command that needs approval is
 asked about on the terminal after the turn when stdin is one (allow-once / allow-always /
-deny; the question names the tool and the command, allow-always is a word, never one
-letter); when stdin is a pipe or a file nobody can answer, so it is denied with a note.
+deny; the question names the approval, the tool and the command, allow-always is a word,
+never one letter; ``show`` prints the request in full, and a request whose notice leaves
+something out cannot be allowed before it was shown); when stdin is a pipe or a file nobody can answer, so it is denied with a note.
 Ctrl-C at the question leaves the approval unanswered: the command does not run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
+import shutil
 import sys
+from collections.abc import Callable
 
 import attrs
 
-from clawbot.agent.approvals import NOTICE_HEAD, offer_summary
-from clawbot.agent.notices import outgoing_text, quoted_block, quoted_line
+from clawbot.agent.approvals import NOTICE_HEAD, SHOW, notice_body, offer_summary, tool_label
+from clawbot.agent.notices import cut_rows, outgoing_text, quoted_line
 from clawbot.cli.output import echo
 from clawbot.types import ApprovalDecision, ApprovalRequest, ApprovalTicket, InboundMessage, OutboundMessage
 
@@ -90,20 +94,26 @@ async def _read_line(fd: int) -> str | None:
     return data.decode("utf-8", "replace") if data else None
 
 
-async def ask(ticket: ApprovalTicket, request: ApprovalRequest) -> ApprovalDecision:
-    """Show the request as the chat notice does and read the answer from the terminal."""
-    lines = [
-        f"Approval needed: {quoted_line(request.tool_name)} wants to run the command below",
-        f"Why: {quoted_line(request.reason)}",
-        *(quoted_line(detail) for detail in request.details),
-    ]
-    if request.allow_always and request.always_covers:
-        lines.append(f"allow-always also remembers: {quoted_line(request.always_covers)}")
-    lines.append(quoted_block(request.command))
-    echo(outgoing_text("\n".join(lines), notice=True), err=True)
+def _print_rows(text: str) -> None:
+    """``text`` cut into rows of the terminal's width, continued rows marked: a long line of
+    a command cannot be wrapped by the terminal into a row that reads as its own line."""
+    columns = max(20, shutil.get_terminal_size().columns - 1)
+    echo(outgoing_text("\n".join(row for line in text.split("\n") for row in cut_rows(line, columns)), notice=True), err=True)
+
+
+async def ask(ticket: ApprovalTicket, request: ApprovalRequest, show: Callable[[], str]) -> ApprovalDecision:
+    """Show the request as the chat notice does and read the answer from the terminal;
+    ``show`` gives the request in full (and lets it be allowed)."""
+    body, hidden = notice_body(request)
+    lines = [f"Approval needed: {tool_label(request)} wants to run the command below", *body]
+    if hidden:
+        lines.append(f"{hidden:,} characters are hidden (\u27e8\u2026\u27e9): type {SHOW} to see it all; it cannot be allowed unseen.")
+    _print_rows("\n".join(lines))
     choices = "[o]nce, always, [d]eny" if request.allow_always else "[o]nce, [d]eny"
+    choices += f", {SHOW}" if hidden else ""
     # The question names what it allows: a notice longer than the screen has scrolled away.
-    question = outgoing_text(f"Allow {offer_summary(request)}? {choices} (Enter: deny): ", notice=True)
+    question = outgoing_text(f"Allow {ticket.id} ({offer_summary(request)})? {choices} (Enter: deny): ", notice=True)
+    seen = False
     while True:
         sys.stderr.write(question)
         sys.stderr.flush()
@@ -116,9 +126,17 @@ async def ask(ticket: ApprovalTicket, request: ApprovalRequest) -> ApprovalDecis
         if line is None:
             sys.stderr.write("\n")
             return ApprovalDecision.DENY
-        decision = ANSWERS.get(line.strip().lower())
+        word = line.strip().lower()
+        if word == SHOW:
+            _print_rows(show())
+            seen = True
+            continue
+        decision = ANSWERS.get(word)
         if decision is ApprovalDecision.ALLOW_ALWAYS and not request.allow_always:
             decision = None
+        if decision is not None and decision is not ApprovalDecision.DENY and hidden and not seen:
+            echo(f"Not allowed yet: {hidden:,} characters of it are hidden. Type {SHOW} to see them first (or deny).", err=True)
+            continue
         if decision is not None:
             return decision
 
@@ -128,7 +146,7 @@ async def settle_approvals(runtime, session_key: str, *, interactive: bool) -> i
     running = 0
     for ticket, request in runtime.approvals.requests_for(session_key):
         if interactive:
-            decision = await ask(ticket, request)
+            decision = await ask(ticket, request, functools.partial(runtime.approvals.show, session_key, ticket.id, by_owner=True))
         else:
             decision = ApprovalDecision.DENY
             echo(

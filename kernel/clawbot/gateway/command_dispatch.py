@@ -137,7 +137,10 @@ def _approval(runtime: AgentRuntime | None, session_key: str, args: str, deny: b
     if isinstance(parsed, str):
         waiting = "".join(f"\n- {line}" for line in broker.waiting(session_key)) if by_owner else ""
         return CommandReply(parsed + (f"\nWaiting for your answer:{waiting}" if waiting else ""))
-    notice, commit = broker.answer(session_key, *parsed, by_owner=by_owner)
+    approval_id, decision = parsed
+    if decision is None:  # the owner reads what the notice left out before deciding
+        return CommandReply(broker.show(session_key, approval_id, by_owner=by_owner))
+    notice, commit = broker.answer(session_key, approval_id, decision, by_owner=by_owner)
     return CommandReply(notice, then=commit)  # confirmed first, then acted on
 
 

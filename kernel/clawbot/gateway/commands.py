@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from clawbot.agent.approvals import DECISION_WORDS
+from clawbot.agent.approvals import DECISION_WORDS, SHOW
 from clawbot.sessions.keys import session_kind
 from clawbot.types import ApprovalDecision, ChatCommand, ChatCommandContext, InboundMessage
 
@@ -45,7 +45,7 @@ BUILTIN_HELP = {
     "whoami": "your channel, sender id, whether you are the owner, and this chat's session",
     "context": "what this session's system prompt is made of, and its size",
     "stop": "stop the running turn",
-    "approve": "/approve <id> [allow-once|allow-always]: allow what an approval request asks (owner only)",
+    "approve": "/approve <id> [allow-once|allow-always]: allow what an approval request asks; /approve <id> show: see all of it first (owner only)",
     "deny": "/deny <id>: refuse what an approval request asks (owner only)",
 }
 BUILTIN_COMMANDS = tuple(BUILTIN_HELP)
@@ -73,14 +73,17 @@ def parse_command(text: str) -> ParsedCommand | None:
     return ParsedCommand(name, rest.strip())
 
 
-def parse_approval(args: str, *, deny: bool) -> tuple[str, ApprovalDecision] | str:
-    """``<id> [allow-once|allow-always|deny]`` -> (id, decision), or the usage text."""
+def parse_approval(args: str, *, deny: bool) -> tuple[str, ApprovalDecision | None] | str:
+    """``<id> [allow-once|allow-always|deny|show]`` -> (id, decision; ``None``: show it in
+    full), or the usage text."""
     words = args.split()
-    usage = "Usage: /deny <id>" if deny else "Usage: /approve <id> [allow-once|allow-always|deny]"
+    usage = "Usage: /deny <id>" if deny else f"Usage: /approve <id> [allow-once|allow-always|deny|{SHOW}]"
     if not words or len(words) > 2:
         return usage
     if deny:
         return (words[0], ApprovalDecision.DENY) if len(words) == 1 else usage
+    if len(words) == 2 and words[1].lower() == SHOW:
+        return words[0], None
     decision = DECISION_WORDS.get(words[1].lower() if len(words) == 2 else "")
     return usage if decision is None else (words[0], decision)
 

@@ -10,19 +10,23 @@ text appears as it is written and the prompt is never torn. Line editing and a h
 Keys: Ctrl-C clears a typed line, and on an empty one interrupts (the channel stops the
 running turn, or quits); Ctrl-D on an empty line quits.
 
-Approvals: while one waits, the prompt turns into a question naming it (``approve exec:
-rm -rf build (1 of 2)?``, the oldest first) and is answered by typing a word and Enter:
-``o`` or ``once``, ``always`` (never a single letter), ``d`` or ``deny``. Anything else typed
-is an ordinary line, so a message begun as the question appears ("also, ...") stays one; a
-word typed while the question changed (another approval came first, or this one was answered
-elsewhere) answers nothing. Esc on an empty line puts the question away (``/approve`` still
-works). Questions whose approval was answered elsewhere or expired disappear.
+Approvals: while one waits, the prompt turns into a question naming it (``approve 5f9783
+(exec: rm -rf build) (1 of 2)?``, the oldest first) and is answered by typing a word and
+Enter: ``o`` or ``once``, ``always`` (never a single letter), ``d`` or ``deny``; ``show``
+prints the request in full, and one whose notice leaves something out is not allowed before
+that. Anything else typed is an ordinary line, so a message begun as the question appears
+("also, ...") stays one, and so does a word begun before any question showed (the model's
+"o or d?" answered); a word begun under another question (another approval came first, or
+this one was answered elsewhere) answers nothing and goes back into the line. Esc on an
+empty line puts the question away (``/approve`` still works). Questions whose approval was
+answered elsewhere or expired disappear.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
@@ -49,8 +53,11 @@ ANSWERS = {
     "allow-always": "allow-always",
     "d": "deny",
     "deny": "deny",
+    "show": "show",
 }
 LABELS = {"allow-once": "[o]nce", "allow-always": "always", "deny": "[d]eny"}
+HINT = " a lone o, always, d or show answers the question; write more to say it to the agent"
+_SHOW_TYPED = re.compile(r"/approve\s+(\S+)\s+show\s*", re.I)
 _UNSET = object()  # no line is being typed
 # How often the prompt is drawn again unasked: the turn's bar and the approval questions
 # follow what the gateway says, which may change with nothing written to the terminal.
@@ -96,6 +103,8 @@ class PromptScreen:
         self._busy = busy
         self._waiting = waiting  # the approvals still waiting (None: unknown, show every offer)
         self._began_for: object = _UNSET  # the approval asked about when the line being typed began
+        self._seen: set[str] = set()  # approvals shown in full here
+        self._put_back = ""  # a word that answered nothing, back in the next line
         self._on_ctrl_c = on_ctrl_c
         self._on_answer = on_answer
         self._quitting = False
@@ -159,10 +168,10 @@ class PromptScreen:
         shown = self._shown()
         if shown:
             offer = shown[0]
-            what = defuse(visible(offer.summary or offer.id), MARKS)
+            what = f" ({defuse(visible(offer.summary), MARKS)})" if offer.summary else ""
             count = f" (1 of {len(shown)})" if len(shown) > 1 else ""
             choices = ", ".join(LABELS.get(c, c) for c in offer.choices)
-            parts.append(("bold", f"approve {what}{count}? {choices}, then Enter (Esc: later) "))
+            parts.append(("bold", f"approve {defuse(visible(offer.id), MARKS)}{what}{count}? {choices}, then Enter (Esc: later) "))
         else:
             parts.append(("", self._prompt))
         return parts
@@ -174,16 +183,31 @@ class PromptScreen:
         if choice is None or not shown:
             return None
         offer = shown[0]
+        if self._began_for is None:  # begun before any question showed: a message (a reply to the agent)
+            return None
         if self._began_for != offer.id:
-            return "The approval asked about changed while you typed; nothing was answered. Read the question and answer again."
+            self._put_back = line
+            return (
+                "The approval asked about changed while you typed; nothing was answered and your word "
+                "is back in the line: read the question, then Enter answers it."
+            )
+        if choice == "show":  # the question stays: the answer comes after reading
+            self._seen.add(offer.id)
+            self._on_answer(offer, choice)
+            return ""
         if choice not in offer.choices:
             return "This one cannot be allowed always; type once or deny."
+        if choice != "deny" and "show" in offer.choices and offer.id not in self._seen:
+            return "Its notice hides part of what would run: type show to see all of it first, then answer (deny works unseen)."
         self._offers.remove(offer)
         self._on_answer(offer, choice)
         return ""
 
     def _toolbar(self) -> str | None:
-        return " working\u2026  Ctrl-C or /stop stops it" if self._busy() else None
+        parts = [" working\u2026  Ctrl-C or /stop stops it"] if self._busy() else []
+        if self._shown() and len("  ".join([*parts, HINT])) < self.columns():
+            parts.append(HINT)
+        return "  ".join(parts) or None
 
     async def read(self) -> str:
         """The next line typed (shown again above the prompt), or :data:`QUIT`. A line that
@@ -195,6 +219,9 @@ class PromptScreen:
                     self._print(self._partial + "\n")
                     self._partial = ""
                 return line
+            typed = _SHOW_TYPED.fullmatch(line.strip())
+            if typed:  # shown in full by hand: the question may allow it now
+                self._seen.add(typed.group(1))
             answered = self._answered(line)
             self._began_for = _UNSET
             if answered is None:
@@ -209,10 +236,14 @@ class PromptScreen:
         if self._quitting:
             return QUIT
         with patch_stdout(raw=True):  # stray prints (a warning) go above the prompt too
+            default, self._put_back = self._put_back, ""
+            if default:  # typed under the question shown now, whatever comes next
+                shown = self._shown()
+                self._began_for = shown[0].id if shown else None
             try:
                 # SIGINT stays with `clawbot run`, which hands it to the channel (prompt_toolkit would
                 # take the handler over and, when the prompt ends, leave none).
-                return await self.session.prompt_async(self._message, bottom_toolbar=self._toolbar, handle_sigint=False)
+                return await self.session.prompt_async(self._message, bottom_toolbar=self._toolbar, handle_sigint=False, default=default)
             except EOFError:
                 return QUIT
 
