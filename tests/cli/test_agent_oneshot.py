@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from clawbot.cli.main import cli
+from clawbot.testing.distributions import install_distribution
 from clawbot.testing.fake_llm import ToolCallSpec
 from click.testing import CliRunner
 
@@ -171,3 +172,49 @@ def test_ctrl_c_during_a_turn_exits_130_and_records_the_turn_as_aborted(tmp_path
     assert out == ""
     entries = transcript_entries(tmp_path)
     assert entries[-1]["type"] == "custom" and entries[-1]["kind"] == "aborted", entries[-1]
+
+
+BLOCKING_TOOL = """\
+import os, time
+from clawbot import hookimpl
+
+
+def _block(call):
+    open(os.environ["BLOCK_STARTED"], "w").close()
+    time.sleep(120)  # a plugin whose handler hangs in its worker thread
+    return "never"
+
+
+@hookimpl
+def clawbot_tools(ctx):
+    from clawbot import Tool
+
+    return [Tool("block", "Blocks.", {"type": "object", "properties": {}}, _block)]
+"""
+
+
+def test_ctrl_c_ends_a_one_shot_run_even_when_a_tool_hangs(tmp_path: Path, fake_llm_thread) -> None:
+    config, _, env = setup(tmp_path, fake_llm_thread.base_url)
+    install_distribution(tmp_path / "site", "blocking-tool", entry_points={"blocking-tool": "blocking_tool"}, modules={"blocking_tool.py": BLOCKING_TOOL})
+    started = tmp_path / "started"
+    env.update({"PYTHONPATH": str(tmp_path / "site"), "BLOCK_STARTED": str(started)})
+    fake_llm_thread.reply(tool_calls=[ToolCallSpec("block", {})])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clawbot.cli.main", "--config", str(config), "agent", "-m", "block"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert started.exists(), proc.communicate(timeout=5)
+    began = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, (out, err)
+    assert time.monotonic() - began < 20  # the grace period, not the tool's 120 s
+    assert "Traceback" not in err and "interrupted" in err

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Coroutine
+from typing import Any
 
 import click
 
@@ -41,14 +43,60 @@ def agent(state: CliState, message: str, agent_id: str | None, session_key: str 
     from clawbot.cli.logs import configure_logging
 
     configure_logging(loaded.config.logging.level, state.env, state_root=state.paths().root, verbose=verbose)
-    import asyncio
-
-    try:
-        code = asyncio.run(_turn(state, message, agent_id, session_key, as_json))
-    except KeyboardInterrupt:
+    code = _run_until_ctrl_c(_turn(state, message, agent_id, session_key, as_json))
+    if code is None:
         echo("interrupted; the turn is recorded as aborted", err=True)
         sys.exit(130)
     sys.exit(code or 0)
+
+
+#: after Ctrl-C, how long the stopped turn may take to record itself and close before the
+#: process exits anyway: Ctrl-C must end a one-shot run even when a provider or plugin hangs
+STOP_GRACE_S = 5.0
+
+
+def _run_until_ctrl_c(coro: Coroutine[Any, Any, int]) -> int | None:
+    """Run ``coro``; the first Ctrl-C cancels it (the turn records itself as aborted) and
+    returns ``None``, a second one, or a cancelled run that has not ended after
+    :data:`STOP_GRACE_S`, exits with 130 at once."""
+    import asyncio
+    import os
+    import signal
+    import threading
+
+    def exit_now() -> None:
+        sys.stderr.write("interrupted\n")
+        sys.stderr.flush()
+        os._exit(130)
+
+    # Armed by the first Ctrl-C and cancelled only once the loop has closed: closing waits for
+    # worker threads (a tool's blocking handler), which must not keep Ctrl-C from ending the run.
+    watchdog = threading.Timer(STOP_GRACE_S, exit_now)
+    watchdog.daemon = True
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        with asyncio.Runner() as runner:
+            loop = runner.get_loop()
+            task = loop.create_task(coro)
+
+            def on_ctrl_c(signum: int, frame: object) -> None:
+                if watchdog.is_alive():
+                    exit_now()
+                watchdog.start()
+                loop.call_soon_threadsafe(task.cancel)
+
+            signal.signal(signal.SIGINT, on_ctrl_c)
+            try:
+                return runner.run(_awaited(task))
+            except asyncio.CancelledError:
+                return None
+    finally:
+        watchdog.cancel()
+        signal.signal(signal.SIGINT, previous)
+
+
+async def _awaited(task: Any) -> int:
+    return await task
 
 
 async def _turn(state: CliState, text: str, agent_id: str | None, session_key: str | None, as_json: bool) -> int:
