@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -148,13 +149,11 @@ def test_approval_is_asked_on_the_terminal(tmp_path: Path, fake_llm_thread, answ
         assert len(fake_llm_thread.requests) == 2
 
 
-def test_ctrl_c_during_a_turn_exits_130_and_records_the_turn_as_aborted(tmp_path: Path, fake_llm_thread) -> None:
-    config, _, env = setup(tmp_path, fake_llm_thread.base_url)
-    fake_llm_thread.fail("slow", delay=30)
-    fake_llm_thread.reply("too late")
+def _agent_in_background(config: Path, env: dict[str, str], cwd: Path, text: str, until: Callable[[], bool]) -> subprocess.Popen[str]:
+    """``clawbot agent -m text`` as a process of its own, once ``until()`` holds (or it ended)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "clawbot.cli.main", "--config", str(config), "agent", "-m", "take your time"],
-        cwd=tmp_path,
+        [sys.executable, "-m", "clawbot.cli.main", "--config", str(config), "agent", "-m", text],
+        cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -162,8 +161,16 @@ def test_ctrl_c_during_a_turn_exits_130_and_records_the_turn_as_aborted(tmp_path
         text=True,
     )
     deadline = time.monotonic() + 60
-    while not fake_llm_thread.requests and time.monotonic() < deadline and proc.poll() is None:
+    while not until() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
+    return proc
+
+
+def test_ctrl_c_during_a_turn_exits_130_and_records_the_turn_as_aborted(tmp_path: Path, fake_llm_thread) -> None:
+    config, _, env = setup(tmp_path, fake_llm_thread.base_url)
+    fake_llm_thread.fail("slow", delay=30)
+    fake_llm_thread.reply("too late")
+    proc = _agent_in_background(config, env, tmp_path, "take your time", until=lambda: bool(fake_llm_thread.requests))
     assert fake_llm_thread.requests, "the turn never reached the model"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
@@ -199,18 +206,7 @@ def test_ctrl_c_ends_a_one_shot_run_even_when_a_tool_hangs(tmp_path: Path, fake_
     started = tmp_path / "started"
     env.update({"PYTHONPATH": str(tmp_path / "site"), "BLOCK_STARTED": str(started)})
     fake_llm_thread.reply(tool_calls=[ToolCallSpec("block", {})])
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "clawbot.cli.main", "--config", str(config), "agent", "-m", "block"],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
+    proc = _agent_in_background(config, env, tmp_path, "block", until=started.exists)
     assert started.exists(), proc.communicate(timeout=5)
     began = time.monotonic()
     proc.send_signal(signal.SIGINT)
