@@ -1,4 +1,4 @@
-"""Provider errors in the real CLI: ``clawbot run`` with the terminal channel fed on stdin and
+"""Provider errors in the real CLI (in process): ``clawbot run`` with the terminal channel fed on stdin and
 ``clawbot agent``, the official SDKs, the fake LLM server. Whatever the error, the terminal
 shows a short message and no traceback; the log file under the state dir keeps the traceback;
 ``--verbose`` shows it on the terminal too."""
@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 from clawbot.testing.cli import invoke_cli
-
-from .clihelpers import run_cli
 
 # error kind -> (fake fault and its options, or None for a refused connection; what the chat says)
 ERRORS = {
@@ -59,7 +57,7 @@ CASES = [("openai", error) for error in ERRORS] + [("anthropic", error) for erro
 def test_run_shows_a_provider_error_without_a_traceback_and_logs_it(tmp_path: Path, fake_llm_thread, provider, error) -> None:
     set_up(tmp_path, fake_llm_thread, provider, error)
 
-    result = run_cli("run", home=tmp_path, stdin="hello\n")
+    result = invoke_cli("run", home=tmp_path, stdin="hello\n")
 
     assert result.returncode == 0, result.stderr
     assert ERRORS[error][1] in result.stdout, result.stdout
@@ -73,7 +71,7 @@ def test_run_shows_a_provider_error_without_a_traceback_and_logs_it(tmp_path: Pa
 def test_run_verbose_shows_the_traceback_on_the_terminal(tmp_path: Path, fake_llm_thread, error) -> None:
     set_up(tmp_path, fake_llm_thread, "openai", error)
 
-    result = run_cli("run", "--verbose", home=tmp_path, stdin="hello\n")
+    result = invoke_cli("run", "--verbose", home=tmp_path, stdin="hello\n")
 
     assert result.returncode == 0 and ERRORS[error][1] in result.stdout
     assert "Traceback (most recent call last)" in result.stderr
