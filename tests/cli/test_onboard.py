@@ -8,6 +8,7 @@ from pathlib import Path
 
 from clawbot.credentials import credential_env, save_credential
 from clawbot.paths import StatePaths
+from clawbot.testing.cli import invoke_cli
 
 from .clihelpers import run_cli
 
@@ -17,7 +18,7 @@ CLEAN = {"OPENAI_BASE_URL": "", "OLLAMA_API_KEY": "", "ANTHROPIC_BASE_URL": ""}
 
 
 def cli(*args: str, home: Path, env: dict[str, str] | None = None, stdin: str | None = None):
-    return run_cli(*args, home=home, env={**CLEAN, **(env or {})}, stdin=stdin)
+    return invoke_cli(*args, home=home, env={**CLEAN, **(env or {})}, stdin=stdin)
 
 
 def onboard(home: Path, url: str, *extra: str, key: str = KEY):
@@ -55,7 +56,8 @@ def test_non_interactive_onboarding_stores_the_key_privately_and_the_agent_uses_
 
 def test_interactive_onboarding_reads_the_answers_from_stdin(tmp_path: Path, fake_llm_thread) -> None:
     answers = f"openai\n{KEY}\n{fake_llm_thread.base_url}/v1\ngpt-test\n"
-    result = cli("onboard", home=tmp_path, stdin=answers)
+    # a process of its own: the key is typed at a hidden prompt, which click's runner would echo
+    result = run_cli("onboard", home=tmp_path, env=CLEAN, stdin=answers)
     assert result.returncode == 0, result.stderr
     for prompt in ("Model provider", "API key", "Base URL", "Default model [gpt-5]"):
         assert prompt in result.stdout
@@ -87,6 +89,7 @@ def test_onboard_says_when_a_clawbot_toml_in_the_current_directory_takes_precede
     project.mkdir()
     local = project / "clawbot.toml"
     local.write_text('[agents.defaults]\nmodel = "anthropic/claude-opus-4-5"\n')
+    # a process of its own: onboard creates the state dir itself, and its mode is checked below
     result = run_cli(
         "onboard",
         "--provider",
