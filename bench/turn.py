@@ -102,17 +102,21 @@ def _provider() -> Any:
             self.calls += 1
             if request.messages[-1].role == Role.USER:
                 content = (TextBlock("Let me check."), ToolCallBlock(f"call{self.calls}", "noop", {"note": "x"}))
-                return Message(Role.ASSISTANT, content, provider=self.name, model=request.model, usage=Usage(1200, 20, 1000), stop_reason=StopReason.TOOL_USE)
-            return Message(
-                Role.ASSISTANT,
-                (TextBlock("Done: the check came back fine."),),
-                provider=self.name,
-                model=request.model,
-                usage=Usage(1250, 12, 1000),
-                stop_reason=StopReason.END_TURN,
-            )
+                return _reply(content, request.model, Usage(1200, 20, 1000), StopReason.TOOL_USE)
+            return _reply((TextBlock("Done: the check came back fine."),), request.model, Usage(1250, 12, 1000), StopReason.END_TURN)
 
     return InstantProvider()
+
+
+NOTES = "- buy milk\n- call Anna about the trip\n- renew the passport\n"
+OPEN_ITEMS = "Three things are open: milk, a call to Anna about the trip, and the passport renewal. The passport is the most urgent one. "
+
+
+def _reply(blocks: tuple[Any, ...], model: str, usage: Any, stop: Any) -> Any:
+    """An assistant message of the instant provider."""
+    from clawbot import Message, Role
+
+    return Message(Role.ASSISTANT, blocks, provider="instant", model=model, usage=usage, stop_reason=stop)
 
 
 def _history() -> list[Any]:
@@ -122,25 +126,9 @@ def _history() -> list[Any]:
     for i in range(HISTORY_EXCHANGES):
         out += [
             Message.user(f"Question {i}: could you look at the notes from yesterday and tell me what is still open?"),
-            Message(
-                Role.ASSISTANT,
-                (TextBlock("I'll look."), ToolCallBlock(f"h{i}", "noop", {"note": f"notes {i}"})),
-                provider="instant",
-                model="m",
-                usage=Usage(900, 30, 800),
-                stop_reason=StopReason.TOOL_USE,
-            ),
-            Message(
-                Role.TOOL_RESULT, (TextBlock("- buy milk\n- call Anna about the trip\n- renew the passport\n" * 3),), tool_call_id=f"h{i}", tool_name="noop"
-            ),
-            Message(
-                Role.ASSISTANT,
-                (TextBlock("Three things are open: milk, a call to Anna about the trip, and the passport renewal. The passport is the most urgent one. " * 2),),
-                provider="instant",
-                model="m",
-                usage=Usage(1000, 60, 900),
-                stop_reason=StopReason.END_TURN,
-            ),
+            _reply((TextBlock("I'll look."), ToolCallBlock(f"h{i}", "noop", {"note": f"notes {i}"})), "m", Usage(900, 30, 800), StopReason.TOOL_USE),
+            Message(Role.TOOL_RESULT, (TextBlock(NOTES * 3),), tool_call_id=f"h{i}", tool_name="noop"),
+            _reply((TextBlock(OPEN_ITEMS * 2),), "m", Usage(1000, 60, 900), StopReason.END_TURN),
         ]
     return out
 
@@ -403,10 +391,7 @@ def main() -> None:
         part_kernel(args.turns, args.warmup, not args.no_breakdown)
     if not args.kernel_only:
         part_process(args.runs)
-    print(
-        f"\ncommand: cd /work/main && env -u PYTHONDONTWRITEBYTECODE .venv/bin/python bench/turn.py "
-        f"--turns {args.turns} --runs {args.runs}" + (" --kernel-only" if args.kernel_only else "") + (" --process-only" if args.process_only else "")
-    )
+    print(f"\ncommand: {' '.join(['python', *sys.argv])} (Python {sys.version.split()[0]})")
 
 
 if __name__ == "__main__":
