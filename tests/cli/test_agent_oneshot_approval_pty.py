@@ -4,6 +4,7 @@ waits for it), and Ctrl-C at the question says what really happened."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -80,3 +81,31 @@ def test_show_prints_the_whole_command_and_allowing_waits_for_it(tmp_path: Path,
         assert "Approved (once); exec is running" in term.text()
     assert (workspace / "made.txt").exists()
     assert b"Traceback" not in term.raw
+
+
+@pytest.mark.parametrize(("answer", "runs"), [("o", True), ("always", True), ("d", False), ("", False)])
+def test_approval_is_asked_on_the_terminal(tmp_path: Path, fake_llm_thread, answer: str, runs: bool) -> None:
+    command = "touch approved.txt && echo ran >> runs.log"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    fake_llm_thread.queue(Reply(tool_calls=[ToolCallSpec("exec", {"command": command})]), "It needs your approval.", "Done: approved.txt exists now.")
+    run_config(tmp_path, fake_llm_thread.base_url, f'\n[agents.defaults]\nworkspace = "{workspace}"\n')
+    with Terminal(["agent", "-m", "make approved.txt"], tmp_path, env={**ENV, "NO_COLOR": "1"}) as term:
+        screen = term.wait_for("(Enter: deny):", 30)
+        assert "It needs your approval." in screen
+        assert "exec wants to run the command below" in screen and command in screen
+        assert re.search(rf"Allow \w{{6}} \(exec: {re.escape(command)}\)\? \[o\]nce, always, \[d\]eny", screen)
+        assert "/approve" not in screen.split("It needs")[1]
+        term.type(answer + "\r")
+        assert term.wait_exit(30) == 0, term.text()
+        shown = bytes(term.raw).decode(errors="replace")
+    assert (workspace / "approved.txt").exists() is runs, shown
+    if runs:
+        scope = "always" if answer == "always" else "once"
+        assert f"Approved ({scope}); exec is running:" in shown
+        assert shown.rstrip().endswith("Done: approved.txt exists now."), shown
+        event = json.dumps(fake_llm_thread.requests[2].messages[-1])
+        assert "System event from clawbot" in event and "exit code 0" in event
+    else:
+        assert "Denied; exec will not run:" in shown
+        assert len(fake_llm_thread.requests) == 2
