@@ -14,8 +14,6 @@ from clawbot.testing.fake_llm import Reply, ToolCallSpec
 
 from .ptyterm import COLUMNS, ROWS, Terminal, run_config
 
-pytest.importorskip("pty")
-
 ENV = {"PATH": os.environ.get("PATH", os.defpath)}
 HEAD = "rm -rf precious #"
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from clawbot.sessions.store import SessionStore
 from clawbot.testing.cli import invoke_cli
 from clawbot.types import Message, Role, TextBlock, ToolCallBlock, Usage
@@ -28,7 +27,6 @@ def _config(home: Path, base_url: str) -> None:
 
 
 def test_run_in_a_real_terminal_shows_escape_sequences_from_a_reply_as_text(tmp_path: Path, fake_llm_thread) -> None:
-    pytest.importorskip("pty")
     fake_llm_thread.reply(SPOOF + " done")
     _config(tmp_path, fake_llm_thread.base_url)
     with Terminal(["run"], tmp_path) as term:

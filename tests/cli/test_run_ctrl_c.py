@@ -6,11 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pytest
-
 from .ptyterm import Terminal, run_config
-
-pytest.importorskip("pty")
 
 STARTUP_S = 30.0
 EXIT_S = 3.0

@@ -13,12 +13,9 @@ import re
 import time
 from pathlib import Path
 
-import pytest
 from clawbot.testing.fake_llm import Reply, ToolCallSpec
 
 from .ptyterm import COLUMNS, ROWS, Terminal, run_config
-
-pytest.importorskip("pty")
 
 STARTUP_S = 30.0
 ENV = {"PATH": os.environ.get("PATH", os.defpath)}

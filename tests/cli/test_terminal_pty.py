@@ -18,8 +18,6 @@ from clawbot_terminal.channel import DOUBLE_CTRL_C_S
 
 from .ptyterm import Terminal, run_config
 
-pytest.importorskip("pty")
-
 STARTUP_S = 30.0
 STORY = "Once upon a time there was a terminal that showed every word as it came, and then it stopped."
 
@@ -27,6 +25,14 @@ STORY = "Once upon a time there was a terminal that showed every word as it came
 def _transcript(home: Path) -> str:
     (found,) = [p for p in home.rglob("*.jsonl") if "sessions" in p.parts]
     return found.read_text()
+
+
+def _stalled_story(home: Path, fake) -> Terminal:  # noqa: ANN001 - the fake LLM
+    """``clawbot run`` in a terminal, started on a story whose stream stalls after its first words."""
+    fake.fail("stalled_stream", delay=60, after_events=3)
+    fake.queue(STORY)
+    run_config(home, fake.base_url)
+    return Terminal(["run"], home)
 
 
 def test_replies_stream_tool_calls_show_and_stop_works_mid_turn(tmp_path: Path, fake_llm_thread) -> None:
@@ -65,10 +71,7 @@ def test_replies_stream_tool_calls_show_and_stop_works_mid_turn(tmp_path: Path, 
 
 
 def test_two_quick_ctrl_c_quit_while_a_turn_runs(tmp_path: Path, fake_llm_thread) -> None:
-    fake_llm_thread.fail("stalled_stream", delay=60, after_events=3)
-    fake_llm_thread.queue(STORY)
-    run_config(tmp_path, fake_llm_thread.base_url)
-    with Terminal(["run"], tmp_path) as term:
+    with _stalled_story(tmp_path, fake_llm_thread) as term:
         term.wait_for("you>", STARTUP_S)
         term.type("tell me a story\r")
         term.wait_for("Once upon")
@@ -125,10 +128,7 @@ def test_an_approval_is_asked_at_the_prompt_and_answered_with_a_word(tmp_path: P
 
 @pytest.mark.parametrize("line", ["/etc/hosts looks broken, tell me a story", "/new tell me a story"])
 def test_a_turn_begun_by_a_line_starting_with_a_slash_is_stopped_by_ctrl_c(tmp_path: Path, fake_llm_thread, line: str) -> None:
-    fake_llm_thread.fail("stalled_stream", delay=60, after_events=3)
-    fake_llm_thread.queue(STORY)
-    run_config(tmp_path, fake_llm_thread.base_url)
-    with Terminal(["run"], tmp_path) as term:
+    with _stalled_story(tmp_path, fake_llm_thread) as term:
         term.wait_for("you>", STARTUP_S)
         term.type(line + "\r")
         assert "Ctrl-C or /stop stops it" in term.wait_for("Ctrl-C or /stop stops it")
@@ -166,10 +166,7 @@ def test_the_turn_a_finished_command_starts_is_stopped_by_ctrl_c(tmp_path: Path,
 
 
 def test_quitting_mid_reply_leaves_what_was_shown_on_the_screen(tmp_path: Path, fake_llm_thread) -> None:
-    fake_llm_thread.fail("stalled_stream", delay=60, after_events=3)
-    fake_llm_thread.queue(STORY)
-    run_config(tmp_path, fake_llm_thread.base_url)
-    with Terminal(["run"], tmp_path) as term:
+    with _stalled_story(tmp_path, fake_llm_thread) as term:
         term.wait_for("you>", STARTUP_S)
         term.type("tell me a story\r")
         term.wait_for("Once upon")
