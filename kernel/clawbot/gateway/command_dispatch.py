@@ -150,11 +150,7 @@ async def _new_session(kernel: Kernel, session_key: str, name: str, first: str, 
     from clawbot.agent.session_control import reset_session
 
     running, queued = await turns.stop_turns(session_key) if turns is not None else (0, 0)
-    try:
-        _old, new = await reset_session(kernel, session_key, f"/{name}")
-    except Exception as exc:
-        log.exception("/%s failed", name)
-        return CommandReply(f"/{name} failed: {type(exc).__name__}")
+    _old, new = await reset_session(kernel, session_key, f"/{name}")  # a failure: answer_command's reply
     text = "Started a new session; the previous conversation is kept on disk."
     if running:
         text += " The running turn was stopped."
