@@ -111,6 +111,19 @@ class Terminal:
                 raise AssertionError(f"{wanted!r} never appeared; the screen:\n{shown}\nraw tail: {bytes(self.raw[-600:])!r}")
             time.sleep(0.02)
 
+    def wait_for_prompt(self, prompt: str = "you>", timeout: float = 10.0) -> str:
+        """Wait until the prompt is drawn afresh on the last line, ready for keys: text seen
+        anywhere (an earlier ``you> go``) says nothing about whether the prompt reads now, and a
+        Ctrl-D typed between two prompts is lost by the terminal's line discipline."""
+        deadline = time.monotonic() + timeout
+        while True:
+            shown = self.text()
+            if shown.splitlines()[-1:] == [prompt]:
+                return shown
+            if time.monotonic() > deadline or (self.proc.poll() is not None and not self._reader.is_alive()):
+                raise AssertionError(f"no fresh {prompt!r} on the last line; the screen:\n{shown}")
+            time.sleep(0.02)
+
     def type(self, keys: str) -> None:
         os.write(self.master, keys.encode())
 

@@ -33,6 +33,7 @@ def test_run_in_a_real_terminal_shows_escape_sequences_from_a_reply_as_text(tmp_
         term.wait_for("you>", 60)
         term.type("hello\r")
         screen = term.wait_for(SHOWN + " done", 30)  # streamed and escaped piece by piece
+        term.wait_for_prompt()
         term.type("\x04")
         assert term.wait_exit(10) == 0
     assert screen.startswith("clawbot: agent main")  # nothing erased or redrew the screen

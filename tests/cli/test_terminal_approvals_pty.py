@@ -52,6 +52,7 @@ def test_a_line_typed_while_an_approval_is_asked_is_a_message_and_always_is_a_wo
         term.type("always\r")
         term.wait_for("Approved (always); exec is running")
         term.wait_for("Done: approved.txt exists now.")
+        term.wait_for_prompt()
         term.type("\x04")
         assert term.wait_exit() == 0
     assert b"Traceback" not in term.raw
@@ -78,6 +79,7 @@ def test_the_question_names_the_oldest_waiting_approval_and_drops_those_answered
         while not term.text().rstrip().endswith("you>") and time.monotonic() < deadline:
             time.sleep(0.1)
         assert term.text().rstrip().endswith("you>"), term.text()
+        term.wait_for_prompt()
         term.type("\x04")
         assert term.wait_exit() == 0
     assert not (workspace / "DANGEROUS.txt").exists() and not (workspace / "harmless.txt").exists()
@@ -106,6 +108,7 @@ def test_a_padded_command_leaves_the_notice_and_the_question_on_screen(tmp_path:
         assert (workspace / "precious").exists()
         term.type("\x15deny\r")  # Ctrl-U clears the line
         term.wait_for("Denied; exec will not run")
+        term.wait_for_prompt()
         term.type("\x04")
         assert term.wait_exit() == 0
     assert (workspace / "precious").exists()
@@ -143,6 +146,7 @@ def test_a_command_partly_hidden_in_its_notice_is_shown_whole_at_the_question_be
         term.type("o\r")
         term.wait_for("Approved (once); exec is running")
         term.wait_for("Listed.")
+        term.wait_for_prompt()
         term.type("\x04")
         assert term.wait_exit() == 0
     assert (workspace / "made.txt").exists()
@@ -168,7 +172,7 @@ def test_two_approvals_alike_at_the_start_are_told_apart_by_the_question(tmp_pat
         screen = term.wait_for(f"approve {ids[1]} (exec: cd . && echo")
         assert "touch harmless.txt)?" in _question(screen)
         term.type("deny\r")
-        term.wait_for("you>")
+        term.wait_for_prompt()
         term.type("\x04")
         assert term.wait_exit() == 0
     assert (workspace / "victim").exists()
@@ -199,6 +203,7 @@ def test_a_word_typed_before_the_question_appeared_is_sent_to_the_agent(tmp_path
         assert fake.requests[-1].messages[-1]["role"] == "user"  # "You chose o" answered that message
         term.type("deny\r")
         term.wait_for("Denied; exec will not run")
+        term.wait_for_prompt()
         term.type("\x04")
         assert term.wait_exit() == 0
     assert not (workspace / "f.txt").exists()
@@ -221,6 +226,7 @@ def test_a_long_unknown_word_in_the_command_leaves_the_notice_header_and_its_sta
         assert "[clawbot] \u2502 rm -rf victim ; bbb" in screen
         term.type("deny\r")
         term.wait_for("Denied")
+        term.wait_for_prompt()
         term.type("\x04")
         assert term.wait_exit() == 0
     assert (workspace / "victim").exists()

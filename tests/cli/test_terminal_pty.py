@@ -63,6 +63,7 @@ def test_replies_stream_tool_calls_show_and_stop_works_mid_turn(tmp_path: Path, 
         term.type("/stop\r")
         term.wait_for("[clawbot] Stopped.")
         assert '"kind": "aborted"' in _transcript(tmp_path).replace('":"', '": "')
+        term.wait_for_prompt()
         term.type("\x04")  # Ctrl-D quits
         assert term.wait_exit() == 0
     assert b"Traceback" not in term.raw
@@ -121,6 +122,7 @@ def test_an_approval_is_asked_at_the_prompt_and_answered_with_a_word(tmp_path: P
         term.wait_for("Approved (once); exec is running")
         term.wait_for("Done: approved.txt exists now.")
         assert (workspace / "approved.txt").exists()
+        term.wait_for_prompt()
         term.type("\x04")
         assert term.wait_exit() == 0
     assert b"Traceback" not in term.raw
@@ -159,6 +161,7 @@ def test_the_turn_a_finished_command_starts_is_stopped_by_ctrl_c(tmp_path: Path,
         term.type("\x03")
         term.wait_for("[clawbot] Stopped.")
         assert term.proc.poll() is None
+        term.wait_for_prompt()
         term.type("\x04")
         assert term.wait_exit() == 0
     assert (workspace / "approved.txt").exists()
