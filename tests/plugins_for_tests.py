@@ -16,8 +16,12 @@ from clawbot.types import (
     CompactionResult,
     CompactionStrategy,
     LLMProvider,
-    MemoryHit,
+    MemoryExcerpt,
+    MemoryPathError,
     MemoryProvider,
+    MemorySearch,
+    MemoryStatus,
+    MemorySyncReport,
     Message,
     ModelRequest,
     OutboundMessage,
@@ -53,11 +57,17 @@ class ListMemory(MemoryProvider):
     def __init__(self, name: str) -> None:
         self.name = name
 
-    async def search(self, query: str, *, agent_id: str, max_results: int = 6) -> list[MemoryHit]:
-        return []
+    async def search(self, query: str, *, agent_id: str, max_results: int | None = None, min_score: float | None = None) -> MemorySearch:
+        return MemorySearch(hits=(), mode="keyword")
 
-    async def sync(self, *, agent_id: str) -> None:
-        return None
+    async def get(self, path: str, *, agent_id: str, from_line: int = 1, lines: int | None = None) -> MemoryExcerpt:
+        raise MemoryPathError(f"{path} is not a memory file")
+
+    async def sync(self, *, agent_id: str, force: bool = False, progress=None) -> MemorySyncReport:  # noqa: ANN001
+        return MemorySyncReport()
+
+    async def status(self, *, agent_id: str) -> MemoryStatus:
+        return MemoryStatus(provider=self.name, agent_id=agent_id, mode="keyword")
 
 
 class DropAllCompaction(CompactionStrategy):

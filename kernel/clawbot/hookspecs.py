@@ -133,9 +133,11 @@ def clawbot_memory_providers(ctx: PluginContext) -> list[MemoryProvider] | None:
 
     Called once at kernel start. The kernel registers every provider, chooses the active one
     (the one ``memory.provider`` names, else the only one installed) and exposes it as
-    ``kernel.memory_provider``; ``clawbot doctor`` shows which one is active. Nothing calls
-    ``search()`` or ``sync()`` yet: the agent loop does not use long-term memory yet, so a
-    provider is registered and checked, not used.
+    ``kernel.memory_provider``. The active provider serves the ``memory_search`` and
+    ``memory_get`` tools (offered only while one is active), ``clawbot memory status|index|
+    search`` and ``clawbot doctor`` (its ``status()``). ``clawbot run`` calls its
+    ``start(agent_ids=...)`` once it is up; ``close()`` of every provider runs when the kernel
+    shuts down.
 
     Result rule: collect-all; duplicate names are a startup error, and so are a
     ``memory.provider`` that no plugin offers and several providers with none named.

@@ -25,11 +25,17 @@ def clawbot_memory_providers(ctx):
         def __init__(self, name):
             self.name = name
 
-        async def search(self, query, *, agent_id, max_results=6):
-            return []
+        async def search(self, query, *, agent_id, max_results=None, min_score=None):
+            raise NotImplementedError
 
-        async def sync(self, *, agent_id):
-            return None
+        async def get(self, path, *, agent_id, from_line=1, lines=None):
+            raise NotImplementedError
+
+        async def sync(self, *, agent_id, force=False, progress=None):
+            raise NotImplementedError
+
+        async def status(self, *, agent_id):
+            raise NotImplementedError
 
     return [Notes(name) for name in {names!r}]
 """

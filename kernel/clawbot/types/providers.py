@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -94,26 +94,136 @@ class LLMProvider(abc.ABC):
         return None
 
 
+MemoryMode = Literal["hybrid", "keyword", "vector", "unavailable"]
+
+
 @attrs.frozen
 class MemoryHit:
+    """One search result: a stretch of a memory file, how well it matched, and its text.
+
+    ``path`` is relative to the agent's workspace (``memory/2026-01-20.md``); a file under a
+    configured extra path outside the workspace is shown by its absolute path. Lines are
+    1-based and inclusive. ``source`` says which kind of memory it came from (``memory`` for
+    MEMORY.md and memory/**, ``extra`` for configured extra paths).
+    """
+
     path: str
     start_line: int
     end_line: int
     score: float
     snippet: str
+    source: str = "memory"
+
+
+@attrs.frozen
+class MemorySearch:
+    """What one search found and how it searched: ``mode`` is what this query used (an
+    embedder that failed leaves ``keyword``), ``notice`` says why when it is less than the
+    configured mode, in a sentence for the model and the user."""
+
+    hits: tuple[MemoryHit, ...]
+    mode: MemoryMode
+    provider: str | None = None  # the embedding provider, e.g. "local", "openai"; None: no vectors
+    model: str | None = None
+    notice: str | None = None
+
+
+@attrs.frozen
+class MemoryExcerpt:
+    """Lines of one memory file (``memory_get``): ``start_line``..``end_line`` of
+    ``total_lines`` (``end_line`` < ``start_line`` when the range is past the end)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    total_lines: int
+    text: str
+
+
+class MemoryPathError(ValueError):
+    """``get()`` of something that is not memory: outside the workspace and the extra paths,
+    not Markdown, or missing. ``str(exc)`` says which, for the model."""
+
+
+@attrs.frozen
+class MemorySyncProgress:
+    """Reported while a sync runs: ``done`` of ``total`` files, the one being indexed."""
+
+    done: int
+    total: int
+    path: str
+
+
+@attrs.frozen
+class MemorySyncReport:
+    files_indexed: int = 0  # new or changed, chunked again
+    files_unchanged: int = 0
+    files_removed: int = 0  # gone from disk, gone from the index
+    chunks: int = 0  # in the index afterwards
+    embedded: int = 0  # chunk texts sent to the embedder
+    cache_hits: int = 0  # chunk texts whose vector came from the cache
+    skipped: tuple[tuple[str, str], ...] = ()  # (path, why): unreadable, not UTF-8, outside the allowed roots
+    seconds: float = 0.0
+
+
+@attrs.frozen
+class MemoryStatus:
+    """How one agent's memory index stands, for ``clawbot memory status`` and ``doctor``.
+
+    ``mode`` is what a search uses now; ``reasons`` say, a sentence each, why it is less than
+    hybrid (sqlite-vec could not load, FTS5 is missing, no embedder configured, the embedder
+    failed: ``last_error``).
+    """
+
+    provider: str
+    agent_id: str
+    mode: MemoryMode
+    reasons: tuple[str, ...] = ()
+    files: int = 0
+    chunks: int = 0
+    index_path: str | None = None
+    index_bytes: int = 0
+    embedder: str | None = None  # "local all-MiniLM-L6-v2 (384 dims)"
+    vector_backend: str | None = None  # "sqlite-vec v0.1.9", "in-process cosine"
+    keyword_backend: str | None = None  # "FTS5"
+    driver: str | None = None  # the sqlite module in use and why it was chosen
+    dirty: bool = False  # files changed since the last sync
+    last_sync: str | None = None  # ISO time of the last complete sync
+    last_error: str | None = None
+    watching: bool = False
+    details: Mapping[str, Any] = attrs.field(factory=dict)  # backend-specific figures
 
 
 class MemoryProvider(abc.ABC):
-    """A long-term memory index over the workspace's Markdown."""
+    """A long-term memory index over the agents' workspace Markdown (MEMORY.md, memory/**).
+
+    The Markdown is the source of truth; an index may be deleted and rebuilt at any time.
+    Every method is scoped to one agent: one agent's search never sees another's files.
+    ``max_results`` and ``min_score`` left ``None`` mean the provider's configured defaults.
+    """
 
     name: str
 
     @abc.abstractmethod
-    async def search(self, query: str, *, agent_id: str, max_results: int = 6) -> list[MemoryHit]: ...
+    async def search(self, query: str, *, agent_id: str, max_results: int | None = None, min_score: float | None = None) -> MemorySearch: ...
 
     @abc.abstractmethod
-    async def sync(self, *, agent_id: str) -> None:
-        """Bring the index up to date with the workspace files."""
+    async def get(self, path: str, *, agent_id: str, from_line: int = 1, lines: int | None = None) -> MemoryExcerpt:
+        """Lines of a memory file; raises :class:`MemoryPathError` for anything else."""
+
+    @abc.abstractmethod
+    async def sync(self, *, agent_id: str, force: bool = False, progress: Callable[[MemorySyncProgress], None] | None = None) -> MemorySyncReport:
+        """Bring the index up to date with the files (``force``: re-chunk and re-index every file)."""
+
+    @abc.abstractmethod
+    async def status(self, *, agent_id: str) -> MemoryStatus: ...
+
+    async def start(self, *, agent_ids: Sequence[str]) -> None:  # noqa: B027 - optional
+        """Called when a long-running clawbot (``clawbot run``) starts: sync, and watch the
+        files. A one-shot command never calls it; its searches sync when stale."""
+
+    async def close(self) -> None:  # noqa: B027 - optional
+        """Stop watching and close the index; called once when the kernel shuts down."""
 
 
 @attrs.frozen

@@ -18,6 +18,7 @@ import attrs
 
 from clawbot.types.channels import InboundMessage, OutboundMessage
 from clawbot.types.messages import Message, Usage
+from clawbot.types.providers import MemoryExcerpt, MemorySearch
 
 
 class ServiceUnavailable(Exception):
@@ -132,6 +133,16 @@ class ToolServices(abc.ABC):
         folders of the skills this agent's prompt offers and their ``SKILL.md`` files, so the
         model can read what the prompt points it to even with workspace confinement on."""
         return ()
+
+    async def memory_search(self, query: str, *, max_results: int | None = None, min_score: float | None = None) -> MemorySearch:
+        """Search this agent's long-term memory (the active memory provider); raises
+        :class:`ServiceUnavailable` when none is installed."""
+        raise ServiceUnavailable("no memory provider is installed")
+
+    async def memory_get(self, path: str, *, from_line: int = 1, lines: int | None = None) -> MemoryExcerpt:
+        """Lines of one of this agent's memory files; raises :class:`MemoryPathError` for a
+        path that is not memory, :class:`ServiceUnavailable` when no provider is installed."""
+        raise ServiceUnavailable("no memory provider is installed")
 
     @abc.abstractmethod
     def agents(self) -> list[AgentSummary]: ...
