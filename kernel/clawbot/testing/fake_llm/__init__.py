@@ -2,7 +2,9 @@
 
 It speaks three wire APIs, streaming and not: Anthropic Messages (``POST /v1/messages``,
 ``POST /v1/messages/count_tokens``), OpenAI Chat Completions (``POST /v1/chat/completions``)
-and OpenAI Responses (``POST /v1/responses``), plus ``GET /v1/models``. A :class:`FakeLLM`
+and OpenAI Responses (``POST /v1/responses``), plus ``GET /v1/models`` and OpenAI Embeddings
+(``POST /v1/embeddings``: deterministic hashed bag-of-words vectors of
+``FakeLLM(embedding_dims=64)`` dimensions, no script needed; faults apply as for chat). A :class:`FakeLLM`
 holds a script of provider-neutral :class:`Reply` objects; each is rendered in whichever API
 the request arrives on. Every request is recorded (``fake.requests``), and faults can be
 queued (``fake.fail("rate_limit", retry_after=2, model="m")``) with each API's real error

@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from clawbot.testing.fake_llm import anthropic_wire, openai_chat_wire, openai_responses_wire
+from clawbot.testing.fake_llm import anthropic_wire, openai_chat_wire, openai_embeddings_wire, openai_responses_wire
 from clawbot.testing.fake_llm.errors import ErrorResponse, error_response, script_exhausted
 from clawbot.testing.fake_llm.script import Api, Fault, RecordedRequest, Reply, new_id
 
@@ -152,6 +152,32 @@ async def _generate(fake: FakeLLM, request: Request, api: Api) -> Response:
     return Response(content, media_type="application/json", headers=headers)
 
 
+async def _embeddings(fake: FakeLLM, request: Request) -> Response:
+    """Vectors computed from the input (see openai_embeddings_wire); faults as for chat, no reply used."""
+    api: Api = "openai-embeddings"
+    recorded = await _record(fake, request, api)
+    if not isinstance(recorded.body, dict):
+        return _invalid(api, "the request body must be a JSON object")
+    if not recorded.model:
+        return _invalid(api, "you must provide a model parameter")
+    texts = openai_embeddings_wire.inputs(recorded.body)
+    if isinstance(texts, str):
+        return _invalid(api, texts)
+    fault: Fault | None = fake._take_fault(recorded.model)
+    if fault is not None and fault.kind == "slow":
+        await anyio.sleep(fault.pause)
+        fault = None
+    if fault is not None and fault.kind not in _STREAM_FAULTS:
+        return _error(error_response(api, fault, recorded.model))
+    content = _json_bytes(openai_embeddings_wire.render(recorded.body, texts, fake.embedding_dims))
+    # the stream faults on a plain JSON answer, as for chat without streaming
+    if fault is not None and fault.kind == "stalled_stream":
+        await anyio.sleep(fault.pause)
+    elif fault is not None:
+        return _TruncatedBody(content, _id_header(api))
+    return Response(content, media_type="application/json", headers=_id_header(api))
+
+
 def build_app(fake: FakeLLM) -> Starlette:
     """The ASGI app serving ``fake``."""
 
@@ -163,6 +189,9 @@ def build_app(fake: FakeLLM) -> Starlette:
 
     async def responses(request: Request) -> Response:
         return await _generate(fake, request, "openai-responses")
+
+    async def embeddings(request: Request) -> Response:
+        return await _embeddings(fake, request)
 
     async def count_tokens(request: Request) -> Response:
         recorded = await _record(fake, request, "anthropic")
@@ -181,6 +210,7 @@ def build_app(fake: FakeLLM) -> Starlette:
         Route("/v1/messages/count_tokens", count_tokens, methods=["POST"]),
         Route("/v1/chat/completions", chat_completions, methods=["POST"]),
         Route("/v1/responses", responses, methods=["POST"]),
+        Route("/v1/embeddings", embeddings, methods=["POST"]),
         Route("/v1/models", models, methods=["GET"]),
     ]
     return Starlette(routes=routes)

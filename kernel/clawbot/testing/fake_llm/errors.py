@@ -93,6 +93,11 @@ _OPENAI_CONTEXT = {
         "input",
         "Your input exceeds the context window of this model. Please adjust your input and try again.",
     ),
+    "openai-embeddings": (
+        "input",
+        "This model's maximum context length is {limit} tokens, however you requested {tokens} tokens ({tokens} in your prompt; "
+        "0 for the completion). Please reduce your prompt; or completion length.",
+    ),
 }
 
 

@@ -44,10 +44,13 @@ class FakeLLM:
         strict: bool = False,
         default_text: str = "ok",
         models: Iterable[str] | None = None,
+        embedding_dims: int = 64,
     ) -> None:
         self.strict = strict
         self.default_text = default_text
         self.models: list[str] | None = list(models) if models is not None else None
+        self.embedding_dims = embedding_dims
+        """Size of the vectors ``/v1/embeddings`` answers (a request's ``dimensions`` wins)."""
         self.requests: list[RecordedRequest] = []
         self.base_url: str | None = None
         """Set by the fixtures / callers while the fake is served over loopback."""

@@ -13,7 +13,7 @@ import attrs
 
 from clawbot.tokens import estimate_tokens
 
-Api = Literal["anthropic", "openai-chat", "openai-responses"]
+Api = Literal["anthropic", "openai-chat", "openai-responses", "openai-embeddings"]
 
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal")
 
