@@ -9,7 +9,6 @@ from pathlib import Path
 
 import clawbot_tools.plugin
 import pytest
-from clawbot.agent.policy import agent_tools
 
 from . import filememory
 from .memkit import NO_PROVIDER_ENV, clawbot, setup_home
@@ -51,6 +50,8 @@ def test_the_tools_and_the_recall_section_follow_the_provider_and_the_policy(
 
 
 async def test_a_memory_tool_is_usable_only_with_an_active_provider(make_kernel) -> None:
+    from clawbot.agent.policy import agent_tools
+
     without = await make_kernel(plugins={"tools": clawbot_tools.plugin})
     assert "memory_search" in without.tools and not {"memory_search", "memory_get"} & set(agent_tools(without, "main"))
     with_provider = await make_kernel(plugins={"tools": clawbot_tools.plugin, filememory.MODULE: filememory})
