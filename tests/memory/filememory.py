@@ -111,6 +111,7 @@ class FileMemory(MemoryProvider):
             chunks=sum(len(p.read_text(encoding="utf-8").splitlines()) for p in files.values()),
             keyword_backend="substring",
             driver="plain files",
+            details={"root": self._root(agent_id)},  # a Path: details may hold any value
         )
 
     async def start(self, *, agent_ids: Sequence[str]) -> None:

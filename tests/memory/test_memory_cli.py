@@ -39,6 +39,8 @@ def test_status_shows_each_agents_mode_and_why(home: Path) -> None:
 
     statuses = json.loads(clawbot(home, "memory", "status", "--agent", "bob", "--json").stdout)
     assert [(s["agent_id"], s["mode"], s["files"], s["reasons"]) for s in statuses] == [("bob", "keyword", 1, ["this backend has no embedder"])]
+    assert statuses[0]["details"] == {"root": str((home / "ws-bob").resolve())}
+    assert f"root {(home / 'ws-alice').resolve()}" in text
 
 
 def test_index_reports_each_agent_and_passes_force_on(home: Path) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from clawbot.cli.output import console, echo, json_text
+from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import CliState, config_option, run_async, user_errors
 
 if TYPE_CHECKING:
@@ -98,9 +98,12 @@ def status(state: CliState, agent_id: str | None, as_json: bool) -> None:
             except Exception as exc:
                 raise _failed(f"memory status of agent {agent!r}", exc) from None
         if as_json:
+            import json
+
             import attrs
 
-            click.echo(json_text([attrs.asdict(s, recurse=True) for s in found]))
+            # a backend's ``details`` may hold any value: shown as its text rather than failing
+            echo_json(json.loads(json.dumps([attrs.asdict(s, recurse=True) for s in found], default=str)))
         else:
             _print_statuses(found)
         return 0
@@ -207,7 +210,7 @@ def search(state: CliState, query: str | None, agent_id: str | None, max_results
                 echo(f"note: {found.notice}", err=True)
             hits = list(found.hits) if found is not None else []
             if as_json:
-                click.echo(json_text([hit_json(h) for h in hits], indent=None if from_stdin else 2))
+                echo_json([hit_json(h) for h in hits], indent=None if from_stdin else 2)
             else:
                 _print_hits(text, hits, found, heading=from_stdin)
         return 0
