@@ -97,7 +97,9 @@ def boot_kernel(loaded: Loaded, real_env: Mapping[str, str] | None = None, live:
             checks = await plugin_checks(kernel)
             setup = await setup_checks(kernel, loaded.env if real_env is None else real_env, live)
             shadowed = shadowed_commands(kernel.chat_commands)
-            return BootOutcome(policy=unknown_patterns(kernel.tools, kernel.config), checks=checks, engines=engines(kernel), setup=setup, shadowed=shadowed)
+            memory = await memory_findings(kernel)
+            found = [line for finding in engines(kernel) for line in ([finding, *memory] if finding.check == "memory" else [finding])]
+            return BootOutcome(policy=unknown_patterns(kernel.tools, kernel.config), checks=checks, engines=found, setup=setup, shadowed=shadowed)
         finally:
             await kernel.aclose()
 
@@ -123,6 +125,33 @@ def engines(kernel: Any) -> list[Finding]:
             found.append(Finding("info", area, none))
         else:
             found.append(Finding("ok", area, f"{registry.kind} {name!r} is active (plugin {registry.plugin_of(name)})"))
+    return found
+
+
+async def memory_findings(kernel: Any) -> list[Finding]:
+    """One line per agent from the active memory provider's ``status()``: the search mode and
+    why it is less than hybrid. A provider that fails to answer is reported, never fatal."""
+    from clawbot.agent.memory import memory_agents, status_line
+
+    provider = kernel.memory_provider
+    if provider is None:
+        return []
+    found = []
+    for agent_id in memory_agents(kernel.config):
+        try:
+            status = await provider.status(agent_id=agent_id)
+        except Exception as exc:
+            detail = f"agent {agent_id}: memory provider {provider.name!r} could not report its status: {type(exc).__name__}: {exc}"
+            found.append(Finding("warn", "memory", detail, f"run `clawbot memory status --agent {agent_id}` after fixing it; tell the author of its plugin"))
+            continue
+        if status.mode == "hybrid":
+            level: Level = "ok"
+        elif status.mode == "unavailable" or status.last_error:
+            level = "warn"
+        else:
+            level = "info"
+        fix = "" if level == "ok" else f"see `clawbot memory status --agent {agent_id}`"
+        found.append(Finding(level, "memory", status_line(status), fix))
     return found
 
 

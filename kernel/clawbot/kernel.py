@@ -101,6 +101,7 @@ class Kernel:
 
     _closers: list[tuple[str, Callable[[], Awaitable[None] | None]]] = attrs.field(factory=list, repr=False)
     _skill_catalog: Any = attrs.field(default=None, repr=False)
+    _memory_open: bool = attrs.field(default=True, repr=False)  # close() is promised once
 
     def _own_key(self, provider: str) -> str | None:
         """The key provider ``provider`` sends for its ``default`` profile: auth health is kept
@@ -133,9 +134,17 @@ class Kernel:
     async def aclose(self) -> None:
         """Close what plugins opened (SDK clients, connections, child processes).
 
-        Cleanup registered with ``PluginContext.on_close`` runs last-registered first; errors
-        are only logged, so one plugin's failure never keeps the others from closing.
+        Memory providers close first (their watchers and indexes may use what the plugins
+        opened), once per kernel; then cleanup registered with ``PluginContext.on_close``
+        runs last-registered first. Errors are only logged, so one plugin's failure never
+        keeps the others from closing.
         """
+        memory, self._memory_open = (list(self.memory_providers) if self._memory_open else []), False
+        for memory_provider in memory:
+            try:
+                await memory_provider.close()
+            except Exception:
+                log.warning("closing memory provider %s failed", memory_provider.name, exc_info=True)
         for plugin, closer in reversed(self._closers):
             try:
                 outcome = closer()

@@ -31,7 +31,7 @@ from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.inbound import render_summary, render_user_message
 from clawbot.agent.models import ModelChoice, resolve_ref
-from clawbot.agent.policy import allowed_tools
+from clawbot.agent.policy import agent_tools
 from clawbot.agent.system_prompt import (
     BuiltPrompt,
     PromptRequest,
@@ -93,8 +93,8 @@ class Conversation:
     kernel: Kernel
     model: ModelChoice
     agent_id: str
-    #: by default the registered tools the agent's policy allows
-    tools: dict[str, Tool] = attrs.Factory(lambda self: allowed_tools(self.kernel.tools, self.kernel.config, self.agent_id), takes_self=True)
+    #: by default the registered tools the agent's policy allows (those whose engine is installed)
+    tools: dict[str, Tool] = attrs.Factory(lambda self: agent_tools(self.kernel, self.agent_id), takes_self=True)
     fallbacks: list[ModelChoice] = attrs.Factory(list)
     explicit_model: bool = False  # the chain is the first model alone (a session's /model choice is one too)
     caller_sleep: Any = None  # tests make failover back-off instant

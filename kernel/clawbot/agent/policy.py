@@ -8,17 +8,25 @@ denies ``exec``. An agent's own ``tools`` table overrides only what it sets: a t
 just ``allow`` keeps the global profile, one with just ``deny`` keeps the global profile and
 allow list, and the global deny list always applies. The model is only ever sent the
 allowed tools, and a call to any other is "unknown".
+
+Before the policy, :func:`agent_tools` leaves out the tools whose engine is missing: the
+``memory`` group works through the active memory provider, so with none installed its tools
+are not offered at all (the prompt's Memory Recall section follows them).
 """
 
 from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import attrs
 
 from clawbot.config.schema import AgentToolPolicyConfig, ClawbotConfig, ToolPolicyConfig
 from clawbot.types import Tool
+
+if TYPE_CHECKING:
+    from clawbot.kernel import Kernel
 
 PROFILES: dict[str, tuple[str, ...]] = {
     "minimal": ("session_status",),
@@ -75,6 +83,18 @@ def allowed_tools(tools: Iterable[Tool], config: ClawbotConfig, agent_id: str) -
             continue
         chosen[tool.name] = tool
     return chosen
+
+
+def usable_tools(kernel: Kernel) -> list[Tool]:
+    """The registered tools whose engine is there: ``group:memory`` needs an active memory
+    provider (its tools only pass calls on to it)."""
+    memory = kernel.memory_provider is not None
+    return [t for t in kernel.tools if memory or (t.group or "").lower() != "memory"]
+
+
+def agent_tools(kernel: Kernel, agent_id: str) -> dict[str, Tool]:
+    """What ``agent_id``'s model is offered: the usable tools its policy allows."""
+    return allowed_tools(usable_tools(kernel), kernel.config, agent_id)
 
 
 def unknown_patterns(tools: Iterable[Tool], config: ClawbotConfig) -> list[str]:

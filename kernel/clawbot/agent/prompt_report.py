@@ -22,7 +22,7 @@ async def agent_prompt(kernel: Kernel, agent_id: str, session_key: str | None = 
     """The system prompt ``agent_id`` would get in ``session_key`` (its main session by
     default), built as a turn builds it; without a usable model the Runtime line says so."""
     from clawbot.agent.models import ModelError, choose_chain
-    from clawbot.agent.policy import allowed_tools
+    from clawbot.agent.policy import agent_tools
     from clawbot.agent.system_prompt import PromptRequest, build_system_prompt
     from clawbot.paths import expand_user_path
     from clawbot.sessions.keys import resolve_session_key
@@ -36,7 +36,7 @@ async def agent_prompt(kernel: Kernel, agent_id: str, session_key: str | None = 
         agent_id=agent_id,
         session_key=key,
         workspace=expand_user_path(kernel.config.agent_workspace(agent_id), kernel.env),
-        tools=allowed_tools(kernel.tools, kernel.config, agent_id),
+        tools=agent_tools(kernel, agent_id),
         model=model,
         channel=channel,
         thinking=kernel.config.agents.defaults.thinking,

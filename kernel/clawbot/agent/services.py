@@ -30,6 +30,9 @@ from clawbot.types import (
     ApprovalRequest,
     ApprovalTicket,
     InboundMessage,
+    MemoryExcerpt,
+    MemoryProvider,
+    MemorySearch,
     Message,
     OutboundMessage,
     Role,
@@ -136,6 +139,22 @@ class KernelServices(ToolServices):
         # outside (a symlink someone planted) must not widen what the tools can read.
         skills = [s for s in self._kernel.skill_catalog.prompt_skills(self.agent_id) if s.source != "workspace"]
         return tuple(dict.fromkeys(os.path.realpath(p) for s in skills for p in (s.location.parent, s.location)))
+
+    # -- long-term memory ----------------------------------------------------------------------
+    # Always this turn's agent: a tool cannot name another agent, so one agent's turn never
+    # searches or reads another's memory (the provider keeps each agent to its own files).
+
+    def _memory(self) -> MemoryProvider:
+        provider = self._kernel.memory_provider
+        if provider is None:
+            raise ServiceUnavailable("no memory provider is installed, so there is no memory index to search; the memory files can still be read with read")
+        return provider
+
+    async def memory_search(self, query: str, *, max_results: int | None = None, min_score: float | None = None) -> MemorySearch:
+        return await self._memory().search(query, agent_id=self.agent_id, max_results=max_results, min_score=min_score)
+
+    async def memory_get(self, path: str, *, from_line: int = 1, lines: int | None = None) -> MemoryExcerpt:
+        return await self._memory().get(path, agent_id=self.agent_id, from_line=from_line, lines=lines)
 
     def agents(self) -> list[AgentSummary]:
         config = self._kernel.config

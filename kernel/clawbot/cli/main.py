@@ -29,6 +29,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("clawbot.cli.doctor_cmd:doctor", "Check the installation and say how to fix problems."),
     "context": ("clawbot.cli.context_cmd:context", "Show what the system prompt is made of and its size."),
     "skills": ("clawbot.cli.skills_cmd:skills", "List the skills each agent has, or check them for problems."),
+    "memory": ("clawbot.cli.memory_cmd:memory", "Show, rebuild or search the agents' long-term memory index."),
     "dev": ("clawbot.cli.dev:dev", "Tools for developing clawbot and its plugins."),
 }
 

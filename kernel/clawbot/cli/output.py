@@ -52,8 +52,9 @@ def json_text(value: Any, *, ensure_ascii: bool = False, indent: int | None = 2)
     return "".join(_json_escape(char) if visible(char) != char else char for char in text)
 
 
-def echo_json(value: Any, *, ensure_ascii: bool = False, err: bool = False) -> None:
-    click.echo(json_text(value, ensure_ascii=ensure_ascii), err=err)
+def echo_json(value: Any, *, ensure_ascii: bool = False, err: bool = False, indent: int | None = 2) -> None:
+    """``indent=None``: the whole value on one line (one answer per line, for scripts)."""
+    click.echo(json_text(value, ensure_ascii=ensure_ascii, indent=indent), err=err)
 
 
 @functools.cache

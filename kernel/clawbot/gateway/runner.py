@@ -21,7 +21,8 @@ the terminal reaches the channels as :meth:`Gateway.interrupt`.
 With an :class:`~clawbot.agent.runtime.AgentRuntime` the gateway is also the runtime's
 :class:`~clawbot.agent.services.GatewayPort` while it runs: tools send messages through its
 channels and queue system events (an approved command finished) that it answers like
-messages, in the session that asked.
+messages, in the session that asked. Once up it starts the active memory provider for every
+agent, in the background (:func:`clawbot.agent.memory.start_memory`).
 """
 
 from __future__ import annotations
@@ -102,6 +103,10 @@ class Gateway:
             self.runtime.port = self
         tasks = [asyncio.create_task(self._supervise(c), name=f"channel:{c.name}") for c in channels]
         await self.kernel.plugins.notify("clawbot_gateway_start", event=GatewayEvent(names, self.kernel.config))
+        from clawbot.agent.memory import start_memory
+
+        # in the background: a first sync of a large memory must not hold up the channels
+        memory = asyncio.create_task(start_memory(self.kernel), name="memory-start")
         stopper = asyncio.create_task(self._stop.wait())
         try:
             pending: set[asyncio.Task[Any]] = set(tasks)  # the channels, and the stopper while waiting
@@ -118,9 +123,9 @@ class Gateway:
                 except Exception:
                     log.exception("channel %s failed to stop", channel.name)
             answers = [t for running in self._running.values() for t in running]
-            for task in [*tasks, stopper, *answers]:
+            for task in [*tasks, stopper, memory, *answers]:
                 task.cancel()
-            await asyncio.gather(*tasks, stopper, *answers, return_exceptions=True)
+            await asyncio.gather(*tasks, stopper, memory, *answers, return_exceptions=True)
 
     def stop(self) -> None:
         self._stop.set()

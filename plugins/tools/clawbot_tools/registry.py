@@ -9,7 +9,14 @@ from clawbot import Tool
 
 from clawbot_tools.config import ToolsSettings
 
-GROUP_MODULES = ("clawbot_tools.fs", "clawbot_tools.web", "clawbot_tools.sessions", "clawbot_tools.messaging", "clawbot_tools.runtime")
+GROUP_MODULES = (
+    "clawbot_tools.fs",
+    "clawbot_tools.web",
+    "clawbot_tools.sessions",
+    "clawbot_tools.memory",
+    "clawbot_tools.messaging",
+    "clawbot_tools.runtime",
+)
 
 
 def all_tools(settings: ToolsSettings, ctx: Any = None) -> list[Tool]:
