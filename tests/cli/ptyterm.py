@@ -45,7 +45,80 @@ def _controlling_terminal() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-class Terminal:
+class PtyScreen:
+    """What a person sees on a pty of :data:`COLUMNS` x :data:`ROWS`, given its master side
+    (read in a thread; questions the program asks the terminal are answered)."""
+
+    def __init__(self, master: int) -> None:
+        self.master = master
+        self.raw = bytearray()
+        self.screen = _Screen(COLUMNS, ROWS)
+        self.screen.answer = lambda data: os.write(master, data.encode())
+        self._stream = pyte.ByteStream(self.screen)
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    @staticmethod
+    def open() -> tuple[int, int]:
+        """A fresh pty (master, slave) of :data:`COLUMNS` x :data:`ROWS`."""
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+        return master, slave
+
+    def _read(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.master, 4096)
+            except OSError:  # the child closed the terminal
+                return
+            if not chunk:
+                return
+            with self._lock:
+                self.raw.extend(chunk)
+                self._stream.feed(chunk)
+
+    def ended(self) -> bool:
+        """Whether nothing more can appear."""
+        return not self._reader.is_alive()
+
+    def text(self) -> str:
+        """The screen as lines of text, trailing blanks removed."""
+        with self._lock:
+            return "\n".join(line.rstrip() for line in self.screen.display).rstrip()
+
+    def wait_for(self, wanted: str, timeout: float = 10.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            shown = self.text()
+            if wanted in shown:
+                return shown
+            if time.monotonic() > deadline or self.ended():
+                raise AssertionError(f"{wanted!r} never appeared; the screen:\n{shown}\nraw tail: {bytes(self.raw[-600:])!r}")
+            time.sleep(0.02)
+
+    def wait_for_prompt(self, prompt: str = "you>", timeout: float = 10.0) -> str:
+        """Wait until the prompt is drawn afresh on the last line, ready for keys: text seen
+        anywhere (an earlier ``you> go``) says nothing about whether the prompt reads now, and a
+        Ctrl-D typed between two prompts is lost by the terminal's line discipline."""
+        deadline = time.monotonic() + timeout
+        while True:
+            shown = self.text()
+            if shown.splitlines()[-1:] == [prompt]:
+                return shown
+            if time.monotonic() > deadline or self.ended():
+                raise AssertionError(f"no fresh {prompt!r} on the last line; the screen:\n{shown}")
+            time.sleep(0.02)
+
+    def type(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+    def close(self) -> None:
+        self._reader.join(2)
+        os.close(self.master)
+
+
+class Terminal(PtyScreen):
     """A running ``clawbot`` in a pty of :data:`COLUMNS` x :data:`ROWS`."""
 
     def __init__(self, args: list[str], home: Path, env: dict[str, str] | None = None) -> None:
@@ -62,8 +135,7 @@ class Terminal:
             }
         )
         environment.update(env or {})
-        master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+        master, slave = self.open()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "clawbot.cli.main", *args],
             cwd=home,
@@ -75,57 +147,10 @@ class Terminal:
             preexec_fn=_controlling_terminal,
         )
         os.close(slave)
-        self.master = master
-        self.raw = bytearray()
-        self.screen = _Screen(COLUMNS, ROWS)
-        self.screen.answer = lambda data: os.write(master, data.encode())
-        self._stream = pyte.ByteStream(self.screen)
-        self._lock = threading.Lock()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        super().__init__(master)
 
-    def _read(self) -> None:
-        while True:
-            try:
-                chunk = os.read(self.master, 4096)
-            except OSError:  # the child closed the terminal
-                return
-            if not chunk:
-                return
-            with self._lock:
-                self.raw.extend(chunk)
-                self._stream.feed(chunk)
-
-    def text(self) -> str:
-        """The screen as lines of text, trailing blanks removed."""
-        with self._lock:
-            return "\n".join(line.rstrip() for line in self.screen.display).rstrip()
-
-    def wait_for(self, wanted: str, timeout: float = 10.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.text()
-            if wanted in shown:
-                return shown
-            if time.monotonic() > deadline or (self.proc.poll() is not None and not self._reader.is_alive()):
-                raise AssertionError(f"{wanted!r} never appeared; the screen:\n{shown}\nraw tail: {bytes(self.raw[-600:])!r}")
-            time.sleep(0.02)
-
-    def wait_for_prompt(self, prompt: str = "you>", timeout: float = 10.0) -> str:
-        """Wait until the prompt is drawn afresh on the last line, ready for keys: text seen
-        anywhere (an earlier ``you> go``) says nothing about whether the prompt reads now, and a
-        Ctrl-D typed between two prompts is lost by the terminal's line discipline."""
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.text()
-            if shown.splitlines()[-1:] == [prompt]:
-                return shown
-            if time.monotonic() > deadline or (self.proc.poll() is not None and not self._reader.is_alive()):
-                raise AssertionError(f"no fresh {prompt!r} on the last line; the screen:\n{shown}")
-            time.sleep(0.02)
-
-    def type(self, keys: str) -> None:
-        os.write(self.master, keys.encode())
+    def ended(self) -> bool:
+        return self.proc.poll() is not None and super().ended()
 
     def interrupt(self) -> None:
         """Ctrl-C as a signal to the process (what the kernel sends when the terminal is not in raw mode)."""
@@ -141,8 +166,7 @@ class Terminal:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
-        self._reader.join(2)
-        os.close(self.master)
+        super().close()
 
     def __enter__(self) -> Terminal:
         return self

@@ -8,9 +8,8 @@ import os
 from pathlib import Path
 
 from clawbot.cli.main import cli
+from clawbot.testing.cli import invoke_cli
 from click.testing import CliRunner
-
-from .clihelpers import run_cli
 
 SECRETS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OLLAMA_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 
@@ -81,12 +80,12 @@ def test_run_says_in_one_line_which_config_workspace_and_model(tmp_path: Path, f
         f'[agents.defaults]\nmodel = "openai/gpt-test"\nworkspace = "{tmp_path}/ws"\n'
         f'[providers.openai]\nbase_url = "{fake_llm_thread.base_url}/v1"\napi_key = "sk-test"\n'
     )
-    result = run_cli("run", home=tmp_path, stdin="")
+    result = invoke_cli("run", home=tmp_path, stdin="")
     assert result.returncode == 0, result.stderr
     first = result.stderr.splitlines()[0]
     assert first.startswith(f"clawbot: agent main on openai/gpt-test; config {config}; workspace {tmp_path}/ws; channels: terminal.")
 
     (tmp_path / "fresh").mkdir()
     fake_llm_thread.reply("hello")
-    bare = run_cli("agent", "-m", "hi", home=tmp_path / "fresh", env={"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": f"{fake_llm_thread.base_url}/v1"})
+    bare = invoke_cli("agent", "-m", "hi", home=tmp_path / "fresh", env={"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": f"{fake_llm_thread.base_url}/v1"})
     assert "; config defaults, no file; workspace " in bare.stderr.splitlines()[0]

@@ -58,12 +58,12 @@ def test_a_line_typed_while_an_approval_is_asked_is_a_message_and_always_is_a_wo
     assert b"Traceback" not in term.raw
 
 
-def test_the_question_names_the_oldest_waiting_approval_and_drops_those_answered_or_expired(tmp_path: Path, fake_llm_thread) -> None:
+def test_the_question_names_the_oldest_waiting_approval_and_drops_one_answered_another_way(tmp_path: Path, fake_llm_thread) -> None:
+    """(One that expires drops out too: test_terminal_approval_expiry.py, where it can expire in a second.)"""
     fake = fake_llm_thread
     workspace = tmp_path / "ws"
     fake.queue(_exec("touch DANGEROUS.txt"), _exec("touch harmless.txt"), "Both need your approval.")
-    extra = f'\n[agents.defaults]\nworkspace = "{workspace}"\n\n[plugins.tools.exec]\napproval_expiry_s = 10\n'
-    run_config(tmp_path, fake.base_url, extra)
+    run_config(tmp_path, fake.base_url, f'\n[agents.defaults]\nworkspace = "{workspace}"\n')
     with Terminal(["run"], tmp_path, env=ENV) as term:
         term.wait_for("you>", STARTUP_S)
         term.type("make the files\r")
@@ -74,11 +74,7 @@ def test_the_question_names_the_oldest_waiting_approval_and_drops_those_answered
         term.wait_for("Denied; exec will not run")
         term.wait_for(f"approve {ids[1]} (exec: touch harmless.txt)? [o]nce")
         assert "(1 of" not in _question(term.text())
-        # Left alone, it expires: the question goes, the prompt comes back.
-        deadline = time.monotonic() + 15
-        while not term.text().rstrip().endswith("you>") and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert term.text().rstrip().endswith("you>"), term.text()
+        term.type(f"/deny {ids[1]}\r")  # the last one: the prompt comes back
         term.wait_for_prompt()
         term.type("\x04")
         assert term.wait_exit() == 0

@@ -22,7 +22,9 @@ from clawbot.sessions.transcript import INTERRUPTED, load_transcript
 from clawbot.testing.fake_llm import RecordedRequest, Reply, ToolCallSpec
 from clawbot.types import Role
 
-CALLERS = 8
+# Four processes started together already meet at the session (the first turn is slowed as
+# well, so the others reach its lock while it is held); more would only cost interpreter starts.
+CALLERS = 4
 ASK = re.compile(r"ask-(\d+)")
 
 
@@ -52,6 +54,7 @@ def _env(home: Path) -> dict[str, str]:
 def test_parallel_agent_processes_on_one_session_take_whole_turns_in_order(tmp_path: Path, fake_llm_thread) -> None:
     fake = fake_llm_thread
     fake.queue(*[_answer] * (2 * CALLERS + 2))
+    fake.fail("slow", delay=0.5)
     home, workspace = tmp_path / "home", tmp_path / "workspace"
     home.mkdir()
     workspace.mkdir()
@@ -73,6 +76,8 @@ def test_parallel_agent_processes_on_one_session_take_whole_turns_in_order(tmp_p
         assert caller.returncode == 0, err
         assert "Traceback" not in err, err
         assert re.fullmatch(rf"answer to ask-{i} after \d+ earlier turns \(ran-{i}\)", out.strip()), (i, out)
+    # Turns did meet: the later callers waited for the one holding the session, and said so.
+    assert any("has a turn running in clawbot process" in err for _, err in outputs), [err for _, err in outputs]
     # Every turn read all the turns finished before it: each count of earlier turns once.
     earlier = sorted(int(re.search(r"after (\d+)", out).group(1)) for out, _ in outputs)
     assert earlier == list(range(CALLERS))

@@ -17,8 +17,10 @@ kept below as regression cases.
 from __future__ import annotations
 
 import os
+import queue
 import random
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import attrs
 import pytest
@@ -32,6 +34,9 @@ GATE_EXAMPLES = int(os.environ.get("CLAWBOT_FUZZ_EXAMPLES", "4000"))
 _SEED = os.environ.get("CLAWBOT_FUZZ_SEED", "")
 SEED = random.randrange(2**32) if _SEED == "random" else int(_SEED or "20250601")
 MAX_REPORTED = 5  # distinct failures shrunk and shown per run
+# Lines are checked this many at a time, each in a world of its own: a check mostly waits for
+# the shells' processes, so the sample costs about half the wall time.
+WORKERS = 2
 # Where the gate is told the command runs inside the OS sandbox, it lets more run: check that too.
 CONFINEMENT = [False, True] if "confined" in attrs.fields_dict(PolicyInput) else [False]
 
@@ -41,6 +46,11 @@ pytestmark = pytest.mark.skipif(len(SHELLS) < 2, reason="needs both dash and bas
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     return World(tmp_path_factory.mktemp("shells"))
+
+
+@pytest.fixture(scope="module")
+def worlds(world: World, tmp_path_factory: pytest.TempPathFactory) -> list[World]:
+    return [world, *(World(tmp_path_factory.mktemp("shells")) for _ in range(WORKERS - 1))]
 
 
 # Lines earlier runs found (each was a mismatch or a bypass before its fix).
@@ -77,28 +87,42 @@ def test_past_gate_findings_do_not_run_unasked(line: str, confined: bool, world:
     assert bypass is None, bypass
 
 
-def test_the_lexer_reads_generated_lines_as_dash_and_bash_do(world: World) -> None:
-    _fuzz(HARMLESS, LEXER_EXAMPLES, lambda line: lexer_mismatch(world, line))
+def test_the_lexer_reads_generated_lines_as_dash_and_bash_do(worlds: list[World]) -> None:
+    _fuzz(HARMLESS, LEXER_EXAMPLES, lexer_mismatch, worlds)
 
 
 @pytest.mark.parametrize("confined", CONFINEMENT)
-def test_no_generated_line_the_gate_lets_run_starts_the_canary(confined: bool, world: World) -> None:
-    _fuzz(CANARY, GATE_EXAMPLES, lambda line: gate_bypass(world, line, confined=confined))
+def test_no_generated_line_the_gate_lets_run_starts_the_canary(confined: bool, worlds: list[World]) -> None:
+    _fuzz(CANARY, GATE_EXAMPLES, lambda world, line: gate_bypass(world, line, confined=confined), worlds)
 
 
-def _fuzz(vocabulary: Vocabulary, examples: int, problem: Callable[[str], str | None]) -> None:
-    """Every generated line passes ``problem``; else the first few failures, shrunk, with the seed."""
+def _fuzz(vocabulary: Vocabulary, examples: int, check: Callable[[World, str], str | None], worlds: list[World]) -> None:
+    """Every generated line passes ``check``; else the first few failures, shrunk, with the seed."""
+    free: queue.SimpleQueue[World] = queue.SimpleQueue()
+    for world in worlds:
+        free.put(world)
+
+    def problem(line: str) -> str | None:
+        world = free.get()  # a world runs one line at a time
+        try:
+            return check(world, line)
+        finally:
+            free.put(world)
+
+    lines = [generate(vocabulary, SEED, index) for index in range(examples)]
     failures: dict[str, str] = {}
-    for index in range(examples):
-        line = generate(vocabulary, SEED, index)
-        found = problem(line)
-        if found is None:
-            continue
-        small = shrink(line, lambda candidate: problem(candidate) is not None)
-        if small not in failures:
-            failures[small] = f"{problem(small) or found}\n  shrunk from line {index} of seed {SEED}: {line!r}"
-        if len(failures) >= MAX_REPORTED:
-            break
+    pool = ThreadPoolExecutor(len(worlds))
+    try:
+        for index, (line, found) in enumerate(zip(lines, pool.map(problem, lines), strict=True)):  # in the order generated
+            if found is None:
+                continue
+            small = shrink(line, lambda candidate: problem(candidate) is not None)
+            if small not in failures:
+                failures[small] = f"{problem(small) or found}\n  shrunk from line {index} of seed {SEED}: {line!r}"
+            if len(failures) >= MAX_REPORTED:
+                break
+    finally:
+        pool.shutdown(cancel_futures=True)
     assert not failures, f"{len(failures)} failing line(s) (CLAWBOT_FUZZ_SEED={SEED} reproduces):\n\n" + "\n\n".join(failures.values())
 
 
