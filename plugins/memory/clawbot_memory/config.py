@@ -10,18 +10,14 @@ from clawbot.types import InRange, OutOfRange
 #: Parts of the index engine that ``disable`` can turn off, to see (or test) how memory
 #: behaves on a machine where they are missing: "sqlean" = use the standard library's
 #: sqlite3, "sqlite-vec" = compare vectors in process, "fts5" = no keyword search.
-Disableable = Literal["sqlean", "sqlite-vec", "fts5"]
+DISABLEABLE = ("sqlean", "sqlite-vec", "fts5")
 
 
-def _overlap_below_chunk(instance: MemorySettings, attribute: attrs.Attribute, value: int) -> None:
-    # an overlap as large as the chunk would never move forward through the file
-    if isinstance(value, int) and value >= instance.chunk_tokens:
-        raise OutOfRange(attribute.name, f"must be less than chunk_tokens ({instance.chunk_tokens}), got {value}")
-
-
-def _weight_sum(instance: MemorySettings, attribute: attrs.Attribute, value: float) -> None:
-    if isinstance(value, int | float) and value + instance.vector_weight <= 0:
-        raise OutOfRange(attribute.name, "vector_weight and text_weight cannot both be 0")
+def _parts(instance: object, attribute: attrs.Attribute, value: list[str]) -> None:
+    for index, part in enumerate(value):
+        if part not in DISABLEABLE:
+            known = ", ".join(f'"{d}"' for d in DISABLEABLE)
+            raise OutOfRange((attribute.name, index), f"{part!r} is not a part that can be turned off ({known})")
 
 
 @attrs.frozen(kw_only=True)
@@ -35,9 +31,15 @@ class MemorySettings:
     base_url: str = ""
     # The embedding API key; empty: OPENAI_API_KEY from the environment for "openai".
     api_key: str = attrs.field(default="", repr=False)
-    # Chunks of about this many tokens (estimated offline), overlapping by chunk_overlap.
+    # Chunks of about this many tokens (estimated offline), overlapping by chunk_overlap
+    # (at most half a chunk counts: a larger overlap would barely move on through a file).
     chunk_tokens: int = attrs.field(default=400, validator=InRange(16, 8192))
-    chunk_overlap: int = attrs.field(default=80, validator=[InRange(0, 4096), _overlap_below_chunk])
+    chunk_overlap: int = attrs.field(default=80, validator=InRange(0, 4096))
+
+    @property
+    def overlap_tokens(self) -> int:
+        """The overlap in use: ``chunk_overlap``, at most half of ``chunk_tokens``."""
+        return min(self.chunk_overlap, self.chunk_tokens // 2)
     # Hits a search returns when the caller asks for no number.
     max_results: int = attrs.field(default=6, validator=InRange(1, 100))
     # Hits scoring below this (0..1) are left out.
@@ -46,7 +48,7 @@ class MemorySettings:
     candidate_multiplier: int = attrs.field(default=4, validator=InRange(1, 50))
     # How much the meaning (vector) and the words (keyword) count in the merged score.
     vector_weight: float = attrs.field(default=0.7, validator=InRange(0, 1))
-    text_weight: float = attrs.field(default=0.3, validator=[InRange(0, 1), _weight_sum])
+    text_weight: float = attrs.field(default=0.3, validator=InRange(0, 1))
     # Characters of chunk text a hit shows.
     snippet_chars: int = attrs.field(default=700, validator=InRange(40, 20_000))
     # More Markdown to index: files or folders (searched for *.md), relative to the workspace
@@ -59,4 +61,9 @@ class MemorySettings:
     # Turn off parts of the index engine: "sqlean" (use the standard sqlite3), "sqlite-vec"
     # (compare vectors in process), "fts5" (no keyword search). For diagnosis and tests;
     # `clawbot memory status` then names the setting as the reason.
-    disable: list[Disableable] = attrs.field(factory=list)
+    disable: list[str] = attrs.field(factory=list, validator=_parts)
+
+    def __attrs_post_init__(self) -> None:
+        # keys that are only wrong together, reported at the second one
+        if self.vector_weight + self.text_weight <= 0:
+            raise OutOfRange("text_weight", "vector_weight and text_weight cannot both be 0")

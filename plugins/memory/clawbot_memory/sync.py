@@ -118,7 +118,7 @@ def _prepare(file: MemoryFile, row: FileRow | None, force: bool, settings: Memor
     if not force and row is not None and row.skipped is None and row.hash == prepared.hash:
         prepared.changed = False
         return prepared
-    prepared.chunks = chunk_markdown(text, chunk_tokens=settings.chunk_tokens, overlap_tokens=settings.chunk_overlap)
+    prepared.chunks = chunk_markdown(text, chunk_tokens=settings.chunk_tokens, overlap_tokens=settings.overlap_tokens)
     return prepared
 
 

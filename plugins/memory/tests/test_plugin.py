@@ -55,7 +55,7 @@ async def test_the_kernel_serves_memory_from_the_sqlite_provider(tmp_path: Path)
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("chunk_overlap = 400", "plugins.memory.chunk_overlap: must be less than chunk_tokens (400), got 400"),
+        ("chunk_overlap = 5000", "plugins.memory.chunk_overlap: must be between 0 and 4096, got 5000"),
         ("chunk_tokens = 2", "plugins.memory.chunk_tokens: must be between 16 and 8192, got 2"),
         ("max_results = 0", "plugins.memory.max_results: must be between 1 and 100, got 0"),
         ("min_score = 1.5", "plugins.memory.min_score: must be between 0 and 1, got 1.5"),
