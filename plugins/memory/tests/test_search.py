@@ -16,7 +16,7 @@ from .memory_support import WordsEmbedder, make_provider, write
 def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     write(ws / "MEMORY.md", "# Preferences\nLikes oolong tea.\nAllergic to peanuts.\n")
-    long_day = "## Standup\n" + "\n".join(f"Item {i}: reviewed the quarterly budget spreadsheet with finance." for i in range(30)) + "\n"
+    long_day = "## Standup\n" + "\n".join(f"Item {i}: went through the quarterly budget spreadsheet with finance." for i in range(30)) + "\n"
     write(ws / "memory" / "2024-06-10.md", "# Monday\n\n" + long_day)
     return ws
 
