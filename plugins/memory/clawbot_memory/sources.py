@@ -64,9 +64,9 @@ class Sources:
         """Real paths a memory file's real path must lie in."""
         return [os.path.realpath(self.workspace)] + [os.path.realpath(p) for p in self.extra]
 
-    def _allowed(self, full: Path) -> bool:
+    def _allowed(self, full: Path, roots: list[str] | None = None) -> bool:
         real = os.path.realpath(full)
-        return any(inside(root, real) for root in self.allowed_roots())
+        return any(inside(root, real) for root in (roots if roots is not None else self.allowed_roots()))
 
     def display(self, full: Path) -> str:
         if inside(str(self.workspace), str(full)):
@@ -92,60 +92,69 @@ class Sources:
     # -- listing -------------------------------------------------------------------------
 
     def scan(self) -> Scan:
-        """Every memory file on disk now, and the ones refused with the reason."""
+        """Every memory file on disk now, and the ones refused with the reason.
+
+        Called before every search (to see whether the index is stale), so it costs one
+        directory listing per folder and one stat per file, plus a realpath per link."""
         found: dict[str, MemoryFile] = {}
         skipped: list[tuple[str, str]] = []
         seen_real: set[str] = set()
+        roots = self.allowed_roots()
 
-        def add(full: Path) -> None:
-            shown = self.display(full)
+        def add(full: Path, shown: str, source: str, real: str) -> None:
             if shown in found:
                 return
-            if not self._allowed(full):
+            if not any(inside(root, real) for root in roots):
                 skipped.append((shown, "it links outside the workspace and the extra paths"))
                 return
-            real = os.path.realpath(full)
             if real in seen_real:  # the same file under two names (a link, a case-insensitive disk)
                 return
             seen_real.add(real)
-            found[shown] = MemoryFile(path=shown, full=full, source=self._source_of(full))
+            found[shown] = MemoryFile(path=shown, full=full, source=source)
 
         for name in ROOT_FILES:
             full = self.workspace / name
             if full.is_file():
-                add(full)
-        self._walk(self.workspace / MEMORY_DIR, add, skipped)
+                add(full, name, "memory", os.path.realpath(full))
+        self._walk(self.workspace / MEMORY_DIR, add, skipped, roots)
         for extra in self.extra:
             if extra.is_dir():
-                self._walk(extra, add, skipped)
+                self._walk(extra, add, skipped, roots)
             elif extra.is_file():
                 if _is_markdown(extra.name):
-                    add(extra)
+                    add(extra, self.display(extra), self._source_of(extra), os.path.realpath(extra))
                 else:
                     skipped.append((self.display(extra), "an extra path must be a Markdown (.md) file or a folder"))
         return Scan(files=tuple(sorted(found.values(), key=lambda f: f.path)), skipped=tuple(skipped))
 
-    def _walk(self, top: Path, add, skipped: list[tuple[str, str]]) -> None:
+    def _walk(self, top: Path, add, skipped: list[tuple[str, str]], roots: list[str]) -> None:
         if not top.is_dir():
             return
+        source = self._source_of(top / "x.md")
         visited: set[str] = set()
-        for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
+        for dirpath, dirnames, _ in os.walk(top, followlinks=True):
             here = Path(dirpath)
+            shown_dir = self.display(here)
             real = os.path.realpath(here)
             if real in visited:  # a link loop
                 dirnames[:] = []
                 continue
             visited.add(real)
-            if not self._allowed(here):
-                skipped.append((self.display(here), "it links outside the workspace and the extra paths"))
+            if not any(inside(root, real) for root in roots):
+                skipped.append((shown_dir, "it links outside the workspace and the extra paths"))
                 dirnames[:] = []
                 continue
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for name in sorted(filenames):
-                if _is_markdown(name) and not name.startswith("."):
-                    full = here / name
-                    if full.is_file():
-                        add(full)
+            prefix = "" if shown_dir in ("", ".") else shown_dir.rstrip("/") + "/"
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if not _is_markdown(name) or name.startswith("."):
+                        continue
+                    if not entry.is_file():  # a folder, a dead link, a fifo or a socket
+                        continue
+                    file_real = os.path.realpath(entry.path) if entry.is_symlink() else os.path.join(real, name)
+                    add(here / name, prefix + name, source, file_real)
 
     # -- one file, by the name a model or a user gives --------------------------------------
 

@@ -41,6 +41,7 @@ create table if not exists chunks(
     end_line integer not null, hash text not null, model text not null default '', text text not null,
     embedding blob, updated_at integer not null);
 create index if not exists chunks_by_path on chunks(path);
+create index if not exists chunks_by_model on chunks(model);
 create table if not exists embedding_cache(
     provider text not null, model text not null, provider_key text not null, hash text not null,
     embedding blob not null, dims integer not null, updated_at integer not null,
@@ -206,6 +207,14 @@ class Store:
                 yield conn
             finally:
                 conn.execute("commit")
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the file and truncate it: a big sync's log would
+        otherwise keep its size on disk. Readers in the middle of a search only make it do less."""
+        with self._write_lock:
+            if self._writer is not None:
+                with contextlib.suppress(Exception):
+                    self._writer.execute("pragma wal_checkpoint(truncate)")
 
     def bytes_on_disk(self) -> int:
         total = 0

@@ -211,7 +211,9 @@ def _attach_vectors(conn: Any, embedder: Any, vec: bool) -> None:
     args = {"key": embedder.cache_key, "model": embedder.model, "ident": ident}
     conn.execute("create temp table if not exists pending(id integer primary key)")
     conn.execute("delete from pending")
-    conn.execute("insert into pending select id from chunks where model != :ident or embedding is null", args)
+    # a chunk lacks this embedder's vector exactly when its model is another (a chunk without
+    # any vector has model ''); written as two ranges so the model index answers it
+    conn.execute("insert into pending select id from chunks where model < :ident or model > :ident", args)
     conn.execute(
         """update chunks set
                embedding = (select e.embedding from embedding_cache e where e.provider_key = :key and e.model = :model and e.hash = chunks.hash),
@@ -282,6 +284,8 @@ async def sync_index(
         texts = await asyncio.to_thread(_texts_needing_vectors, store, prepared, removed, embedder)
         embedded, cache_hits, error = await _embed_missing(store, embedder, texts)
     chunks, _files = await asyncio.to_thread(_write, store, prepared, removed, embedder)
+    if prepared or removed or embedded:
+        await asyncio.to_thread(store.checkpoint)
     report = MemorySyncReport(
         files_indexed=sum(1 for p in prepared if p.changed and not p.skipped),
         files_unchanged=unchanged,
@@ -304,7 +308,7 @@ def _texts_needing_vectors(store: Store, prepared: Sequence[Prepared], removed: 
     replaced = set(removed) | {p.file.path for p in prepared if p.changed}
     with store.read() as conn:
         rows = conn.execute(
-            "select path, hash, text from chunks where model != ? or embedding is null", (embed_identity(embedder),)
+            "select path, hash, text from chunks where model < :ident or model > :ident", {"ident": embed_identity(embedder)}
         ).fetchall()
     for path, digest, text in rows:
         if path not in replaced:
