@@ -63,7 +63,11 @@ class Watcher:
 
     async def _run(self) -> None:
         while not self._closing:
-            self._roots = roots = self._current_roots()
+            previous, self._roots = self._roots, self._current_roots()
+            roots = self._roots
+            if previous is not None and previous != roots:
+                self._poke()  # what changed while the watch restarted is not reported by it
+            log.debug("memory watch: deep %s, flat %s", [str(p) for p in roots[0]], [str(p) for p in roots[1]])
             stop = self._round_stop = asyncio.Event()
             deep, flat = roots
             watches = [self._watch(list(paths), recursive, stop) for paths, recursive in ((deep, True), (flat, False)) if paths]
@@ -89,7 +93,8 @@ class Watcher:
         def relevant(change: object, path: str) -> bool:
             return self._sources.is_watched_change(Path(path))
 
-        async for _changes in watchfiles.awatch(*paths, recursive=recursive, stop_event=stop, watch_filter=relevant, debounce=400, step=50):
+        async for changes in watchfiles.awatch(*paths, recursive=recursive, stop_event=stop, watch_filter=relevant, debounce=400, step=50):
+            log.debug("memory watch: %s", sorted(path for _, path in changes))
             self._poke()
 
     def _poke(self) -> None:
