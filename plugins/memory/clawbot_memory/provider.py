@@ -30,7 +30,7 @@ from clawbot.types import (
 from clawbot_memory.config import MemorySettings
 from clawbot_memory.driver import Driver, open_driver
 from clawbot_memory.sources import Sources
-from clawbot_memory.store import Store, get_meta
+from clawbot_memory.store import Store, get_meta, is_corruption
 
 log = logging.getLogger(__name__)
 
@@ -45,14 +45,6 @@ def default_embedder_factory(settings: MemorySettings, env: Mapping[str, str]) -
     package = importlib.import_module("clawbot_memory.embedders")
     build = getattr(package, "build_embedder", None) or base.build_embedder
     return build(base.EmbedderSettings(kind=settings.embedder, model=settings.model, base_url=settings.base_url, api_key=settings.api_key), env)
-
-
-def _is_corruption(exc: BaseException) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)
-    if isinstance(code, int) and code & 0xFF in (11, 26):  # SQLITE_CORRUPT, SQLITE_NOTADB
-        return True
-    text = str(exc).lower()
-    return "malformed" in text or "not a database" in text
 
 
 def _file_name(agent_id: str) -> str:
@@ -148,7 +140,7 @@ class SqliteMemory(MemoryProvider):
                 report, error = await sync_index(agent.store, agent.sources, self.settings, embedder, force=force, progress=progress)
                 break
             except agent.store.driver.module.DatabaseError as exc:
-                if attempt == 2 or not _is_corruption(exc):
+                if attempt == 2 or not is_corruption(exc):
                     raise
                 await asyncio.to_thread(agent.store.reset, f"it is damaged ({exc})")
         agent.last_error = error
@@ -168,7 +160,7 @@ class SqliteMemory(MemoryProvider):
         try:
             stale = await asyncio.to_thread(is_stale, agent.store, agent.sources, self._ready_embedder())
         except agent.store.driver.module.DatabaseError as exc:
-            if not _is_corruption(exc):
+            if not is_corruption(exc):
                 raise
             await asyncio.to_thread(agent.store.reset, f"it is damaged ({exc})")
             stale = True
@@ -219,7 +211,7 @@ class SqliteMemory(MemoryProvider):
         try:
             hits = await asyncio.to_thread(run)
         except driver.module.DatabaseError as exc:
-            if not _is_corruption(exc):
+            if not is_corruption(exc):
                 raise
             await asyncio.to_thread(agent.store.reset, f"it is damaged ({exc})")
             async with agent.lock:

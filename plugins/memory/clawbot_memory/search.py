@@ -7,6 +7,7 @@ while a sync is writing the next.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import attrs
@@ -15,7 +16,9 @@ from clawbot.types import MemoryHit
 from clawbot_memory.config import MemorySettings
 from clawbot_memory.query import keyword_query
 from clawbot_memory.ranking import Candidate, Scored, fuse
-from clawbot_memory.store import Store, get_meta
+from clawbot_memory.store import Store, get_meta, is_corruption
+
+log = logging.getLogger(__name__)
 
 _ROW = "c.id, c.path, c.start_line, c.end_line, c.text, c.source"
 
@@ -38,11 +41,18 @@ def keyword_candidates(conn: Any, query: str, limit: int) -> list[tuple[Candidat
     match = keyword_query(query)
     if match is None:
         return []
-    rows = conn.execute(
-        f"select {_ROW}, bm25(chunks_fts) as rank from chunks_fts join chunks c on c.id = chunks_fts.rowid"
-        " where chunks_fts match ? order by rank limit ?",
-        (match, limit),
-    ).fetchall()
+    try:
+        rows = conn.execute(
+            f"select {_ROW}, bm25(chunks_fts) as rank from chunks_fts join chunks c on c.id = chunks_fts.rowid"
+            " where chunks_fts match ? order by rank limit ?",
+            (match, limit),
+        ).fetchall()
+    except Exception as exc:
+        if is_corruption(exc):
+            raise
+        # an expression FTS5 cannot parse costs this search its keyword side, never the turn
+        log.warning("memory: keyword search for %r failed: %s", match, exc)
+        return []
     return [(_candidate(r, keyword_rank=float(r[6])), r[5]) for r in rows]
 
 

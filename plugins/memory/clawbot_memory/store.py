@@ -75,6 +75,7 @@ class Store:
         self._reader: Any = None
         self._write_lock = threading.Lock()
         self._read_lock = threading.Lock()
+        self._open_lock = threading.Lock()  # a reader and a writer may both be first
         #: what was moved aside when this index was opened, a sentence each
         self.notices: list[str] = []
         #: in-process vector matrix of the in-process cosine path (search.py), by generation
@@ -84,15 +85,17 @@ class Store:
 
     def open(self) -> None:
         """Open (creating or replacing what is not an index); idempotent."""
-        if self._writer is not None:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._open_checked()
-        except NotAnIndex as exc:
+        with self._open_lock:
+            if self._writer is not None and self._reader is not None:
+                return
             self._close_connections()
-            self.move_aside(str(exc))
-            self._open_checked()
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self._open_checked()
+            except NotAnIndex as exc:
+                self._close_connections()
+                self.move_aside(str(exc))
+                self._open_checked()
 
     def _open_checked(self) -> None:
         try:
@@ -165,7 +168,7 @@ class Store:
 
     def reset(self, why: str) -> None:
         """The index turned out damaged while in use: move it aside and open a fresh one."""
-        with self._write_lock, self._read_lock:
+        with self._write_lock, self._read_lock, self._open_lock:
             self.move_aside(why)
             self._open_checked()
 
@@ -222,6 +225,15 @@ class Store:
             with contextlib.suppress(OSError):
                 total += os.stat(self.path.with_name(self.path.name + suffix)).st_size
         return total
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """Whether an sqlite error means the file is damaged (not busy, not a bad query)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in (11, 26):  # SQLITE_CORRUPT, SQLITE_NOTADB
+        return True
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text
 
 
 def _statements(script: str) -> list[str]:

@@ -276,7 +276,10 @@ async def sync_index(
             elif not found.changed:
                 unchanged += 1
         if progress is not None:
-            progress(MemorySyncProgress(done=done, total=len(scan.files), path=file.path))
+            try:
+                progress(MemorySyncProgress(done=done, total=len(scan.files), path=file.path))
+            except Exception:  # a progress display that breaks does not stop the indexing
+                log.warning("memory: the sync progress callback failed", exc_info=True)
 
     embedded = cache_hits = 0
     error: str | None = None
