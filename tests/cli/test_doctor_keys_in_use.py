@@ -76,4 +76,4 @@ def test_the_config_line_fails_when_the_file_names_an_engine_nobody_offers(tmp_p
     (tmp_path / "clawbot.toml").write_text('[memory]\nprovider = "nope"\n')
     doctor = cli("doctor", home=tmp_path)
     config = [line for line in doctor.stdout.splitlines() if line[5:].startswith("config")]
-    assert config == ["FAIL config   memory.provider: no installed plugin offers the memory provider 'nope' (none is installed)"], doctor.stdout
+    assert config == ["FAIL config   memory.provider: no installed plugin offers the memory provider 'nope' (installed: sqlite)"], doctor.stdout

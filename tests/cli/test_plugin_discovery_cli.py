@@ -142,7 +142,8 @@ def test_help_imports_no_sdk_and_no_config_machinery(tmp_path: Path) -> None:
         "import sys\n"
         "from clawbot.cli.main import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "heavy = [m for m in ('anthropic', 'openai', 'httpx2', 'cattrs', 'rich', 'starlette', 'pydantic', 'prompt_toolkit')\n"
+        "heavy = [m for m in ('anthropic', 'openai', 'httpx2', 'cattrs', 'rich', 'starlette', 'pydantic', 'prompt_toolkit',\n"
+        "          'sqlean', 'sqlite_vec', 'numpy', 'watchfiles')\n"
         "         if m in sys.modules]\n"
         "print('HEAVY=' + ','.join(heavy))\n"
     )

@@ -28,7 +28,7 @@ def test_show_fills_in_every_default(tmp_path: Path) -> None:
     tree["plugins"] = {k: v for k, v in tree["plugins"].items() if k in ("allow", "deny")}
     for key, value in _defaults_tree().items():
         assert tree[key] == value
-    assert set(plugin_tables) <= {"tools"}  # [plugins.<name>] tables of the installed default plugins
+    assert set(plugin_tables) <= {"tools", "memory"}  # [plugins.<name>] tables of the installed default plugins
     assert tree["channels"]["terminal"] == {"enabled": True, "prompt": "you> ", "peer_id": "local", "user_name": "you"}
     assert tree["providers"]["openai"] == {
         "api_key": "",

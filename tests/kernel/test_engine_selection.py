@@ -71,8 +71,14 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+# The default set's own memory provider ("sqlite", plugin memory) is blocked so that these
+# tests see exactly the engines they install; test_the_default_set_brings_the_sqlite_memory
+# shows it active when nothing replaces it.
+OTHER_PLUGINS = "anthropic,openai,terminal,tools,workspace,memory"
+
+
 async def kernel_with(site: Path, home: Path, config: str | None = None):
-    return await build_kernel(home, config=config, load_entrypoints=True, env={"CLAWBOT_DISABLE_PLUGINS": "anthropic,openai,terminal,tools,workspace"})
+    return await build_kernel(home, config=config, load_entrypoints=True, env={"CLAWBOT_DISABLE_PLUGINS": OTHER_PLUGINS})
 
 
 @pytest.mark.hook_emission("clawbot_memory_providers", "clawbot_compaction_strategies")
@@ -121,13 +127,29 @@ async def test_a_choice_that_cannot_be_made_is_a_startup_error_naming_the_key(
     assert [str(p) for p in info.value.problems] == [message]
 
 
-def doctor(home: Path, config: str | None = None) -> str:
+def doctor(home: Path, config: str | None = None, *, block: str = "memory") -> str:
     args = ["doctor"]
     if config is not None:
         (home / "doctor.toml").write_text(config, encoding="utf-8")
         args = ["--config", str(home / "doctor.toml"), "doctor"]
-    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    result = CliRunner().invoke(cli, args, catch_exceptions=False, env={"CLAWBOT_DISABLE_PLUGINS": block})
     return " ".join(result.output.split())
+
+
+async def test_the_default_set_brings_the_sqlite_memory(site: Path, clawbot_home: Path) -> None:
+    kernel = await build_kernel(clawbot_home, load_entrypoints=True)
+    try:
+        assert kernel.memory_providers.names() == ["sqlite"] and kernel.memory_providers.plugin_of("sqlite") == "memory"
+        assert kernel.memory_provider is kernel.memory_providers["sqlite"]
+    finally:
+        await kernel.aclose()
+
+
+def test_doctor_shows_the_default_sqlite_memory_and_its_replacement(site: Path, clawbot_home: Path) -> None:
+    assert "memory memory provider 'sqlite' is active (plugin memory)" in doctor(clawbot_home, block="")
+    # another backend replaces it by name, without touching the kernel
+    install(site, "memo_replace", MEMORY_PLUGIN.format(names=["notes"]))
+    assert "memory memory provider 'notes' is active (plugin memo_replace)" in doctor(clawbot_home, '[memory]\nprovider = "notes"\n', block="")
 
 
 def test_doctor_shows_the_active_memory_provider_and_strategy(site: Path, clawbot_home: Path) -> None:

@@ -1,3 +1,26 @@
 """Entry point of the memory plugin: hooks only, everything heavy loads when they are called."""
 
-from clawbot import hookimpl  # noqa: F401
+from clawbot import hookimpl
+
+
+@hookimpl
+def clawbot_config_schema():
+    from clawbot_memory.config import MemorySettings
+
+    return MemorySettings
+
+
+@hookimpl
+def clawbot_memory_providers(ctx):
+    from clawbot.paths import expand_user_path
+
+    from clawbot_memory.config import MemorySettings
+    from clawbot_memory.provider import SqliteMemory
+
+    def workspace_of(agent_id):
+        return expand_user_path(ctx.config.agent_workspace(agent_id), ctx.env)
+
+    provider = SqliteMemory(settings=ctx.settings or MemorySettings(), state_dir=ctx.state_dir, workspace_of=workspace_of, env=ctx.env)
+    # Watchers and open index files end with the kernel, whether or not it closes providers itself.
+    ctx.on_close(provider.close)
+    return [provider]
