@@ -12,7 +12,8 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,11 @@ from clawbot_memory.store import Store, get_meta, is_corruption
 log = logging.getLogger(__name__)
 
 EmbedderFactory = Callable[[MemorySettings, Mapping[str, str]], Any]
+
+
+#: A search checks every file's stat itself while that costs less than this; above it, and
+#: while the watcher runs, it relies on the watcher (docs/architecture.md, "The memory index").
+CHECK_BUDGET_S = 0.010
 
 
 def default_embedder_factory(settings: MemorySettings, env: Mapping[str, str]) -> Any:
@@ -60,6 +66,7 @@ class _Agent:
     watcher: Any = None
     last_error: str | None = None
     last_report: MemorySyncReport | None = None
+    check_seconds: float = 0.0  # what the last stat of every file (is the index stale?) took
 
 
 class SqliteMemory(MemoryProvider):
@@ -126,18 +133,36 @@ class SqliteMemory(MemoryProvider):
 
     # -- syncing ---------------------------------------------------------------------------
 
-    async def sync(self, *, agent_id: str, force: bool = False, progress: Callable[[MemorySyncProgress], None] | None = None) -> MemorySyncReport:
+    async def sync(
+        self,
+        *,
+        agent_id: str,
+        force: bool = False,
+        progress: Callable[[MemorySyncProgress], None] | None = None,
+        paths: Iterable[Path] | None = None,
+    ) -> MemorySyncReport:
+        """``paths``: the files known to have changed (what the watcher hands over), so only
+        they are looked at; None: every memory file is checked."""
         agent = await self._agent(agent_id)
         async with agent.lock:
-            return await self._sync_locked(agent, force=force, progress=progress)
+            return await self._sync_locked(agent, force=force, progress=progress, changed=None if paths is None else set(paths))
 
-    async def _sync_locked(self, agent: _Agent, *, force: bool = False, progress: Callable[[MemorySyncProgress], None] | None = None) -> MemorySyncReport:
+    async def _sync_locked(
+        self,
+        agent: _Agent,
+        *,
+        force: bool = False,
+        progress: Callable[[MemorySyncProgress], None] | None = None,
+        changed: set[Path] | None = None,
+    ) -> MemorySyncReport:
         from clawbot_memory.sync import sync_index
 
         embedder = self._ready_embedder()
         for attempt in (1, 2):
             try:
-                report, error = await sync_index(agent.store, agent.sources, self.settings, embedder, force=force, progress=progress)
+                report, error = await sync_index(
+                    agent.store, agent.sources, self.settings, embedder, force=force, progress=progress, changed=changed if attempt == 1 else None
+                )
                 break
             except agent.store.driver.module.DatabaseError as exc:
                 if attempt == 2 or not is_corruption(exc):
@@ -157,8 +182,18 @@ class SqliteMemory(MemoryProvider):
                 async with agent.lock:
                     pass
             return
+        watcher = agent.watcher
+        if watcher is not None and watcher.running and agent.check_seconds > CHECK_BUDGET_S:
+            # a large memory: a stat of every file would cost more than the search, and the
+            # watcher sees the changes; the ones it saw and has not synced yet are synced now
+            if watcher.pending:
+                async with agent.lock:
+                    await self._sync_locked(agent, changed=watcher.take())
+            return
         try:
+            started = time.monotonic()
             stale = await asyncio.to_thread(is_stale, agent.store, agent.sources, self._ready_embedder())
+            agent.check_seconds = time.monotonic() - started
         except agent.store.driver.module.DatabaseError as exc:
             if not is_corruption(exc):
                 raise
@@ -298,8 +333,8 @@ class SqliteMemory(MemoryProvider):
         if self.settings.watch and agent.watcher is None:
             from clawbot_memory.watch import Watcher
 
-            async def follow() -> None:
-                await self.sync(agent_id=agent.id)
+            async def follow(changed: set[Path] | None) -> None:
+                await self.sync(agent_id=agent.id, paths=changed)
 
             agent.watcher = Watcher(agent.sources, self.settings.watch_debounce_ms, follow)
             agent.watcher.start()

@@ -9,7 +9,8 @@ index or into ``memory_get``.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import stat
+from collections.abc import Container, Iterable, Sequence
 from pathlib import Path
 
 import attrs
@@ -36,6 +37,13 @@ class MemoryFile:
 class Scan:
     files: tuple[MemoryFile, ...]
     skipped: tuple[tuple[str, str], ...]
+
+
+def _is_plain_file(full: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(full).st_mode)
+    except OSError:
+        return False
 
 
 def _is_markdown(name: str) -> bool:
@@ -101,10 +109,10 @@ class Sources:
         seen_real: set[str] = set()
         roots = self.allowed_roots()
 
-        def add(full: Path, shown: str, source: str, real: str) -> None:
+        def add(full: Path, shown: str, source: str, real: str, checked: bool = False) -> None:
             if shown in found:
                 return
-            if not any(inside(root, real) for root in roots):
+            if checked is not True and not any(inside(root, real) for root in roots):
                 skipped.append((shown, "it links outside the workspace and the extra paths"))
                 return
             if real in seen_real:  # the same file under two names (a link, a case-insensitive disk)
@@ -153,8 +161,45 @@ class Sources:
                         continue
                     if not entry.is_file():  # a folder, a dead link, a fifo or a socket
                         continue
-                    file_real = os.path.realpath(entry.path) if entry.is_symlink() else os.path.join(real, name)
-                    add(here / name, prefix + name, source, file_real)
+                    if entry.is_symlink():
+                        add(here / name, prefix + name, source, os.path.realpath(entry.path))
+                    else:  # in a folder whose real path was checked just above
+                        add(here / name, prefix + name, source, os.path.join(real, name), True)
+
+    def changed(self, paths: Iterable[Path], known: Container[str]) -> tuple[list[MemoryFile], list[str]] | None:
+        """What a set of changed paths (from the watcher) means for the index, without
+        listing every folder: (memory files to look at again, indexed paths now gone), or
+        None when only a full :meth:`scan` can tell (a folder, a link, a hidden name)."""
+        files: list[MemoryFile] = []
+        gone: list[str] = []
+        for raw in paths:
+            full = Path(os.path.abspath(raw))
+            if not self._is_memory_path(full):
+                if self.is_watched_change(full) and not _is_plain_file(full):
+                    return None  # a folder came, went or moved: what is in it is unknown
+                continue
+            shown = self.display(full)
+            if self._hidden(full):
+                continue  # the scan never lists it either
+            try:
+                st = os.lstat(full)
+            except FileNotFoundError:
+                if shown in known:
+                    gone.append(shown)
+                continue
+            except OSError:
+                return None
+            if not stat.S_ISREG(st.st_mode) or os.path.realpath(full) != str(full):
+                return None  # a link (or a folder behind one): the full scan checks where it leads
+            files.append(MemoryFile(path=shown, full=full, source=self._source_of(full)))
+        return files, gone
+
+    def _hidden(self, full: Path) -> bool:
+        """Whether the scan leaves ``full`` out for a name starting with a dot below its folder."""
+        for root in (self.workspace / MEMORY_DIR, *self.extra):
+            if full != root and inside(str(root), str(full)):
+                return any(part.startswith(".") for part in full.relative_to(root).parts)
+        return False
 
     # -- one file, by the name a model or a user gives --------------------------------------
 
