@@ -36,9 +36,11 @@ sys.path[:0] = [str(HERE), str(HERE.parent / "plugins" / "memory")]
 
 from clawbot_memory.query import index_text, keyword_query  # noqa: E402
 from clawbot_memory.ranking import Candidate, fuse  # noqa: E402
-from locomo_corpus import Chunk, Conversation, Layout, chunk_markdown, chunk_workspace, found, load_locomo, write_workspace  # noqa: E402
+from locomo_corpus import Chunk, Conversation, Layout, chunk_markdown, chunk_workspace, found, load_locomo, materialise, write_workspace  # noqa: E402
 
-DATA = HERE.parent.parent.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+# ../shared/data/locomo beside the checkout (a worktree may sit one level deeper)
+_REL = "shared/data/locomo/locomo-dev.json"
+DATA = next((p / _REL for p in HERE.parents if (p / _REL).exists()), HERE.parent.parent / _REL)
 KS = (1, 3, 6, 10)
 MODES = ("keyword", "vector", "hybrid")
 
@@ -161,6 +163,35 @@ def evaluate(convs: list[Conversation], setup: Setup, embedder, modes=MODES) -> 
     return res
 
 
+async def evaluate_provider(convs: list[Conversation], make_provider, layout: Layout | None = None, min_score: float = 0.0) -> Result:
+    """The same questions through a real memory provider (``MemoryProvider``): each
+    conversation's files written to a fresh workspace, ``make_provider(workspace, state_dir)``
+    returns the provider for agent "bench", synced, then searched exactly as the tool does."""
+    layout = layout or Setup().layout
+    res = Result(recall={"hybrid": defaultdict(lambda: defaultdict(list))})
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, conv in enumerate(convs):
+            ws = write_workspace(conv, layout)
+            root = Path(tmp) / f"ws{n}"
+            materialise(ws, root)
+            provider = make_provider(root, Path(tmp) / f"state{n}")
+            t0 = time.perf_counter()
+            report = await provider.sync(agent_id="bench", force=True)
+            res.index_seconds += time.perf_counter() - t0
+            res.chunks += report.chunks
+            for q in conv.questions:
+                for k in KS:
+                    t1 = time.perf_counter()
+                    found_hits = await provider.search(q.text, agent_id="bench", max_results=k, min_score=min_score)
+                    if k == 6:
+                        res.query_ms[f"search {found_hits.mode}"].append(1000 * (time.perf_counter() - t1))
+                    flags = found([Chunk(h.path, h.start_line, h.end_line, "") for h in found_hits.hits], ws, q.evidence)
+                    for cat in ("all", str(q.category)):
+                        res.recall["hybrid"][cat][k].append(sum(flags) / len(flags))
+            await provider.close()
+    return res
+
+
 def row(name: str, res: Result, mode: str, cat: str = "all") -> str:
     return f"| {name} | {mode} | " + " | ".join(f"{res.mean(mode, cat, k):.1f}" for k in KS) + " |"
 
@@ -201,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "clawbot-locomo-embeddings")
     ap.add_argument("--min-score", type=float, default=0.0)
     ap.add_argument("--candidate-multiplier", type=int, default=4)
+    ap.add_argument("--provider", default="", help="module:function(workspace, state_dir) -> MemoryProvider: measure that provider's own search")
     ap.add_argument("--conversations", type=int, default=0, help="only the first N conversations")
     ap.add_argument("--sweep", action="store_true", help="run every variant of memory_locomo_sweep")
     ap.add_argument("--only", default="", help="with --sweep: the variants whose name holds one of these comma-separated words")
@@ -208,6 +240,14 @@ def main(argv: list[str] | None = None) -> int:
     convs = load_locomo(args.data)
     if args.conversations:
         convs = convs[: args.conversations]
+    if args.provider:
+        import asyncio
+        import importlib
+
+        module, _, func = args.provider.partition(":")
+        res = asyncio.run(evaluate_provider(convs, getattr(importlib.import_module(module), func), min_score=args.min_score))
+        print(report(res, Setup(), args.provider))
+        return 0
     embedder = make_embedder(args.embedder, args.tokenizer_json, args.cache_dir, args.window)
     name = embedder.name if embedder else "none"
     if args.sweep:
@@ -233,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["Index", "Result", "Setup", "evaluate", "replace"]
+__all__ = ["Index", "Result", "Setup", "evaluate", "evaluate_provider", "replace"]
 
 if __name__ == "__main__":
     raise SystemExit(main())
