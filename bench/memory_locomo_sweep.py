@@ -119,7 +119,7 @@ VARIANTS: dict[str, Setup] = {
     "s6 chunks 200/40": replace(s6, chunk_tokens=200, overlap=40),
     "s6 chunks 400/0": replace(s6, overlap=0),
     "s6 multiplier 8": replace(s6, candidate_multiplier=8),
-    # round 2: keyword-heavy fusion, de-duplication, overlap, no captions
+    # then: keyword-heavy fusion, de-duplication, overlap, no captions
     "B no captions": replace(BASE, layout=Layout(captions=False, session_heading="## Session at {time}")),
     "B minmax 0.2/0.8": replace(BASE, vector_weight=0.2, text_weight=0.8),
     "B minmax 0.3/0.7 m8": replace(BASE, vector_weight=0.3, text_weight=0.7, candidate_multiplier=8),
@@ -146,7 +146,7 @@ def query_frame(text: str) -> str | None:
 DATED = Layout(session_heading="## {time}, conversation between {a} and {b}", date_words=True)
 b2 = replace(b1, fuse=make_fuse("minmax"), overlap=80)
 VARIANTS |= {
-    # round 3: the day's date in words in the file's heading, headings carried into each chunk
+    # then: the day's date in words in the file's heading, headings carried into each chunk
     "C dated heading": (c1 := replace(b2, layout=DATED)),
     "C dated heading + context": (c2 := replace(c1, heading_context=True)),
     "C dated + context + breaks": (c3 := replace(c2, heading_breaks=True)),
@@ -159,7 +159,7 @@ VARIANTS |= {
 
 d1 = replace(c3, query=query_frame, embed_context=False)
 VARIANTS |= {
-    # round 4: vectors of the plain chunk (the heading trail goes to the keyword index only)
+    # then: vectors of the plain chunk (the heading trail goes to the keyword index only)
     "D frame + plain vectors": d1,
     "D1 multiplier 8": replace(d1, candidate_multiplier=8),
     "D1 0.2/0.8": replace(d1, vector_weight=0.2, text_weight=0.8),
