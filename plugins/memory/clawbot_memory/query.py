@@ -92,9 +92,15 @@ def _terms(text: str) -> list[str]:
                 pairs = [part] if len(part) == 1 else [f"{a} {b}" for a, b in zip(part, part[1:], strict=False)]
                 terms += [f'"{p}"' for p in pairs]
             else:
-                plain.append(part.lower())
-    words = [w for w in plain if w not in STOPWORDS] or plain  # only filler: search it anyway
-    terms += [f'"{w}"' for w in words]
+                # FTS5 folds case itself; a non-ASCII word is passed as typed because SQLite's
+                # case tables are older than Python's and would not fold it the same way
+                plain.append(part.lower() if part.isascii() else part)
+    words = [w for w in plain if w.casefold() not in STOPWORDS] or plain  # only filler: search it anyway
+    seen: set[str] = set()
+    for w in words:
+        if w.casefold() not in seen:
+            seen.add(w.casefold())
+            terms.append(f'"{w}"')
     return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 

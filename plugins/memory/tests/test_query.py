@@ -84,6 +84,7 @@ def test_query_text(question, expected):
         ("明天", 4),
         ("寿司", 5),
         ("Jose cafe Zurich", 6),  # diacritics are folded
+        ("JOSÉ CAFÉ", 6),  # and so is the case of a non-ASCII word
     ],
 )
 def test_questions_find_their_document(fts, question, hit):
@@ -119,7 +120,9 @@ def test_no_user_text_breaks_the_match_expression(text):
         db.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,)).fetchall()
 
 
-WRITTEN = st.characters(codec="utf-8", categories=["L", "N", "P", "Zs"], exclude_characters="\x00") | st.sampled_from("记忆系统寿司東京한국어")
+# Latin, Greek and Cyrillic letters, digits, punctuation and spaces, and CJK: scripts whose
+# letters SQLite's Unicode tables know (a letter added to Unicode later may fold differently)
+WRITTEN = st.characters(max_codepoint=0x52F, categories=["L", "N", "P", "Zs"], exclude_characters="\x00") | st.sampled_from("记忆系统寿司東京한국어")
 
 
 @settings(max_examples=300, deadline=None)
