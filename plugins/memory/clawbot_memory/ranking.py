@@ -4,7 +4,10 @@ Each side's raw scores are put on one scale per query before they are weighed: b
 cosine have no common unit (bm25 grows with the number and rarity of matched words, a cosine
 of 0.4 can be the best or the worst hit depending on the question), so each side is min-max
 normalised over its own candidates (its best hit 1, its weakest 0) and the two are mixed with
-the configured weights. A chunk found by one side only gets 0 from the other. When a side
+the configured weights. When the keyword side holds every chunk that matched a word (a small
+memory: fewer matches than candidates asked for), its weakest is still a match, so its scale
+starts at 0 instead: otherwise the second of two good notes would score 0 there and fall under
+min_score. A chunk found by one side only gets 0 from the other. When a side
 has no candidates at all (keyword-only or vector-only mode, or nothing matched) the other
 side's weight is the whole score, so a lone side still ranks 0..1.
 
@@ -42,30 +45,41 @@ def _finite(x: float | None) -> float | None:
     return x if x is not None and math.isfinite(x) else None
 
 
-def _normalised(raw: Sequence[float | None]) -> list[float]:
-    """Min-max over one side's candidates: best 1, weakest 0; all equal (or one): 1 each.
-    A missing or non-finite raw score counts as the weakest."""
+def _normalised(raw: Sequence[float | None], floor: float | None = None) -> list[float]:
+    """Min-max over one side's candidates: best 1, weakest 0 (or ``floor`` 0); all equal (or
+    one): 1 each. A missing or non-finite raw score counts as the weakest."""
     known = [x for x in raw if x is not None]
     if not known:
         return [0.0] * len(raw)
     lo, hi = min(known), max(known)
+    if floor is not None:
+        lo = min(lo, floor)
     if hi <= lo:
         return [1.0 if x is not None else 0.0 for x in raw]
     return [(x - lo) / (hi - lo) if x is not None else 0.0 for x in raw]
 
 
 def fuse(
-    query: str, keyword: Sequence[Candidate], vector: Sequence[Candidate], *, max_results: int, min_score: float, vector_weight: float, text_weight: float
+    query: str,
+    keyword: Sequence[Candidate],
+    vector: Sequence[Candidate],
+    *,
+    max_results: int,
+    min_score: float,
+    vector_weight: float,
+    text_weight: float,
+    every_keyword_match: bool = False,
 ) -> list[Scored]:
     """keyword: best first (bm25 order); vector: best first. Either may be empty (a mode
-    without that side). Returns at most max_results, best first, score >= min_score."""
+    without that side). ``every_keyword_match``: the keyword side was not cut at the candidate
+    limit. Returns at most max_results, best first, score >= min_score."""
     del query  # the ranking needs only the two sides' scores
     if max_results <= 0:
         return []
     sides: list[tuple[float, Sequence[Candidate], list[float]]] = []
     if keyword:
         bm25 = [_finite(c.keyword_rank) for c in keyword]
-        sides.append((max(0.0, text_weight), keyword, _normalised([-x if x is not None else None for x in bm25])))
+        sides.append((max(0.0, text_weight), keyword, _normalised([-x if x is not None else None for x in bm25], floor=0.0 if every_keyword_match else None)))
     if vector:
         sides.append((max(0.0, vector_weight), vector, _normalised([_finite(c.vector_similarity) for c in vector])))
     total = sum(w for w, _, _ in sides)
