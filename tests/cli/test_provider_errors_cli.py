@@ -16,7 +16,7 @@ ERRORS = {
     "401": (("auth", {}), "rejected the API key"),
     "404": (("unknown_model", {}), "has no model"),
     "429": (("rate_limit", {"retry_after": 0}), "rate-limiting"),
-    "500": (("server_error", {}), "internal error"),
+    "500": (("server_error", {"retry_after": 0}), "internal error"),
     "529/503": (("overloaded", {"retry_after": 0}), "overloaded"),
     "refused": (None, "Could not reach the model provider at http://127.0.0.1:"),
     "dropped stream": (("dropped_stream", {}), "dropped the connection in the middle of the answer"),

@@ -43,10 +43,7 @@ def write_workspaces(root: Path) -> dict[str, Path]:
 def agents_config(workspaces: dict[str, Path], base_url: str | None = None, extra: str = "") -> str:
     model = ""
     if base_url is not None:
-        model = (
-            '[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
-            f'[providers.openai]\nbase_url = "{base_url}/v1"\napi_key = "sk-test"\n\n'
-        )
+        model = f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n[providers.openai]\nbase_url = "{base_url}/v1"\napi_key = "sk-test"\n\n'
     agents = "".join(
         f'[[agents.list]]\nid = "{agent}"\nworkspace = "{path}"\n' + ("default = true\n" if agent == "alice" else "") + "\n"
         for agent, path in workspaces.items()

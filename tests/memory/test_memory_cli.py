@@ -17,14 +17,6 @@ from .memkit import ENV, NO_PROVIDER_ENV, clawbot, setup_home
 
 
 @pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "site"
-    path.mkdir()
-    monkeypatch.syspath_prepend(str(path))
-    return path
-
-
-@pytest.fixture
 def home(clawbot_home: Path, site: Path) -> Path:
     setup_home(clawbot_home, site)
     return clawbot_home
@@ -149,7 +141,11 @@ def test_help_loads_nothing_of_memory_and_memory_help_nothing_heavy(tmp_path: Pa
         "print('AFTER MEMORY HELP=' + ','.join(m for m in ('rich', 'clawbot.kernel', 'clawbot.agent', 'sqlean', 'numpy') if m in sys.modules))\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env={"CLAWBOT_HOME": str(tmp_path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"CLAWBOT_HOME": str(tmp_path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
     )
     assert result.returncode == 0, result.stderr
     assert "AFTER HELP=\n" in result.stdout and "AFTER MEMORY HELP=\n" in result.stdout, result.stdout

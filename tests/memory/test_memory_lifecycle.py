@@ -6,18 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from . import filememory
 from .memkit import clawbot, setup_home
-
-
-@pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "site"
-    path.mkdir()
-    monkeypatch.syspath_prepend(str(path))
-    return path
 
 
 def test_run_starts_the_provider_for_every_agent_and_closes_it_at_shutdown(clawbot_home: Path, site: Path, fake_llm_thread) -> None:

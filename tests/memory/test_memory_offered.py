@@ -22,14 +22,6 @@ CASES = [
 ]
 
 
-@pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "site"
-    path.mkdir()
-    monkeypatch.syspath_prepend(str(path))
-    return path
-
-
 @pytest.mark.parametrize(("extra", "env", "offered", "recall"), CASES, ids=["provider", "no-provider", "deny-search", "deny-group"])
 def test_the_tools_and_the_recall_section_follow_the_provider_and_the_policy(
     clawbot_home: Path, site: Path, fake_llm_thread, extra: str, env: dict, offered: set, recall: bool

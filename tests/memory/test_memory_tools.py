@@ -15,14 +15,6 @@ from clawbot.testing.fake_llm import ToolCallSpec
 from .memkit import clawbot, setup_home
 
 
-@pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "site"
-    path.mkdir()
-    monkeypatch.syspath_prepend(str(path))
-    return path
-
-
 def tool_results(request) -> list[dict]:  # noqa: ANN001 - RecordedRequest
     """The tool results in a recorded OpenAI chat request, as the model read them."""
     return [m for m in request.messages if m.get("role") == "tool"]

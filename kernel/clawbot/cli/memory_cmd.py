@@ -111,6 +111,16 @@ def status(state: CliState, agent_id: str | None, as_json: bool) -> None:
     sys.exit(run_async(_with_provider(state, agent_id, True, work)) or 0)
 
 
+def _detail_text(value: object) -> str:
+    """A backend's figure as a reader wants it: a list one item a line (a pair as "a: b"),
+    an empty one as "none"."""
+    if isinstance(value, list | tuple):
+        if not value:
+            return "none"
+        return "\n".join(": ".join(map(str, item)) if isinstance(item, list | tuple) else str(item) for item in value)
+    return str(value)
+
+
 def _print_statuses(statuses: list[MemoryStatus]) -> None:
     from rich.markup import escape
     from rich.table import Table
@@ -135,7 +145,7 @@ def _print_statuses(statuses: list[MemoryStatus]) -> None:
             ("last sync", (s.last_sync or "never") + ("; files changed since" if s.dirty else "")),
             ("watching", "yes" if s.watching else "no"),
             ("last error", s.last_error or ""),
-            *((str(key), str(value)) for key, value in s.details.items()),
+            *((str(key).replace("_", " "), _detail_text(value)) for key, value in s.details.items()),
         ]
         for label, value in rows:
             if value:

@@ -104,7 +104,7 @@ def to_provider_error(exc: BaseException, provider: str = PROVIDER) -> ProviderE
         message = message or getattr(exc, "api_message", None) or exc.message
         kind = classify(exc.status_code, error_type, message)
         status = exc.status_code if exc.status_code >= 400 else None
-        retry_after = parse_retry_after(exc.response.headers) if kind in ("rate_limit", "overloaded") else None
+        retry_after = parse_retry_after(exc.response.headers) if kind in ("rate_limit", "overloaded", "server") else None
         return ProviderError(kind, message, status=status, retry_after=retry_after, provider=provider)
     if isinstance(exc, anthropic.APIResponseValidationError):
         return ProviderError("server", exc.message, status=exc.status_code, provider=provider)

@@ -238,11 +238,12 @@ async def test_faults_become_classified_provider_errors(fake_llm: FakeLLM, fault
     assert "sk-ant-secret" not in str(error)
 
 
-async def test_rate_limit_carries_retry_after(fake_llm: FakeLLM) -> None:
-    fake_llm.fail("rate_limit", retry_after=2.5)
+@pytest.mark.parametrize(("fault", "kind"), [("rate_limit", "rate_limit"), ("overloaded", "overloaded"), ("server_error", "server")])
+async def test_a_retryable_error_carries_the_servers_retry_after(fake_llm: FakeLLM, fault: str, kind: str) -> None:
+    fake_llm.fail(fault, retry_after=2.5)
     with pytest.raises(ProviderError) as caught:
         await make_provider(fake_llm).complete(make_request())
-    assert caught.value.kind == "rate_limit" and caught.value.retry_after == 2.5
+    assert caught.value.kind == kind and caught.value.retry_after == 2.5
 
 
 async def test_bad_request_about_thinking_is_thinking_unsupported(fake_llm: FakeLLM) -> None:

@@ -23,10 +23,21 @@ class Chunk:
     start_line: int  # 1-based, inclusive
     end_line: int  # 1-based, inclusive
     text: str
+    #: the headings above the chunk that it does not show ("2026-01-20 (Tuesday) / API
+    #: discussion"): a chunk cut from the middle of a section is still found by its date and
+    #: topic. Searched by words only; the vector is of ``text`` alone (it measured better).
+    context: str = ""
 
     @property
     def hash(self) -> str:
         return text_hash(self.text)
+
+    @property
+    def search_text(self) -> str:
+        """What the keyword index holds: the heading trail, then the text."""
+        from clawbot_memory.query import index_text
+
+        return index_text(f"{self.context}\n{self.text}" if self.context else self.text)
 
 
 def text_hash(text: str) -> str:
@@ -60,10 +71,28 @@ def _headings(lines: list[str]) -> list[bool]:
     return marks
 
 
+def _trails(lines: list[str], heading: list[bool]) -> list[str]:
+    """Per line: the headings above it that it is not, outermost first, joined by " / "
+    (a heading line gets only its parents)."""
+    open_: dict[int, str] = {}  # level -> heading text in force
+    trails = []
+    for line, is_heading in zip(lines, heading, strict=True):
+        if is_heading:
+            marks = line.lstrip(" ")
+            level = len(marks) - len(marks.lstrip("#"))
+            open_ = {k: v for k, v in open_.items() if k < level}
+            trails.append(" / ".join(open_[k] for k in sorted(open_)))
+            open_[level] = marks.lstrip("#").strip()
+        else:
+            trails.append(" / ".join(open_[k] for k in sorted(open_)))
+    return trails
+
+
 def chunk_markdown(text: str, *, chunk_tokens: int = 400, overlap_tokens: int = 80) -> list[Chunk]:
     """Chunks of ``text``; blank-only stretches make none."""
     lines = split_lines(text)
     heading = _headings(lines)
+    trail = _trails(lines, heading)
     cost = [estimate_tokens(len(line) + 1) for line in lines]  # + the newline
     tiny = max(1, chunk_tokens // 8)
     chunks: list[Chunk] = []
@@ -73,7 +102,7 @@ def chunk_markdown(text: str, *, chunk_tokens: int = 400, overlap_tokens: int = 
     def emit(first: int, end: int) -> None:
         body = "\n".join(lines[first:end])
         if body.strip():
-            chunks.append(Chunk(start_line=first + 1, end_line=end, text=body))
+            chunks.append(Chunk(start_line=first + 1, end_line=end, text=body, context=trail[first]))
 
     def overlap_start(first: int, end: int, room: int) -> int:
         """Where the next chunk starts: the last lines of ``first..end`` fitting in

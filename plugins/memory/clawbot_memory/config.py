@@ -40,15 +40,18 @@ class MemorySettings:
     def overlap_tokens(self) -> int:
         """The overlap in use: ``chunk_overlap``, at most half of ``chunk_tokens``."""
         return min(self.chunk_overlap, self.chunk_tokens // 2)
+
     # Hits a search returns when the caller asks for no number.
     max_results: int = attrs.field(default=6, validator=InRange(1, 100))
-    # Hits scoring below this (0..1) are left out.
-    min_score: float = attrs.field(default=0.35, validator=InRange(0, 1))
+    # Hits scoring below this (0..1) are left out. Scores are relative to the best candidate
+    # of each side in this search, so this cuts a weak tail rather than judging relevance.
+    min_score: float = attrs.field(default=0.2, validator=InRange(0, 1))
     # Each side (keyword, vector) fetches max_results x this many candidates before merging.
     candidate_multiplier: int = attrs.field(default=4, validator=InRange(1, 50))
-    # How much the meaning (vector) and the words (keyword) count in the merged score.
-    vector_weight: float = attrs.field(default=0.7, validator=InRange(0, 1))
-    text_weight: float = attrs.field(default=0.3, validator=InRange(0, 1))
+    # How much the meaning (vector) and the words (keyword) count in the merged score; words
+    # lead because the offline embedder is weak on long chunks (docs/benchmarks.md, LoCoMo).
+    vector_weight: float = attrs.field(default=0.3, validator=InRange(0, 1))
+    text_weight: float = attrs.field(default=0.7, validator=InRange(0, 1))
     # Characters of chunk text a hit shows.
     snippet_chars: int = attrs.field(default=700, validator=InRange(40, 20_000))
     # More Markdown to index: files or folders (searched for *.md), relative to the workspace

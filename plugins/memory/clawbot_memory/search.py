@@ -33,8 +33,7 @@ def keyword_candidates(conn: Any, query: str, limit: int) -> list[tuple[Candidat
         return []
     try:
         rows = conn.execute(
-            f"select {_ROW}, bm25(chunks_fts) as rank from chunks_fts join chunks c on c.id = chunks_fts.rowid"
-            " where chunks_fts match ? order by rank limit ?",
+            f"select {_ROW}, bm25(chunks_fts) as rank from chunks_fts join chunks c on c.id = chunks_fts.rowid where chunks_fts match ? order by rank limit ?",
             (match, limit),
         ).fetchall()
     except Exception as exc:
@@ -103,6 +102,7 @@ def run_search(
         min_score=min_score,
         vector_weight=settings.vector_weight,
         text_weight=settings.text_weight,
+        every_keyword_match=len(words) < limit,
     )
     return [
         MemoryHit(

@@ -235,6 +235,4 @@ class Sources:
         """Whether a change at ``full`` may concern memory (a file, or a folder that may hold some)."""
         if self._is_memory_path(full):
             return True
-        return full == self.workspace / MEMORY_DIR or inside(str(self.workspace / MEMORY_DIR), str(full)) or any(
-            inside(str(p), str(full)) for p in self.extra
-        )
+        return full == self.workspace / MEMORY_DIR or inside(str(self.workspace / MEMORY_DIR), str(full)) or any(inside(str(p), str(full)) for p in self.extra)

@@ -1,8 +1,8 @@
 """The index file of one agent: ``<state dir>/memory/<agent>.sqlite``.
 
 Tables: ``meta`` (schema version, features, vector model and dimensions, last sync),
-``files`` (path, source, hash, mtime, size, and why a file was skipped), ``chunks`` (line range, hash, text and the
-vector as a float32 blob), ``chunks_fts`` (FTS5 over the chunk texts, kept by triggers),
+``files`` (path, source, hash, mtime, size, and why a file was skipped), ``chunks`` (line range, hash, text, the text the
+keyword index holds and the vector as a float32 blob), ``chunks_fts`` (FTS5 over those, kept by triggers),
 ``chunks_vec`` (a sqlite-vec ``vec0`` table, recreated when the dimensions change) and
 ``embedding_cache`` (vectors by provider key, model and text hash).
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from clawbot_memory.driver import BUSY_TIMEOUT_S, Driver
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 #: ``PRAGMA application_id`` of a clawbot memory index ("cbmi"): any other non-empty
 #: database at the index path is someone else's file and is moved aside, not changed.
 APPLICATION_ID = 0x63626D69
@@ -41,7 +41,7 @@ create table if not exists files(
 create table if not exists chunks(
     id integer primary key, path text not null, source text not null, start_line integer not null,
     end_line integer not null, hash text not null, model text not null default '', text text not null,
-    embedding blob, updated_at integer not null);
+    search_text text not null, embedding blob, updated_at integer not null);
 create index if not exists chunks_by_path on chunks(path);
 create index if not exists chunks_by_model on chunks(model);
 create table if not exists embedding_cache(
@@ -51,11 +51,11 @@ create table if not exists embedding_cache(
 """
 
 _FTS = f"""
-create virtual table chunks_fts using fts5(text, content='chunks', content_rowid='id', tokenize='{FTS_TOKENIZE}');
+create virtual table chunks_fts using fts5(search_text, content='chunks', content_rowid='id', tokenize='{FTS_TOKENIZE}');
 create trigger chunks_fts_insert after insert on chunks begin
-    insert into chunks_fts(rowid, text) values (new.id, new.text); end;
+    insert into chunks_fts(rowid, search_text) values (new.id, new.search_text); end;
 create trigger chunks_fts_delete after delete on chunks begin
-    insert into chunks_fts(chunks_fts, rowid, text) values ('delete', old.id, old.text); end;
+    insert into chunks_fts(chunks_fts, rowid, search_text) values ('delete', old.id, old.search_text); end;
 insert into chunks_fts(chunks_fts) values ('rebuild');
 """
 
@@ -270,4 +270,3 @@ def get_meta(conn: Any, key: str) -> str | None:
 
 def set_meta(conn: Any, key: str, value: str) -> None:
     conn.execute("insert into meta(key, value) values (?, ?) on conflict(key) do update set value = excluded.value", (key, value))
-

@@ -148,9 +148,7 @@ async def _embed_missing(store: Store, embedder: Any, texts_by_hash: dict[str, s
                 marks = ",".join("?" * len(part))
                 found.update(
                     r[0]
-                    for r in conn.execute(
-                        f"select hash from embedding_cache where provider_key = ? and model = ? and hash in ({marks})", (key, model, *part)
-                    )
+                    for r in conn.execute(f"select hash from embedding_cache where provider_key = ? and model = ? and hash in ({marks})", (key, model, *part))
                 )
         return found
 
@@ -200,8 +198,9 @@ def _write(store: Store, prepared: Sequence[Prepared], removed: Sequence[str], e
         for p in prepared:
             if p.changed:
                 conn.executemany(
-                    "insert into chunks(path, source, start_line, end_line, hash, model, text, embedding, updated_at) values (?, ?, ?, ?, ?, '', ?, null, ?)",
-                    [(p.file.path, p.file.source, c.start_line, c.end_line, c.hash, c.text, now) for c in p.chunks],
+                    "insert into chunks(path, source, start_line, end_line, hash, model, text, search_text, embedding, updated_at)"
+                    " values (?, ?, ?, ?, ?, '', ?, ?, null, ?)",
+                    [(p.file.path, p.file.source, c.start_line, c.end_line, c.hash, c.text, c.search_text, now) for c in p.chunks],
                 )
             conn.execute(
                 "insert or replace into files(path, source, hash, mtime, size, skipped) values (?, ?, ?, ?, ?, ?)",
@@ -380,9 +379,7 @@ def _texts_needing_vectors(store: Store, prepared: Sequence[Prepared], removed: 
             texts.setdefault(chunk.hash, chunk.text)
     replaced = set(removed) | {p.file.path for p in prepared if p.changed}
     with store.read() as conn:
-        rows = conn.execute(
-            "select path, hash, text from chunks where model < :ident or model > :ident", {"ident": embed_identity(embedder)}
-        ).fetchall()
+        rows = conn.execute("select path, hash, text from chunks where model < :ident or model > :ident", {"ident": embed_identity(embedder)}).fetchall()
     for path, digest, text in rows:
         if path not in replaced:
             texts.setdefault(digest, text)

@@ -44,7 +44,21 @@ def para(n: int, word: str = "wor") -> str:
         # Windows line ends count one line each
         ("a\r\nb\r\n", {}, [(1, 2)]),
     ],
-    ids=["empty", "blank", "one", "short", "overlap", "no-overlap", "headings", "small-section", "tiny-heading", "fence", "long-line", "heading-moves-on", "crlf"],
+    ids=[
+        "empty",
+        "blank",
+        "one",
+        "short",
+        "overlap",
+        "no-overlap",
+        "headings",
+        "small-section",
+        "tiny-heading",
+        "fence",
+        "long-line",
+        "heading-moves-on",
+        "crlf",
+    ],
 )
 def test_chunk_boundaries(text: str, kw: dict, expected: list[tuple[int, int]]) -> None:
     assert spans(text, **kw) == expected
@@ -91,3 +105,19 @@ def test_chunking_properties(lines: list[str], size: int, overlap_share: float) 
         covered.update(range(chunk.start_line, chunk.end_line + 1))
     # every line with text is in some chunk: nothing is lost
     assert {i for i, line in enumerate(numbered, 1) if line.strip()} <= covered
+
+
+@pytest.mark.parametrize(
+    ("text", "chunk_tokens", "expected"),
+    [
+        # the headings above a chunk it does not show, outermost first
+        ("# 2026-01-20\n## API\n" + "a few words on one line\n" * 40, 60, ["", *["2026-01-20 / API"] * 4]),
+        # a heading line gets only its parents: a sibling section does not leak in
+        ("# Day\n## Morning\n" + "coffee and notes\n" * 8 + "## Evening\ny\n", 40, ["", "Day / Morning", "Day"]),
+        # a '#' line in a code fence is code, not a heading
+        ("# Notes\n```\n# not a heading\n```\n" + "a few words on one line\n" * 20, 60, ["", "Notes", "Notes"]),
+    ],
+)
+def test_a_chunk_knows_the_headings_above_it(text: str, chunk_tokens: int, expected: list[str]) -> None:
+    chunks = chunk_markdown(text, chunk_tokens=chunk_tokens, overlap_tokens=0)
+    assert [c.context for c in chunks] == expected, [(c.start_line, c.end_line) for c in chunks]

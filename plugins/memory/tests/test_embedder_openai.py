@@ -99,9 +99,7 @@ async def test_openai_takes_its_key_from_the_environment_and_says_when_there_is_
 
 
 async def test_an_endpoint_that_is_down_is_reported_after_the_retries() -> None:
-    emb = OpenAIEmbedder.from_settings(
-        EmbedderSettings(kind="ollama", base_url="http://127.0.0.1:9/v1", retries=1), {}, backoff=FAST
-    )
+    emb = OpenAIEmbedder.from_settings(EmbedderSettings(kind="ollama", base_url="http://127.0.0.1:9/v1", retries=1), {}, backoff=FAST)
     with pytest.raises(EmbedderError, match="cannot be reached"):
         await emb.embed_query("hello")
     await emb.close()

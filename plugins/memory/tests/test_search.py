@@ -58,6 +58,21 @@ async def test_a_query_the_embedder_fails_on_is_answered_by_keyword_and_said(tmp
         await provider.close()
 
 
+async def test_a_chunk_from_the_middle_of_a_day_is_found_by_the_days_heading(tmp_path: Path) -> None:
+    """A question naming the date or the topic finds the later chunks of a long section too:
+    the headings above a chunk are searched with it (by words), though it does not show them."""
+    ws = tmp_path / "ws"
+    lines = "\n".join(f"Point {i}: walked through slide {i} with the client." for i in range(60))
+    write(ws / "memory" / "2026-03-14.md", f"# 2026-03-14 (Saturday 14 March 2026)\n\n## Harbourview pitch\n{lines}\n")
+    provider = make_provider(tmp_path / "state", ws, None, chunk_tokens=200, chunk_overlap=0)
+    try:
+        found = await provider.search("Harbourview March", agent_id="main", max_results=10)
+        assert len(found.hits) >= 3 and {h.path for h in found.hits} == {"memory/2026-03-14.md"}
+        assert any(h.start_line > 10 and "Harbourview" not in h.snippet for h in found.hits)
+    finally:
+        await provider.close()
+
+
 async def test_blank_and_wordless_queries_find_nothing_without_failing(tmp_path: Path, workspace: Path) -> None:
     provider = make_provider(tmp_path / "state", workspace, None)
     try:

@@ -104,7 +104,7 @@ def to_provider_error(exc: BaseException, provider: str = "openai") -> ProviderE
         code, message = _fields(exc.body)
         message = message or exc.message
         kind = classify(exc.status_code, code, message)
-        retry_after = parse_retry_after(exc.response.headers) if kind in ("rate_limit", "overloaded") else None
+        retry_after = parse_retry_after(exc.response.headers) if kind in ("rate_limit", "overloaded", "server") else None
         status = exc.status_code if exc.status_code >= 400 else None
         return ProviderError(kind, message, status=status, retry_after=retry_after, provider=provider)
     if isinstance(exc, openai.APIResponseValidationError):

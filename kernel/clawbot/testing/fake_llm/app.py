@@ -122,18 +122,27 @@ async def _record(fake: FakeLLM, request: Request, api: Api) -> RecordedRequest:
     return recorded
 
 
+async def _fault_for(fake: FakeLLM, api: Api, recorded: RecordedRequest) -> tuple[Fault | None, Response | None]:
+    """The fault queued for this request: a slow one waits and is done; an error one is
+    the response to send; a stream fault is left for the answer to act out."""
+    fault: Fault | None = fake._take_fault(recorded.model)
+    if fault is not None and fault.kind == "slow":
+        await anyio.sleep(fault.pause)
+        fault = None
+    if fault is not None and fault.kind not in _STREAM_FAULTS:
+        return fault, _error(error_response(api, fault, recorded.model))
+    return fault, None
+
+
 async def _generate(fake: FakeLLM, request: Request, api: Api) -> Response:
     recorded = await _record(fake, request, api)
     if not isinstance(recorded.body, dict):
         return _invalid(api, "the request body must be a JSON object")
     if not recorded.model:
         return _invalid(api, "model: Field required")
-    fault: Fault | None = fake._take_fault(recorded.model)
-    if fault is not None and fault.kind == "slow":
-        await anyio.sleep(fault.pause)
-        fault = None
-    if fault is not None and fault.kind not in _STREAM_FAULTS:
-        return _error(error_response(api, fault, recorded.model))
+    fault, failed = await _fault_for(fake, api, recorded)
+    if failed is not None:
+        return failed
 
     # a broken or stalled answer leaves the reply queued, for the retry
     broken = fault is not None
@@ -163,12 +172,9 @@ async def _embeddings(fake: FakeLLM, request: Request) -> Response:
     texts = openai_embeddings_wire.inputs(recorded.body)
     if isinstance(texts, str):
         return _invalid(api, texts)
-    fault: Fault | None = fake._take_fault(recorded.model)
-    if fault is not None and fault.kind == "slow":
-        await anyio.sleep(fault.pause)
-        fault = None
-    if fault is not None and fault.kind not in _STREAM_FAULTS:
-        return _error(error_response(api, fault, recorded.model))
+    fault, failed = await _fault_for(fake, api, recorded)
+    if failed is not None:
+        return failed
     content = _json_bytes(openai_embeddings_wire.render(recorded.body, texts, fake.embedding_dims))
     # the stream faults on a plain JSON answer, as for chat without streaming
     if fault is not None and fault.kind == "stalled_stream":

