@@ -316,6 +316,7 @@ class SqliteMemory(MemoryProvider):
                 "extra_paths": [str(p) for p in agent.sources.extra],
                 "skipped": [list(s) for s in report.skipped] if report else [],
                 "notices": list(agent.store.notices),
+                "vectors_in_memory": _vectors_held(agent.store),
             },
         )
 
@@ -354,6 +355,13 @@ class SqliteMemory(MemoryProvider):
         if embedder is not None:
             with contextlib.suppress(Exception):
                 await embedder.close()
+
+
+def _vectors_held(store: Store) -> str:
+    """What the in-memory copy of the vectors takes, for status."""
+    cache = store.vector_cache
+    held = cache.bytes() if hasattr(cache, "bytes") else 0
+    return f"{held / 1_048_576:.1f} MB" if held else "none"
 
 
 def _read_lines(full: Path, shown: str, start: int, count: int | None) -> MemoryExcerpt:

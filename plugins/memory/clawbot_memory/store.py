@@ -80,7 +80,7 @@ class Store:
         self._open_lock = threading.Lock()  # a reader and a writer may both be first
         #: what was moved aside when this index was opened, a sentence each
         self.notices: list[str] = []
-        #: in-process vector matrix of the in-process cosine path (search.py), by generation
+        #: the vectors held in memory for searches (vectors.VectorIndex), by generation
         self.vector_cache: Any = None
 
     # -- opening ---------------------------------------------------------------------------

@@ -265,7 +265,9 @@ def _attach_vectors(conn: Any, embedder: Any, vec: bool) -> None:
         set_meta(conn, "vec_dims", str(dims))
     else:
         conn.execute(
-            "insert into chunks_vec(rowid, embedding) select c.id, c.embedding from chunks c join pending p on p.id = c.id"
+            # pending first (CROSS JOIN keeps the order): led by the model index instead, this
+            # read every vector of the index to add a few (90 ms at 100,000 chunks)
+            "insert into chunks_vec(rowid, embedding) select c.id, c.embedding from pending p cross join chunks c on c.id = p.id"
             " where c.model = :ident and c.embedding is not null",
             args,
         )

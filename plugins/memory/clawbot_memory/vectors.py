@@ -171,19 +171,26 @@ def _headroom(n: int) -> int:
 
 
 def load(conn: Any, generation: str, ident: str) -> Snapshot | None:
+    """Every vector of ``ident`` in the state ``conn`` reads, read in batches (the peak is the
+    matrix plus one batch, not every blob at once)."""
     import numpy
 
-    rows = conn.execute("select id, embedding from chunks where model = ? and embedding is not null", (ident,)).fetchall()
-    if not rows:
+    where = "from chunks where model = ? and embedding is not null"
+    total = conn.execute(f"select count(*) {where}", (ident,)).fetchone()[0]
+    first = conn.execute(f"select embedding {where} limit 1", (ident,)).fetchone()
+    if not total or first is None:
         return None
-    dims = len(rows[0][1]) // 4
-    rows = [r for r in rows if len(r[1]) == dims * 4]
-    capacity = _headroom(len(rows))
+    dims = len(first[0]) // 4
+    capacity = _headroom(total)
     ids = numpy.zeros(capacity, dtype=numpy.int64)
     vectors = numpy.zeros((capacity, dims), dtype=numpy.float32)
-    ids[: len(rows)] = [r[0] for r in rows]
-    vectors[: len(rows)] = numpy.frombuffer(b"".join(r[1] for r in rows), dtype=numpy.float32).reshape(len(rows), dims)
-    return Snapshot(generation=generation, ident=ident, rows=_Rows(ids=ids, vectors=vectors, used=len(rows)), n=len(rows))
+    n = 0
+    cursor = conn.execute(f"select id, embedding {where} and length(embedding) = ?", (ident, dims * 4))
+    while batch := cursor.fetchmany(4096):
+        ids[n : n + len(batch)] = [r[0] for r in batch]
+        vectors[n : n + len(batch)] = numpy.frombuffer(b"".join(r[1] for r in batch), dtype=numpy.float32).reshape(len(batch), dims)
+        n += len(batch)
+    return Snapshot(generation=generation, ident=ident, rows=_Rows(ids=ids, vectors=vectors, used=n), n=n)
 
 
 def _fetch(conn: Any, ids: list[int], ident: str) -> tuple[Any, Any]:

@@ -41,10 +41,14 @@ def rewrite_many(ws: Path) -> None:  # enough removed rows to compact the matrix
 
 
 async def hits_of(provider) -> list[tuple]:
+    """Per query: the scores, and the hits scoring above the last one (chunks tied at the cut
+    may be either)."""
     out = []
     for query in QUERIES:
         found = await provider.search(query, agent_id="main", max_results=8, min_score=0.0)
-        out.append([(h.path, h.start_line, h.end_line, round(h.score, 5)) for h in found.hits])
+        scores = [round(h.score, 5) for h in found.hits]
+        sure = {(h.path, h.start_line, h.end_line, round(h.score, 5)) for h in found.hits if round(h.score, 5) > min(scores)}
+        out.append((scores, sure))
     return out
 
 
@@ -66,6 +70,8 @@ async def test_searches_after_each_change_answer_as_a_fresh_index(tmp_path: Path
         assert await hits_of(provider) == await fresh_hits(tmp_path, ws, "start", embedder, disable)
         index = (await provider._agent("main")).store.vector_cache
         assert isinstance(index, VectorIndex)
+        held = (await provider.status(agent_id="main")).details["vectors_in_memory"]
+        assert held.endswith(" MB") and held == f"{index.bytes() / 1_048_576:.1f} MB"  # what `clawbot memory status` shows
         for step in (edit, add, delete, rewrite_many):
             before = index.get_newest()
             if step is rewrite_many:
