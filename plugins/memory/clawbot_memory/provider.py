@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -48,7 +49,13 @@ def default_embedder_factory(settings: MemorySettings, env: Mapping[str, str]) -
 
 
 def _file_name(agent_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", agent_id) or "_"
+    """The agent's index file name, never another agent's: an id that is not already a plain
+    lower-case name ("ops/x", "Work") gets a hash of itself, so it cannot meet "ops_x", or
+    "work" on a case-insensitive disk."""
+    plain = re.sub(r"[^a-z0-9_.-]", "_", agent_id.lower()).lstrip(".") or "_"
+    if plain == agent_id:
+        return plain
+    return f"{plain}-{hashlib.sha256(agent_id.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
 @attrs.define(eq=False)

@@ -64,6 +64,10 @@ class Sources:
         """Real paths a memory file's real path must lie in."""
         return [os.path.realpath(self.workspace)] + [os.path.realpath(p) for p in self.extra]
 
+    def identity(self) -> str:
+        """Which folders an index of these sources covers (recorded in it)."""
+        return "\n".join(self.allowed_roots())
+
     def _allowed(self, full: Path, roots: list[str] | None = None) -> bool:
         real = os.path.realpath(full)
         return any(inside(root, real) for root in (roots if roots is not None else self.allowed_roots()))
