@@ -154,26 +154,34 @@ class SqliteMemory(MemoryProvider):
         agent.last_report = report
         return report
 
-    async def _freshen(self, agent: _Agent) -> None:
+    async def _freshen(self, agent: _Agent) -> str | None:
         """Sync a stale index before searching it, unless a sync is already under way (then
-        the search answers from the last complete state, or waits when there is none yet)."""
+        the search answers from the last complete state, or waits when there is none yet).
+        A sync that fails (the index busy in another process, a full disk) leaves the last
+        state to search: the sentence returned says so."""
         from clawbot_memory.sync import is_stale
 
-        if agent.lock.locked():
-            if await asyncio.to_thread(self._never_synced, agent):
-                async with agent.lock:
-                    pass
-            return
         try:
-            stale = await asyncio.to_thread(is_stale, agent.store, agent.sources, self._ready_embedder())
-        except agent.store.driver.module.DatabaseError as exc:
-            if not is_corruption(exc):
-                raise
-            await asyncio.to_thread(agent.store.reset, f"it is damaged ({exc})")
-            stale = True
-        if stale and not agent.lock.locked():
-            async with agent.lock:
-                await self._sync_locked(agent)
+            if agent.lock.locked():
+                if await asyncio.to_thread(self._never_synced, agent):
+                    async with agent.lock:
+                        pass
+                return None
+            try:
+                stale = await asyncio.to_thread(is_stale, agent.store, agent.sources, self._ready_embedder())
+            except agent.store.driver.module.DatabaseError as exc:
+                if not is_corruption(exc):
+                    raise
+                await asyncio.to_thread(agent.store.reset, f"it is damaged ({exc})")
+                stale = True
+            if stale and not agent.lock.locked():
+                async with agent.lock:
+                    await self._sync_locked(agent)
+        except (agent.store.driver.module.Error, OSError) as exc:
+            agent.last_error = f"The memory index could not be brought up to date ({exc}); searches answer from its last state."
+            log.warning("memory: agent %s: %s", agent.id, agent.last_error)
+            return f"The memory index could not be brought up to date ({exc}), so recent changes to the memory files may be missing."
+        return None
 
     @staticmethod
     def _never_synced(agent: _Agent) -> bool:
@@ -192,7 +200,7 @@ class SqliteMemory(MemoryProvider):
         model = getattr(embedder, "model", None)
         if not (query or "").strip():
             return MemorySearch(hits=(), mode=self._mode(driver, embedder is not None), provider=provider, model=model, notice="The query is empty.")
-        await self._freshen(agent)
+        stale_notice = await self._freshen(agent)
         limit = max(1, min(100, max_results if max_results is not None else self.settings.max_results))
         floor = max(0.0, min(1.0, min_score if min_score is not None else self.settings.min_score))
         qvec = None
@@ -225,6 +233,7 @@ class SqliteMemory(MemoryProvider):
                 await self._sync_locked(agent)
             hits = await asyncio.to_thread(run)
         mode = self._mode(driver, qvec is not None)
+        notice = " ".join(n for n in (stale_notice, notice) if n) or None
         if qvec is None:
             provider = model = None
         return MemorySearch(hits=tuple(hits), mode=mode, provider=provider, model=model, notice=notice)
