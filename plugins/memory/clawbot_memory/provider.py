@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import io
 import logging
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -30,7 +32,7 @@ from clawbot.types import (
 
 from clawbot_memory.config import MemorySettings
 from clawbot_memory.driver import Driver, open_driver
-from clawbot_memory.sources import Sources
+from clawbot_memory.sources import MAX_FILE_BYTES, MemoryFile, Sources
 from clawbot_memory.store import Store, get_meta, is_corruption
 
 log = logging.getLogger(__name__)
@@ -241,7 +243,7 @@ class SqliteMemory(MemoryProvider):
     async def get(self, path: str, *, agent_id: str, from_line: int = 1, lines: int | None = None) -> MemoryExcerpt:
         agent = await self._agent(agent_id)
         file = agent.sources.resolve(path)
-        return await asyncio.to_thread(_read_lines, file.full, file.path, max(1, int(from_line or 1)), lines)
+        return await asyncio.to_thread(_read_lines, agent.sources, file, max(1, int(from_line or 1)), lines)
 
     # -- status and lifetime ------------------------------------------------------------------
 
@@ -337,12 +339,15 @@ class SqliteMemory(MemoryProvider):
                 await embedder.close()
 
 
-def _read_lines(full: Path, shown: str, start: int, count: int | None) -> MemoryExcerpt:
+def _read_lines(sources: Sources, file: MemoryFile, start: int, count: int | None) -> MemoryExcerpt:
     """Lines ``start``.. of a file, counted as the index counts them, read as a stream."""
+    shown = file.path
     picked: list[str] = []
     total = 0
     try:
-        with open(full, encoding="utf-8", newline="\n") as handle:
+        with io.TextIOWrapper(sources.open(file), encoding="utf-8", newline="\n") as handle:
+            if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:  # as the index skips it
+                raise MemoryPathError(f"{shown} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB, too big to be memory")
             for total, line in enumerate(handle, 1):  # noqa: B007 - total is the count
                 if total >= start and (count is None or len(picked) < count):
                     picked.append(line.rstrip("\n").removesuffix("\r"))

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
-from clawbot.types import MemorySyncProgress, MemorySyncReport
+from clawbot.types import MemoryPathError, MemorySyncProgress, MemorySyncReport
 
 from clawbot_memory.chunking import Chunk, chunk_markdown, text_hash
 from clawbot_memory.config import MemorySettings
@@ -97,7 +97,7 @@ def _indexed_elsewhere(store: Store, sources: Sources) -> bool:
         return indexed != sources.identity() and conn.execute("select 1 from files limit 1").fetchone() is not None
 
 
-def _prepare(file: MemoryFile, row: FileRow | None, force: bool, settings: MemorySettings) -> Prepared | None:
+def _prepare(sources: Sources, file: MemoryFile, row: FileRow | None, force: bool, settings: MemorySettings) -> Prepared | None:
     """None: unchanged. Otherwise the file's new state (chunks, or why it is skipped)."""
     stat = _stat(file)
     if stat is None:
@@ -110,9 +110,16 @@ def _prepare(file: MemoryFile, row: FileRow | None, force: bool, settings: Memor
         prepared.skipped = f"it is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB"
         return prepared
     try:
-        data = file.full.read_bytes()
+        with sources.open(file) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         prepared.skipped = f"it could not be read ({exc.strerror or exc})"
+        return prepared
+    except MemoryPathError as exc:
+        prepared.skipped = "it " + str(exc).removeprefix(file.path).strip()
+        return prepared
+    if len(data) > MAX_FILE_BYTES:  # it grew since the stat
+        prepared.skipped = f"it is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB"
         return prepared
     try:
         text = data.decode("utf-8")
@@ -275,7 +282,7 @@ async def sync_index(
     unchanged = 0
     for done, file in enumerate(scan.files, 1):
         row = known.get(file.path)
-        found = await asyncio.to_thread(_prepare, file, row, force, settings)
+        found = await asyncio.to_thread(_prepare, sources, file, row, force, settings)
         if found is None:
             unchanged += 1
             if row is not None and row.skipped:
