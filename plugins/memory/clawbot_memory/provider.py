@@ -37,6 +37,11 @@ from clawbot_memory.store import Store, get_meta, is_corruption
 
 log = logging.getLogger(__name__)
 
+#: A query longer than this (a pasted page) is searched by its beginning: about one chunk of
+#: text, more than any question, and what keeps embedding it to a fraction of a second (the
+#: model controls the query; a megabyte of it took the offline embedder over a minute).
+MAX_QUERY_CHARS = 2000
+
 EmbedderFactory = Callable[[MemorySettings, Mapping[str, str]], Any]
 
 
@@ -202,6 +207,7 @@ class SqliteMemory(MemoryProvider):
         model = getattr(embedder, "model", None)
         if not (query or "").strip():
             return MemorySearch(hits=(), mode=self._mode(driver, embedder is not None), provider=provider, model=model, notice="The query is empty.")
+        query = query.strip()[:MAX_QUERY_CHARS]
         stale_notice = await self._freshen(agent)
         limit = max(1, min(100, max_results if max_results is not None else self.settings.max_results))
         floor = max(0.0, min(1.0, min_score if min_score is not None else self.settings.min_score))

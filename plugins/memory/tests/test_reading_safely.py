@@ -89,3 +89,20 @@ async def test_get_refuses_a_file_too_big_to_be_memory_without_reading_it(tmp_pa
             await provider.get("memory/dump.md", agent_id="main", lines=1)
     finally:
         await provider.close()
+
+
+async def test_a_huge_query_is_searched_by_its_beginning(tmp_path: Path) -> None:
+    from clawbot_memory.provider import MAX_QUERY_CHARS
+
+    from .memory_support import WordsEmbedder
+
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "# Me\nThe boat is called Pineapple.\n")
+    embedder = WordsEmbedder()
+    provider = make_provider(tmp_path / "state", ws, embedder)
+    try:
+        found = await provider.search("pineapple boat " * 100_000, agent_id="main")
+        assert [h.path for h in found.hits] == ["MEMORY.md"]
+        assert len(embedder.queries[-1]) <= MAX_QUERY_CHARS
+    finally:
+        await provider.close()
