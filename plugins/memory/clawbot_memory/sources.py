@@ -9,8 +9,10 @@ index or into ``memory_get``.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import attrs
 from clawbot.paths import expand_user_path, inside
@@ -64,6 +66,10 @@ class Sources:
         """Real paths a memory file's real path must lie in."""
         return [os.path.realpath(self.workspace)] + [os.path.realpath(p) for p in self.extra]
 
+    def identity(self) -> str:
+        """Which folders an index of these sources covers (recorded in it)."""
+        return "\n".join(self.allowed_roots())
+
     def _allowed(self, full: Path, roots: list[str] | None = None) -> bool:
         real = os.path.realpath(full)
         return any(inside(root, real) for root in (roots if roots is not None else self.allowed_roots()))
@@ -80,14 +86,17 @@ class Sources:
         return "extra"
 
     def _is_memory_path(self, full: Path) -> bool:
-        """Whether a lexical absolute path is one of the places memory lives."""
+        """Whether a lexical absolute path is one of the places memory lives (hidden files and
+        folders below a memory folder are not, as the listing skips them)."""
         if not _is_markdown(full.name):
             return False
         if full.parent == self.workspace and full.name in ROOT_FILES:
             return True
-        if inside(str(self.workspace / MEMORY_DIR), str(full)):
-            return True
-        return any(full == p or inside(str(p), str(full)) for p in self.extra)
+        for root in (self.workspace / MEMORY_DIR, *self.extra):
+            if full == root or inside(str(root), str(full)):
+                if not any(part.startswith(".") for part in full.relative_to(root).parts):
+                    return True
+        return False
 
     # -- listing -------------------------------------------------------------------------
 
@@ -177,6 +186,28 @@ class Sources:
         if not self._allowed(full):
             raise MemoryPathError(f"{text} links outside the workspace and the extra paths, so it is not read")
         return MemoryFile(path=self.display(full), full=full, source=self._source_of(full))
+
+    def open(self, file: MemoryFile) -> BinaryIO:
+        """``file`` opened for reading, checked once open: the file held must be a regular
+        file that its name's real path (inside the workspace or an extra path) leads to now.
+        A name swapped for a link or a pipe between the listing and the read is refused, not
+        followed. Raises :class:`MemoryPathError` (or ``OSError`` when it cannot be opened)."""
+        fd = os.open(file.full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        handle = os.fdopen(fd, "rb")
+        try:
+            held = os.fstat(handle.fileno())
+            if not stat.S_ISREG(held.st_mode):
+                raise MemoryPathError(f"{file.path} is not a regular file")
+            real = os.path.realpath(file.full)
+            if not self._allowed(Path(real)):
+                raise MemoryPathError(f"{file.path} links outside the workspace and the extra paths, so it is not read")
+            now = os.stat(real)
+            if (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+                raise MemoryPathError(f"{file.path} was replaced while it was being read")
+        except BaseException:
+            handle.close()
+            raise
+        return handle
 
     def watch_roots(self) -> tuple[list[Path], list[Path]]:
         """(folders to watch with their subfolders, folders to watch alone): the memory

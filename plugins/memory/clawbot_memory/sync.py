@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
-from clawbot.types import MemorySyncProgress, MemorySyncReport
+from clawbot.types import MemoryPathError, MemorySyncProgress, MemorySyncReport
 
 from clawbot_memory.chunking import Chunk, chunk_markdown, text_hash
 from clawbot_memory.config import MemorySettings
@@ -86,10 +86,18 @@ def is_stale(store: Store, sources: Sources, embedder: Any) -> bool:
         if _stat(file) != (row.mtime, row.size):
             return True
     with store.read() as conn:
+        if get_meta(conn, "sources") != sources.identity():
+            return True
         return (get_meta(conn, "embedded_with") or "") != embed_identity(embedder)
 
 
-def _prepare(file: MemoryFile, row: FileRow | None, force: bool, settings: MemorySettings) -> Prepared | None:
+def _indexed_elsewhere(store: Store, sources: Sources) -> bool:
+    with store.read() as conn:
+        indexed = get_meta(conn, "sources")
+        return indexed != sources.identity() and conn.execute("select 1 from files limit 1").fetchone() is not None
+
+
+def _prepare(sources: Sources, file: MemoryFile, row: FileRow | None, force: bool, settings: MemorySettings) -> Prepared | None:
     """None: unchanged. Otherwise the file's new state (chunks, or why it is skipped)."""
     stat = _stat(file)
     if stat is None:
@@ -102,9 +110,16 @@ def _prepare(file: MemoryFile, row: FileRow | None, force: bool, settings: Memor
         prepared.skipped = f"it is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB"
         return prepared
     try:
-        data = file.full.read_bytes()
+        with sources.open(file) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         prepared.skipped = f"it could not be read ({exc.strerror or exc})"
+        return prepared
+    except MemoryPathError as exc:
+        prepared.skipped = "it " + str(exc).removeprefix(file.path).strip()
+        return prepared
+    if len(data) > MAX_FILE_BYTES:  # it grew since the stat
+        prepared.skipped = f"it is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB"
         return prepared
     try:
         text = data.decode("utf-8")
@@ -169,7 +184,7 @@ async def _embed_missing(store: Store, embedder: Any, texts_by_hash: dict[str, s
     return embedded, len(have), None
 
 
-def _write(store: Store, prepared: Sequence[Prepared], removed: Sequence[str], embedder: Any) -> tuple[int, int]:
+def _write(store: Store, prepared: Sequence[Prepared], removed: Sequence[str], embedder: Any, sources: Sources) -> tuple[int, int]:
     """The one transaction that makes the sync visible: (chunks in the index, files)."""
     vec = store.driver.vec_version is not None
     now = int(time.time())
@@ -195,6 +210,7 @@ def _write(store: Store, prepared: Sequence[Prepared], removed: Sequence[str], e
         if embedder is not None:
             _attach_vectors(conn, embedder, vec)
         set_meta(conn, "embedded_with", embed_identity(embedder))
+        set_meta(conn, "sources", sources.identity())
         set_meta(conn, "last_sync", time.strftime("%Y-%m-%dT%H:%M:%S%z"))
         generation = int(get_meta(conn, "generation") or 0) + 1
         set_meta(conn, "generation", str(generation))
@@ -254,6 +270,10 @@ async def sync_index(
     started = time.monotonic()
     await asyncio.to_thread(store.open)
     known = await asyncio.to_thread(read_files, store)
+    if not force:
+        # an index of other folders (the agent's workspace moved) may hold same-named files
+        # of the same size and time: every file is read again, nothing is trusted by its stat
+        force = await asyncio.to_thread(_indexed_elsewhere, store, sources)
     scan = await asyncio.to_thread(sources.scan)
     on_disk = {f.path for f in scan.files}
     removed = [path for path in known if path not in on_disk]
@@ -262,7 +282,7 @@ async def sync_index(
     unchanged = 0
     for done, file in enumerate(scan.files, 1):
         row = known.get(file.path)
-        found = await asyncio.to_thread(_prepare, file, row, force, settings)
+        found = await asyncio.to_thread(_prepare, sources, file, row, force, settings)
         if found is None:
             unchanged += 1
             if row is not None and row.skipped:
@@ -285,7 +305,7 @@ async def sync_index(
     if embedder is not None:
         texts = await asyncio.to_thread(_texts_needing_vectors, store, prepared, removed, embedder)
         embedded, cache_hits, error = await _embed_missing(store, embedder, texts)
-    chunks, _files = await asyncio.to_thread(_write, store, prepared, removed, embedder)
+    chunks, _files = await asyncio.to_thread(_write, store, prepared, removed, embedder, sources)
     if prepared or removed or embedded:
         await asyncio.to_thread(store.checkpoint)
     report = MemorySyncReport(
