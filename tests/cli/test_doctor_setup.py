@@ -59,7 +59,8 @@ def test_no_usable_model_is_a_failure_naming_only_installed_providers(home: Path
     assert "clawbot onboard" in out and "OPENAI_API_KEY" in out
     # anthropic is not loaded: it is named only where the doctor says it is blocked
     assert [line for line in out.splitlines() if "anthropic" in line.lower()] == [line for line in out.splitlines() if "anthropic is blocked" in line]
-    assert "memory plugin" not in out and "sqlite-vec" not in out  # no plugin that does not exist
+    # memory is reported from the plugin that is installed, with the mode it searches in
+    assert "memory provider 'sqlite' is active (plugin memory)" in out and "agent main: hybrid search" in out
 
 
 def test_a_configured_model_and_where_its_key_comes_from_never_the_key(home: Path, fake_llm_thread) -> None:

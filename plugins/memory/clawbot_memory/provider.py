@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import io
 import logging
+import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -30,10 +33,15 @@ from clawbot.types import (
 
 from clawbot_memory.config import MemorySettings
 from clawbot_memory.driver import Driver, open_driver
-from clawbot_memory.sources import Sources
+from clawbot_memory.sources import MAX_FILE_BYTES, MemoryFile, Sources
 from clawbot_memory.store import Store, get_meta, is_corruption
 
 log = logging.getLogger(__name__)
+
+#: A query longer than this (a pasted page) is searched by its beginning: about one chunk of
+#: text, more than any question, and what keeps embedding it to a fraction of a second (the
+#: model controls the query; a megabyte of it took the offline embedder over a minute).
+MAX_QUERY_CHARS = 2000
 
 EmbedderFactory = Callable[[MemorySettings, Mapping[str, str]], Any]
 
@@ -54,7 +62,13 @@ def default_embedder_factory(settings: MemorySettings, env: Mapping[str, str]) -
 
 
 def _file_name(agent_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", agent_id) or "_"
+    """The agent's index file name, never another agent's: an id that is not already a plain
+    lower-case name ("ops/x", "Work") gets a hash of itself, so it cannot meet "ops_x", or
+    "work" on a case-insensitive disk."""
+    plain = re.sub(r"[^a-z0-9_.-]", "_", agent_id.lower()).lstrip(".") or "_"
+    if plain == agent_id:
+        return plain
+    return f"{plain}-{hashlib.sha256(agent_id.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
 @attrs.define(eq=False)
@@ -172,36 +186,48 @@ class SqliteMemory(MemoryProvider):
         agent.last_report = report
         return report
 
-    async def _freshen(self, agent: _Agent) -> None:
+    async def _freshen(self, agent: _Agent) -> str | None:
         """Sync a stale index before searching it, unless a sync is already under way (then
-        the search answers from the last complete state, or waits when there is none yet)."""
+        the search answers from the last complete state, or waits when there is none yet).
+        A sync that fails (the index busy in another process, a full disk) leaves the last
+        state to search: the sentence returned says so."""
         from clawbot_memory.sync import is_stale
 
-        if agent.lock.locked():
-            if await asyncio.to_thread(self._never_synced, agent):
-                async with agent.lock:
-                    pass
-            return
         watcher = agent.watcher
-        if watcher is not None and watcher.running and agent.check_seconds > CHECK_BUDGET_S:
-            # a large memory: a stat of every file would cost more than the search, and the
-            # watcher sees the changes; the ones it saw and has not synced yet are synced now
-            if watcher.pending:
-                async with agent.lock:
-                    await self._sync_locked(agent, changed=watcher.take())
-            return
+        handed = False
         try:
-            started = time.monotonic()
-            stale = await asyncio.to_thread(is_stale, agent.store, agent.sources, self._ready_embedder())
-            agent.check_seconds = time.monotonic() - started
-        except agent.store.driver.module.DatabaseError as exc:
-            if not is_corruption(exc):
-                raise
-            await asyncio.to_thread(agent.store.reset, f"it is damaged ({exc})")
-            stale = True
-        if stale and not agent.lock.locked():
-            async with agent.lock:
-                await self._sync_locked(agent)
+            if agent.lock.locked():
+                if await asyncio.to_thread(self._never_synced, agent):
+                    async with agent.lock:
+                        pass
+                return None
+            if watcher is not None and watcher.running and agent.check_seconds > CHECK_BUDGET_S:
+                # a large memory: a stat of every file would cost more than the search, and the
+                # watcher sees the changes; the ones it saw and has not synced yet are synced now
+                if watcher.pending:
+                    async with agent.lock:
+                        handed = True
+                        await self._sync_locked(agent, changed=watcher.take())
+                return None
+            try:
+                started = time.monotonic()
+                stale = await asyncio.to_thread(is_stale, agent.store, agent.sources, self._ready_embedder())
+                agent.check_seconds = time.monotonic() - started
+            except agent.store.driver.module.DatabaseError as exc:
+                if not is_corruption(exc):
+                    raise
+                await asyncio.to_thread(agent.store.reset, f"it is damaged ({exc})")
+                stale = True
+            if stale and not agent.lock.locked():
+                async with agent.lock:
+                    await self._sync_locked(agent)
+        except (agent.store.driver.module.Error, OSError) as exc:
+            if handed:
+                watcher.look_at_everything()  # the changes it handed over are not in the index
+            agent.last_error = f"The memory index could not be brought up to date ({exc}); searches answer from its last state."
+            log.warning("memory: agent %s: %s", agent.id, agent.last_error)
+            return f"The memory index could not be brought up to date ({exc}), so recent changes to the memory files may be missing."
+        return None
 
     @staticmethod
     def _never_synced(agent: _Agent) -> bool:
@@ -220,7 +246,8 @@ class SqliteMemory(MemoryProvider):
         model = getattr(embedder, "model", None)
         if not (query or "").strip():
             return MemorySearch(hits=(), mode=self._mode(driver, embedder is not None), provider=provider, model=model, notice="The query is empty.")
-        await self._freshen(agent)
+        query = query.strip()[:MAX_QUERY_CHARS]
+        stale_notice = await self._freshen(agent)
         limit = max(1, min(100, max_results if max_results is not None else self.settings.max_results))
         floor = max(0.0, min(1.0, min_score if min_score is not None else self.settings.min_score))
         qvec = None
@@ -253,6 +280,7 @@ class SqliteMemory(MemoryProvider):
                 await self._sync_locked(agent)
             hits = await asyncio.to_thread(run)
         mode = self._mode(driver, qvec is not None)
+        notice = " ".join(n for n in (stale_notice, notice) if n) or None
         if qvec is None:
             provider = model = None
         return MemorySearch(hits=tuple(hits), mode=mode, provider=provider, model=model, notice=notice)
@@ -260,7 +288,7 @@ class SqliteMemory(MemoryProvider):
     async def get(self, path: str, *, agent_id: str, from_line: int = 1, lines: int | None = None) -> MemoryExcerpt:
         agent = await self._agent(agent_id)
         file = agent.sources.resolve(path)
-        return await asyncio.to_thread(_read_lines, file.full, file.path, max(1, int(from_line or 1)), lines)
+        return await asyncio.to_thread(_read_lines, agent.sources, file, max(1, int(from_line or 1)), lines)
 
     # -- status and lifetime ------------------------------------------------------------------
 
@@ -364,12 +392,15 @@ def _vectors_held(store: Store) -> str:
     return f"{held / 1_048_576:.1f} MB" if held else "none"
 
 
-def _read_lines(full: Path, shown: str, start: int, count: int | None) -> MemoryExcerpt:
+def _read_lines(sources: Sources, file: MemoryFile, start: int, count: int | None) -> MemoryExcerpt:
     """Lines ``start``.. of a file, counted as the index counts them, read as a stream."""
+    shown = file.path
     picked: list[str] = []
     total = 0
     try:
-        with open(full, encoding="utf-8", newline="\n") as handle:
+        with io.TextIOWrapper(sources.open(file), encoding="utf-8", newline="\n") as handle:
+            if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:  # as the index skips it
+                raise MemoryPathError(f"{shown} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB, too big to be memory")
             for total, line in enumerate(handle, 1):  # noqa: B007 - total is the count
                 if total >= start and (count is None or len(picked) < count):
                     picked.append(line.rstrip("\n").removesuffix("\r"))

@@ -12,6 +12,7 @@ import os
 import stat
 from collections.abc import Container, Iterable, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import attrs
 from clawbot.paths import expand_user_path, inside
@@ -37,13 +38,6 @@ class MemoryFile:
 class Scan:
     files: tuple[MemoryFile, ...]
     skipped: tuple[tuple[str, str], ...]
-
-
-def _is_plain_file(full: Path) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(full).st_mode)
-    except OSError:
-        return False
 
 
 def _is_markdown(name: str) -> bool:
@@ -72,6 +66,10 @@ class Sources:
         """Real paths a memory file's real path must lie in."""
         return [os.path.realpath(self.workspace)] + [os.path.realpath(p) for p in self.extra]
 
+    def identity(self) -> str:
+        """Which folders an index of these sources covers (recorded in it)."""
+        return "\n".join(self.allowed_roots())
+
     def _allowed(self, full: Path, roots: list[str] | None = None) -> bool:
         real = os.path.realpath(full)
         return any(inside(root, real) for root in (roots if roots is not None else self.allowed_roots()))
@@ -88,14 +86,17 @@ class Sources:
         return "extra"
 
     def _is_memory_path(self, full: Path) -> bool:
-        """Whether a lexical absolute path is one of the places memory lives."""
+        """Whether a lexical absolute path is one of the places memory lives (hidden files and
+        folders below a memory folder are not, as the listing skips them)."""
         if not _is_markdown(full.name):
             return False
         if full.parent == self.workspace and full.name in ROOT_FILES:
             return True
-        if inside(str(self.workspace / MEMORY_DIR), str(full)):
-            return True
-        return any(full == p or inside(str(p), str(full)) for p in self.extra)
+        for root in (self.workspace / MEMORY_DIR, *self.extra):
+            if full == root or inside(str(root), str(full)):
+                if not any(part.startswith(".") for part in full.relative_to(root).parts):
+                    return True
+        return False
 
     # -- listing -------------------------------------------------------------------------
 
@@ -166,33 +167,37 @@ class Sources:
                     else:  # in a folder whose real path was checked just above
                         add(here / name, prefix + name, source, os.path.join(real, name), True)
 
-    def changed(self, paths: Iterable[Path], known: Container[str]) -> tuple[list[MemoryFile], list[str]] | None:
+    def changed(self, paths: Iterable[Path], known: Container[str]) -> tuple[list[MemoryFile], list[str], list[str]] | None:
         """What a set of changed paths (from the watcher) means for the index, without
-        listing every folder: (memory files to look at again, indexed paths now gone), or
-        None when only a full :meth:`scan` can tell (a folder, a link, a hidden name)."""
+        listing every folder: (memory files to look at again, indexed paths now gone, other
+        names now gone that may have been folders), or None when only a full :meth:`scan`
+        can tell (a folder or a link)."""
         files: list[MemoryFile] = []
         gone: list[str] = []
+        vanished: list[str] = []
         for raw in paths:
             full = Path(os.path.abspath(raw))
-            if not self._is_memory_path(full):
-                if self.is_watched_change(full) and not _is_plain_file(full):
-                    return None  # a folder came, went or moved: what is in it is unknown
-                continue
-            shown = self.display(full)
             if self._hidden(full):
-                continue  # the scan never lists it either
+                continue  # nothing below a hidden name is listed (an editor's swap file)
+            shown = self.display(full)
             try:
                 st = os.lstat(full)
             except FileNotFoundError:
                 if shown in known:
                     gone.append(shown)
+                elif not self._is_memory_path(full) and self.is_watched_change(full):
+                    vanished.append(shown)
                 continue
             except OSError:
                 return None
+            if not self._is_memory_path(full):
+                if self.is_watched_change(full) and not stat.S_ISREG(st.st_mode):
+                    return None  # a folder came or moved: what is in it is unknown
+                continue
             if not stat.S_ISREG(st.st_mode) or os.path.realpath(full) != str(full):
                 return None  # a link (or a folder behind one): the full scan checks where it leads
             files.append(MemoryFile(path=shown, full=full, source=self._source_of(full)))
-        return files, gone
+        return files, gone, vanished
 
     def _hidden(self, full: Path) -> bool:
         """Whether the scan leaves ``full`` out for a name starting with a dot below its folder."""
@@ -222,6 +227,28 @@ class Sources:
         if not self._allowed(full):
             raise MemoryPathError(f"{text} links outside the workspace and the extra paths, so it is not read")
         return MemoryFile(path=self.display(full), full=full, source=self._source_of(full))
+
+    def open(self, file: MemoryFile) -> BinaryIO:
+        """``file`` opened for reading, checked once open: the file held must be a regular
+        file that its name's real path (inside the workspace or an extra path) leads to now.
+        A name swapped for a link or a pipe between the listing and the read is refused, not
+        followed. Raises :class:`MemoryPathError` (or ``OSError`` when it cannot be opened)."""
+        fd = os.open(file.full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        handle = os.fdopen(fd, "rb")
+        try:
+            held = os.fstat(handle.fileno())
+            if not stat.S_ISREG(held.st_mode):
+                raise MemoryPathError(f"{file.path} is not a regular file")
+            real = os.path.realpath(file.full)
+            if not self._allowed(Path(real)):
+                raise MemoryPathError(f"{file.path} links outside the workspace and the extra paths, so it is not read")
+            now = os.stat(real)
+            if (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+                raise MemoryPathError(f"{file.path} was replaced while it was being read")
+        except BaseException:
+            handle.close()
+            raise
+        return handle
 
     def watch_roots(self) -> tuple[list[Path], list[Path]]:
         """(folders to watch with their subfolders, folders to watch alone): the memory

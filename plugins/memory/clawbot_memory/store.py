@@ -98,17 +98,27 @@ class Store:
                 self._close_connections()
                 self.move_aside(str(exc))
                 self._open_checked()
+            except BaseException:
+                self._close_connections()
+                raise
 
     def _open_checked(self) -> None:
+        """Open the index; :class:`NotAnIndex` only when the file is damaged or someone
+        else's. A busy, read-only or full index is not broken: its error is raised as it is
+        (moving it aside would pull it from under the process that is writing it)."""
         try:
             conn = self.driver.connect(self.path)
         except self.driver.module.DatabaseError as exc:
+            if not is_corruption(exc):
+                raise
             raise NotAnIndex(f"it could not be opened ({exc})") from None
         self._writer = conn
         try:
             app_id = conn.execute("pragma application_id").fetchone()[0]
             tables = {row[0] for row in conn.execute("select name from sqlite_master where type in ('table', 'view')")}
         except self.driver.module.DatabaseError as exc:
+            if not is_corruption(exc):
+                raise
             raise NotAnIndex(f"it is not a readable sqlite database ({exc})") from None
         if tables and app_id != APPLICATION_ID:
             raise NotAnIndex("it is not a clawbot memory index")
@@ -116,6 +126,11 @@ class Store:
             version = get_meta(conn, "schema_version")
             if version != SCHEMA_VERSION:
                 raise NotAnIndex(f"its schema version is {version or 'unknown'}, this clawbot writes {SCHEMA_VERSION}")
+            if self._aligned(conn):
+                # nothing to set up: no write lock needed, so an index another process is
+                # writing can still be read
+                self._reader = self.driver.connect(self.path)
+                return
         try:
             conn.execute("pragma journal_mode=wal")
             conn.execute("pragma synchronous=normal")
@@ -129,8 +144,21 @@ class Store:
         except self.driver.module.DatabaseError as exc:
             with contextlib.suppress(Exception):
                 conn.execute("rollback")
+            if not is_corruption(exc):
+                raise
             raise NotAnIndex(f"it is damaged ({exc})") from None
         self._reader = self.driver.connect(self.path)
+
+    def _aligned(self, conn: Any) -> bool:
+        """Whether the index is in WAL mode with the tables and features this driver sets up."""
+        try:
+            if str(conn.execute("pragma journal_mode").fetchone()[0]).lower() != "wal":
+                return False
+            if {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")} < {"meta", "files", "chunks", "embedding_cache"}:
+                return False
+        except self.driver.module.DatabaseError:
+            return False
+        return get_meta(conn, "fts") == ("1" if self.driver.fts5 else "0") and (self.driver.vec_version is not None or get_meta(conn, "vec_model") == "")
 
     def _align_features(self, conn: Any) -> None:
         """Make the FTS and vector tables match what this driver can do now."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from clawbot.types import MemorySyncProgress, MemorySyncReport
+from clawbot.types import MemoryPathError, MemorySyncProgress, MemorySyncReport
 
 from clawbot_memory.chunking import Chunk, chunk_markdown, text_hash
 from clawbot_memory.config import MemorySettings
@@ -97,10 +97,18 @@ def is_stale(store: Store, sources: Sources, embedder: Any) -> bool:
         if _stat(file) != (row.mtime, row.size):
             return True
     with store.read() as conn:
+        if get_meta(conn, "sources") != sources.identity():
+            return True
         return (get_meta(conn, "embedded_with") or "") != embed_identity(embedder)
 
 
-def _prepare(file: MemoryFile, row: FileRow | None, force: bool, settings: MemorySettings) -> Prepared | None:
+def _indexed_elsewhere(store: Store, sources: Sources) -> bool:
+    with store.read() as conn:
+        indexed = get_meta(conn, "sources")
+        return indexed != sources.identity() and conn.execute("select 1 from files limit 1").fetchone() is not None
+
+
+def _prepare(sources: Sources, file: MemoryFile, row: FileRow | None, force: bool, settings: MemorySettings) -> Prepared | None:
     """None: unchanged. Otherwise the file's new state (chunks, or why it is skipped)."""
     stat = _stat(file)
     if stat is None:
@@ -113,9 +121,16 @@ def _prepare(file: MemoryFile, row: FileRow | None, force: bool, settings: Memor
         prepared.skipped = f"it is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB"
         return prepared
     try:
-        data = file.full.read_bytes()
+        with sources.open(file) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         prepared.skipped = f"it could not be read ({exc.strerror or exc})"
+        return prepared
+    except MemoryPathError as exc:
+        prepared.skipped = "it " + str(exc).removeprefix(file.path).strip()
+        return prepared
+    if len(data) > MAX_FILE_BYTES:  # it grew since the stat
+        prepared.skipped = f"it is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB"
         return prepared
     try:
         text = data.decode("utf-8")
@@ -180,7 +195,7 @@ async def _embed_missing(store: Store, embedder: Any, texts_by_hash: dict[str, s
     return embedded, len(have), None
 
 
-def _write(store: Store, prepared: Sequence[Prepared], removed: Sequence[str], embedder: Any) -> tuple[int, int]:
+def _write(store: Store, prepared: Sequence[Prepared], removed: Sequence[str], embedder: Any, sources: Sources) -> tuple[int, int]:
     """The one transaction that makes the sync visible: (chunks in the index, files)."""
     vec = store.driver.vec_version is not None
     now = int(time.time())
@@ -209,6 +224,7 @@ def _write(store: Store, prepared: Sequence[Prepared], removed: Sequence[str], e
         if embedder is not None:
             _attach_vectors(conn, embedder, vec)
         set_meta(conn, "embedded_with", embed_identity(embedder))
+        set_meta(conn, "sources", sources.identity())
         set_meta(conn, "last_sync", time.strftime("%Y-%m-%dT%H:%M:%S%z"))
         before = get_meta(conn, "generation") or "0"
         generation = str(int(before) + 1)
@@ -288,6 +304,10 @@ async def sync_index(
     what they mean); None: every memory file is checked."""
     started = time.monotonic()
     await asyncio.to_thread(store.open)
+    if not force:
+        # an index of other folders (the agent's workspace moved) may hold same-named files
+        # of the same size and time: every file is read again, nothing is trusted by its stat
+        force = await asyncio.to_thread(_indexed_elsewhere, store, sources)
     look = None if changed is None or force else await asyncio.to_thread(_look_at_changes, store, sources, changed)
     if look is None:
         known = await asyncio.to_thread(read_files, store)
@@ -313,7 +333,7 @@ async def sync_index(
         unchanged = 0
         for done, file in enumerate(files, 1):
             row = known.get(file.path)
-            found = _prepare(file, row, force, settings)
+            found = _prepare(sources, file, row, force, settings)
             if found is None:
                 unchanged += 1
                 if row is not None and row.skipped:
@@ -336,7 +356,7 @@ async def sync_index(
     if embedder is not None:
         texts = await asyncio.to_thread(_texts_needing_vectors, store, prepared, removed, embedder)
         embedded, cache_hits, error = await _embed_missing(store, embedder, texts)
-    chunks, _files = await asyncio.to_thread(_write, store, prepared, removed, embedder)
+    chunks, _files = await asyncio.to_thread(_write, store, prepared, removed, embedder, sources)
     if embedder is not None:
         await asyncio.to_thread(_load_vectors, store, embedder)
     if prepared or removed or embedded:
@@ -369,7 +389,12 @@ def _look_at_changes(store: Store, sources: Sources, changed: Collection[Path]) 
     found = sources.changed(changed, known)
     if found is None:
         return None
-    files, gone = found
+    files, gone, vanished = found
+    if vanished:
+        with store.read() as conn:
+            for name in vanished:  # a folder that went: its files are gone too, and only a scan lists them
+                if conn.execute("select 1 from files where path > ? and path < ? limit 1", (name + "/", name + "0")).fetchone():
+                    return None
     return files, gone, known
 
 

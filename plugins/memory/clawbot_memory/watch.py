@@ -44,6 +44,10 @@ class Watcher:
         """Whether changes were seen that no sync has been handed yet."""
         return self._unknown or bool(self._changed)
 
+    def look_at_everything(self) -> None:
+        """The next sync checks every file (changes handed over were lost to a failed sync)."""
+        self._unknown = True
+
     def take(self) -> set[Path] | None:
         """The changed paths not yet handed to a sync, now handed over (None: rescan all)."""
         unknown, changed = self._unknown, self._changed
@@ -135,7 +139,7 @@ class Watcher:
                 try:
                     await self._on_change(changed)
                 except Exception:
-                    self._unknown = True  # the next sync looks at everything again
+                    self.look_at_everything()  # what it was handed is not in the index
                     log.warning("memory: re-indexing after a change failed", exc_info=True)
                 again = self._again
                 if again:

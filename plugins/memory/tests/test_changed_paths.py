@@ -38,7 +38,8 @@ CASES = [
     (["memory/gone.md"], ([], ["memory/gone.md"])),  # deleted, and in the index
     (["memory/never.md"], ([], [])),  # deleted before it was ever indexed
     (["notes.md", "memory/a.txt"], ([], [])),  # not memory
-    (["memory/.drafts/x.md"], ([], [])),  # hidden: the scan never lists it either
+    (["memory/.drafts/x.md", "memory/.x.md.swp", "memory/.drafts"], ([], [])),  # hidden: the scan never lists them either
+    (["memory/x.md~"], ([], [])),  # an editor's backup that came and went
     (["memory/sub"], None),  # a folder: what is in it is unknown
     (["memory"], None),
     (["memory/link.md"], None),  # a link: the scan checks where it leads
@@ -52,7 +53,7 @@ def test_changed_paths_are_read_as_the_full_scan_would(ws: Path, changed: list[s
     if expected is None:
         assert found is None
         return
-    files, gone = found
+    files, gone, _vanished = found
     assert ([f.path for f in files], gone) == expected
     scanned = {f.path for f in sources.scan().files}
     assert all(f.path in scanned for f in files)  # never a file the scan would leave out
@@ -78,6 +79,12 @@ async def test_a_sync_handed_paths_looks_only_at_them(tmp_path: Path, ws: Path) 
         report = await provider.sync(agent_id="main", paths=[ws / "memory" / "sub"])  # a folder: a full scan
         assert (report.files_indexed, report.files_removed) == (1, 1)
         assert (indexed("courgettes"), indexed("kettle")) == (1, 0)
+        write(ws / "memory" / "old" / "a.md", "Sold the bicycle.\n")
+        await provider.sync(agent_id="main")
+        (ws / "memory" / "old" / "a.md").unlink()
+        (ws / "memory" / "old").rmdir()
+        report = await provider.sync(agent_id="main", paths=[ws / "memory" / "old"])  # a folder that went: its files too
+        assert report.files_removed == 1 and indexed("bicycle") == 0
     finally:
         await provider.close()
 
