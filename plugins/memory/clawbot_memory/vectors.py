@@ -30,6 +30,8 @@ KEEP = 2
 #: (below that a few masked rows cost less than copying).
 DEAD_SHARE = 0.25
 COMPACT_MIN = 512
+#: A stored vector is packed float32.
+FLOAT32_BYTES = 4
 
 
 @attrs.define(eq=False)
@@ -180,12 +182,12 @@ def load(conn: Any, generation: str, ident: str) -> Snapshot | None:
     first = conn.execute(f"select embedding {where} limit 1", (ident,)).fetchone()
     if not total or first is None:
         return None
-    dims = len(first[0]) // 4
+    dims = len(first[0]) // FLOAT32_BYTES
     capacity = _headroom(total)
     ids = numpy.zeros(capacity, dtype=numpy.int64)
     vectors = numpy.zeros((capacity, dims), dtype=numpy.float32)
     n = 0
-    cursor = conn.execute(f"select id, embedding {where} and length(embedding) = ?", (ident, dims * 4))
+    cursor = conn.execute(f"select id, embedding {where} and length(embedding) = ?", (ident, dims * FLOAT32_BYTES))
     while batch := cursor.fetchmany(4096):
         ids[n : n + len(batch)] = [r[0] for r in batch]
         vectors[n : n + len(batch)] = numpy.frombuffer(b"".join(r[1] for r in batch), dtype=numpy.float32).reshape(len(batch), dims)
@@ -205,8 +207,8 @@ def _fetch(conn: Any, ids: list[int], ident: str) -> tuple[Any, Any]:
         )
     if not found:
         return numpy.zeros(0, dtype=numpy.int64), numpy.zeros((0, 0), dtype=numpy.float32)
-    dims = len(found[0][1]) // 4
-    found = [r for r in found if len(r[1]) == dims * 4]
+    dims = len(found[0][1]) // FLOAT32_BYTES
+    found = [r for r in found if len(r[1]) == dims * FLOAT32_BYTES]
     ids_out = numpy.fromiter((r[0] for r in found), dtype=numpy.int64, count=len(found))
     return ids_out, numpy.frombuffer(b"".join(b for _, b in found), dtype=numpy.float32).reshape(len(found), dims)
 
