@@ -20,7 +20,7 @@ HEAD = (
     "the to and a of i in it for is on that with was we at be this have about as but not so he she they "
     "are from will his her their my our you by or an if do did had just all can more up out then there "
     "when one what some would get new time need think also still next today tomorrow week call meeting "
-    "team project work email review plan idea notes talk lunch home call back later check fix follow "
+    "team project work email retro plan idea notes talk lunch home call back later check fix follow "
     "update draft send read write doc bug test release deploy budget design customer client sales data "
     "report slide deck demo trip flight hotel train book movie coffee dinner gym run walk doctor kids "
     "school garden car bank rent tax invoice contract hire interview feedback goal quarter launch price "
