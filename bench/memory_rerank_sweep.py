@@ -125,7 +125,9 @@ def pool_for(cv: Conv, question: str, qv: np.ndarray, limit: int, query=keyword_
     match = query(question)
     kw, lines = [], {}
     if match:
-        kw = cv.db.execute("SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?", (match, limit)).fetchall()
+        kw = cv.db.execute(
+            "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?", (match, limit)
+        ).fetchall()
         for rowid, marked in cv.db.execute(
             "SELECT rowid, highlight(chunks_fts, 0, ?, ?) FROM chunks_fts WHERE chunks_fts MATCH ?", (MARK_OPEN, MARK_CLOSE, match)
         ):
