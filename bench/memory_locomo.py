@@ -34,7 +34,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "plugins" / "memory")]
 
-from clawbot_memory.query import index_text, keyword_query  # noqa: E402
+from clawbot_memory.query import index_text, keyword_query, matched_lines, question_keys  # noqa: E402
 from clawbot_memory.ranking import Candidate, fuse  # noqa: E402
 from locomo_corpus import Chunk, Conversation, Layout, chunk_markdown, chunk_workspace, found, load_locomo, materialise, write_workspace  # noqa: E402
 
@@ -63,6 +63,7 @@ class Setup:
     fuse: Callable[..., list] = fuse
     cjk_index: bool = True  # index_text() applied to what FTS5 holds
     embed_context: bool = False  # the heading trail is embedded with the chunk too (else keywords only)
+    line_evidence: bool = True  # keyword candidates carry which question words each line holds (ranking: best line)
 
     def chunker(self, path: str, text: str) -> list[Chunk]:
         return chunk_markdown(
@@ -78,6 +79,7 @@ class Index:
 
         self.chunks = chunks
         self.vectors = vectors
+        self.lines = setup.line_evidence
         self.db = sqlean.connect(str(db_path))
         self.db.execute(f"CREATE VIRTUAL TABLE chunks_fts USING fts5(text, tokenize='{setup.tokenizer}')")
         rows = [(i, index_text(c.index_text or c.text) if setup.cjk_index else (c.index_text or c.text)) for i, c in enumerate(chunks)]
@@ -88,13 +90,14 @@ class Index:
         c = self.chunks[i]
         return Candidate(chunk_id=i, path=c.path, start_line=c.start_line, end_line=c.end_line, text=c.text, **kw)
 
-    def keyword(self, match: str | None, limit: int) -> list[Candidate]:
+    def keyword(self, match: str | None, limit: int, question: str = "") -> list[Candidate]:
         if not match:
             return []
         rows = self.db.execute(
             "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?", (match, limit)
         ).fetchall()
-        return [self._candidate(i, keyword_rank=r) for i, r in rows]
+        keys = question_keys(question)
+        return [self._candidate(i, keyword_rank=r, lines=matched_lines(keys, self.chunks[i].text) if self.lines else ()) for i, r in rows]
 
     def vector(self, q: np.ndarray | None, limit: int) -> list[Candidate]:
         if q is None or self.vectors is None or not len(self.chunks):
@@ -140,7 +143,7 @@ def evaluate(convs: list[Conversation], setup: Setup, embedder, modes=MODES) -> 
                 for k in KS:
                     limit = k * setup.candidate_multiplier
                     t1 = time.perf_counter()
-                    kw = index.keyword(setup.query(q.text), limit)
+                    kw = index.keyword(setup.query(q.text), limit, q.text)
                     t2 = time.perf_counter()
                     vec = index.vector(qv, limit)
                     t3 = time.perf_counter()
@@ -215,18 +218,21 @@ def report(res: Result, setup: Setup, embedder_name: str) -> str:
 
 
 def make_embedder(kind: str, tokenizer_json: Path | None, cache_dir: Path, window: int = 0):
-    from locomo_embed import CachedEmbedder, MiniLM, WordLlamaEmbedder
+    from locomo_embed import CachedEmbedder, MiniLM, PluginLocal, WordLlamaEmbedder
 
     if kind == "none":
         return None
-    inner = MiniLM(tokenizer_json, window=window) if kind == "minilm" else WordLlamaEmbedder()
+    if kind == "local":
+        inner = PluginLocal()
+    else:
+        inner = MiniLM(tokenizer_json, window=window) if kind == "minilm" else WordLlamaEmbedder()
     return CachedEmbedder(inner, cache_dir)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
-    ap.add_argument("--embedder", default="minilm", choices=["minilm", "wordllama", "none"])
+    ap.add_argument("--embedder", default="local", choices=["local", "minilm", "wordllama", "none"])
     ap.add_argument("--window", type=int, default=0, help="minilm: embed a long chunk as the mean of windows of this many wordpieces")
     ap.add_argument("--tokenizer-json", type=Path, help="all-MiniLM-L6-v2 tokenizer.json (for --embedder minilm)")
     ap.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "clawbot-locomo-embeddings")
