@@ -8,8 +8,13 @@ import os
 from pathlib import Path
 
 
-def shipped(workspace: Path, state_dir: Path):
+def shipped(**settings):
+    """``make_provider(workspace, state_dir)`` for the shipped provider, default settings but
+    for ``settings`` (``embedder="none"``: keyword only; ``disable=["fts5"]``: vectors only)."""
     from clawbot_memory.config import MemorySettings
     from clawbot_memory.provider import SqliteMemory
 
-    return SqliteMemory(settings=MemorySettings(), state_dir=state_dir, workspace_of=lambda _agent: workspace, env=dict(os.environ))
+    def make(workspace: Path, state_dir: Path):
+        return SqliteMemory(settings=MemorySettings(**settings), state_dir=state_dir, workspace_of=lambda _agent: workspace, env=dict(os.environ))
+
+    return make
