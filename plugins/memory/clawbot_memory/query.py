@@ -104,10 +104,35 @@ def _terms(text: str) -> list[str]:
     return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 
+#: A word is known by its first letters, so "paint", "painted" and "painting" count as one
+#: word of the question (FTS5's porter stems them alike), not three.
+KEY_CHARS = 4
+
+
+def _keys(text: str) -> list[str]:
+    keys: list[str] = []
+    for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
+        for part in _split_scripts(word):
+            keys += list(part) if _is_cjk(part[0]) else [part[:KEY_CHARS]]
+    return keys
+
+
+def question_keys(text: str) -> frozenset[str]:
+    """The keys of the words a keyword search looks for (filler left out, as in keyword_query)."""
+    words = [w for w in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()) if w not in STOPWORDS]
+    return frozenset(_keys(" ".join(words)))
+
+
+def matched_lines(keys: frozenset[str], text: str) -> tuple[frozenset[str], ...]:
+    """Per line of ``text``: which of the question's word ``keys`` it holds. Plain Python over
+    a few candidates' text: cheaper than asking FTS5 to highlight them."""
+    return tuple(keys.intersection(_keys(line)) for line in text.split("\n"))
+
+
 def keyword_query(text: str) -> str | None:
     """The FTS5 MATCH expression for ``text``, or None when it has no word to search for."""
     terms = _terms(text)
     return " OR ".join(terms) if terms else None
 
 
-__all__ = ["STOPWORDS", "index_text", "keyword_query"]
+__all__ = ["STOPWORDS", "index_text", "keyword_query", "matched_lines", "question_keys"]

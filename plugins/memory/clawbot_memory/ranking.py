@@ -11,6 +11,12 @@ min_score. A chunk found by one side only gets 0 from the other. When a side
 has no candidates at all (keyword-only or vector-only mode, or nothing matched) the other
 side's weight is the whole score, so a lone side still ranks 0..1.
 
+The keyword side also looks at where the words are: a chunk where one line holds most of
+the question's words (the turn that answers it) beats one where they are scattered over
+thirteen lines. Its words score is bm25 mixed (LINE_SHARE) with the score of its best line:
+the sum of the matched words' weights, a word weighing more the fewer candidates hold it.
+On LoCoMo this moved the hybrid's recall@1/3/6 up by about half a point each.
+
 The reference's text score, 1/(1+max(0, rank)), is 1 for every hit (FTS5's bm25 is
 negative, lower is better), so it only said "matched a word" and let the vector side order
 everything; measured on LoCoMo that made the hybrid worse than bm25 alone.
@@ -33,6 +39,7 @@ class Candidate:
     text: str
     keyword_rank: float | None = None  # FTS5 bm25() of this chunk (lower is better); None: not a keyword candidate
     vector_similarity: float | None = None  # cosine similarity in [-1, 1]; None: not a vector candidate
+    lines: tuple[frozenset[str], ...] = ()  # per line, the question's words it holds (query.matched_lines); (): unknown
 
 
 @attrs.frozen
@@ -59,6 +66,31 @@ def _normalised(raw: Sequence[float | None], floor: float | None = None) -> list
     return [(x - lo) / (hi - lo) if x is not None else 0.0 for x in raw]
 
 
+#: Share of a keyword candidate's words score that comes from its best line (the rest: bm25).
+LINE_SHARE = 0.3
+
+
+def _best_lines(cands: Sequence[Candidate]) -> list[float | None]:
+    """Per candidate: the weight of the question's words on its best line. A word's weight
+    is its rarity among these candidates (bm25's idf over the pool), so a name said in
+    every chunk counts little and the thing asked about counts much."""
+    n = len(cands)
+    held: dict[str, int] = {}
+    for c in cands:
+        for word in frozenset().union(*c.lines):
+            held[word] = held.get(word, 0) + 1
+    idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in held.items()}
+    return [max((sum(idf[w] for w in line) for line in c.lines), default=0.0) if c.lines else None for c in cands]
+
+
+def _words_scores(keyword: Sequence[Candidate], floor: float | None) -> list[float]:
+    bm25 = _normalised([-x if (x := _finite(c.keyword_rank)) is not None else None for c in keyword], floor=floor)
+    if not any(c.lines for c in keyword):  # where the words are is not known: bm25 alone
+        return bm25
+    lines = _normalised(_best_lines(keyword))
+    return [(1 - LINE_SHARE) * b + LINE_SHARE * line for b, line in zip(bm25, lines, strict=True)]
+
+
 def fuse(
     query: str,
     keyword: Sequence[Candidate],
@@ -78,8 +110,7 @@ def fuse(
         return []
     sides: list[tuple[float, Sequence[Candidate], list[float]]] = []
     if keyword:
-        bm25 = [_finite(c.keyword_rank) for c in keyword]
-        sides.append((max(0.0, text_weight), keyword, _normalised([-x if x is not None else None for x in bm25], floor=0.0 if every_keyword_match else None)))
+        sides.append((max(0.0, text_weight), keyword, _words_scores(keyword, floor=0.0 if every_keyword_match else None)))
     if vector:
         sides.append((max(0.0, vector_weight), vector, _normalised([_finite(c.vector_similarity) for c in vector])))
     total = sum(w for w, _, _ in sides)
@@ -116,4 +147,4 @@ def fuse(
     return out
 
 
-__all__ = ["Candidate", "Scored", "fuse"]
+__all__ = ["LINE_SHARE", "Candidate", "Scored", "fuse"]

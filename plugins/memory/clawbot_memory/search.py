@@ -13,7 +13,7 @@ from typing import Any
 from clawbot.types import MemoryHit
 
 from clawbot_memory.config import MemorySettings
-from clawbot_memory.query import keyword_query
+from clawbot_memory.query import keyword_query, matched_lines, question_keys
 from clawbot_memory.ranking import Candidate, Scored, fuse
 from clawbot_memory.store import Store, is_corruption
 from clawbot_memory.vectors import vectors_of
@@ -42,7 +42,8 @@ def keyword_candidates(conn: Any, query: str, limit: int) -> list[tuple[Candidat
         # an expression FTS5 cannot parse costs this search its keyword side, never the turn
         log.warning("memory: keyword search for %r failed: %s", match, exc)
         return []
-    return [(_candidate(r, keyword_rank=float(r[6])), r[5]) for r in rows]
+    keys = question_keys(query)
+    return [(_candidate(r, keyword_rank=float(r[6]), lines=matched_lines(keys, r[4])), r[5]) for r in rows]
 
 
 def _rows_by_id(conn: Any, ids: list[int]) -> dict[int, tuple]:

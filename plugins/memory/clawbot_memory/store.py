@@ -203,7 +203,9 @@ class Store:
             self._open_checked()
 
     def close(self) -> None:
-        with self._write_lock, self._read_lock:
+        # the open lock too (innermost, as everywhere): a thread still opening the file (a
+        # cancelled sync's, say) must not have its connection closed under it, which crashes sqlite
+        with self._write_lock, self._read_lock, self._open_lock:
             self._close_connections()
 
     def _close_connections(self) -> None:

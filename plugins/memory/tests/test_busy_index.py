@@ -35,9 +35,7 @@ def write_locked(index: Path) -> Iterator[None]:
 
 
 @pytest.mark.parametrize("opened", [False, True], ids=["opening-the-index", "syncing-an-open-index"])
-async def test_a_busy_index_is_searched_as_it_was_and_never_moved_aside(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: bool
-) -> None:
+async def test_a_busy_index_is_searched_as_it_was_and_never_moved_aside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: bool) -> None:
     monkeypatch.setattr(driver, "BUSY_TIMEOUT_S", 0.3)  # the other process holds on longer than we wait
     ws = tmp_path / "ws"
     write(ws / "MEMORY.md", "# Me\nThe boat is called Pineapple.\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import sqlean
-from clawbot_memory.query import index_text, keyword_query
+from clawbot_memory.query import index_text, keyword_query, matched_lines, question_keys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -151,3 +151,20 @@ def test_fts5_operators_in_any_order_never_break_it(parts):
     match = keyword_query("".join(parts))
     if match is not None:
         db.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,)).fetchall()
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "expected"),
+    [
+        # each line: the question's words it holds (inflections alike, case folded, filler left out)
+        ("What did Melanie paint?", "Melanie: I painted a lake\nCaroline: nice!\n", [{"mela", "pain"}, set(), set()]),
+        ("Where has Melanie camped?", "We went CAMPING last week", [{"camp"}]),
+        # filler words of the question never count
+        ("What is it?", "what is it", [set()]),
+        # CJK: every character a word
+        ("记忆系统", "新的记忆\n系统", [{"记", "忆"}, {"系", "统"}]),
+        ("", "anything", [set()]),
+    ],
+)
+def test_matched_lines(question, text, expected):
+    assert [set(x) for x in matched_lines(question_keys(question), text)] == expected

@@ -91,3 +91,31 @@ def test_fuse_always_returns_a_clean_ranking(k, v, max_results, min_score, vw, t
     assert {h.candidate.chunk_id for h in hits} <= {c.chunk_id for c in keyword + vector}
     if (keyword or vector) and max_results and min_score <= 0.0:
         assert hits
+
+
+def lined(cid: int, rank: float, *lines: str) -> Candidate:
+    return Candidate(
+        chunk_id=cid, path=f"memory/{cid}.md", start_line=1, end_line=5, text=f"chunk {cid}", keyword_rank=rank, lines=tuple(frozenset(x.split()) for x in lines)
+    )
+
+
+@pytest.mark.parametrize(
+    ("keyword", "expected"),
+    [
+        # same bm25: the chunk with the asked-about words on ONE line leads
+        ([lined(1, -5.0, "mel", "pott", "clas"), lined(2, -5.0, "mel pott clas", "")], [2, 1]),
+        # a word every candidate holds (the person's name) weighs little; the rare word wins
+        ([lined(1, -5.0, "mel", "mel", "pott"), lined(2, -5.0, "mel"), lined(3, -5.0, "mel")], [1, 2, 3]),
+        # the best line lifts a chunk only by its share: a far better bm25 still leads
+        ([lined(1, -20.0, "a", "b"), lined(2, -1.0, "a b")], [1, 2]),
+        # lines unknown (no candidate carries them): bm25 alone, as before
+        ([kw(1, -2.0), kw(2, -3.0)], [2, 1]),
+    ],
+)
+def test_best_line_evidence(keyword, expected):
+    assert [cid for cid, _ in run(keyword, [])] == expected
+
+
+def test_best_line_share_of_the_words_score():
+    # bm25 best (1.0) with a weak line, bm25 weakest (0.0) with the best line: 0.7 and 0.3
+    assert run([lined(1, -9.0, "a"), lined(2, -1.0, "a b")], []) == [(1, 0.7), (2, 0.3)]
