@@ -9,7 +9,7 @@ from clawbot.types import InRange, OutOfRange
 
 #: Parts of the index engine that ``disable`` can turn off, to see (or test) how memory
 #: behaves on a machine where they are missing: "sqlean" = use the standard library's
-#: sqlite3, "sqlite-vec" = compare vectors in process, "fts5" = no keyword search.
+#: sqlite3, "sqlite-vec" = vectors kept only in the chunks table, "fts5" = no keyword search.
 DISABLEABLE = ("sqlean", "sqlite-vec", "fts5")
 
 
@@ -62,7 +62,7 @@ class MemorySettings:
     # Quiet time after the last change before the index follows.
     watch_debounce_ms: int = attrs.field(default=1500, validator=InRange(0, 600_000))
     # Turn off parts of the index engine: "sqlean" (use the standard sqlite3), "sqlite-vec"
-    # (compare vectors in process), "fts5" (no keyword search). For diagnosis and tests;
+    # (vectors kept only in the chunks table; searches scan them in memory either way), "fts5" (no keyword search). For diagnosis and tests;
     # `clawbot memory status` then names the setting as the reason.
     disable: list[str] = attrs.field(factory=list, validator=_parts)
 

@@ -34,7 +34,8 @@ class Driver:
 
     @property
     def vector_backend(self) -> str:
-        return f"sqlite-vec {self.vec_version}" if self.vec_version else "in-process cosine (numpy)"
+        # searches always scan the vectors in memory (vectors.py); this names where they are kept
+        return f"sqlite-vec {self.vec_version} (store), in-memory cosine (search)" if self.vec_version else "in-process cosine (numpy)"
 
     @property
     def keyword_backend(self) -> str | None:

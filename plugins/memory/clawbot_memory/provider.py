@@ -15,7 +15,8 @@ import io
 import logging
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,11 @@ log = logging.getLogger(__name__)
 MAX_QUERY_CHARS = 2000
 
 EmbedderFactory = Callable[[MemorySettings, Mapping[str, str]], Any]
+
+
+#: A search checks every file's stat itself while that costs less than this; above it, and
+#: while the watcher runs, it relies on the watcher (docs/architecture.md, "The memory index").
+CHECK_BUDGET_S = 0.010
 
 
 def default_embedder_factory(settings: MemorySettings, env: Mapping[str, str]) -> Any:
@@ -74,6 +80,7 @@ class _Agent:
     watcher: Any = None
     last_error: str | None = None
     last_report: MemorySyncReport | None = None
+    check_seconds: float = 0.0  # what the last stat of every file (is the index stale?) took
 
 
 class SqliteMemory(MemoryProvider):
@@ -140,18 +147,36 @@ class SqliteMemory(MemoryProvider):
 
     # -- syncing ---------------------------------------------------------------------------
 
-    async def sync(self, *, agent_id: str, force: bool = False, progress: Callable[[MemorySyncProgress], None] | None = None) -> MemorySyncReport:
+    async def sync(
+        self,
+        *,
+        agent_id: str,
+        force: bool = False,
+        progress: Callable[[MemorySyncProgress], None] | None = None,
+        paths: Iterable[Path] | None = None,
+    ) -> MemorySyncReport:
+        """``paths``: the files known to have changed (what the watcher hands over), so only
+        they are looked at; None: every memory file is checked."""
         agent = await self._agent(agent_id)
         async with agent.lock:
-            return await self._sync_locked(agent, force=force, progress=progress)
+            return await self._sync_locked(agent, force=force, progress=progress, changed=None if paths is None else set(paths))
 
-    async def _sync_locked(self, agent: _Agent, *, force: bool = False, progress: Callable[[MemorySyncProgress], None] | None = None) -> MemorySyncReport:
+    async def _sync_locked(
+        self,
+        agent: _Agent,
+        *,
+        force: bool = False,
+        progress: Callable[[MemorySyncProgress], None] | None = None,
+        changed: set[Path] | None = None,
+    ) -> MemorySyncReport:
         from clawbot_memory.sync import sync_index
 
         embedder = self._ready_embedder()
         for attempt in (1, 2):
             try:
-                report, error = await sync_index(agent.store, agent.sources, self.settings, embedder, force=force, progress=progress)
+                report, error = await sync_index(
+                    agent.store, agent.sources, self.settings, embedder, force=force, progress=progress, changed=changed if attempt == 1 else None
+                )
                 break
             except agent.store.driver.module.DatabaseError as exc:
                 if attempt == 2 or not is_corruption(exc):
@@ -168,14 +193,26 @@ class SqliteMemory(MemoryProvider):
         state to search: the sentence returned says so."""
         from clawbot_memory.sync import is_stale
 
+        watcher = agent.watcher
+        handed = False
         try:
             if agent.lock.locked():
                 if await asyncio.to_thread(self._never_synced, agent):
                     async with agent.lock:
                         pass
                 return None
+            if watcher is not None and watcher.running and agent.check_seconds > CHECK_BUDGET_S:
+                # a large memory: a stat of every file would cost more than the search, and the
+                # watcher sees the changes; the ones it saw and has not synced yet are synced now
+                if watcher.pending:
+                    async with agent.lock:
+                        handed = True
+                        await self._sync_locked(agent, changed=watcher.take())
+                return None
             try:
+                started = time.monotonic()
                 stale = await asyncio.to_thread(is_stale, agent.store, agent.sources, self._ready_embedder())
+                agent.check_seconds = time.monotonic() - started
             except agent.store.driver.module.DatabaseError as exc:
                 if not is_corruption(exc):
                     raise
@@ -185,6 +222,8 @@ class SqliteMemory(MemoryProvider):
                 async with agent.lock:
                     await self._sync_locked(agent)
         except (agent.store.driver.module.Error, OSError) as exc:
+            if handed:
+                watcher.look_at_everything()  # the changes it handed over are not in the index
             agent.last_error = f"The memory index could not be brought up to date ({exc}); searches answer from its last state."
             log.warning("memory: agent %s: %s", agent.id, agent.last_error)
             return f"The memory index could not be brought up to date ({exc}), so recent changes to the memory files may be missing."
@@ -305,6 +344,7 @@ class SqliteMemory(MemoryProvider):
                 "extra_paths": [str(p) for p in agent.sources.extra],
                 "skipped": [list(s) for s in report.skipped] if report else [],
                 "notices": list(agent.store.notices),
+                "vectors_in_memory": _vectors_held(agent.store),
             },
         )
 
@@ -322,8 +362,8 @@ class SqliteMemory(MemoryProvider):
         if self.settings.watch and agent.watcher is None:
             from clawbot_memory.watch import Watcher
 
-            async def follow() -> None:
-                await self.sync(agent_id=agent.id)
+            async def follow(changed: set[Path] | None) -> None:
+                await self.sync(agent_id=agent.id, paths=changed)
 
             agent.watcher = Watcher(agent.sources, self.settings.watch_debounce_ms, follow)
             agent.watcher.start()
@@ -343,6 +383,13 @@ class SqliteMemory(MemoryProvider):
         if embedder is not None:
             with contextlib.suppress(Exception):
                 await embedder.close()
+
+
+def _vectors_held(store: Store) -> str:
+    """What the in-memory copy of the vectors takes, for status."""
+    cache = store.vector_cache
+    held = cache.bytes() if hasattr(cache, "bytes") else 0
+    return f"{held / 1_048_576:.1f} MB" if held else "none"
 
 
 def _read_lines(sources: Sources, file: MemoryFile, start: int, count: int | None) -> MemoryExcerpt:

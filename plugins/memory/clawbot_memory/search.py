@@ -1,5 +1,5 @@
 """One search over one agent's index: keyword candidates (FTS5, bm25) and vector candidates
-(sqlite-vec KNN, or cosine in process), merged by :func:`clawbot_memory.ranking.fuse`.
+(cosine over the in-memory vectors, vectors.py), merged by :func:`clawbot_memory.ranking.fuse`.
 
 Every query of a search runs in one read transaction, so it sees one committed state even
 while a sync is writing the next.
@@ -10,27 +10,17 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import attrs
 from clawbot.types import MemoryHit
 
 from clawbot_memory.config import MemorySettings
 from clawbot_memory.query import keyword_query, matched_lines, question_keys
 from clawbot_memory.ranking import Candidate, Scored, fuse
-from clawbot_memory.store import Store, get_meta, is_corruption
+from clawbot_memory.store import Store, is_corruption
+from clawbot_memory.vectors import vectors_of
 
 log = logging.getLogger(__name__)
 
 _ROW = "c.id, c.path, c.start_line, c.end_line, c.text, c.source"
-
-
-@attrs.frozen
-class _Matrix:
-    """The vectors of one committed state, for the in-process cosine path."""
-
-    generation: str
-    ident: str
-    ids: Any  # numpy int64 (n,)
-    vectors: Any  # numpy float32 (n, dims)
 
 
 def _candidate(row: tuple, **scores: float) -> Candidate:
@@ -64,40 +54,17 @@ def _rows_by_id(conn: Any, ids: list[int]) -> dict[int, tuple]:
 
 
 def vector_candidates(store: Store, conn: Any, qvec: Any, ident: str, limit: int) -> list[tuple[Candidate, str]]:
+    """The nearest chunks by cosine, from the in-memory vectors of the state ``conn`` reads
+    (vectors.py says why not sqlite-vec's KNN)."""
     import numpy
 
     q = numpy.asarray(qvec, dtype=numpy.float32).reshape(-1)
-    if store.driver.vec_version and get_meta(conn, "vec_model") == ident and get_meta(conn, "vec_dims") == str(q.shape[0]):
-        found = conn.execute("select rowid, distance from chunks_vec where embedding match ? and k = ?", (q.tobytes(), limit)).fetchall()
-        pairs = [(int(rowid), 1.0 - float(distance)) for rowid, distance in found]
-    else:
-        matrix = _matrix(store, conn, ident)
-        if matrix is None or matrix.vectors.shape[1] != q.shape[0]:
-            return []
-        sims = matrix.vectors @ q
-        k = min(limit, sims.shape[0])
-        top = numpy.argpartition(-sims, k - 1)[:k]
-        top = top[numpy.argsort(-sims[top])]
-        pairs = [(int(matrix.ids[i]), float(sims[i])) for i in top]
+    snap = vectors_of(store).snapshot(conn, ident)
+    if snap is None or snap.rows.vectors.shape[1] != q.shape[0]:
+        return []
+    pairs = snap.top(q, limit)
     rows = _rows_by_id(conn, [i for i, _ in pairs])
     return [(_candidate(rows[i], vector_similarity=sim), rows[i][5]) for i, sim in pairs if i in rows]
-
-
-def _matrix(store: Store, conn: Any, ident: str) -> _Matrix | None:
-    """All vectors of the committed state, loaded once per sync (the generation)."""
-    import numpy
-
-    generation = get_meta(conn, "generation") or "0"
-    cached = store.vector_cache
-    if isinstance(cached, _Matrix) and (cached.generation, cached.ident) == (generation, ident):
-        return cached
-    rows = conn.execute("select id, embedding from chunks where model = ? and embedding is not null", (ident,)).fetchall()
-    if not rows:
-        return None
-    ids = numpy.fromiter((r[0] for r in rows), dtype=numpy.int64, count=len(rows))
-    vectors = numpy.vstack([numpy.frombuffer(r[1], dtype=numpy.float32) for r in rows])
-    store.vector_cache = _Matrix(generation=generation, ident=ident, ids=ids, vectors=vectors)
-    return store.vector_cache
 
 
 def snippet(text: str, limit: int) -> str:

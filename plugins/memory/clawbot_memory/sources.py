@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Container, Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -110,10 +110,10 @@ class Sources:
         seen_real: set[str] = set()
         roots = self.allowed_roots()
 
-        def add(full: Path, shown: str, source: str, real: str) -> None:
+        def add(full: Path, shown: str, source: str, real: str, checked: bool = False) -> None:
             if shown in found:
                 return
-            if not any(inside(root, real) for root in roots):
+            if checked is not True and not any(inside(root, real) for root in roots):
                 skipped.append((shown, "it links outside the workspace and the extra paths"))
                 return
             if real in seen_real:  # the same file under two names (a link, a case-insensitive disk)
@@ -162,8 +162,49 @@ class Sources:
                         continue
                     if not entry.is_file():  # a folder, a dead link, a fifo or a socket
                         continue
-                    file_real = os.path.realpath(entry.path) if entry.is_symlink() else os.path.join(real, name)
-                    add(here / name, prefix + name, source, file_real)
+                    if entry.is_symlink():
+                        add(here / name, prefix + name, source, os.path.realpath(entry.path))
+                    else:  # in a folder whose real path was checked just above
+                        add(here / name, prefix + name, source, os.path.join(real, name), True)
+
+    def changed(self, paths: Iterable[Path], known: Container[str]) -> tuple[list[MemoryFile], list[str], list[str]] | None:
+        """What a set of changed paths (from the watcher) means for the index, without
+        listing every folder: (memory files to look at again, indexed paths now gone, other
+        names now gone that may have been folders), or None when only a full :meth:`scan`
+        can tell (a folder or a link)."""
+        files: list[MemoryFile] = []
+        gone: list[str] = []
+        vanished: list[str] = []
+        for raw in paths:
+            full = Path(os.path.abspath(raw))
+            if self._hidden(full):
+                continue  # nothing below a hidden name is listed (an editor's swap file)
+            shown = self.display(full)
+            try:
+                st = os.lstat(full)
+            except FileNotFoundError:
+                if shown in known:
+                    gone.append(shown)
+                elif not self._is_memory_path(full) and self.is_watched_change(full):
+                    vanished.append(shown)
+                continue
+            except OSError:
+                return None
+            if not self._is_memory_path(full):
+                if self.is_watched_change(full) and not stat.S_ISREG(st.st_mode):
+                    return None  # a folder came or moved: what is in it is unknown
+                continue
+            if not stat.S_ISREG(st.st_mode) or os.path.realpath(full) != str(full):
+                return None  # a link (or a folder behind one): the full scan checks where it leads
+            files.append(MemoryFile(path=shown, full=full, source=self._source_of(full)))
+        return files, gone, vanished
+
+    def _hidden(self, full: Path) -> bool:
+        """Whether the scan leaves ``full`` out for a name starting with a dot below its folder."""
+        for root in (self.workspace / MEMORY_DIR, *self.extra):
+            if full != root and inside(str(root), str(full)):
+                return any(part.startswith(".") for part in full.relative_to(root).parts)
+        return False
 
     # -- one file, by the name a model or a user gives --------------------------------------
 

@@ -22,12 +22,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from clawbot_memory.driver import Driver
+from clawbot_memory.driver import BUSY_TIMEOUT_S, Driver
 
 SCHEMA_VERSION = "2"
 #: ``PRAGMA application_id`` of a clawbot memory index ("cbmi"): any other non-empty
 #: database at the index path is someone else's file and is moved aside, not changed.
 APPLICATION_ID = 0x63626D69
+#: How long the checkpoint after a sync waits for readers of an older state.
+CHECKPOINT_WAIT_MS = 50
 #: Stemmed words ("meetings" finds "meeting"), accents folded.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -78,7 +80,7 @@ class Store:
         self._open_lock = threading.Lock()  # a reader and a writer may both be first
         #: what was moved aside when this index was opened, a sentence each
         self.notices: list[str] = []
-        #: in-process vector matrix of the in-process cosine path (search.py), by generation
+        #: the vectors held in memory for searches (vectors.VectorIndex), by generation
         self.vector_cache: Any = None
 
     # -- opening ---------------------------------------------------------------------------
@@ -243,11 +245,16 @@ class Store:
 
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the file and truncate it: a big sync's log would
-        otherwise keep its size on disk. Readers in the middle of a search only make it do less."""
+        otherwise keep its size on disk. Readers in the middle of a search only make it do less:
+        it waits for them briefly, not the writer's long busy timeout."""
         with self._write_lock:
             if self._writer is not None:
                 with contextlib.suppress(Exception):
-                    self._writer.execute("pragma wal_checkpoint(truncate)")
+                    self._writer.execute(f"pragma busy_timeout = {CHECKPOINT_WAIT_MS}")
+                    try:
+                        self._writer.execute("pragma wal_checkpoint(truncate)")
+                    finally:
+                        self._writer.execute(f"pragma busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
     def bytes_on_disk(self) -> int:
         total = 0

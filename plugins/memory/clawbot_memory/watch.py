@@ -25,7 +25,7 @@ RESCAN_S = 5.0
 class Watcher:
     """Runs ``on_change`` once the files have been quiet for ``debounce_ms`` after a change."""
 
-    def __init__(self, sources: Sources, debounce_ms: int, on_change: Callable[[], Awaitable[None]]) -> None:
+    def __init__(self, sources: Sources, debounce_ms: int, on_change: Callable[[set[Path] | None], Awaitable[None]]) -> None:
         self._sources = sources
         self._debounce = debounce_ms / 1000
         self._on_change = on_change
@@ -36,6 +36,23 @@ class Watcher:
         self._closing = False
         self._syncing = False
         self._again = False
+        self._changed: set[Path] = set()  # paths seen changing and not yet handed to a sync
+        self._unknown = False  # something changed that only a full scan can tell
+
+    @property
+    def pending(self) -> bool:
+        """Whether changes were seen that no sync has been handed yet."""
+        return self._unknown or bool(self._changed)
+
+    def look_at_everything(self) -> None:
+        """The next sync checks every file (changes handed over were lost to a failed sync)."""
+        self._unknown = True
+
+    def take(self) -> set[Path] | None:
+        """The changed paths not yet handed to a sync, now handed over (None: rescan all)."""
+        unknown, changed = self._unknown, self._changed
+        self._unknown, self._changed = False, set()
+        return None if unknown else changed
 
     @property
     def running(self) -> bool:
@@ -95,9 +112,13 @@ class Watcher:
 
         async for changes in watchfiles.awatch(*paths, recursive=recursive, stop_event=stop, watch_filter=relevant, debounce=400, step=50):
             log.debug("memory watch: %s", sorted(path for _, path in changes))
-            self._poke()
+            self._poke({Path(path) for _, path in changes})
 
-    def _poke(self) -> None:
+    def _poke(self, paths: set[Path] | None = None) -> None:
+        if paths is None:
+            self._unknown = True
+        else:
+            self._changed |= paths
         if self._syncing:
             self._again = True  # re-index once more after this one, never cut one short
             return
@@ -112,9 +133,13 @@ class Watcher:
             again = True
             while again:
                 self._again = False
+                changed = self.take()
+                if changed is not None and not changed:
+                    break  # a search already handed these changes to a sync
                 try:
-                    await self._on_change()
+                    await self._on_change(changed)
                 except Exception:
+                    self.look_at_everything()  # what it was handed is not in the index
                     log.warning("memory: re-indexing after a change failed", exc_info=True)
                 again = self._again
                 if again:
