@@ -273,7 +273,7 @@ BASE = V()
 VARIANTS: dict[str, V] = {
     "keyword": V(keyword_only=True),
     "vector": V(vector_only=True),
-    "hybrid (round 1)": BASE,
+    "hybrid (before line evidence)": BASE,
     # (b) max over windows
     "vector max-window": V(vector_only=True, vmax=1.0, vpool_max=True),
     "vector 0.5 sum + 0.5 max": V(vector_only=True, vmax=0.5, vpool_max=True),
