@@ -202,9 +202,7 @@ def _fetch(conn: Any, ids: list[int], ident: str) -> tuple[Any, Any]:
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
-        found.extend(
-            conn.execute(f"select id, embedding from chunks where id in ({marks}) and model = ? and embedding is not null", (*part, ident))
-        )
+        found.extend(conn.execute(f"select id, embedding from chunks where id in ({marks}) and model = ? and embedding is not null", (*part, ident)))
     if not found:
         return numpy.zeros(0, dtype=numpy.int64), numpy.zeros((0, 0), dtype=numpy.float32)
     dims = len(found[0][1]) // FLOAT32_BYTES

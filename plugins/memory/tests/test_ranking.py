@@ -95,7 +95,13 @@ def test_fuse_always_returns_a_clean_ranking(k, v, max_results, min_score, vw, t
 
 def lined(cid: int, rank: float, *lines: str) -> Candidate:
     return Candidate(
-        chunk_id=cid, path=f"memory/{cid}.md", start_line=1, end_line=5, text=f"chunk {cid}", keyword_rank=rank, lines=tuple(frozenset(x.split()) for x in lines)
+        chunk_id=cid,
+        path=f"memory/{cid}.md",
+        start_line=1,
+        end_line=5,
+        text=f"chunk {cid}",
+        keyword_rank=rank,
+        lines=tuple(frozenset(x.split()) for x in lines),
     )
 
 

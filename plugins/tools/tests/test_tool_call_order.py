@@ -81,7 +81,20 @@ async def test_a_read_after_a_write_in_the_same_reply_sees_the_written_content(m
     assert (workspace / "a.txt").read_text() == "edited\n"
 
 
-READ_ONLY = {"read", "ls", "find", "grep", "web_fetch", "web_search", "sessions_list", "sessions_history", "agents_list", "session_status", "memory_search", "memory_get"}
+READ_ONLY = {
+    "read",
+    "ls",
+    "find",
+    "grep",
+    "web_fetch",
+    "web_search",
+    "sessions_list",
+    "sessions_history",
+    "agents_list",
+    "session_status",
+    "memory_search",
+    "memory_get",
+}
 CHANGES_STATE = {"write", "edit", "apply_patch", "exec", "process", "message", "sessions_send"}
 
 

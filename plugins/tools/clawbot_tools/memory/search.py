@@ -43,7 +43,7 @@ async def memory_search(call: ToolCall) -> ToolResult:
         max_results = int_arg(call.arguments, "max_results", minimum=1, maximum=MAX_RESULTS)
         min_score = score_arg(call.arguments, "min_score")
     except ArgumentProblem as exc:
-        return ToolResult.error(f"memory_search: {exc}. Call it again with a query such as \"what did we decide about the API?\".")
+        return ToolResult.error(f'memory_search: {exc}. Call it again with a query such as "what did we decide about the API?".')
     try:
         found = await services.memory_search(query, max_results=max_results, min_score=min_score)
     except ServiceUnavailable as exc:
