@@ -70,11 +70,13 @@ class BootOutcome:
     shadowed: list[str] = attrs.field(factory=list)  # plugin chat commands named like a built-in one
 
 
-def boot_kernel(loaded: Loaded, real_env: Mapping[str, str] | None = None, live: bool = False) -> BootOutcome:
+def boot_kernel(loaded: Loaded, real_env: Mapping[str, str] | None = None, live: bool = False, *, findings: bool = True) -> BootOutcome:
     """Run every registration hook once, as ``clawbot run`` does, then close the kernel.
 
     Hooks that raise or return the wrong kind of object end up in ``loaded.plugins.failures``;
-    names offered by two plugins are returned as conflicts. Nothing is started.
+    names offered by two plugins are returned as conflicts. Nothing is started. ``findings``
+    False leaves out the doctor's own findings (the model and its key, the workspace, each
+    agent's memory index), which open files and load libraries a plugin listing never shows.
     """
     import asyncio
 
@@ -94,9 +96,11 @@ def boot_kernel(loaded: Loaded, real_env: Mapping[str, str] | None = None, live:
         from clawbot.gateway.commands import shadowed_commands
 
         try:
-            checks = await plugin_checks(kernel)
-            setup = await setup_checks(kernel, loaded.env if real_env is None else real_env, live)
             shadowed = shadowed_commands(kernel.chat_commands)
+            checks = await plugin_checks(kernel)  # a check hook that raises is a failure to list too
+            if not findings:
+                return BootOutcome(checks=checks, shadowed=shadowed)
+            setup = await setup_checks(kernel, loaded.env if real_env is None else real_env, live)
             memory = await memory_findings(kernel)
             found = [line for finding in engines(kernel) for line in ([finding, *memory] if finding.check == "memory" else [finding])]
             return BootOutcome(policy=unknown_patterns(kernel.tools, kernel.config), checks=checks, engines=found, setup=setup, shadowed=shadowed)

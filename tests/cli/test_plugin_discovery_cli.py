@@ -159,3 +159,27 @@ def test_help_imports_no_sdk_and_no_config_machinery(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "HEAVY=\n" in result.stdout, result.stdout
+
+
+def test_plugins_list_opens_no_memory_index_and_loads_no_vector_library(tmp_path: Path) -> None:
+    """Listing plugins runs their registration hooks, not the doctor's findings: no agent's
+    memory index is opened, so sqlite and vector libraries stay unloaded (and it stays fast)."""
+    probe = (
+        "import sys\n"
+        "from clawbot.cli.main import main\n"
+        "try:\n    main(['plugins', 'list'])\nexcept SystemExit:\n    pass\n"
+        "print('LOADED=' + ','.join(m for m in ('sqlean', 'sqlite_vec', 'numpy') if m in sys.modules))\n"
+    )
+    import subprocess
+    import sys
+
+    (tmp_path / "memory").mkdir()
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"CLAWBOT_HOME": str(tmp_path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "COLUMNS": "200"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "memory" in result.stdout and "LOADED=\n" in result.stdout, result.stdout[-400:]

@@ -32,7 +32,7 @@ def _manager(state: CliState):  # noqa: ANN202 - PluginManager and BootOutcome, 
         from clawbot.plugins import create_plugin_manager
 
         return create_plugin_manager(env=state.env), BootOutcome()
-    outcome = boot_kernel(loaded)
+    outcome = boot_kernel(loaded, findings=False)
     if outcome.error:
         echo(f"warning: the kernel failed to start: {outcome.error}", err=True)
     return loaded.plugins, outcome
