@@ -1,8 +1,8 @@
 """A question in the user's words -> the FTS5 MATCH expression that finds its memory.
 
 The words of the question are ORed, not ANDed: a memory rarely repeats every word of a
-question ("When did Caroline go to the support group?" is answered by a line that says "I
-went to a LGBTQ support group yesterday"), and bm25 already ranks the chunks that hold more
+question ("When did Priya start climbing?" is answered by a line that says "I joined
+the climbing gym on Monday"), and bm25 already ranks the chunks that hold more
 of the words, and the rarer ones, first. Words that carry no meaning on their own (what, did,
 the, ...) are left out: they match nearly every chunk, which costs time (the OR of every
 word is ~10x slower on a large index) and pushes chunks that share only filler up the list.

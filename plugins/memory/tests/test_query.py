@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 TOKENIZERS = ["unicode61 remove_diacritics 2", "porter unicode61 remove_diacritics 2"]
 
 DOCS = [
-    "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
-    "Melanie: We went camping in the mountains with the kids last week.",
-    "Jon: Took a short trip last week to Rome to clear my mind.",
+    "Priya: I went to the climbing gym yesterday and it was exhausting.",
+    "Tomas: We went kayaking on the river with the kids last week.",
+    "Ines: Spent a long weekend in Rome, mostly for the food.",
     "Note: the deploy key is AND-NOT-OR (ask Sam); C++ and C# are both fine.",
     "今天我们讨论了记忆系统的设计，明天继续。",
     "東京で寿司を食べました。",
@@ -42,7 +42,7 @@ def search(db, question: str) -> list[int]:
     ("question", "expected"),
     [
         # filler words are left out, the rest ORed, each quoted
-        ("When did Caroline go to the support group?", '"caroline" OR "go" OR "support" OR "group"'),
+        ("When did Priya go to the climbing gym?", '"priya" OR "go" OR "climbing" OR "gym"'),
         ("What's   NEW?!", '"new"'),
         # a question of filler only is still searched
         ("what is this", '"what" OR "is" OR "this"'),
@@ -75,9 +75,9 @@ def test_query_text(question, expected):
 @pytest.mark.parametrize(
     ("question", "hit"),
     [
-        ("When did Caroline go to the support group?", 0),
-        ("camping in the mountains", 1),
-        ("Which city did Jon visit? Rome?", 2),
+        ("When did Priya go to the climbing gym?", 0),
+        ("kayaking on the river", 1),
+        ("Did Ines go to Rome?", 2),
         ('deploy key "AND-NOT-OR"', 3),
         ("C++", 3),
         ("记忆系统是什么", 4),  # unspaced Chinese finds the sentence that holds the words
@@ -157,8 +157,8 @@ def test_fts5_operators_in_any_order_never_break_it(parts):
     ("question", "text", "expected"),
     [
         # each line: the question's words it holds (inflections alike, case folded, filler left out)
-        ("What did Melanie paint?", "Melanie: I painted a lake\nCaroline: nice!\n", [{"mela", "pain"}, set(), set()]),
-        ("Where has Melanie camped?", "We went CAMPING last week", [{"camp"}]),
+        ("What did Tomas paint?", "Tomas: I painted a barn\nPriya: nice!\n", [{"toma", "pain"}, set(), set()]),
+        ("Where has Tomas camped?", "We went CAMPING last week", [{"camp"}]),
         # filler words of the question never count
         ("What is it?", "what is it", [set()]),
         # CJK: every character a word
