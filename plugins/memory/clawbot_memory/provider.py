@@ -11,9 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import io
 import logging
-import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,7 +21,6 @@ from typing import Any
 import attrs
 from clawbot.types import (
     MemoryExcerpt,
-    MemoryPathError,
     MemoryProvider,
     MemorySearch,
     MemoryStatus,
@@ -33,7 +30,8 @@ from clawbot.types import (
 
 from clawbot_memory.config import MemorySettings
 from clawbot_memory.driver import Driver, open_driver
-from clawbot_memory.sources import MAX_FILE_BYTES, MemoryFile, Sources
+from clawbot_memory.excerpt import read_lines
+from clawbot_memory.sources import Sources
 from clawbot_memory.store import Store, get_meta, is_corruption
 
 log = logging.getLogger(__name__)
@@ -288,7 +286,7 @@ class SqliteMemory(MemoryProvider):
     async def get(self, path: str, *, agent_id: str, from_line: int = 1, lines: int | None = None) -> MemoryExcerpt:
         agent = await self._agent(agent_id)
         file = agent.sources.resolve(path)
-        return await asyncio.to_thread(_read_lines, agent.sources, file, max(1, int(from_line or 1)), lines)
+        return await asyncio.to_thread(read_lines, agent.sources, file, max(1, int(from_line or 1)), lines)
 
     # -- status and lifetime ------------------------------------------------------------------
 
@@ -390,22 +388,3 @@ def _vectors_held(store: Store) -> str:
     cache = store.vector_cache
     held = cache.bytes() if hasattr(cache, "bytes") else 0
     return f"{held / 1_048_576:.1f} MB" if held else "none"
-
-
-def _read_lines(sources: Sources, file: MemoryFile, start: int, count: int | None) -> MemoryExcerpt:
-    """Lines ``start``.. of a file, counted as the index counts them, read as a stream."""
-    shown = file.path
-    picked: list[str] = []
-    total = 0
-    try:
-        with io.TextIOWrapper(sources.open(file), encoding="utf-8", newline="\n") as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:  # as the index skips it
-                raise MemoryPathError(f"{shown} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB, too big to be memory")
-            for total, line in enumerate(handle, 1):  # noqa: B007 - total is the count
-                if total >= start and (count is None or len(picked) < count):
-                    picked.append(line.rstrip("\n").removesuffix("\r"))
-    except UnicodeDecodeError:
-        raise MemoryPathError(f"{shown} is not UTF-8 text") from None
-    except OSError as exc:
-        raise MemoryPathError(f"{shown} could not be read ({exc.strerror or exc})") from None
-    return MemoryExcerpt(path=shown, start_line=start, end_line=start + len(picked) - 1, total_lines=total, text="\n".join(picked))
