@@ -15,8 +15,9 @@ from pathlib import Path
 
 from clawbot import Tool, ToolCall, ToolResult
 
+from clawbot_tools.calls import schema
 from clawbot_tools.config import ToolsSettings
-from clawbot_tools.fs.common import GROUP, refused, schema
+from clawbot_tools.fs.common import GROUP, refused
 from clawbot_tools.fs.fd import TooLarge, read_limited
 from clawbot_tools.fs.patch_apply import Budget, HunkError, apply_hunks
 from clawbot_tools.fs.patch_parse import FileOp, PatchSyntaxError, parse_patch

@@ -14,10 +14,6 @@ SNIFF_BYTES = 8192
 SKIP_DIRS = frozenset({".git"})
 
 
-def schema(properties: Mapping[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": dict(properties), "required": required, "additionalProperties": False}
-
-
 def refused(tool: str, exc: PathRefused, raw: object) -> ToolResult:
     return ToolResult.error(f"{tool}: {exc}", path=raw if isinstance(raw, str) else None, refused=True)
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from clawbot import Tool, ToolCall, ToolResult
 
+from clawbot_tools.calls import schema
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs.atomic import atomic_write
-from clawbot_tools.fs.common import GROUP, os_error, refused, schema
+from clawbot_tools.fs.common import GROUP, os_error, refused
 from clawbot_tools.fs.fd import TooLarge, read_limited
 from clawbot_tools.fs.paths import PathRefused, confinement_root, display, resolve
 

@@ -8,8 +8,9 @@ from pathlib import Path
 from clawbot import Tool, ToolCall, ToolResult
 from clawbot.globs import GlobError, compile_glob
 
+from clawbot_tools.calls import schema
 from clawbot_tools.config import ToolsSettings
-from clawbot_tools.fs.common import GROUP, int_arg, os_error, refused, schema
+from clawbot_tools.fs.common import GROUP, int_arg, os_error, refused
 from clawbot_tools.fs.paths import PathRefused, display, resolve
 from clawbot_tools.fs.walk import walk_entries
 

@@ -7,8 +7,9 @@ import stat
 
 from clawbot import Tool, ToolCall, ToolResult
 
+from clawbot_tools.calls import schema
 from clawbot_tools.config import ToolsSettings
-from clawbot_tools.fs.common import GROUP, os_error, refused, schema
+from clawbot_tools.fs.common import GROUP, os_error, refused
 from clawbot_tools.fs.paths import PathRefused, confinement_root, display, inside, resolve
 
 MAX_ENTRIES = 500

@@ -10,8 +10,9 @@ from typing import BinaryIO
 
 from clawbot import ImageBlock, TextBlock, Tool, ToolCall, ToolResult
 
+from clawbot_tools.calls import schema
 from clawbot_tools.config import ToolsSettings
-from clawbot_tools.fs.common import GROUP, SNIFF_BYTES, int_arg, looks_binary, os_error, refused, schema
+from clawbot_tools.fs.common import GROUP, SNIFF_BYTES, int_arg, looks_binary, os_error, refused
 from clawbot_tools.fs.fd import open_read
 from clawbot_tools.fs.lines import Lines
 from clawbot_tools.fs.paths import PathRefused, display, resolve_readable

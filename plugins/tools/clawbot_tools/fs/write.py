@@ -6,9 +6,10 @@ import os
 
 from clawbot import Tool, ToolCall, ToolResult
 
+from clawbot_tools.calls import schema
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs.atomic import atomic_write
-from clawbot_tools.fs.common import GROUP, os_error, refused, schema
+from clawbot_tools.fs.common import GROUP, os_error, refused
 from clawbot_tools.fs.paths import PathRefused, confinement_root, display, refuse_directory_name, resolve
 
 PARAMETERS = schema(

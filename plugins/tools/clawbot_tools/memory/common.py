@@ -1,4 +1,4 @@
-"""Shared by the memory tools: argument checks, the services check, text made safe to show.
+"""Shared by the memory tools: argument checks, text made safe to show, the JSON answer.
 
 Memory is the user's own notes, but the agent writes them too, often from what a chat or a web
 page said. So every text a provider hands back is shown the way other tools show text they do
@@ -13,23 +13,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from clawbot import ToolCall, ToolResult, ToolServices
+from clawbot import ToolResult
 
 GROUP = "memory"
 
 
 class ArgumentProblem(ValueError):
     """An argument the model sent is unusable; ``str(exc)`` says which and what fits."""
-
-
-def schema(properties: Mapping[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": dict(properties), "required": required, "additionalProperties": False}
-
-
-def services_of(call: ToolCall) -> ToolServices | ToolResult:
-    if call.services is None:
-        return ToolResult.error(f"{call.tool_name} is unavailable here: it only works inside an agent turn.")
-    return call.services
 
 
 def text_arg(arguments: Mapping[str, Any], name: str) -> str:

@@ -11,7 +11,8 @@ from typing import Any
 
 from clawbot import MemoryPathError, ServiceUnavailable, Tool, ToolCall, ToolResult
 
-from clawbot_tools.memory.common import GROUP, ArgumentProblem, answer, int_arg, schema, services_of, shown, text_arg
+from clawbot_tools.calls import schema, services_of
+from clawbot_tools.memory.common import GROUP, ArgumentProblem, answer, int_arg, shown, text_arg
 
 MAX_LINES = 2000
 MAX_CHARS = 30_000  # at a line boundary; the rest is one more call away

@@ -12,7 +12,8 @@ from typing import Any
 
 from clawbot import MemoryHit, ServiceUnavailable, Tool, ToolCall, ToolResult
 
-from clawbot_tools.memory.common import GROUP, ArgumentProblem, answer, int_arg, schema, score_arg, services_of, shown, text_arg
+from clawbot_tools.calls import schema, services_of
+from clawbot_tools.memory.common import GROUP, ArgumentProblem, answer, int_arg, score_arg, shown, text_arg
 
 MAX_RESULTS = 50
 

@@ -21,7 +21,8 @@ import subprocess
 from clawbot import Tool, ToolCall, ToolResult
 from clawbot.types import ToolServices
 
-from clawbot_tools.fs.common import int_arg, schema
+from clawbot_tools.calls import schema
+from clawbot_tools.fs.common import int_arg
 from clawbot_tools.fs.paths import PathRefused, display, resolve, workspace_root
 from clawbot_tools.runtime import approval_flow
 from clawbot_tools.runtime.context import Job, RuntimeContext

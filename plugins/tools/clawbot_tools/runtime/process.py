@@ -18,7 +18,8 @@ import contextlib
 from clawbot import Tool, ToolCall, ToolResult
 from clawbot.types import ApprovalDecision, ApprovalRefused, ApprovalRequest, ServiceUnavailable
 
-from clawbot_tools.fs.common import int_arg, schema
+from clawbot_tools.calls import schema
+from clawbot_tools.fs.common import int_arg
 from clawbot_tools.runtime.context import RuntimeContext
 from clawbot_tools.runtime.processes import ManagedProcess
 from clawbot_tools.runtime.reports import preview, shown, status_line

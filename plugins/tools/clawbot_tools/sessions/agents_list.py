@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from clawbot import Tool, ToolCall, ToolResult
 
-from clawbot_tools.sessions.common import GROUP, schema, services_of
+from clawbot_tools.calls import schema, services_of
+from clawbot_tools.sessions.common import GROUP
 
 
 def agents_list(call: ToolCall) -> ToolResult:

@@ -13,7 +13,8 @@ from typing import Any
 
 from clawbot import Message, Role, Tool, ToolCall, ToolResult
 
-from clawbot_tools.sessions.common import GROUP, schema, services_of
+from clawbot_tools.calls import schema, services_of
+from clawbot_tools.sessions.common import GROUP
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 200

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from clawbot import ServiceUnavailable, Tool, ToolCall, ToolResult
 
-from clawbot_tools.sessions.common import GROUP, schema, services_of
+from clawbot_tools.calls import schema, services_of
+from clawbot_tools.sessions.common import GROUP
 
 DEFAULT_TIMEOUT_S = 120
 MAX_TIMEOUT_S = 600

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from clawbot import Tool, ToolCall, ToolResult
 
-from clawbot_tools.sessions.common import GROUP, cost_text, schema, services_of, usage_line
+from clawbot_tools.calls import schema, services_of
+from clawbot_tools.sessions.common import GROUP, cost_text, usage_line
 
 
 def session_status(call: ToolCall) -> ToolResult:
