@@ -16,6 +16,7 @@ import attrs
 from clawbot.agent.profiles import AuthProfiles
 from clawbot.boot import Loaded
 from clawbot.config import ClawbotConfig, ConfigError, ConfigProblem
+from clawbot.config.schema import DEFAULT_COMPACTION_STRATEGY
 from clawbot.paths import StatePaths
 from clawbot.plugins import PluginManager
 from clawbot.registry import Registry
@@ -54,9 +55,15 @@ REGISTRATION_HOOKS: dict[str, tuple[str, type[_Named], str]] = {
 
 
 # registry attribute -> the configuration key that chooses one of its items, and how to read it
-SELECTIONS: dict[str, tuple[str, Callable[[ClawbotConfig], str]]] = {
-    "memory_providers": ("memory.provider", lambda config: config.memory.provider),
-    "compaction_strategies": ("agents.defaults.compaction.strategy", lambda config: config.agents.defaults.compaction.strategy),
+# (a name the schema gives by default is a preference: when no plugin offers it, the rule for
+# an empty name applies, so removing the plugin that ships it is not a startup error)
+SELECTIONS: dict[str, tuple[str, Callable[[ClawbotConfig], str], str]] = {
+    "memory_providers": ("memory.provider", lambda config: config.memory.provider, ""),
+    "compaction_strategies": (
+        "agents.defaults.compaction.strategy",
+        lambda config: config.agents.defaults.compaction.strategy,
+        DEFAULT_COMPACTION_STRATEGY,
+    ),
 }
 
 
@@ -183,12 +190,15 @@ def _tool_problem(tool: Tool) -> str | None:
     return None
 
 
-def select(registry: Registry[Any], configured: str, key: str) -> tuple[str | None, str | None]:
+def select(registry: Registry[Any], configured: str, key: str, default: str = "") -> tuple[str | None, str | None]:
     """(the name in use, the problem) for a registry the user chooses one item of by ``key``.
 
     The configured name, else the only item; the kernel never picks by registration order, so
-    several items and none named is a problem, as is a name nobody offers.
+    several items and none named is a problem, as is a name nobody offers (except the
+    schema's ``default`` name, which counts as none named when nobody offers it).
     """
+    if configured and configured == default and configured not in registry:
+        configured = ""
     names = registry.names()
     installed = f"installed: {', '.join(names)}" if names else "none is installed"
     if configured:
@@ -226,8 +236,8 @@ async def bootstrap(loaded: Loaded) -> Kernel:
     if conflicts:
         raise PluginConflictError(conflicts)
     problems = []
-    for attribute, (key, read) in SELECTIONS.items():
-        kernel.active[attribute], problem = select(getattr(kernel, attribute), read(kernel.config), key)
+    for attribute, (key, read, default) in SELECTIONS.items():
+        kernel.active[attribute], problem = select(getattr(kernel, attribute), read(kernel.config), key, default)
         if problem:
             problems.append(ConfigProblem(key, problem))
     if problems:

@@ -45,7 +45,8 @@ def test_a_line_typed_while_an_approval_is_asked_is_a_message_and_always_is_a_wo
         assert not (workspace / "approved.txt").exists() and "Approved" not in screen
         approval_id = re.search(r"Approval needed \((\w+)\)", screen).group(1)
         assert _question(screen) == f"approve {approval_id} (exec: touch approved.txt)? [o]nce, always, [d]eny, then Enter (Esc: later)"
-        assert "a lone o, always, d or show answers the question; write more to say it to the agent" in screen
+        # the bar below the prompt is drawn after the prompt itself: wait for it, not for the line above
+        term.wait_for("a lone o, always, d or show answers the question; write more to say it to the agent")
         term.type("a\r")  # one letter is no answer to allow-always: an ordinary line
         term.wait_for("you> a\n")
         assert not (workspace / "approved.txt").exists()

@@ -67,11 +67,69 @@ class ModelConfig:
     fallbacks: list[str] = attrs.field(factory=list, validator=ModelRefs())
 
 
+DEFAULT_COMPACTION_STRATEGY = "summary"
+
+
+@attrs.frozen(kw_only=True)
+class MemoryFlushConfig:
+    """A silent turn that stores durable notes before a compaction summarises them away."""
+
+    enabled: bool = True
+    # fires once per compaction cycle when the session reaches window - reserve - this
+    soft_threshold_tokens: int = attrs.field(default=4_000, validator=InRange(0, 10_000_000))
+    system_prompt: str = "The session is close to compaction. Store durable memories now."
+    prompt: str = (
+        "Write lasting notes (decisions, facts, preferences, open questions) to memory/YYYY-MM-DD.md "
+        "with today's date; if there is nothing to store, reply with NO_REPLY."
+    )
+
+
 @attrs.frozen(kw_only=True)
 class CompactionConfig:
-    # Which installed compaction strategy shrinks a history that outgrew the context window;
-    # empty: the only one installed (several installed and none named is a startup error).
-    strategy: str = ""
+    # Which installed compaction strategy shrinks a history that outgrew the context window.
+    # The default names the one clawbot ships; when no plugin offers it the only one installed
+    # is used. Empty: the only one installed (several installed and none named is an error).
+    strategy: str = DEFAULT_COMPACTION_STRATEGY
+    # compaction starts when the next request would leave less than this free in the window
+    reserve_tokens_floor: int = attrs.field(default=20_000, validator=InRange(0, 10_000_000))
+    # the newest part of the history a compaction keeps word for word
+    keep_recent_tokens: int = attrs.field(default=20_000, validator=InRange(0, 10_000_000))
+    memory_flush: MemoryFlushConfig = attrs.field(factory=MemoryFlushConfig)
+
+
+@attrs.frozen(kw_only=True)
+class AgentCompactionConfig:
+    """``agents.list[].compaction``: what one agent does differently."""
+
+    strategy: str = ""  # empty: agents.defaults.compaction.strategy
+
+
+@attrs.frozen(kw_only=True)
+class SoftTrimConfig:
+    max_chars: int = attrs.field(default=4_000, validator=InRange(100, 10_000_000))
+    head_chars: int = attrs.field(default=1_500, validator=InRange(0, 10_000_000))
+    tail_chars: int = attrs.field(default=1_500, validator=InRange(0, 10_000_000))
+
+
+@attrs.frozen(kw_only=True)
+class HardClearConfig:
+    enabled: bool = True
+    placeholder: str = "[Old tool result content cleared]"
+
+
+@attrs.frozen(kw_only=True)
+class ContextPruningConfig:
+    """Shrinking old tool results in the request (never in the transcript) once the
+    provider's prompt cache has expired, so the re-cached prompt is smaller."""
+
+    mode: Literal["cache-ttl", "off"] = "cache-ttl"
+    ttl_seconds: int = attrs.field(default=300, validator=InRange(0, 7 * 24 * 3600))
+    keep_last_assistants: int = attrs.field(default=3, validator=InRange(0, 1000))
+    soft_trim_ratio: float = attrs.field(default=0.3, validator=InRange(0, 1))
+    hard_clear_ratio: float = attrs.field(default=0.5, validator=InRange(0, 1))
+    min_prunable_tool_chars: int = attrs.field(default=50_000, validator=InRange(0, 100_000_000))
+    soft_trim: SoftTrimConfig = attrs.field(factory=SoftTrimConfig)
+    hard_clear: HardClearConfig = attrs.field(factory=HardClearConfig)
 
 
 @attrs.frozen(kw_only=True)
@@ -87,6 +145,7 @@ class AgentDefaults:
     model_aliases: Mapping[str, str] = attrs.field(factory=dict, validator=ModelRefs())
     owner_ids: List[str] = attrs.field(factory=list)  # noqa: UP006
     compaction: CompactionConfig = attrs.field(factory=CompactionConfig)
+    context_pruning: ContextPruningConfig = attrs.field(factory=ContextPruningConfig)
 
 
 ToolProfile = Literal["minimal", "coding", "messaging", "full"]
@@ -136,6 +195,7 @@ class AgentConfig:
     model: ModelConfig | None = None
     tools: AgentToolPolicyConfig | None = None
     skills: AgentSkillsConfig | None = None
+    compaction: AgentCompactionConfig | None = None
 
 
 def _default_agents() -> "list[AgentConfig]":
@@ -179,8 +239,20 @@ class UsageConfig:
 
 
 @attrs.frozen(kw_only=True)
+class SessionResetConfig:
+    """When a session ends by itself and the next message starts a fresh one (the old
+    transcript is kept): ``daily`` at ``at_hour`` (the user's timezone), ``idle`` after
+    ``idle_minutes`` without a message, ``off`` never."""
+
+    mode: Literal["off", "daily", "idle"] = "off"
+    at_hour: int = attrs.field(default=4, validator=InRange(0, 23))
+    idle_minutes: int = attrs.field(default=0, validator=InRange(0, 525_600))
+
+
+@attrs.frozen(kw_only=True)
 class SessionConfig:
     dm_scope: Literal["main", "per-peer", "per-channel-peer", "per-account-channel-peer"] = "main"
+    reset: SessionResetConfig = attrs.field(factory=SessionResetConfig)
 
 
 @attrs.frozen(kw_only=True)

@@ -45,6 +45,7 @@ from clawbot.types.prompt import (
     SkillSource,
 )
 from clawbot.types.providers import (
+    CompactionReason,
     CompactionRequest,
     CompactionResult,
     CompactionStrategy,
@@ -63,6 +64,7 @@ from clawbot.types.providers import (
     ProviderError,
     ProviderErrorKind,
     StreamBreak,
+    SummaryCall,
     SystemPrompt,
     TextSink,
     ToolSpec,
@@ -108,6 +110,7 @@ __all__ = [
     "ChatCommandContext",
     "ChatType",
     "CompactionEvent",
+    "CompactionReason",
     "CompactionRequest",
     "CompactionResult",
     "CompactionStrategy",
@@ -145,6 +148,7 @@ __all__ = [
     "ProviderError",
     "ProviderErrorKind",
     "StreamBreak",
+    "SummaryCall",
     "Role",
     "RuntimeInfo",
     "ServiceUnavailable",

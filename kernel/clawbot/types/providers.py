@@ -226,20 +226,50 @@ class MemoryProvider(abc.ABC):
         """Stop watching and close the index; called once when the kernel shuts down."""
 
 
+SummaryCall = Callable[[str, str], Awaitable[str]]
+"""``await summarize(system, prompt)``: the model's text for one call without tools, made on
+the session's model chain (auth profiles, retries, fallbacks) and recorded nowhere; raises
+:class:`ProviderError` when the model cannot answer."""
+
+#: why a compaction runs: the next request would not fit (``threshold``), the provider said
+#: the context overflowed (``overflow``), or the user typed ``/compact`` (``manual``)
+CompactionReason = Literal["threshold", "overflow", "manual"]
+
+
 @attrs.frozen
 class CompactionRequest:
+    """What a strategy gets: the history since the last compaction and how to shrink it.
+
+    ``messages`` holds no summary message: the previous compaction's summary (if any) is
+    ``previous_summary``, for the new summary to carry forward what it still says.
+    """
+
     messages: tuple[Message, ...]
     model: str
-    instructions: str | None = None
+    instructions: str | None = None  # ``/compact focus on decisions``: what the summary must keep
     keep_recent_tokens: int = 20_000
+    context_window: int = 200_000
+    reason: CompactionReason = "overflow"
+    previous_summary: str | None = None
+    #: the model, for strategies that summarise (``None``: no model can be asked)
+    summarize: SummaryCall | None = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen
 class CompactionResult:
+    """``messages[first_kept_index:]`` stay verbatim; ``summary`` stands for the rest.
+
+    ``method`` says who wrote the summary: ``summary`` a model, ``trim`` a deterministic
+    trim that asked no model (chosen, or the fallback when the model failed: ``detail``
+    says why). The kernel never stores an empty summary.
+    """
+
     summary: str
     first_kept_index: int
     tokens_before: int
     tokens_after: int
+    method: Literal["summary", "trim"] = "summary"
+    detail: str = ""
 
 
 class CompactionStrategy(abc.ABC):
