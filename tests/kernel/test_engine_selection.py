@@ -71,10 +71,11 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-# The default set's own memory provider ("sqlite", plugin memory) is blocked so that these
-# tests see exactly the engines they install; test_the_default_set_brings_the_sqlite_memory
-# shows it active when nothing replaces it.
-OTHER_PLUGINS = "anthropic,openai,terminal,tools,workspace,memory"
+# The default set's own memory provider ("sqlite", plugin memory) and compaction strategies
+# (plugin compaction) are blocked so that these tests see exactly the engines they install;
+# test_the_default_set_brings_the_sqlite_memory shows the memory active when nothing
+# replaces it (plugins/compaction/tests/test_plugin.py the strategies).
+OTHER_PLUGINS = "anthropic,openai,terminal,tools,workspace,memory,compaction"
 
 
 async def kernel_with(site: Path, home: Path, config: str | None = None):
@@ -127,7 +128,7 @@ async def test_a_choice_that_cannot_be_made_is_a_startup_error_naming_the_key(
     assert [str(p) for p in info.value.problems] == [message]
 
 
-def doctor(home: Path, config: str | None = None, *, block: str = "memory") -> str:
+def doctor(home: Path, config: str | None = None, *, block: str = "memory,compaction") -> str:
     args = ["doctor"]
     if config is not None:
         (home / "doctor.toml").write_text(config, encoding="utf-8")
