@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ from clawbot.agent.failover import ModelCaller
 from clawbot.agent.inbound import render_summary, render_user_message
 from clawbot.agent.models import ModelChoice, resolve_ref
 from clawbot.agent.policy import agent_tools
+from clawbot.agent.pruning import SessionPruning
 from clawbot.agent.system_prompt import (
     BuiltPrompt,
     PromptRequest,
@@ -106,6 +108,8 @@ class Conversation:
     services: SharedServices | None = attrs.field(kw_only=True)
     #: the bootstrap and skill files as last read, so a turn reads only those whose stat changed
     bootstrap_states: dict[Any, Any] = attrs.Factory(dict)
+    #: seconds since the epoch; tests and benchmarks pass their own to let time pass instantly
+    clock: Callable[[], float] = time.time
 
     @property
     def workspace(self):  # noqa: ANN201 - Path
@@ -227,6 +231,7 @@ class Conversation:
         thinking: str | None = None
         compacted = False
         used = model.ref
+        pruning = SessionPruning.open(self.kernel.config.agents.defaults.context_pruning, session.transcript.path, self.clock)
 
         def record(result_message: Message) -> None:  # each tool result, in call order, as it is known
             session.transcript.append_message(result_message)
@@ -236,7 +241,7 @@ class Conversation:
             request = ModelRequest(
                 model=model.model,
                 system=system,
-                messages=fit_tool_results(messages, window),
+                messages=fit_tool_results(pruning.request_messages(messages, window, len(system.text)), window),
                 tools=specs,
                 thinking=self.kernel.config.agents.defaults.thinking,
             )
