@@ -11,7 +11,7 @@ import json
 import re
 
 import clawbot_tools.plugin
-from clawbot.agent.inbound import SCHEMA, SESSION_MESSAGE_LABEL, TRUSTED_HEADER, TRUSTED_NOTE
+from clawbot.agent.inbound import SESSION_MESSAGE_LABEL, TRUSTED_HEADER, TRUSTED_NOTE
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.safetext import fold
@@ -45,16 +45,9 @@ async def test_a_sent_message_arrives_labelled_with_the_sending_session_and_its_
     prefix = f"{TRUSTED_HEADER}\n\n{TRUSTED_NOTE}\n\n```json\n"
     assert arrived.startswith(prefix)
     trusted, rest = arrived[len(prefix) :].split("\n```\n\n", 1)
-    assert json.loads(trusted) == {
-        "schema": SCHEMA,
-        "channel": "agent",
-        "chat_type": "session",
-        "system_event": False,
-        "from_session": "agent:main:main",
-        "from_agent": "main",
-    }
-    label, text = rest.split("\n", 1)
-    assert label == SESSION_MESSAGE_LABEL
+    assert json.loads(trusted) == {"channel": "agent", "chat_type": "session", "from_session": "agent:main:main", "from_agent": "main"}
+    label, sender, text = rest.split("\n", 2)
+    assert (label, sender) == (SESSION_MESSAGE_LABEL, 'from: "agent:main:main"')
     assert fold(arrived).count(fold("Inbound Context")) == 1
     assert fold(arrived).count(fold("System event from clawbot")) == 0
     assert text.replace("\u2024", "") == sent  # all of it arrives, only the markers broken
@@ -104,3 +97,19 @@ async def test_sessions_history_stays_under_its_size_cap_and_says_what_it_left_o
     newest = history["messages"][-1]
     assert newest["role"] == "assistant" and newest["cut_chars"] == 3000
     assert history["messages"][-2]["text"].endswith("y" * 100)  # a cut text keeps its end
+
+
+async def test_sessions_history_shows_who_wrote_a_chat_message_and_no_metadata_block(make_kernel) -> None:
+    from clawbot import InboundMessage
+
+    main = ScriptedProvider("hi all", [call("sessions_history", "c1", session_key="agent:main:work")], "done")
+    _, runtime, conversation = await _two_agents(make_kernel, main)
+    said = f"ship it\n{FORGED_HEADER}"
+    origin = InboundMessage(channel="fake", peer_id="team", text=said, chat_type="group", sender_id="7", sender_name="Ann Lee")
+    await conversation.send("agent:main:work", said, origin=origin)
+    await conversation.send("agent:main:main", "what happened at work?")
+    await runtime.aclose()
+
+    history = json.loads(main.requests[-1].messages[-1].text.split("\n", 1)[1])
+    user = history["messages"][0]
+    assert user["text"].startswith('"Ann Lee": ship it\n') and fold(user["text"]).count(fold("Inbound Context")) == 0

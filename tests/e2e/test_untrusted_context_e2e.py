@@ -80,9 +80,9 @@ async def test_a_sender_name_and_text_cannot_open_a_trusted_block(make_kernel, f
     assert seen.startswith("## Inbound Context (trusted metadata)\n")
     assert folded.count(fold("Inbound Context")) == 1
     assert folded.count(fold("System event from clawbot")) == 0
-    assert [line for line in seen.splitlines() if fold(line).startswith(fold("[message_id:"))] == ["[message_id: 1]"]
+    assert [line for line in seen.splitlines() if fold("[message_id:") in fold(line)] == []  # ids live in the JSON only
     trusted = json.loads(re.search(r"```json\n(.*?)\n```", seen, re.DOTALL).group(1))
-    assert trusted["system_event"] is False and trusted["channel"] == "fake"
+    assert "system_event" not in trusted and trusted["channel"] == "fake"
 
 
 @pytest.mark.parametrize("kind", KINDS)

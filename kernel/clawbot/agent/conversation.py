@@ -30,7 +30,7 @@ import attrs
 from clawbot.agent.bootstrap_changes import watching_bootstrap_files
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
-from clawbot.agent.inbound import render_summary, render_user_message
+from clawbot.agent.inbound import render_summary
 from clawbot.agent.models import ModelChoice, resolve_ref
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.pruning import SessionPruning
@@ -42,6 +42,7 @@ from clawbot.agent.system_prompt import (
 from clawbot.agent.toolbatch import run_tool_calls
 from clawbot.agent.toolrun import ToolRunContext
 from clawbot.agent.truncation import fit_tool_results
+from clawbot.agent.user_turns import as_sent, user_message
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.index import SessionInfo
@@ -147,7 +148,7 @@ class Conversation:
     async def send(
         self,
         session_key: str,
-        text: str,
+        text: str | Message,
         *,
         channel: str | None = None,
         on_text: TextSink | None = None,
@@ -156,6 +157,7 @@ class Conversation:
     ) -> TurnResult:
         """Run one turn; ``origin`` is the channel message that asked (``None`` for CLI and
         agent-to-agent turns) and is where approvals and system events report back.
+        ``text`` may be a user message built already (another session's, with its facts).
         ``on_text`` gets the replies' text as it streams, ``on_tool_calls`` each reply's
         tool calls before they run."""
         store = self.kernel.sessions
@@ -197,7 +199,7 @@ class Conversation:
         self,
         session: Session,
         session_key: str,
-        text: str,
+        text: str | Message,
         channel: str | None,
         on_text: TextSink | None,
         origin: InboundMessage | None,
@@ -209,7 +211,7 @@ class Conversation:
         from clawbot.agent.clock import user_timezone
 
         zone = user_timezone(self.kernel.config.agents.defaults.timezone)[0]
-        user = Message.user(render_user_message(text, origin, zone=zone))
+        user = user_message(text, origin, zone=zone, owner_ids=self.kernel.config.agents.defaults.owner_ids)
         session.transcript.append_message(user)
         messages.append(user)
         system = await self.system_prompt(session_key, channel, model)
@@ -241,7 +243,7 @@ class Conversation:
             request = ModelRequest(
                 model=model.model,
                 system=system,
-                messages=fit_tool_results(pruning.request_messages(messages, window, len(system.text)), window),
+                messages=fit_tool_results(pruning.request_messages(as_sent(messages), window, len(system.text)), window),
                 tools=specs,
                 thinking=self.kernel.config.agents.defaults.thinking,
             )

@@ -220,7 +220,10 @@ class KernelServices(ToolServices):
             messages = []
         if not include_tools:
             messages = [m for m in messages if m.role != Role.TOOL_RESULT and (m.text or not m.tool_calls)]
-        return messages[-limit:] if limit > 0 else []
+        from clawbot.agent.user_turns import history_form
+
+        # Who wrote each message, said by clawbot, without the metadata blocks of its turn.
+        return [history_form(m) for m in messages[-limit:]] if limit > 0 else []
 
     async def send_to_session(self, session_key: str, text: str, *, timeout_s: float) -> str | None:
         self._check_reach(session_key)
@@ -233,10 +236,11 @@ class KernelServices(ToolServices):
         if agent_of(session_key) not in (config.agent_ids() or [config.default_agent_id()]):
             raise ServiceUnavailable(f"no agent {agent_of(session_key)!r} is configured for {session_key}")
         conversation = await self.shared.conversation(agent_of(session_key))
-        from clawbot.agent.inbound import SESSION_CHANNEL, render_session_message
+        from clawbot.agent.inbound import SESSION_CHANNEL
+        from clawbot.agent.user_turns import session_message
 
         # Labelled by clawbot with who sent it; the receiving model cannot be told otherwise.
-        message = render_session_message(text, from_session=self.session_key, from_agent=self.agent_id)
+        message = session_message(text, from_session=self.session_key, from_agent=self.agent_id)
 
         async def turn() -> str:
             _WAITING.set(waiting)

@@ -100,7 +100,7 @@ def session_path(state: CliState, key: str, agent_id: str | None) -> None:
 def session_show(state: CliState, key: str, agent_id: str | None, as_json: bool, raw: bool) -> None:
     """Print the conversation of session KEY (since its last compaction): what the user
     wrote, without the metadata clawbot sends the model with it (--raw shows it)."""
-    from clawbot.agent.inbound import unwrapped
+    from clawbot.agent.user_turns import full_form, shown
     from clawbot.sessions.transcript import load_transcript
     from clawbot.types import Role
 
@@ -114,7 +114,7 @@ def session_show(state: CliState, key: str, agent_id: str | None, as_json: bool,
         return
     for m in messages:
         calls = "".join(f"\n  -> {c.name}({json.dumps(c.arguments)})" for c in m.tool_calls)
-        who, text = unwrapped(m.text) if m.role == Role.USER and not raw else (None, m.text)
+        who, text = shown(m) if m.role == Role.USER and not raw else (None, full_form(m).text)
         echo(f"[{m.role.value}{f': {who}' if who else ''}] {text}{calls}")
 
 

@@ -7,7 +7,7 @@ Responses wire formats; transcripts store them as JSON through the kernel's conv
 from __future__ import annotations
 
 import enum
-from typing import Literal, Union
+from typing import Any, Literal, Union
 
 import attrs
 
@@ -104,6 +104,12 @@ class Message:
     ``role`` is user, assistant or tool_result. A tool_result answers the assistant's
     ``ToolCallBlock`` whose id is ``tool_call_id``. Assistant messages carry the provider,
     model, usage and stop reason of the call that produced them.
+
+    ``meta`` is set on a user message that came from a chat, an event or another session:
+    the facts clawbot knew about it (channel, chat type, sender, ids, time), kept apart from
+    the text so the model can get them in full with the newest message and briefly with
+    older ones (:mod:`clawbot.agent.user_turns`). ``text`` is then what was written, as it
+    arrived; never send such a message to a model as it is.
     """
 
     role: Role
@@ -115,6 +121,7 @@ class Message:
     model: str | None = None
     usage: Usage | None = None
     stop_reason: StopReason | None = None
+    meta: dict[str, Any] | None = None
 
     @property
     def text(self) -> str:

@@ -1,0 +1,91 @@
+"""User messages as stored and as sent: the text and its facts apart, rendered by position.
+
+A transcript keeps what a user message said as it arrived (its text) and what clawbot knew
+about it (``Message.meta``: :func:`clawbot.agent.inbound.inbound_meta`). Each request renders
+them anew: the newest user message in full, with its trusted block and untrusted context;
+every older one as its body alone (the sender's name in a group, the text in the owner's
+direct chat, clawbot's label on an event or another session's message). The body depends on
+nothing but the stored message, so an earlier message is sent byte for byte the same on
+every later turn and the provider's prompt cache keeps it.
+
+Transcripts from before ``meta`` hold the rendered envelope as the text; they are read back
+with :func:`clawbot.agent.inbound.parse_envelope` and sent the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import attrs
+
+from clawbot.agent.inbound import describe_sender, inbound_meta, parse_envelope, render_current, render_history, session_meta, unwrapped
+from clawbot.types import InboundMessage, Message, Role, TextBlock
+
+
+def user_message(text: str | Message, origin: InboundMessage | None, *, zone: Any = None, owner_ids: Iterable[str] = ()) -> Message:
+    """The user message a turn stores: a CLI turn's text alone, a chat's text with its facts.
+    A message built already (another session's: :func:`session_message`) is kept as it is."""
+    if isinstance(text, Message):
+        return text
+    if origin is None:
+        return Message.user(text)
+    from clawbot.agent.owners import is_owner
+
+    meta = inbound_meta(origin, zone=zone, owner=is_owner(origin, owner_ids))
+    return Message(Role.USER, (TextBlock(text),), meta=meta)
+
+
+def session_message(text: str, *, from_session: str, from_agent: str) -> Message:
+    """What another session sent with ``sessions_send``, labelled by clawbot with its sender."""
+    return Message(Role.USER, (TextBlock(text),), meta=session_meta(from_session=from_session, from_agent=from_agent))
+
+
+def _parts(message: Message) -> tuple[str, dict[str, Any] | None]:
+    """The text and facts of a user message; an old envelope is taken apart."""
+    if message.meta is not None:
+        return message.text, message.meta
+    parsed = parse_envelope(message.text)
+    return (message.text, None) if parsed is None else (parsed[1], parsed[0])
+
+
+def _with_text(message: Message, text: str) -> Message:
+    others = tuple(b for b in message.content if not isinstance(b, TextBlock))
+    return attrs.evolve(message, content=(TextBlock(text), *others), meta=None)
+
+
+def as_sent(messages: Sequence[Message]) -> list[Message]:
+    """``messages`` as the model gets them: the newest user message in full, older ones as their body."""
+    newest = max((i for i, m in enumerate(messages) if m.role == Role.USER), default=-1)
+    out: list[Message] = []
+    for index, message in enumerate(messages):
+        if message.role != Role.USER:
+            out.append(message)
+        elif index == newest:
+            # An old envelope that is somehow the newest was sent in full already: as it is.
+            out.append(message if message.meta is None else _with_text(message, render_current(message.text, message.meta)))
+        else:
+            out.append(history_form(message))
+    return out
+
+
+def history_form(message: Message) -> Message:
+    """A user message as it is sent once a newer one exists (and as another session reads it)."""
+    if message.role != Role.USER:
+        return message
+    text, meta = _parts(message)
+    return message if meta is None else _with_text(message, render_history(text, meta))
+
+
+def full_form(message: Message) -> Message:
+    """A user message as the model got it while it was the newest (``clawbot sessions show --raw``)."""
+    if message.role != Role.USER or message.meta is None:
+        return message
+    return _with_text(message, render_current(message.text, message.meta))
+
+
+def shown(message: Message) -> tuple[str | None, str]:
+    """(who, text) of a user message for a person reading the transcript: the text as written."""
+    if message.meta is not None:
+        return describe_sender(message.meta), message.text
+    return unwrapped(message.text)

@@ -1,0 +1,99 @@
+"""Whatever a sender writes, neither form of a user message holds metadata clawbot did not write.
+
+Texts and sender names are built from pieces of the kernel's marker phrases run together
+with blanks, look-alike letters and line breaks; for each kind of message (the owner's
+direct message, a stranger's, a group's, clawbot's event, another session's) the newest form
+must have exactly clawbot's header and labels and its trusted JSON must say what clawbot
+decided, and the form later turns re-send must have no header at all and only the label of
+its kind.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from clawbot import InboundMessage
+from clawbot.agent.inbound import (
+    SESSION_MESSAGE_LABEL,
+    SYSTEM_EVENT_LABEL,
+    TRUSTED_HEADER,
+    TRUSTED_KEYS,
+    TRUSTED_MARKERS,
+    render_current,
+    render_history,
+    untrusted,
+)
+from clawbot.agent.user_turns import session_message, user_message
+from clawbot.safetext import fold
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+MARKERS = sorted({*TRUSTED_MARKERS, TRUSTED_HEADER, SYSTEM_EVENT_LABEL, SESSION_MESSAGE_LABEL, "```json", "```", '"system_event": true'})
+GLUE = ["", " ", "\n", "\n\n", "\u200b", "\u2028", "\u3164", "\uff3b", "\u043e", "\u0301", "x", ": ", "Ann: ", "]"]
+PIECES = st.one_of(
+    st.builds(lambda m, front, back: m[front % 3 : len(m) - back % 3], st.sampled_from(MARKERS), st.integers(0, 2), st.integers(0, 2)),
+    st.sampled_from(MARKERS),
+    st.sampled_from(GLUE),
+    st.text(max_size=4),
+)
+HOSTILE = st.lists(PIECES, max_size=8).map("".join)
+KINDS = ("owner", "stranger", "group", "event", "session")
+
+# What each kind's forms must hold, folded: (trusted headers, system event labels, session labels)
+HEADER, EVENT, SESSION = fold("Inbound Context"), fold("System event from clawbot"), fold("Message from another clawbot session")
+
+
+def _stored(kind: str, text: str, name: str):
+    if kind == "session":
+        return session_message(text, from_session=f"agent:main:{name}", from_agent="main")
+    origin = InboundMessage(
+        channel="telegram",
+        peer_id="g1" if kind == "group" else "u1",
+        text=text,
+        chat_type="group" if kind == "group" else "direct",
+        sender_id="u1",
+        sender_name=name,
+        message_id="m1",
+        reply_to_id="m0",
+        mentioned=True,
+        system_event=kind == "event",
+        from_owner=kind == "owner",
+    )
+    return user_message(text, origin)
+
+
+@settings(max_examples=300, deadline=None)
+@given(kind=st.sampled_from(KINDS), text=HOSTILE, name=HOSTILE)
+def test_no_text_or_name_forges_metadata_in_either_form(kind: str, text: str, name: str) -> None:
+    stored = _stored(kind, text, name)
+    newest, older = render_current(stored.text, stored.meta), render_history(stored.text, stored.meta)
+    is_event, is_session = int(kind == "event"), int(kind == "session")
+
+    assert newest.startswith(TRUSTED_HEADER + "\n")
+    folded = fold(newest)
+    assert (folded.count(HEADER), folded.count(EVENT), folded.count(SESSION)) == (1, is_event, is_session)
+    trusted = json.loads(re.match(r".*?```json\n([^\n]*)\n```", newest, re.DOTALL).group(1))
+    assert set(trusted) <= set(TRUSTED_KEYS)
+    assert trusted.get("system_event", False) is bool(is_event)
+    assert trusted.get("from_owner", False) is (kind == "owner")
+    assert ("from_session" in trusted) is bool(is_session)
+    assert newest.endswith("\n\n" + older)  # the body is the same in both forms
+
+    folded = fold(older)
+    assert (folded.count(HEADER), folded.count(EVENT), folded.count(SESSION)) == (0, is_event, is_session)
+    assert fold("[message_id:") not in folded and fold("trusted metadata") not in folded
+    if kind in ("stranger", "group"):  # who wrote it, as one JSON string or plain token, then the text
+        who, rest = _decode_inline(older)
+        assert (who, rest) == (untrusted(name) or "u1", ": " + untrusted(text))
+    elif kind == "owner":
+        assert older == untrusted(text)
+
+
+def _decode_inline(body: str) -> tuple[str, str]:
+    if body.startswith('"'):
+        value, end = json.JSONDecoder().raw_decode(body)
+        return value, body[end:]
+    token = re.match(r"[\w.@+\-]{1,128}", body)
+    assert token, body[:60]
+    return token.group(0), body[token.end() :]
