@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from clawbot.agent.bootstrap_changes import watching_bootstrap_files
+from clawbot.agent.clock import Clock, utc_now
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.inbound import render_summary, render_user_message
 from clawbot.agent.models import ModelChoice, resolve_ref
 from clawbot.agent.policy import agent_tools
+from clawbot.agent.session_control import open_for_turn
 from clawbot.agent.system_prompt import (
     BuiltPrompt,
     PromptRequest,
@@ -53,7 +55,6 @@ from clawbot.types import (
     ModelRequest,
     ProviderError,
     Role,
-    SessionEvent,
     SystemPrompt,
     TextSink,
     Tool,
@@ -106,6 +107,8 @@ class Conversation:
     services: SharedServices | None = attrs.field(kw_only=True)
     #: the bootstrap and skill files as last read, so a turn reads only those whose stat changed
     bootstrap_states: dict[Any, Any] = attrs.Factory(dict)
+    #: what time it is (the daily and idle resets); tests move it
+    clock: Clock = utc_now
 
     @property
     def workspace(self):  # noqa: ANN201 - Path
@@ -156,12 +159,8 @@ class Conversation:
         tool calls before they run."""
         store = self.kernel.sessions
         async with store.lane(session_key):
-            session = store.open(session_key)
-            if session.created:
-                await self.kernel.plugins.notify(
-                    "clawbot_session_start",
-                    event=SessionEvent(self.agent_id, session_key, session.info.session_id, reason="first message"),
-                )
+            session = await open_for_turn(self.kernel, session_key, self.clock(), system_event=bool(origin and origin.system_event))
+            channel = channel or (origin.channel if origin else None)
             watched = watching_bootstrap_files(
                 self.kernel,
                 self.agent_id,
@@ -173,7 +172,7 @@ class Conversation:
             )
             async with watched as watching:
                 try:
-                    result = await self._loop(session, session_key, text, channel or (origin.channel if origin else None), on_text, origin, on_tool_calls)
+                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls)
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise
