@@ -31,6 +31,7 @@ from clawbot.agent.clock import Clock, utc_now
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.inbound import render_summary, render_user_message
+from clawbot.agent.memory_flush import flush_if_due
 from clawbot.agent.models import ModelChoice, resolve_ref
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.session_control import open_for_turn
@@ -107,7 +108,7 @@ class Conversation:
     services: SharedServices | None = attrs.field(kw_only=True)
     #: the bootstrap and skill files as last read, so a turn reads only those whose stat changed
     bootstrap_states: dict[Any, Any] = attrs.Factory(dict)
-    #: what time it is (the daily and idle resets); tests move it
+    #: what time it is (the daily and idle resets, the memory flush's date); tests move it
     clock: Clock = utc_now
 
     @property
@@ -161,6 +162,8 @@ class Conversation:
         async with store.lane(session_key):
             session = await open_for_turn(self.kernel, session_key, self.clock(), system_event=bool(origin and origin.system_event))
             channel = channel or (origin.channel if origin else None)
+            # Before the watch starts: what the silent flush turn writes is not reported either.
+            system = await flush_if_due(self, session, session_key, text, channel, origin)
             watched = watching_bootstrap_files(
                 self.kernel,
                 self.agent_id,
@@ -172,7 +175,7 @@ class Conversation:
             )
             async with watched as watching:
                 try:
-                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls)
+                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls, system=system)
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise
@@ -197,7 +200,10 @@ class Conversation:
         on_text: TextSink | None,
         origin: InboundMessage | None,
         on_tool_calls: ToolCallsSink | None = None,
+        *,
+        system: SystemPrompt | None = None,
     ) -> TurnResult:
+        """``system``: the system prompt, when the caller built it already."""
         chain = self.models_for(session.info)
         model = chain[0]
         messages = (session.loaded or session.transcript.load()).messages()
@@ -207,7 +213,7 @@ class Conversation:
         user = Message.user(render_user_message(text, origin, zone=zone))
         session.transcript.append_message(user)
         messages.append(user)
-        system = await self.system_prompt(session_key, channel, model)
+        system = system or await self.system_prompt(session_key, channel, model)
         specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in self.tools.values())
         window = model.provider.model_info(model.model).context_window
         services = None if self.services is None else self.services.for_turn(self.agent_id, session_key, origin, model.ref)
