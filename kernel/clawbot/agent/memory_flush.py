@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 
 KIND = "memory_flush"
 DATE_PLACEHOLDER = "YYYY-MM-DD"
+SILENT_REPLY = "NO_REPLY"
 
 
 def flushed_this_cycle(entries: Iterable[Entry]) -> bool:
@@ -98,14 +99,14 @@ async def flush_if_due(
     if tokens < threshold:
         return system
     date = local_date(conversation.clock(), zone)
-    outcome = "stored"
+    outcome = "stored"  # it called tools (to write its notes); "nothing": NO_REPLY alone
     try:
         # No text sink, no origin: nothing of this turn is streamed or reported to the chat.
         result = await conversation._loop(
             session, session_key, flush_text(settings.prompt, date), channel, None, None, None, system=with_note(system, settings.system_prompt)
         )
-        if result.text.strip() == "NO_REPLY":
-            outcome = "nothing"
+        if not result.tool_calls:
+            outcome = "nothing" if result.text.strip() == SILENT_REPLY else "replied"
         kernel.sessions.record_turn(
             session_key,
             usage=result.usage,
@@ -118,7 +119,7 @@ async def flush_if_due(
         )
     except Exception as error:  # the user's turn goes on whatever happened here
         outcome = "failed"
-        log.warning("the memory flush of %s failed: %s", session_key, error)
+        log.warning("the memory flush of %s failed (%s): %s", session_key, type(error).__name__, error)
     session.transcript.append("custom", kind=KIND, tokens=tokens, threshold=threshold, date=date, outcome=outcome)
     session.loaded = None  # the user's turn reads the history with the flush turn in it
     return None
