@@ -223,7 +223,7 @@ async def run_session(args: argparse.Namespace, managed: bool, base_url: str, fa
     runtime = AgentRuntime(kernel)
     provider = Windowed(kernel.llm_providers.get("anthropic"))
     conversation = await runtime.conversation("main", chain=[ModelChoice(provider, MODEL)])
-    conversation.clock = clock
+    conversation.clock = lambda: datetime.fromtimestamp(clock(), UTC)
     started = time.perf_counter()
     for turn in range(1, args.turns + 1):
         try:

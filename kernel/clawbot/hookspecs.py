@@ -318,7 +318,9 @@ def clawbot_session_start(event: SessionEvent) -> None:
 
     Called when a turn opens a session key that has none yet (reason ``"first message"``); by
     ``/new``, ``/reset`` or ``clawbot sessions reset`` right after ending the old one, and by
-    ``/model`` before a first message (reason: the command).
+    ``/model`` before a first message (reason: the command); by a turn whose session the
+    ``session.reset`` policy ended (reason e.g. ``"daily reset at 04:00"``, ``"idle for 60
+    minutes"``).
 
     Result rule: notification; every implementation runs, errors are logged.
     """
@@ -329,8 +331,9 @@ def clawbot_session_end(event: SessionEvent) -> None:
     """A session was closed because its key starts afresh.
 
     Called by ``/new`` or ``/reset`` in a chat (its running turn stopped first) or ``clawbot
-    sessions reset`` (reason: the command), once for the old session, whose transcript is
-    kept, before ``clawbot_session_start`` of the new one.
+    sessions reset`` (reason: the command), or when a message arrives for a session the
+    ``session.reset`` policy finds stale (reason: the policy's), once for the old session,
+    whose transcript is kept, before ``clawbot_session_start`` of the new one.
 
     Result rule: notification; every implementation runs, errors are logged.
     """

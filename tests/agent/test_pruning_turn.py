@@ -3,6 +3,8 @@ session files, a clock the test moves. What is asserted is what the server recei
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import json
 from pathlib import Path
 
@@ -48,7 +50,7 @@ async def _conversation(make_kernel, fake_llm, workspace: Path, clock: Clock, pr
         plugins={"llm": plugin_from_hooks(clawbot_llm_providers=lambda ctx: [provider]), "tools": _dump_plugin()},
         config=f'[agents.defaults]\nworkspace = "{workspace.as_posix()}"\n{pruning}',
     )
-    return kernel, Conversation(kernel, ModelChoice(provider, "claude-test"), "main", services=None, clock=clock)
+    return kernel, Conversation(kernel, ModelChoice(provider, "claude-test"), "main", services=None, clock=lambda: datetime.fromtimestamp(clock(), UTC))
 
 
 def _results(request) -> dict[str, str]:

@@ -21,19 +21,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from clawbot.agent.bootstrap_changes import watching_bootstrap_files
+from clawbot.agent.clock import Clock, utc_now
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.inbound import render_summary
+from clawbot.agent.memory_flush import flush_if_due
 from clawbot.agent.models import ModelChoice, resolve_ref
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.pruning import SessionPruning
+from clawbot.agent.session_control import open_for_turn
 from clawbot.agent.system_prompt import (
     BuiltPrompt,
     PromptRequest,
@@ -56,7 +58,6 @@ from clawbot.types import (
     ModelRequest,
     ProviderError,
     Role,
-    SessionEvent,
     SystemPrompt,
     TextSink,
     Tool,
@@ -109,8 +110,8 @@ class Conversation:
     services: SharedServices | None = attrs.field(kw_only=True)
     #: the bootstrap and skill files as last read, so a turn reads only those whose stat changed
     bootstrap_states: dict[Any, Any] = attrs.Factory(dict)
-    #: seconds since the epoch; tests and benchmarks pass their own to let time pass instantly
-    clock: Callable[[], float] = time.time
+    #: what time it is (the daily and idle resets, the memory flush's date); tests move it
+    clock: Clock = utc_now
 
     @property
     def workspace(self):  # noqa: ANN201 - Path
@@ -162,12 +163,10 @@ class Conversation:
         tool calls before they run."""
         store = self.kernel.sessions
         async with store.lane(session_key):
-            session = store.open(session_key)
-            if session.created:
-                await self.kernel.plugins.notify(
-                    "clawbot_session_start",
-                    event=SessionEvent(self.agent_id, session_key, session.info.session_id, reason="first message"),
-                )
+            session = await open_for_turn(self.kernel, session_key, self.clock(), system_event=bool(origin and origin.system_event))
+            channel = channel or (origin.channel if origin else None)
+            # Before the watch starts: what the silent flush turn writes is not reported either.
+            system = await flush_if_due(self, session, session_key, text, channel, origin)
             watched = watching_bootstrap_files(
                 self.kernel,
                 self.agent_id,
@@ -179,7 +178,7 @@ class Conversation:
             )
             async with watched as watching:
                 try:
-                    result = await self._loop(session, session_key, text, channel or (origin.channel if origin else None), on_text, origin, on_tool_calls)
+                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls, system=system)
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise
@@ -204,7 +203,10 @@ class Conversation:
         on_text: TextSink | None,
         origin: InboundMessage | None,
         on_tool_calls: ToolCallsSink | None = None,
+        *,
+        system: SystemPrompt | None = None,
     ) -> TurnResult:
+        """``system``: the system prompt, when the caller built it already."""
         chain = self.models_for(session.info)
         model = chain[0]
         messages = (session.loaded or session.transcript.load()).messages()
@@ -214,7 +216,7 @@ class Conversation:
         user = user_message(text, origin, zone=zone, owner_ids=self.kernel.config.agents.defaults.owner_ids)
         session.transcript.append_message(user)
         messages.append(user)
-        system = await self.system_prompt(session_key, channel, model)
+        system = system or await self.system_prompt(session_key, channel, model)
         specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in self.tools.values())
         window = model.provider.model_info(model.model).context_window
         services = None if self.services is None else self.services.for_turn(self.agent_id, session_key, origin, model.ref)
@@ -233,7 +235,7 @@ class Conversation:
         thinking: str | None = None
         compacted = False
         used = model.ref
-        pruning = SessionPruning.open(self.kernel.config.agents.defaults.context_pruning, session.transcript.path, self.clock)
+        pruning = SessionPruning.open(self.kernel.config.agents.defaults.context_pruning, session.transcript.path, lambda: self.clock().timestamp())
 
         def record(result_message: Message) -> None:  # each tool result, in call order, as it is known
             session.transcript.append_message(result_message)

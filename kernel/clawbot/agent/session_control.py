@@ -1,14 +1,19 @@
 """What a user may do to a session besides talking in it: start afresh, choose its model.
 
-Shared by the chat commands (``/new``, ``/reset``, ``/model``) and the CLI
-(``clawbot sessions reset``), so each fires the same lifecycle hooks the same way.
+Shared by the chat commands (``/new``, ``/reset``, ``/model``), the CLI (``clawbot sessions
+reset``) and the turn that finds its session stale (``session.reset``), so each fires the same
+lifecycle hooks the same way.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+
+from clawbot.agent.clock import user_timezone
 from clawbot.kernel import Kernel
 from clawbot.sessions.index import SessionInfo
-from clawbot.sessions.store import agent_of
+from clawbot.sessions.reset_policy import stale_reason
+from clawbot.sessions.store import Session, SessionStore, agent_of
 from clawbot.types import SessionEvent
 
 
@@ -21,17 +26,59 @@ async def reset_session(kernel: Kernel, session_key: str, reason: str) -> tuple[
     there was one), then ``clawbot_session_start`` for the new one, both with ``reason``.
     Returns (old, new).
     """
-    store = kernel.sessions
-    async with store.lane(session_key):
-        old = store.get(session_key)
-        new = store.open(session_key, new=True).info
-        if old is not None and old.model_override:
-            new = store.set_model_override(session_key, old.model_override) or new
+    async with kernel.sessions.lane(session_key):
+        old, new = _renew(kernel.sessions, session_key)
+    await _announce_renewal(kernel, session_key, old, new.info, reason)
+    return old, new.info
+
+
+def _renew(store: SessionStore, session_key: str) -> tuple[SessionInfo | None, Session]:
+    """A new session for ``session_key`` (its lane held), keeping the ``/model`` choice."""
+    old = store.get(session_key)
+    new = store.open(session_key, new=True)
+    if old is not None and old.model_override:
+        new.info = store.set_model_override(session_key, old.model_override) or new.info
+    return old, new
+
+
+async def _announce_renewal(kernel: Kernel, session_key: str, old: SessionInfo | None, new: SessionInfo, reason: str) -> None:
     agent_id = agent_of(session_key)
     if old is not None:
         await kernel.plugins.notify("clawbot_session_end", event=SessionEvent(agent_id, session_key, old.session_id, reason))
     await kernel.plugins.notify("clawbot_session_start", event=SessionEvent(agent_id, session_key, new.session_id, reason))
-    return old, new
+
+
+async def open_for_turn(kernel: Kernel, session_key: str, now: datetime, *, system_event: bool = False) -> Session:
+    """The session a turn of ``session_key`` runs in (its lane held by the caller).
+
+    A key without a session gets one (``clawbot_session_start``, reason ``"first message"``).
+    A session the ``session.reset`` policy finds stale at ``now`` ends the way ``/new`` ends
+    one (old transcript kept, hooks fired with the policy's reason) and the message starts a
+    fresh one. A system event (clawbot reporting on work the session started) never ends it.
+    """
+    store = kernel.sessions
+    session = store.open(session_key)
+    if session.created:
+        event = SessionEvent(agent_of(session_key), session_key, session.info.session_id, reason="first message")
+        await kernel.plugins.notify("clawbot_session_start", event=event)
+        return session
+    policy = kernel.config.session.reset
+    if policy.mode == "off" or system_event:
+        return session
+    zone = user_timezone(kernel.config.agents.defaults.timezone)[0]
+    reason = stale_reason(policy, _parse_time(session.info.updated_at) or now, now, zone)
+    if reason is None:
+        return session
+    old, new = _renew(store, session_key)
+    await _announce_renewal(kernel, session_key, old, new.info, reason)
+    return new
+
+
+def _parse_time(stamp: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return None  # an index entry edited by hand: never a reason to end the session
 
 
 async def set_session_model(kernel: Kernel, session_key: str, ref: str | None, reason: str) -> SessionInfo:

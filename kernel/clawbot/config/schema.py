@@ -248,6 +248,10 @@ class SessionResetConfig:
     at_hour: int = attrs.field(default=4, validator=InRange(0, 23))
     idle_minutes: int = attrs.field(default=0, validator=InRange(0, 525_600))
 
+    def __attrs_post_init__(self) -> None:
+        if self.mode == "idle" and self.idle_minutes < 1:
+            raise OutOfRange("idle_minutes", 'must be at least 1 when mode = "idle"')
+
 
 @attrs.frozen(kw_only=True)
 class SessionConfig:

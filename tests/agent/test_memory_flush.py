@@ -1,0 +1,153 @@
+"""The silent memory flush: before a session's context nears compaction, one turn the user
+never sees stores durable notes in memory/<date>.md.
+
+Real turns: the Anthropic provider (official SDK) on the fake LLM server, the core tools'
+``write`` on a real workspace, real JSONL transcripts. The threshold is
+window (200,000 for the fake's claude model) - reserve_tokens_floor - soft_threshold_tokens,
+set here to 30,000 tokens, which the second message of each conversation crosses.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import clawbot_tools.plugin
+from clawbot import CompactionResult, CompactionStrategy
+from clawbot.agent.conversation import Conversation
+from clawbot.agent.inbound import SYSTEM_EVENT_LABEL
+from clawbot.agent.models import ModelChoice
+from clawbot.testing import plugin_from_hooks
+from clawbot.testing.fake_llm import ToolCallSpec
+
+from ..e2e.e2etools import MODEL, make_provider, providers_plugin
+
+KEY = "agent:main:main"
+FILLER = "The quick brown fox jumps over the lazy dog. " * 1_400  # ~63,000 chars, ~15,750 tokens
+NOTE = "Durable notes: the locker code is 4417."
+FLUSH_NOTE = "The session is close to compaction. Store durable memories now."
+# 23:30 UTC on 14 March is 15 March in Tokyo: the flush names the user's date.
+NOW = datetime(2025, 3, 14, 23, 30, tzinfo=UTC)
+DATE = "2025-03-15"
+
+
+class KeepLast(CompactionStrategy):
+    """Keeps the newest message only: enough to start a new compaction cycle."""
+
+    name = "summary"
+
+    async def compact(self, request):
+        return CompactionResult("We talked about a locker.", first_kept_index=len(request.messages) - 1, tokens_before=40_000, tokens_after=100)
+
+
+def _config(workspace: Path, *, enabled: bool = True) -> str:
+    return (
+        f'[agents.defaults]\nworkspace = "{workspace}"\ntimezone = "Asia/Tokyo"\n\n'
+        "[agents.defaults.compaction]\nreserve_tokens_floor = 20000\n\n"
+        f"[agents.defaults.compaction.memory_flush]\nenabled = {str(enabled).lower()}\nsoft_threshold_tokens = 150000\n"
+    )
+
+
+async def _start(make_kernel, fake_llm, workspace: Path, *, enabled: bool = True):
+    provider = make_provider("anthropic", fake_llm)
+    plugins = {
+        "llm": providers_plugin(provider),
+        "tools": clawbot_tools.plugin,
+        "compaction": plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [KeepLast()]),
+    }
+    kernel = await make_kernel(plugins=plugins, config=_config(workspace, enabled=enabled))
+
+    async def no_sleep(_seconds: float) -> None:
+        return None
+
+    conversation = Conversation(kernel, ModelChoice(provider, MODEL["anthropic"]), "main", services=None, clock=lambda: NOW, caller_sleep=no_sleep)
+    return kernel, conversation, provider
+
+
+async def _send(conversation: Conversation, text: str) -> tuple[str, list[str]]:
+    streamed: list[str] = []
+
+    async def sink(chunk: str) -> None:
+        streamed.append(chunk)
+
+    result = await conversation.send(KEY, text, on_text=sink)
+    return result.text, streamed
+
+
+def _entries(kernel) -> list[dict]:
+    path = kernel.sessions.path_of(kernel.sessions.get(KEY), "main")
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _flushes(kernel) -> list[dict]:
+    return [e for e in _entries(kernel) if e["type"] == "custom" and e.get("kind") == "memory_flush"]
+
+
+def _body(request) -> str:
+    return json.dumps(request.body, ensure_ascii=False)
+
+
+async def test_the_flush_runs_once_per_cycle_writes_the_days_notes_and_the_user_sees_nothing(make_kernel, fake_llm, workspace) -> None:
+    kernel, conversation, provider = await _start(make_kernel, fake_llm, workspace)
+    fake_llm.reply("Noted.")
+    assert await _send(conversation, "My locker code is 4417. " + FILLER) == ("Noted.", ["Noted."])
+    assert _flushes(kernel) == [] and len(fake_llm.requests) == 1  # under the threshold
+
+    # The second message crosses it: the flush turn runs first, then the user's turn.
+    fake_llm.reply(tool_calls=[ToolCallSpec("write", {"path": f"memory/{DATE}.md", "content": NOTE})])
+    fake_llm.reply("NO_REPLY")
+    fake_llm.reply("Sure.")
+    assert await _send(conversation, "Here is more. " + FILLER) == ("Sure.", ["Sure."])
+    assert (workspace / "memory" / f"{DATE}.md").read_text() == NOTE
+    flush, after_tool, user_turn = fake_llm.requests[1:]
+    assert SYSTEM_EVENT_LABEL in _body(flush) and f"memory/{DATE}.md" in _body(flush) and "YYYY" not in _body(flush)
+    assert FLUSH_NOTE in json.dumps(flush.system) and "Here is more." not in _body(flush)  # before the message
+    assert FLUSH_NOTE not in json.dumps(user_turn.system)  # the flush instructions were for that turn only
+    assert "Here is more." in _body(user_turn) and SYSTEM_EVENT_LABEL in _body(user_turn)  # the flush stays in the history
+    (entry,) = _flushes(kernel)
+    assert entry["outcome"] == "stored" and entry["tokens"] >= entry["threshold"] == 30_000 and entry["date"] == DATE
+
+    # Still over the threshold, but flushed in this cycle already: one request, the user's.
+    fake_llm.reply("Fine.")
+    assert await _send(conversation, "And?") == ("Fine.", ["Fine."])
+    assert len(fake_llm.requests) == 5 and len(_flushes(kernel)) == 1
+
+    # A compaction starts a new cycle: the next crossing flushes again.
+    fake_llm.fail("context_length")
+    fake_llm.reply("Compacted.")
+    assert (await _send(conversation, "Overflow now."))[0] == "Compacted."
+    fake_llm.reply("NO_REPLY")
+    fake_llm.reply("Done.")
+    assert await _send(conversation, "Again. " + FILLER + FILLER) == ("Done.", ["Done."])
+    whole = _flushes(kernel)
+    assert len(whole) == 2 and whole[1]["outcome"] == "nothing"  # recorded though nothing was stored
+    await provider.aclose()
+
+
+async def test_enabled_false_turns_the_flush_off(make_kernel, fake_llm, workspace) -> None:
+    kernel, conversation, provider = await _start(make_kernel, fake_llm, workspace, enabled=False)
+    fake_llm.reply("Noted.")
+    fake_llm.reply("Sure.")
+    await _send(conversation, "My locker code is 4417. " + FILLER)
+    assert await _send(conversation, "Here is more. " + FILLER) == ("Sure.", ["Sure."])
+    assert len(fake_llm.requests) == 2 and _flushes(kernel) == []
+    assert not (workspace / "memory").exists()
+    await provider.aclose()
+
+
+async def test_a_failed_flush_is_recorded_and_the_user_is_still_answered(make_kernel, fake_llm, workspace, caplog) -> None:
+    kernel, conversation, provider = await _start(make_kernel, fake_llm, workspace)
+    fake_llm.reply("Noted.")
+    await _send(conversation, "My locker code is 4417. " + FILLER)
+    fake_llm.fail("server_error", times=4)  # the first try and every retry of the flush call
+    fake_llm.reply("Sure.")
+    assert await _send(conversation, "Here is more. " + FILLER) == ("Sure.", ["Sure."])
+    (entry,) = _flushes(kernel)
+    assert entry["outcome"] == "failed"
+    assert "memory flush" in caplog.text and "Traceback" not in caplog.text
+    # Failed once in this cycle is enough: the next turn does not pay for it again.
+    fake_llm.reply("Fine.")
+    assert (await _send(conversation, "And?"))[0] == "Fine."
+    assert len(_flushes(kernel)) == 1
+    await provider.aclose()
