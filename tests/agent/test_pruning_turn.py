@@ -3,9 +3,8 @@ session files, a clock the test moves. What is asserted is what the server recei
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 from clawbot import Tool, ToolResult
