@@ -31,30 +31,51 @@ AT = datetime(2026, 6, 15, 14, 31, tzinfo=UTC)
 ZONE = ZoneInfo("Europe/Berlin")
 MESSAGES = {
     "terminal DM from the owner": InboundMessage(
-        channel="terminal", peer_id="local", text="What is on my calendar tomorrow?", sender_id="local", sender_name="you",
-        message_id="17", timestamp=AT, from_owner=True,
+        channel="terminal",
+        peer_id="local",
+        text="What is on my calendar tomorrow?",
+        sender_id="local",
+        sender_name="you",
+        message_id="17",
+        timestamp=AT,
+        from_owner=True,
     ),
     "Telegram-like DM (not the owner)": InboundMessage(
-        channel="telegram", peer_id="5544332211", text="Hi, is Anna around this week?", sender_id="5544332211",
-        sender_name="Jonas Weber", message_id="8812", timestamp=AT,
+        channel="telegram",
+        peer_id="5544332211",
+        text="Hi, is Anna around this week?",
+        sender_id="5544332211",
+        sender_name="Jonas Weber",
+        message_id="8812",
+        timestamp=AT,
     ),
     "group message, mention + reply": InboundMessage(
-        channel="telegram", peer_id="-1001234567890", chat_type="group", text="@clawbot can you summarise the thread above?",
-        sender_id="99887766", sender_name="Mia Chen", message_id="4410", reply_to_id="4402", thread_id="12", mentioned=True,
+        channel="telegram",
+        peer_id="-1001234567890",
+        chat_type="group",
+        text="@clawbot can you summarise the thread above?",
+        sender_id="99887766",
+        sender_name="Mia Chen",
+        message_id="4410",
+        reply_to_id="4402",
+        thread_id="12",
+        mentioned=True,
         timestamp=AT,
     ),
     "system event": InboundMessage(
-        channel="terminal", peer_id="local", text="exec 7 finished (background command): exit code 0.", system_event=True,
-        timestamp=AT, from_owner=True,
+        channel="terminal",
+        peer_id="local",
+        text="exec 7 finished (background command): exit code 0.",
+        system_event=True,
+        timestamp=AT,
+        from_owner=True,
     ),
 }
 SESSION_TEXT = "Please summarise today's open tasks."
 
 
 def _old_renderer(revision: str):
-    source = subprocess.run(
-        ["git", "show", f"{revision}:kernel/clawbot/agent/inbound.py"], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout
+    source = subprocess.run(["git", "show", f"{revision}:kernel/clawbot/agent/inbound.py"], cwd=ROOT, check=True, capture_output=True, text=True).stdout
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "inbound_before.py"
         path.write_text(source, encoding="utf-8")

@@ -146,3 +146,48 @@ class OverflowingProvider(LLMProvider):
             self.overflow -= 1
             raise ProviderError("context_overflow", "too long", status=400)
         return Message.assistant(f"reply {len(self.requests)}")
+
+
+class AskTheModel(CompactionStrategy):
+    """Keeps the last ``keep`` messages; the model summarises the rest through the kernel's
+    ``summarize``, told the user's instructions. Remembers every request it got."""
+
+    SYSTEM = "Summarise the conversation."
+
+    def __init__(self, name: str = "ask-model", keep: int = 1) -> None:
+        self.name = name
+        self.keep = keep
+        self.requests: list[CompactionRequest] = []
+
+    async def compact(self, request: CompactionRequest) -> CompactionResult:
+        from clawbot.tokens import estimate_tokens
+
+        self.requests.append(request)
+        assert request.summarize is not None
+        cut = len(request.messages) - self.keep
+        focus = f"Focus: {request.instructions}\n" if request.instructions else ""
+        summary = await request.summarize(self.SYSTEM, focus + "\n".join(m.text for m in request.messages[:cut]))
+        before = estimate_tokens(sum(len(m.text) for m in request.messages))
+        after = estimate_tokens(len(summary) + sum(len(m.text) for m in request.messages[cut:]))
+        return CompactionResult(summary, cut, before, after)
+
+
+class Misbehaving(CompactionStrategy):
+    """A strategy whose result the kernel must not store: it raises, or its summary is empty
+    or blank, or its first kept index lies outside the history."""
+
+    BEHAVIOURS = ("raises", "empty", "blank", "index-past-the-end", "negative-index")
+
+    def __init__(self, behaviour: str) -> None:
+        self.name = "misbehaving"
+        self.behaviour = behaviour
+        self.calls = 0
+
+    async def compact(self, request: CompactionRequest) -> CompactionResult:
+        self.calls += 1
+        size = len(request.messages)
+        if self.behaviour == "raises":
+            raise RuntimeError("the strategy broke")
+        summary = {"empty": "", "blank": " \n\t"}.get(self.behaviour, "a summary")
+        index = {"index-past-the-end": size + 1, "negative-index": -1}.get(self.behaviour, size - 1)
+        return CompactionResult(summary, index, 100, 10)

@@ -148,15 +148,21 @@ def clawbot_memory_providers(ctx: PluginContext) -> list[MemoryProvider] | None:
 def clawbot_compaction_strategies(ctx: PluginContext) -> list[CompactionStrategy] | None:
     """Return compaction strategies: ways to shrink a history too long for the model.
 
-    Called once at kernel start. The active strategy is the one
-    ``agents.defaults.compaction.strategy`` names, else the only one installed. When a model
-    call fails because the history does not fit the context window, the kernel calls its
-    ``compact()`` once (between ``clawbot_before_compaction`` and
-    ``clawbot_after_compaction``) and retries; with no strategy installed the provider's
-    error ends the turn.
+    Called once at kernel start. An agent's strategy is the one its
+    ``agents.list[].compaction.strategy`` names, else the one
+    ``agents.defaults.compaction.strategy`` names, else the only one installed. The kernel
+    calls ``compact()`` (between ``clawbot_before_compaction`` and
+    ``clawbot_after_compaction``, in the session's lane) when the next request would leave
+    less than ``reserve_tokens_floor`` free in the window (reason ``threshold``), when the
+    provider says the context overflowed (``overflow``: the request is then retried once),
+    and for ``/compact [instructions]`` (``manual``). A strategy that raises, or returns an
+    empty summary or an index outside the history, changes nothing: the kernel stores no
+    compaction and the conversation goes on with its whole history. With no strategy
+    installed, an overflow ends the turn with the provider's error.
 
     Result rule: collect-all; duplicate names are a startup error, and so are a strategy
-    name that no plugin offers and several strategies with none named.
+    name that no plugin offers (the default's "summary" excepted: then the only one
+    installed is used) and several strategies with none named.
     """
 
 
@@ -343,9 +349,10 @@ def clawbot_session_end(event: SessionEvent) -> None:
 def clawbot_before_compaction(event: CompactionEvent) -> None:
     """A session's history is about to be compacted.
 
-    Called when a model call failed because the history is too long for the context window
-    and a compaction strategy is active (see ``clawbot_compaction_strategies``), before the
-    strategy runs.
+    Called before the session's compaction strategy runs: the next request would not leave
+    the reserve free, the provider said the context overflowed, or the user typed
+    ``/compact`` (see ``clawbot_compaction_strategies``). ``event.tokens_before`` is the
+    kernel's estimate of the history's size.
 
     Result rule: notification; every implementation runs, errors are logged.
     """
@@ -355,8 +362,9 @@ def clawbot_before_compaction(event: CompactionEvent) -> None:
 def clawbot_after_compaction(event: CompactionEvent) -> None:
     """A session's history was compacted; ``event.summary`` holds the result.
 
-    Called after the compaction strategy returned and its summary was written to the
-    transcript, before the model call is retried.
+    Called after the strategy returned and its compaction entry was written to the
+    transcript, before the next model request; not called when the strategy failed or
+    returned nothing usable (nothing was stored then).
 
     Result rule: notification; every implementation runs, errors are logged.
     """

@@ -216,8 +216,8 @@ async def bootstrap(loaded: Loaded) -> Kernel:
 
     A plugin whose hook raises or returns the wrong kind of object is recorded in
     ``kernel.plugins.failures`` and left out; the others are registered. Then the memory
-    provider and the compaction strategy in use are chosen (:data:`SELECTIONS`); a choice
-    that cannot be made raises :class:`~clawbot.config.ConfigError` naming the key.
+    provider and the compaction strategy in use are chosen (:data:`SELECTIONS`), and each
+    agent's own compaction strategy is checked; a choice that cannot be made raises :class:`~clawbot.config.ConfigError` naming the key.
     """
     kernel = Kernel(loaded.config, loaded.plugins, StatePaths.resolve(loaded.env), loaded.env)
     conflicts: list[str] = []
@@ -240,6 +240,11 @@ async def bootstrap(loaded: Loaded) -> Kernel:
         kernel.active[attribute], problem = select(getattr(kernel, attribute), read(kernel.config), key, default)
         if problem:
             problems.append(ConfigProblem(key, problem))
+    for index, agent in enumerate(kernel.config.agents.list):  # an agent's own strategy: named, so it must exist
+        if agent.compaction is not None and agent.compaction.strategy:
+            _, problem = select(kernel.compaction_strategies, agent.compaction.strategy, "")
+            if problem:
+                problems.append(ConfigProblem(f"agents.list[{index}].compaction.strategy", problem))
     if problems:
         raise ConfigError(kernel.config.source or "<defaults>", problems)
     return kernel

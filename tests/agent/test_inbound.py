@@ -31,9 +31,7 @@ AT = datetime(2026, 6, 15, 14, 31, tzinfo=UTC)
 TIME = "Mon 2026-06-15 14:31 UTC"
 TEXT = "帮我写一个 Python 脚本,功能是遍历当前目录所有文件"
 
-TERMINAL = InboundMessage(
-    channel="terminal", peer_id="local", text=TEXT, sender_id="local", sender_name="you", message_id="t-3", timestamp=AT, from_owner=True
-)
+TERMINAL = InboundMessage(channel="terminal", peer_id="local", text=TEXT, sender_id="local", sender_name="you", message_id="t-3", timestamp=AT, from_owner=True)
 STRANGER_DM = InboundMessage(
     channel="feishu",
     peer_id="ou_881e8247625e31527b4d15a31471504c",
@@ -111,7 +109,7 @@ def test_each_chat_type_carries_only_the_fields_that_matter(kind: str) -> None:
     older = render_history(stored.text, stored.meta)
     assert older == body and TRUSTED_HEADER not in older
     assert _utf8(newest) < newest_max and _utf8(older) < older_max, (_utf8(newest), _utf8(older))
-    for absent in ("is_group_chat", "was_mentioned\": false", "system_event\": false", "schema", "[message_id:"):
+    for absent in ("is_group_chat", 'was_mentioned": false', 'system_event": false', "schema", "[message_id:"):
         assert absent not in newest
 
 

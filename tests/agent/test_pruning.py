@@ -48,11 +48,7 @@ def trimmed(n: int, size: int) -> str:
 
 def results(messages: list[Message]) -> list[tuple[str, ...]]:
     """Each tool result as its text (and ``<image>`` for each image block)."""
-    return [
-        tuple(b.text if isinstance(b, TextBlock) else "<image>" for b in m.content)
-        for m in messages
-        if m.role == Role.TOOL_RESULT
-    ]
+    return [tuple(b.text if isinstance(b, TextBlock) else "<image>" for b in m.content) for m in messages if m.role == Role.TOOL_RESULT]
 
 
 NO_SOFT_TRIM = SoftTrimConfig(max_chars=10_000_000)
@@ -82,15 +78,30 @@ CASES = {
             (body(4, 100_000),),
         ],
     ),
-    "keep_last_assistants 0 prunes the newest result too": ({"keep_last_assistants": 0}, (60_000, 60_000, 60_000), (), [(trimmed(n, 60_000),) for n in (1, 2, 3)]),
+    "keep_last_assistants 0 prunes the newest result too": (
+        {"keep_last_assistants": 0},
+        (60_000, 60_000, 60_000),
+        (),
+        [(trimmed(n, 60_000),) for n in (1, 2, 3)],
+    ),
     "keep_last_assistants 5 protects the two newest results": (
         {"keep_last_assistants": 5},
         (60_000, 60_000, 60_000),
         (),
         [(trimmed(1, 60_000),), (body(2, 60_000),), (body(3, 60_000),)],
     ),
-    "fewer assistant messages than keep_last_assistants: nothing": ({"keep_last_assistants": 7}, (60_000, 60_000, 60_000), (), [(body(n, 60_000),) for n in (1, 2, 3)]),
-    "prunable results below min_prunable_tool_chars: nothing": ({}, (20_000, 20_000, 200_000), (), [(body(1, 20_000),), (body(2, 20_000),), (body(3, 200_000),)]),
+    "fewer assistant messages than keep_last_assistants: nothing": (
+        {"keep_last_assistants": 7},
+        (60_000, 60_000, 60_000),
+        (),
+        [(body(n, 60_000),) for n in (1, 2, 3)],
+    ),
+    "prunable results below min_prunable_tool_chars: nothing": (
+        {},
+        (20_000, 20_000, 200_000),
+        (),
+        [(body(1, 20_000),), (body(2, 20_000),), (body(3, 200_000),)],
+    ),
     "context within soft_trim_ratio: nothing": ({}, (30_000, 30_000, 30_000), (), [(body(n, 30_000),) for n in (1, 2, 3)]),
     "short results stay whole": ({}, (4_000, 100_000, 60_000), (), [(body(1, 4_000),), (trimmed(2, 100_000),), (body(3, 60_000),)]),
     "an image is kept by soft trim": ({}, (60_000, 60_000, 60_000), (1,), [(trimmed(1, 60_000), "<image>"), (trimmed(2, 60_000),), (body(3, 60_000),)]),

@@ -36,6 +36,8 @@ COMMANDS = {
     "/help": "clawbot answers these commands itself, without the model",
     "/commands": "/help - ",
     "/context": "System prompt",
+    "/compact": "Nothing to compact yet: the conversation is still short.",
+    "/compact focus on decisions": "Nothing to compact yet: the conversation is still short.",
     "/stop": "Nothing is running: a one-shot run ends with its turn.",
     "/approve abc123": "Nothing waits for approval in a one-shot run",
     "/deny abc123": "Nothing waits for approval in a one-shot run",

@@ -34,6 +34,7 @@ ALLOWED_REPLY = {  # what each command answers someone allowed to use it (prefix
     "reset": "Started a new session",
     "model": "This session uses scripted/m (configured).",
     "whoami": "Channel: fake",
+    "compact": "No compaction strategy is installed",
     "ping": "pong",  # a plugin's command
 }
 COMMANDS = [*BUILTIN_COMMANDS, "ping"]

@@ -196,6 +196,8 @@ async def test_status_shows_model_tokens_context_cost_and_resting_keys(make_kern
     await fake_channel.inject("/status", peer_id="alice")
     await chat.close()
     status = fake_channel.texts()[-1].splitlines()
+    estimate = status.pop(4)  # its figures: tests/agent/test_token_estimates.py
+    assert estimate.startswith("Token estimate: off by ") and "(1 request;" in estimate
     assert status[:6] == [
         "Session: agent:main:main (1 turns)",
         "Model: anthropic/claude-test (configured)",

@@ -8,21 +8,19 @@ before the provider says so, which lets a larger fallback model or compaction ta
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 from clawbot.tokens import chars_for_tokens, estimate_tokens
-from clawbot.types import ModelRequest, ProviderError, TextBlock, ThinkingBlock, ToolCallBlock
+from clawbot.types import Message, ModelRequest, ProviderError, TextBlock, ThinkingBlock, ToolCallBlock
 
 MIN_CONTEXT_TOKENS = 16_000
 IMAGE_TOKENS = 1600
 """What an image costs, roughly."""
 
 
-def request_tokens(request: ModelRequest) -> int:
-    """The request's estimated size in tokens (system prompt, tool schemas, messages)."""
-    chars = len(request.system.text)
-    for spec in request.tools:
-        chars += len(spec.name) + len(spec.description) + len(json.dumps(spec.parameters))
-    for message in request.messages:
+def _message_chars(messages: Iterable[Message]) -> int:
+    chars = 0
+    for message in messages:
         for block in message.content:
             if isinstance(block, TextBlock | ThinkingBlock):
                 chars += len(block.text)
@@ -30,7 +28,20 @@ def request_tokens(request: ModelRequest) -> int:
                 chars += len(block.name) + len(block.raw_arguments or json.dumps(block.arguments))
             else:
                 chars += chars_for_tokens(IMAGE_TOKENS)
-    return estimate_tokens(chars)
+    return chars
+
+
+def messages_tokens(messages: Iterable[Message]) -> int:
+    """The messages' estimated size in tokens."""
+    return estimate_tokens(_message_chars(messages))
+
+
+def request_tokens(request: ModelRequest) -> int:
+    """The request's estimated size in tokens (system prompt, tool schemas, messages)."""
+    chars = len(request.system.text)
+    for spec in request.tools:
+        chars += len(spec.name) + len(spec.description) + len(json.dumps(spec.parameters))
+    return estimate_tokens(chars + _message_chars(request.messages))
 
 
 def check(ref: str, context_window: int, request: ModelRequest) -> ProviderError | None:

@@ -8,9 +8,10 @@ The loop: call the model; run the reply's tool calls (in call order, read-only o
 without tool calls or the iteration limit.
 
 Model calls go through :class:`~clawbot.agent.failover.ModelCaller` (auth profile rotation,
-retries, thinking downgrade, fallback models for this call only). When the model says the
-context overflows, the registered compaction strategy shrinks the history once and the call
-is retried; with no strategy installed the user gets the short overflow message.
+retries, thinking downgrade, fallback models for this call only). Before each request, a
+history that would not leave the reserve free in the window is compacted; when the model
+says the context overflows, it is compacted once and the call retried; with no strategy
+installed the user gets the short overflow message (:mod:`clawbot.agent.compaction`).
 
 Each turn is watched for changes to the agent's bootstrap files (SOUL.md, MEMORY.md ...)
 and workspace skills: whatever tool made them, the chat gets a notice from clawbot saying
@@ -28,9 +29,9 @@ import attrs
 
 from clawbot.agent.bootstrap_changes import watching_bootstrap_files
 from clawbot.agent.clock import Clock, utc_now
+from clawbot.agent.compaction import Compactor
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
-from clawbot.agent.inbound import render_summary
 from clawbot.agent.memory_flush import flush_if_due
 from clawbot.agent.models import ModelChoice, resolve_ref
 from clawbot.agent.policy import agent_tools
@@ -49,15 +50,11 @@ from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.index import SessionInfo
 from clawbot.sessions.store import Session
-from clawbot.tokens import estimate_tokens
 from clawbot.types import (
-    CompactionEvent,
-    CompactionRequest,
     InboundMessage,
     Message,
     ModelRequest,
     ProviderError,
-    Role,
     SystemPrompt,
     TextSink,
     Tool,
@@ -85,7 +82,7 @@ class TurnResult:
     auth_profile: str | None = None
     cost_usd: float | None = None  # None: no price configured for a model this turn used
     thinking: str | None = None  # the thinking level the last model call ran with
-    notices: tuple[str, ...] = ()  # clawbot's own reports on the turn (changed bootstrap files)
+    notices: tuple[str, ...] = ()  # clawbot's own reports on the turn (changed bootstrap files, a compaction)
 
 
 def _total(costs: list[float | None]) -> float | None:
@@ -192,7 +189,7 @@ class Conversation:
                 thinking=result.thinking,
                 transcript=session.transcript,
             )
-        return attrs.evolve(result, notices=watching.notices) if watching.notices else result
+        return attrs.evolve(result, notices=(*result.notices, *watching.notices)) if watching.notices else result
 
     async def _loop(
         self,
@@ -233,37 +230,45 @@ class Conversation:
             caller.sleep = self.caller_sleep
         pinned = session.info.auth_profile
         thinking: str | None = None
-        compacted = False
+        overflowed = False
         used = model.ref
         pruning = SessionPruning.open(self.kernel.config.agents.defaults.context_pruning, session.transcript.path, lambda: self.clock().timestamp())
+        compactor = Compactor.for_turn(self, session_key, session, chain, caller)
+
+        def build(history: list[Message]) -> ModelRequest:
+            thinking_level = self.kernel.config.agents.defaults.thinking
+            return ModelRequest(
+                model=model.model,
+                system=system,
+                messages=fit_tool_results(pruning.request_messages(as_sent(history), window, len(system.text)), window),
+                tools=specs,
+                thinking=thinking_level,
+            )
 
         def record(result_message: Message) -> None:  # each tool result, in call order, as it is known
             session.transcript.append_message(result_message)
             messages.append(result_message)
 
         for iteration in range(1, limit + 1):
-            request = ModelRequest(
-                model=model.model,
-                system=system,
-                messages=fit_tool_results(pruning.request_messages(as_sent(messages), window, len(system.text)), window),
-                tools=specs,
-                thinking=self.kernel.config.agents.defaults.thinking,
-            )
+            messages, request = await compactor.before_request(messages, build)
             try:
                 outcome = await caller.complete(request, on_text, pinned)
             except ProviderError as error:
-                if error.kind != "context_overflow" or compacted:
+                if error.kind != "context_overflow" or overflowed:
                     raise
-                messages = await self._compact(session, session_key, messages, error, model)
-                compacted = True
+                messages = await compactor.after_overflow(messages, error)  # or raises it
+                overflowed = True
                 continue
             reply, pinned, used, thinking = outcome.message, outcome.profile.id, outcome.choice.ref, outcome.thinking
+            compactor.reported(used, reply)
             session.transcript.append_message(reply)
             messages.append(reply)
             usage = usage + (reply.usage or Usage())
             costs.append(cost_usd(self.kernel.config.price_of(used), reply.usage or Usage()))
             if not reply.tool_calls:
-                return TurnResult(reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=_total(costs), thinking=thinking)
+                usage, costs = usage + compactor.usage, costs + compactor.costs
+                notices = tuple(compactor.notices)
+                return TurnResult(reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=_total(costs), thinking=thinking, notices=notices)
             if on_tool_calls is not None:
                 await on_tool_calls(reply.tool_calls)
             calls += len(await run_tool_calls(run_ctx, reply.tool_calls, record))
@@ -272,37 +277,12 @@ class Conversation:
         return TurnResult(
             notice,
             used,
-            usage,
+            usage + compactor.usage,
             limit,
             calls,
             stopped="iteration_limit",
             auth_profile=pinned,
-            cost_usd=_total(costs),
+            cost_usd=_total(costs + compactor.costs),
             thinking=thinking,
+            notices=tuple(compactor.notices),
         )
-
-    async def _compact(self, session: Session, session_key: str, messages: list[Message], error: ProviderError, model: ModelChoice) -> list[Message]:
-        """Shrink the history with the installed strategy; re-raise ``error`` without one."""
-        strategy = self.kernel.compaction_strategy
-        if strategy is None:
-            raise error
-        before = estimate_tokens(sum(len(m.text) for m in messages))
-        event = CompactionEvent(self.agent_id, session_key, session.info.session_id, tokens_before=before)
-        await self.kernel.plugins.notify("clawbot_before_compaction", event=event)
-        result = await strategy.compact(CompactionRequest(tuple(messages), model.model))
-        start = result.first_kept_index
-        while 0 < start < len(messages) and messages[start].role == Role.TOOL_RESULT:
-            start -= 1  # never keep a tool result without the call it answers
-        kept = messages[start:]
-        # The compaction entry starts a new stretch of the transcript: the kept messages are
-        # written again after it, so loading needs only "everything after the last compaction".
-        entry = session.transcript.append(
-            "compaction", summary=result.summary, tokens_before=result.tokens_before, tokens_after=result.tokens_after, strategy=strategy.name
-        )
-        for message in kept:
-            session.transcript.append_message(message)
-        await self.kernel.plugins.notify(
-            "clawbot_after_compaction",
-            event=attrs.evolve(event, tokens_after=result.tokens_after, summary=result.summary),
-        )
-        return [Message.user(render_summary(result.summary, entry.id)), *kept]

@@ -1,7 +1,7 @@
 """The silent turn that stores durable notes before a compaction summarises them away.
 
 Before a user's message is handled, the request it would make is estimated
-(:func:`clawbot.agent.context_guard.request_tokens`); once it reaches
+(the calibrated estimate of :mod:`clawbot.agent.token_budget`); once it reaches
 ``window - reserve_tokens_floor - memory_flush.soft_threshold_tokens``, one turn runs first:
 clawbot's system event asks the agent (its normal tools, the flush instructions added to the
 volatile end of the system prompt for that turn alone, so the cached prefix is untouched) to
@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING
 import attrs
 
 from clawbot.agent.clock import local_date, user_timezone
-from clawbot.agent.context_guard import request_tokens
-from clawbot.agent.inbound import SYSTEM_EVENT_LABEL, render_user_message
+from clawbot.agent.inbound import SYSTEM_EVENT_LABEL
+from clawbot.agent.token_budget import TokenBudget, TokenCalibrations
 from clawbot.agent.truncation import fit_tool_results
-from clawbot.types import InboundMessage, Message, ModelRequest, SystemPrompt, ToolSpec
+from clawbot.agent.user_turns import as_sent, user_message
+from clawbot.types import InboundMessage, ModelRequest, SystemPrompt, ToolSpec
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
@@ -94,8 +95,10 @@ async def flush_if_due(
     zone = user_timezone(kernel.config.agents.defaults.timezone)[0]
     system = await conversation.system_prompt(session_key, channel, model)
     specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in conversation.tools.values())
-    upcoming = [*history, Message.user(render_user_message(text, origin, zone=zone))]
-    tokens = request_tokens(ModelRequest(model.model, system, tuple(fit_tool_results(upcoming, window)), specs))
+    owners = kernel.config.agents.defaults.owner_ids
+    upcoming = as_sent([*history, user_message(text, origin, zone=zone, owner_ids=owners)])
+    budget = TokenBudget(TokenCalibrations(kernel.paths.root), model.ref)
+    tokens = budget.estimate(ModelRequest(model.model, system, tuple(fit_tool_results(upcoming, window)), specs))
     if tokens < threshold:
         return system
     date = local_date(conversation.clock(), zone)

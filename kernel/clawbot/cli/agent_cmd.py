@@ -24,8 +24,8 @@ def agent(state: CliState, message: str, agent_id: str | None, session_key: str 
     """Send MESSAGE to the agent, print its reply.
 
     A session command (/status, /model [ref], /new [text], /reset, /whoami, /help,
-    /commands, /context, and the plugins' chat commands) is answered here, as a chat answers
-    it, without asking the model; you are the owner.
+    /commands, /context, /compact [instructions], and the plugins' chat commands) is
+    answered here, as a chat answers it, without asking the model; you are the owner.
 
     A command the agent wants to run that needs approval is asked about here when stdin is a
     terminal (allow once, allow always or deny); otherwise it is denied, with a note. Ctrl-C

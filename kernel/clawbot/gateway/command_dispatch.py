@@ -112,6 +112,8 @@ async def _answer(
         return await _new_session(kernel, session_key, name, args, turns)
     if name == "context":
         return CommandReply(await _context(runtime, message, session_key), notice=False)
+    if name == "compact":
+        return CommandReply(await _compact(runtime, session_key, args))
     plugin = plugin_command(kernel.chat_commands, name)
     if plugin is not None:
         ctx = ChatCommandContext(args, message, agent_of(session_key), session_key, kernel)
@@ -172,3 +174,13 @@ async def _context(runtime: AgentRuntime | None, message: InboundMessage, sessio
     except Exception as exc:  # a report must never take the chat down
         log.exception("/context failed")
         return f"/context failed: {type(exc).__name__}: {exc}"
+
+
+async def _compact(runtime: AgentRuntime | None, session_key: str, instructions: str) -> str:
+    """``/compact [instructions]``: compact the session now, in its lane (after a running turn)."""
+    if runtime is None:
+        return "No agent answers here."
+    from clawbot.agent.compaction import compact_session
+
+    conversation = await runtime.conversation(agent_of(session_key))
+    return await compact_session(conversation, session_key, instructions or None)

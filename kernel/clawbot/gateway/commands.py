@@ -44,6 +44,7 @@ BUILTIN_HELP = {
     "model": "show this session's model; /model <alias> or <provider>/<model> switches this session, /model default goes back",
     "whoami": "your channel, sender id, whether you are the owner, and this chat's session",
     "context": "what this session's system prompt is made of, and its size",
+    "compact": "summarise the older part of this conversation now to free the context window; /compact <instructions> says what the summary must keep",
     "stop": "stop the running turn",
     "approve": "/approve <id> [allow-once|allow-always]: allow what an approval request asks; /approve <id> show: see all of it first (owner only)",
     "deny": "/deny <id>: refuse what an approval request asks (owner only)",

@@ -85,6 +85,13 @@ def _context_share(kernel: Kernel, info: SessionInfo, model: ModelChoice) -> str
     return f"{used:,} of {window:,} tokens ({used / window:.0%}) at the last request"
 
 
+def _estimate_error(kernel: Kernel, model: ModelChoice) -> str:
+    """How far clawbot's token estimate was from the usage the provider reported."""
+    from clawbot.agent.token_budget import TokenCalibrations
+
+    return TokenCalibrations(kernel.paths.root).get(model.ref).text()
+
+
 def _resting(kernel: Kernel, models: list[ModelChoice]) -> list[str]:
     from clawbot.agent.cooldowns import until_text
 
@@ -98,7 +105,8 @@ def _resting(kernel: Kernel, models: list[ModelChoice]) -> list[str]:
 
 
 async def status_text(kernel: Kernel, runtime: AgentRuntime | None, session_key: str) -> str:
-    """``/status``: this session's model, tokens, context use, cost and resting keys."""
+    """``/status``: this session's model, tokens, context use, the token estimate's error,
+    cost and resting keys."""
     if runtime is None:
         return NO_AGENT
     info = kernel.sessions.get(session_key)
@@ -116,6 +124,7 @@ async def status_text(kernel: Kernel, runtime: AgentRuntime | None, session_key:
         u = info.usage
         lines.append(f"Tokens: {u.prompt_tokens:,} in ({u.cache_hit_share:.0%} from the cache), {u.output_tokens:,} out")
         lines.append(f"Context: {_context_share(kernel, info, models[0])}")
+        lines.append(f"Token estimate: {_estimate_error(kernel, models[0])}")
         cost = "no price configured (usage.prices)" if info.cost_usd is None else f"${info.cost_usd:.4f}"
         lines.append(f"Cost: {cost}")
         lines.append(f"Auth profile: {quoted_line(info.auth_profile or 'default')}")

@@ -1,0 +1,147 @@
+"""How many tokens the next model request will take, between the provider's reports.
+
+The usage a provider reports is the truth; clawbot only estimates what it has not been told
+yet. The next request's size is the prompt tokens reported for the session's last reply,
+plus that reply's output tokens, plus an estimate of what was appended since. That estimate
+is the rough four-characters-a-token count (:mod:`clawbot.tokens`) times a factor learned per
+model from the provider's reports (reported prompt tokens over the rough count of the same
+request, an exponential moving average), so a model whose tokenizer counts differently is
+estimated right after a few requests, without downloading any tokenizer.
+
+How far the estimate was off (the last request and the mean, in % of the reported figure) is
+kept beside the factor in ``<state>/token-estimates.json`` and shown by ``/status``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import attrs
+
+from clawbot.agent.context_guard import messages_tokens, request_tokens
+from clawbot.statefile import atomic_write_json, is_count, is_number, locked, make_private_dir, read_state
+from clawbot.types import Message, ModelRequest, Role, Usage
+
+log = logging.getLogger(__name__)
+STATE_FILE = "token-estimates.json"
+#: how much one report moves the learned factor: a few requests settle it, one odd request
+#: (an image, a cached prefix counted differently) does not throw it off
+SMOOTHING = 0.3
+FACTOR_RANGE = (0.1, 10.0)  # a report outside this is a provider quirk, not a tokenizer
+
+
+@attrs.define
+class Calibration:
+    """What clawbot learned about one model's token counts."""
+
+    factor: float = 1.0  # reported prompt tokens per rough (4 chars/token) estimated token
+    samples: int = 0  # reports learned from
+    last_error: float | None = None  # |estimate - reported| / reported, at the last request
+    mean_error: float | None = None  # the mean of those over ``samples``
+
+    def text(self) -> str:
+        """One line for ``/status``."""
+        if self.samples == 0 or self.last_error is None or self.mean_error is None:
+            return "no reported usage yet"
+        return (
+            f"off by {self.last_error:.1%} at the last request, {self.mean_error:.1%} on average "
+            f"({self.samples} request{'s' if self.samples != 1 else ''}; {self.factor:.2f} tokens per rough estimate)"
+        )
+
+
+def _calibration(value: object) -> Calibration | None:
+    if not isinstance(value, dict):
+        return None
+    factor, samples = value.get("factor", 1.0), value.get("samples", 0)
+    last, mean = value.get("last_error"), value.get("mean_error")
+    if not is_number(factor, *FACTOR_RANGE) or not is_count(samples):
+        return None
+    if not all(e is None or is_number(e, 0.0, 1e6) for e in (last, mean)):
+        return None
+    return Calibration(float(factor), int(samples), last, mean)
+
+
+class TokenCalibrations:
+    """The learned factors of every model, in one small state file."""
+
+    def __init__(self, state_root: Path) -> None:
+        self.path = state_root / STATE_FILE
+
+    def _read(self) -> dict[str, object]:
+        raw = read_state(self.path, "ignored: token estimates start uncalibrated")
+        return raw if isinstance(raw, dict) else {}
+
+    def get(self, model_ref: str) -> Calibration:
+        return _calibration(self._read().get(model_ref)) or Calibration()
+
+    def learn(self, model_ref: str, *, rough: int, estimate: int, reported: int) -> Calibration:
+        """Fold one report in: ``rough`` and ``estimate`` were clawbot's figures for the request
+        the provider then reported ``reported`` prompt tokens for."""
+        make_private_dir(self.path.parent)
+        with locked(self.path):
+            raw = self._read()
+            found = _calibration(raw.get(model_ref)) or Calibration()
+            observed = min(max(reported / max(1, rough), FACTOR_RANGE[0]), FACTOR_RANGE[1])
+            found.factor = observed if found.samples == 0 else found.factor + SMOOTHING * (observed - found.factor)
+            error = abs(estimate - reported) / reported
+            found.mean_error = error if found.mean_error is None else (found.mean_error * found.samples + error) / (found.samples + 1)
+            found.last_error = error
+            found.samples += 1
+            raw[model_ref] = attrs.asdict(found)
+            try:
+                atomic_write_json(self.path, raw)
+            except OSError as exc:  # derived data: a full disk must not fail the turn
+                log.warning("cannot store the token estimates in %s (%s)", self.path, exc.strerror or exc)
+        return found
+
+
+def _last_reported(messages: tuple[Message, ...] | list[Message]) -> int | None:
+    """The index of the last reply whose usage the provider reported, if any."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.role == Role.ASSISTANT and message.usage is not None and message.usage.prompt_tokens > 0:
+            return index
+    return None
+
+
+@attrs.define
+class TokenBudget:
+    """Estimates the requests of one turn (or one compaction) on one model, and learns from
+    the provider's reports of them."""
+
+    calibrations: TokenCalibrations
+    model_ref: str
+    calibration: Calibration = attrs.field(init=False)
+    _pending: tuple[int, int] | None = attrs.field(default=None, init=False)  # (rough, estimate) of the request in flight
+
+    def __attrs_post_init__(self) -> None:
+        self.calibration = self.calibrations.get(self.model_ref)
+
+    def calibrated(self, rough: int) -> int:
+        return round(rough * self.calibration.factor)
+
+    def estimate(self, request: ModelRequest) -> int:
+        """The request's size in tokens: the last report plus what was appended since, or a
+        calibrated estimate of all of it when no reply of this history was reported."""
+        last = _last_reported(request.messages)
+        if last is None:
+            return self.calibrated(request_tokens(request))
+        usage = request.messages[last].usage or Usage()
+        return usage.prompt_tokens + usage.output_tokens + self.calibrated(messages_tokens(request.messages[last + 1 :]))
+
+    def expect(self, request: ModelRequest) -> int:
+        """:meth:`estimate`, remembered so the reply's reported usage can correct it."""
+        estimate = self.estimate(request)
+        self._pending = (request_tokens(request), estimate)
+        return estimate
+
+    def reported(self, model_ref: str, usage: Usage | None) -> None:
+        """The provider reported ``usage`` for the request last :meth:`expect`-ed."""
+        pending, self._pending = self._pending, None
+        if pending is None or usage is None or usage.prompt_tokens <= 0:
+            return
+        rough, estimate = pending
+        learned = self.calibrations.learn(model_ref, rough=rough, estimate=estimate, reported=usage.prompt_tokens)
+        if model_ref == self.model_ref:
+            self.calibration = learned
