@@ -39,6 +39,18 @@ def test_broken_config_stops_run_and_agent_with_exit_code_2(tmp_path: Path) -> N
         assert "Traceback" not in result.stderr
 
 
+def test_a_config_the_plugins_cannot_satisfy_stops_every_command_with_one_message(tmp_path: Path) -> None:
+    """The file parses, but no installed plugin offers what it names: found while the kernel
+    starts, which for some commands is inside the event loop; still one message, exit 2."""
+    (tmp_path / "clawbot.toml").write_text('[agents.defaults.compaction]\nstrategy = "gamma"\n[memory]\nprovider = "delta"\n')
+    for args in (("agent", "-m", "hi"), ("run",), ("memory", "status"), ("context",)):
+        result = run_cli(*args, home=tmp_path, stdin="", env={"OPENAI_API_KEY": "sk-test"})
+        assert result.returncode == 2, (args, result.stderr)
+        assert "agents.defaults.compaction.strategy" in result.stderr and "'gamma'" in result.stderr, args
+        assert "memory.provider" in result.stderr, args
+        assert "Traceback" not in result.stderr and "never retrieved" not in result.stderr, (args, result.stderr)
+
+
 def test_unknown_agent_is_refused(tmp_path: Path) -> None:
     result = run_cli("agent", "-m", "hi", "--agent", "ghost", home=tmp_path, env={"OPENAI_API_KEY": "sk-test"})
     assert result.returncode == 2

@@ -233,7 +233,7 @@ def test_double_dollar_writes_a_literal_placeholder(tmp_path: Path) -> None:
 
 def test_variables_are_not_substituted_in_keys(tmp_path: Path) -> None:
     assert problems_of(tmp_path, '[agents.defaults]\n"${X}" = 1\n', env={"X": "timezone"}) == [
-        'agents.defaults."${X}": unknown key (known keys: workspace, model, thinking, timezone, max_iterations, prompt_mode, bootstrap_max_chars, bootstrap_total_max_chars, model_aliases, owner_ids, compaction, context_pruning)'
+        'agents.defaults."${X}": unknown key (known keys: workspace, model, thinking, timezone, max_iterations, prompt_mode, bootstrap_max_chars, bootstrap_total_max_chars, model_aliases, owner_ids, context_tokens, compaction, context_pruning)'
     ]
 
 

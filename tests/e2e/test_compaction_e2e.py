@@ -21,7 +21,8 @@ from .e2etools import KEY, said, start, transcript_lines, transcript_path, user,
 
 WINDOW = 128_000  # the OpenAI plugin's window for an unknown model such as gpt-test
 LIMIT = 12_000  # what a request may take: the window less the reserve
-RESERVE = f"[agents.defaults.compaction]\nreserve_tokens_floor = {WINDOW - LIMIT}\n"
+# (the memory flush, which would run first at these sizes, has tests of its own)
+RESERVE = f"[agents.defaults.compaction]\nreserve_tokens_floor = {WINDOW - LIMIT}\n\n[agents.defaults.compaction.memory_flush]\nenabled = false\n"
 BIG = "lorem ipsum dolor sit amet " * 900  # about 6,000 tokens
 
 

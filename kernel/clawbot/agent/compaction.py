@@ -105,7 +105,7 @@ class Compactor:
 
     @property
     def window(self) -> int:
-        return self.chain[0].provider.model_info(self.chain[0].model).context_window
+        return self.chain[0].info().context_window
 
     async def before_request(self, messages: list[Message], build: Callable[[list[Message]], ModelRequest]) -> tuple[list[Message], ModelRequest]:
         """The history and the request to send: compacted first when the request would not
@@ -157,7 +157,7 @@ class Compactor:
         body = _without_summary(messages, previous)
         if len(body) < 2:
             return Outcome(None, NOTHING_YET)
-        info = self.chain[0].provider.model_info(self.chain[0].model)
+        info = self.chain[0].info()
         settings = self.kernel.config.agents.defaults.compaction
         request = CompactionRequest(
             tuple(body),

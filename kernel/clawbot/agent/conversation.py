@@ -215,7 +215,7 @@ class Conversation:
         messages.append(user)
         system = system or await self.system_prompt(session_key, channel, model)
         specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in self.tools.values())
-        window = model.provider.model_info(model.model).context_window
+        window = model.info().context_window
         services = None if self.services is None else self.services.for_turn(self.agent_id, session_key, origin, model.ref)
         run_ctx = ToolRunContext(self.kernel, self.tools, self.agent_id, session_key, self.workspace, services=services)
         usage, calls = Usage(), 0

@@ -139,7 +139,7 @@ class ModelCaller:
         self, choice: ModelChoice, request: ModelRequest, stream: _StreamOnce | None, pinned: str | None, errors: list[ProviderError]
     ) -> CallOutcome:
         attempts = 0
-        info = choice.provider.model_info(choice.model)
+        info = choice.info()
         if info.reasoning:
             thinking = self.accepted_thinking.get(choice.ref, request.thinking)
         else:

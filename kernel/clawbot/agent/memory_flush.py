@@ -88,7 +88,7 @@ async def flush_if_due(
     if not history or flushed_this_cycle(loaded.entries):
         return None
     model = conversation.models_for(session.info)[0]
-    window = model.provider.model_info(model.model).context_window
+    window = model.info().context_window
     threshold = window - compaction.reserve_tokens_floor - settings.soft_threshold_tokens
     if threshold <= 0:
         return None  # a window no larger than the reserve: compaction has the whole say

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 import attrs
 
 from clawbot.kernel import Kernel
-from clawbot.types import LLMProvider
+from clawbot.types import LLMProvider, ModelInfo
 
 
 def no_model_message(installed: list[str]) -> str:
@@ -51,10 +51,20 @@ class ModelChoice:
     provider: LLMProvider
     model: str
     detected: bool = False
+    #: ``agents.defaults.context_tokens``: a smaller window than the provider says (0: its own)
+    context_tokens: int = 0
 
     @property
     def ref(self) -> str:
         return f"{self.provider.name}/{self.model}"
+
+    def info(self) -> ModelInfo:
+        """What the provider says of the model, the window capped by ``context_tokens``:
+        a local server often runs a model with less context than the model could hold."""
+        info = self.provider.model_info(self.model)
+        if self.context_tokens and self.context_tokens < info.context_window:
+            return attrs.evolve(info, context_window=self.context_tokens)
+        return info
 
 
 def parse_ref(ref: str) -> tuple[str, str]:
@@ -74,14 +84,14 @@ async def choose_model(kernel: Kernel, agent_id: str) -> ModelChoice:
             from clawbot.config.refs import unknown_provider
 
             raise ModelError(f"model {model_cfg.primary!r}: {unknown_provider(provider_name, kernel.llm_providers.names())}")
-        return ModelChoice(provider, model)
+        return ModelChoice(provider, model, context_tokens=kernel.config.agents.defaults.context_tokens)
     for provider in sorted(kernel.llm_providers, key=lambda p: (p.detect_priority, p.name)):
         try:
             detected = await provider.detect_default_model()
         except Exception:  # a broken detector must not hide the others
             continue
         if detected:
-            return ModelChoice(provider, detected, detected=True)
+            return ModelChoice(provider, detected, detected=True, context_tokens=kernel.config.agents.defaults.context_tokens)
     raise ModelError(no_model_message(kernel.llm_providers.names()))
 
 
@@ -97,7 +107,7 @@ async def choose_chain(kernel: Kernel, agent_id: str) -> list[ModelChoice]:
             from clawbot.config.refs import unknown_provider
 
             raise ModelError(f"fallback model {ref!r}: {unknown_provider(provider_name, kernel.llm_providers.names())}")
-        chain.append(ModelChoice(provider, model))
+        chain.append(ModelChoice(provider, model, context_tokens=kernel.config.agents.defaults.context_tokens))
     return chain
 
 
@@ -149,4 +159,4 @@ def resolve_ref(kernel: Kernel, ref: str, agent_id: str | None = None, known: It
         close = difflib.get_close_matches(provider_name, installed, n=1)
         hint = f" Did you mean {close[0]}/{model}?" if close else ""
         raise ModelError(f"model {ref!r}: no provider named {provider_name!r} is installed (installed: {', '.join(installed) or 'none'}).{hint}")
-    return ModelChoice(provider, model)
+    return ModelChoice(provider, model, context_tokens=kernel.config.agents.defaults.context_tokens)

@@ -100,8 +100,11 @@ async def _awaited(task: Any) -> int:
 
 
 async def _turn(state: CliState, text: str, agent_id: str | None, session_key: str | None, as_json: bool) -> int:
-    with user_errors():
-        kernel = await state.kernel()
+    try:
+        with user_errors():
+            kernel = await state.kernel()
+    except SystemExit as exit_:  # the error is told already; raised inside a task, asyncio would log it again
+        return exit_.code if isinstance(exit_.code, int) else 1
     try:
         return await _run_turn(kernel, text, agent_id, session_key, as_json)
     finally:

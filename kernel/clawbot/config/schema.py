@@ -144,6 +144,8 @@ class AgentDefaults:
     bootstrap_total_max_chars: int = attrs.field(default=60_000, validator=InRange(100, 10_000_000))
     model_aliases: Mapping[str, str] = attrs.field(factory=dict, validator=ModelRefs())
     owner_ids: List[str] = attrs.field(factory=list)  # noqa: UP006
+    # the context window the agents may fill (0: each model's own); smaller wins
+    context_tokens: int = attrs.field(default=0, validator=InRange(0, 100_000_000))
     compaction: CompactionConfig = attrs.field(factory=CompactionConfig)
     context_pruning: ContextPruningConfig = attrs.field(factory=ContextPruningConfig)
 

@@ -81,7 +81,7 @@ def _context_share(kernel: Kernel, info: SessionInfo, model: ModelChoice) -> str
     if last is None:
         return "no model request yet"
     used = last.prompt_tokens + last.output_tokens
-    window = model.provider.model_info(model.model).context_window
+    window = model.info().context_window
     return f"{used:,} of {window:,} tokens ({used / window:.0%}) at the last request"
 
 
