@@ -123,6 +123,31 @@ async def test_compact_typed_in_a_chat_is_answered_by_the_gateway(make_kernel, f
     assert (strategy.requests[0].reason, strategy.requests[0].instructions) == ("manual", "focus on open questions")
 
 
+async def test_a_compaction_the_turn_needed_is_told_in_the_chat_before_the_reply(make_kernel, fake_channel, fake_llm) -> None:
+    from clawbot.testing import plugin_from_hooks
+
+    from ..e2e.e2etools import make_provider, providers_plugin
+    from ..gateway.chatkit import open_chat
+    from ..plugins_for_tests import AskTheModel
+
+    provider = make_provider("openai-chat", fake_llm)
+    plugins = {"llm": providers_plugin(provider), "compaction": plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [AskTheModel()])}
+    # the window of gpt-test is 128,000: a reserve of 116,000 leaves 12,000 a request may take
+    config = "[agents.defaults.compaction]\nreserve_tokens_floor = 116000\n[agents.defaults.compaction.memory_flush]\nenabled = false\n"
+    chat = await open_chat(make_kernel, fake_channel, provider, config=config, plugins=plugins, model="gpt-test")
+    big = "lorem ipsum dolor sit amet " * 900  # about 6,000 tokens
+    fake_llm.reply("one")
+    await fake_channel.inject("first " + big, peer_id="alice")
+    fake_llm.reply("They sent a long text.")  # the summary
+    fake_llm.reply("two")
+    await fake_channel.inject("second " + big, peer_id="alice")
+    await chat.close()
+    texts = fake_channel.texts()
+    assert texts[0] == "one" and texts[-1] == "two", texts
+    assert len(texts) == 3 and texts[1].startswith("Compacted the conversation: ") and texts[1].endswith(" tokens (summary)."), texts
+    assert [m.notice for m in fake_channel.sent] == [False, True, False]  # clawbot's own words, marked as such
+
+
 def test_an_unknown_strategy_for_one_agent_is_a_startup_error_naming_its_key(home: Path) -> None:
     (home / "clawbot.toml").write_text((home / "clawbot.toml").read_text().replace('strategy = "beta"', 'strategy = "gamma"'))
     run = invoke_cli("agent", "-m", "hi", home=home)

@@ -139,17 +139,6 @@ class BootstrapWatch:
         return "\n".join([HEADER, *(line for change in changes for line in describe(change))])
 
 
-async def deliver(services: SharedServices | None, origin: InboundMessage | None, session_key: str, text: str) -> None:
-    """Send the notice to the chat the turn came from (a CLI run prints it itself)."""
-    port = services.port if services is not None else None
-    if port is None or origin is None:
-        return
-    try:
-        await port.deliver(origin.answer(text), session_key, notice=True)
-    except Exception:
-        log.exception("telling %s about changed bootstrap files failed", session_key)
-
-
 @attrs.define
 class Watching:
     notices: tuple[str, ...] = ()
@@ -179,9 +168,10 @@ async def watching_bootstrap_files(
     except BaseException:
         text = watch.notice()
         if text and services is not None:
-            services.spawn(deliver(services, origin, session_key, text), name=f"bootstrap-notice:{session_key}")
+            services.spawn(services.tell_chat(origin, session_key, text), name=f"bootstrap-notice:{session_key}")
         raise
     text = watch.notice()
     if text:
         watching.notices = (text,)
-        await deliver(services, origin, session_key, text)
+        if services is not None:
+            await services.tell_chat(origin, session_key, text)

@@ -82,7 +82,9 @@ class TurnResult:
     auth_profile: str | None = None
     cost_usd: float | None = None  # None: no price configured for a model this turn used
     thinking: str | None = None  # the thinking level the last model call ran with
-    notices: tuple[str, ...] = ()  # clawbot's own reports on the turn (changed bootstrap files, a compaction)
+    #: clawbot's own reports on the turn (a compaction, changed bootstrap files), already sent
+    #: to the chat the turn came from; a CLI run prints them itself
+    notices: tuple[str, ...] = ()
 
 
 def _total(costs: list[float | None]) -> float | None:
@@ -179,6 +181,9 @@ class Conversation:
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise
+                if self.services is not None:  # the turn's own notices (a compaction) reach its chat too
+                    for notice in result.notices:
+                        await self.services.tell_chat(origin, session_key, notice)
             store.record_turn(
                 session_key,
                 usage=result.usage,

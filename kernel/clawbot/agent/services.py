@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import os
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
@@ -54,6 +55,9 @@ MAX_BACKGROUND_SENDS = 8
 NO_GATEWAY = "no gateway is running in this process (a one-shot `clawbot agent` run)"
 
 
+log = logging.getLogger(__name__)
+
+
 class GatewayPort(Protocol):
     """What a running gateway offers the agents."""
 
@@ -87,6 +91,17 @@ class SharedServices:
     @property
     def background(self) -> frozenset[asyncio.Task[object]]:
         return frozenset(self._background)
+
+    async def tell_chat(self, origin: InboundMessage | None, session_key: str, text: str) -> None:
+        """Send clawbot's notice ``text`` to the chat ``origin`` came from; a turn from no chat
+        (a CLI run prints ``TurnResult.notices`` itself) or a gateway not running: nothing.
+        Never raises: a notice that cannot be sent must not fail the turn it reports on."""
+        if self.port is None or origin is None:
+            return
+        try:
+            await self.port.deliver(origin.answer(text), session_key, notice=True)
+        except Exception:
+            log.exception("sending clawbot's notice to %s failed", session_key)
 
     def spawn(self, coro: Coroutine[object, object, object], name: str) -> asyncio.Task[object]:
         """Run ``coro`` in the background, cancelled by :meth:`aclose`."""

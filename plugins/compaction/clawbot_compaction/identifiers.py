@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+_COMMON_TLDS = "com|net|org|io|dev|ai|app|cloud|internal|local|lan|corp"
 _MONTHS = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 _UNITS = (
     r"(?:ms|µs|ns|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?"
@@ -39,6 +40,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("uuid", re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")),
     ("hash", re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b")),
     ("version", re.compile(r"\bv?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b|\bv\d+(?:\.\d+)?\b")),
+    # host names: three labels or more (api.eu.example.com), or two where the name has a
+    # digit or a hyphen (db-7.internal) or ends in a common top-level domain (example.com)
+    ("host", re.compile(r"(?<![\w.@/-])(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){2,}[A-Za-z]{2,24}\b(?![\w/-])(?!\.[\w-])")),
+    ("host", re.compile(r"(?<![\w.@/-])(?=[\w.-]*[\d-])[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.[A-Za-z]{2,24}\b(?![\w/-])(?!\.[\w-])")),
+    ("host", re.compile(rf"(?<![\w.@/-])[A-Za-z0-9](?:[A-Za-z0-9-]{{0,61}}[A-Za-z0-9])?\.(?:{_COMMON_TLDS})\b(?![\w/-])(?!\.[\w-])")),
     ("ip", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b")),
     ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b|(?<![\w&])#\d{2,}\b")),
     ("money", re.compile(r"[$€£¥]\s?\d+(?:[.,]\d+)*(?:\s?[kKmMbB]n?)?\b")),

@@ -27,6 +27,9 @@ CASES = [
     ("The DatabasePool calls getUserById", [("name", "DatabasePool"), ("name", "getUserById")]),
     ("Set max_connections and RETRY_LIMIT", [("name", "max_connections"), ("name", "RETRY_LIMIT")]),
     ("Node k8s-node-7 is down", [("id", "k8s-node-7")]),
+    ("The staging database host is db-7.internal.", [("host", "db-7.internal")]),
+    ("Ask api.eu.example.com or example.com.", [("host", "api.eu.example.com"), ("host", "example.com")]),
+    ("That is, e.g. i.e. the end.Then more", []),
     ("The population was 48213 in total", [("number", "48213")]),
     ("I think this is fine. The answer is yes, a/b testing.", []),
 ]

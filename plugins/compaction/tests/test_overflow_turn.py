@@ -1,8 +1,8 @@
 """The shipped strategy in a real turn: ``clawbot agent -m`` on the fake LLM server, whose
 reply to the second turn is a context-overflow error. The kernel asks the active strategy
-(``summary``, from this plugin's entry point) to compact, then retries the request. The
-kernel passes no model to summarise with on this path, so the strategy trims, and the
-retried request starts from the digest."""
+(``summary``, from this plugin's entry point) to compact, the strategy asks the model through
+the kernel's summary call, and the retried request starts from the summary, with the
+identifiers the model left out appended."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ def test_an_overflowing_turn_is_compacted_by_the_default_strategy_and_retried(cl
     assert first.returncode == 0, first.stderr
 
     fake.fail("context_length")
+    fake.reply("The user said where the config lives.")  # the summary call: drops the path and the ticket
     fake.reply("Still here.")
     second = invoke_cli("agent", "-m", "What next?", home=clawbot_home)
 
@@ -31,11 +32,13 @@ def test_an_overflowing_turn_is_compacted_by_the_default_strategy_and_retried(cl
     (path,) = [p for p in clawbot_home.rglob("*.jsonl") if '"type": "compaction"' in p.read_text(encoding="utf-8")]
     entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     (compaction,) = [e for e in entries if e["type"] == "compaction"]
-    assert compaction["strategy"] == "summary"
-    assert compaction["summary"].startswith("Earlier conversation, trimmed without a model: 2 messages")
+    assert compaction["strategy"] == "summary" and compaction["method"] == "summary"
+    assert compaction["summary"].startswith("The user said where the config lives.")
+    summary_call = fake.requests[-2]
+    assert summary_call.tools == [] and "/srv/app/config.yaml" in json.dumps(summary_call.messages)
     assert "/srv/app/config.yaml" in compaction["summary"] and "ORD-48213" in compaction["summary"]
 
     retried = fake.requests[-1]
     history = json.dumps(retried.messages)
     assert "ORD-48213" in history and "What next?" in history
-    assert "Noted: the config is" not in history  # the first turn is now the digest
+    assert "Noted: the config is" not in history  # the first turn is now the summary
