@@ -254,8 +254,9 @@ async def test_context_overflow_compacts_the_history_and_retries(make_kernel, fa
     assert strategy.seen == [3]
     entries = transcript_lines(transcript_path(kernel))[1:]
     kinds = [e["type"] if e["type"] != "message" else e["message"]["role"] for e in entries]
-    assert kinds == ["user", "assistant", "user", "compaction", "user", "assistant"]
+    assert kinds == ["user", "assistant", "user", "compaction", "assistant"]
     compaction = entries[3]
+    assert [m["content"][0]["text"] for m in compaction["kept"]] == ["and dogs?"]  # on the compaction's own line
     rejected, retried = fake_llm.requests[1:3]
     assert wire_history(rejected) == [user("tell me about cats"), said("Cats are great."), user("and dogs?")]
     summary = render_summary(SUMMARY, compaction["id"])  # fenced, as untrusted text

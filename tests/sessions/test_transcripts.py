@@ -103,3 +103,28 @@ def test_new_session_replaces_the_current_one_for_the_key(tmp_path: Path) -> Non
     assert fresh.created and fresh.info.session_id != old.info.session_id
     assert store.open("agent:main:main").transcript.load().messages() == []
     assert old.transcript.path.exists()  # the old transcript is kept
+
+
+def test_a_compaction_cut_off_anywhere_while_written_leaves_the_history_as_it_was(tmp_path: Path) -> None:
+    """A process killed while writing a compaction (the kernel may stop a large write part
+    way) leaves a prefix of its line: loading gives the history before it, never a summary
+    without the messages it kept."""
+    store = SessionStore(tmp_path)
+    session = store.open("agent:main:main")
+    before = [Message.user("tell me about cats " * 200), Message.assistant("Cats are great."), Message.user("and dogs?")]
+    for message in before:
+        session.transcript.append_message(message)
+    path = session.transcript.path
+    original = path.read_bytes()
+    session.transcript.append("compaction", kept=(before[-1],), summary="They talked about cats.", first_kept_id="x")
+    whole = path.read_bytes()
+    compacted = store.open("agent:main:main").transcript.load().messages()
+    assert [m.text for m in compacted[1:]] == ["and dogs?"] and "They talked about cats." in compacted[0].text
+    line = whole[len(original) :]
+    for cut in sorted({1, 2, 40, len(line) // 3, len(line) // 2, len(line) - 2}):
+        path.write_bytes(original + line[:cut])
+        loaded = store.open("agent:main:main").transcript.load()
+        assert loaded.messages() == before, cut
+        assert loaded.warnings and "torn last line" in loaded.warnings[0]
+    path.write_bytes(whole[:-1])  # everything but the line's end: the entry is whole
+    assert store.open("agent:main:main").transcript.load().messages() == compacted

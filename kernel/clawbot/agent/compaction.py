@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 NOTHING_YET = "Nothing to compact yet: the conversation is still short."
 NO_STRATEGY = "No compaction strategy is installed, so the conversation cannot be compacted (a plugin offers one)."
 FAILED = "The conversation could not be compacted (the log says why); it goes on unchanged."
+NOT_SHORTER = "Nothing to compact: a summary would not be shorter than the conversation it replaces."
 
 
 def strategy_for(kernel: Kernel, agent_id: str) -> CompactionStrategy | None:
@@ -200,12 +201,12 @@ class Compactor:
         return Outcome([Message.user(render_summary(result.summary, entry.id)), *(_unreported(m) for m in kept)], text)
 
     def _store(self, result: CompactionResult, strategy: str, reason: CompactionReason, kept: list[Message], first_kept_id: str | None) -> Entry:
-        """The compaction entry, then the kept messages again: loading reads only what
-        follows the last compaction entry. A kill between the two loses the kept part only
-        for the loaded history, never the file's earlier lines."""
-        transcript = self.session.transcript
-        entry = transcript.append(
+        """The compaction entry, the kept messages on its own line (loading reads only from
+        the last compaction on): a process killed while writing it leaves a torn line that
+        loading skips, so the history is as it was or compacted, never half of it."""
+        return self.session.transcript.append(
             "compaction",
+            kept=tuple(_unreported(m) for m in kept),
             summary=result.summary,
             method=result.method,
             detail=result.detail,
@@ -215,9 +216,6 @@ class Compactor:
             tokens_after=result.tokens_after,
             first_kept_id=first_kept_id,
         )
-        for message in kept:
-            transcript.append_message(_unreported(message))
-        return entry
 
 
 def _rough(messages: list[Message]) -> int:

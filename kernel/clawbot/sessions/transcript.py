@@ -44,6 +44,9 @@ class Entry:
     parent_id: str | None = None
     message: Message | None = None
     data: dict[str, Any] = attrs.field(factory=dict)
+    #: a compaction's kept messages, carried on its own line: a line is written whole or
+    #: skipped as torn, so a process killed while compacting never leaves half of them
+    kept: tuple[Message, ...] = ()
 
 
 @attrs.define
@@ -60,8 +63,10 @@ class LoadedTranscript:
             if entry.type == "compaction":
                 start, compaction = index + 1, entry
         messages = [e.message for e in self.entries[start:] if e.type == "message" and e.message is not None]
-        if compaction is not None and compaction.data.get("summary"):
-            messages.insert(0, Message.user(render_summary(compaction.data["summary"], compaction.id)))
+        if compaction is not None:
+            messages[:0] = compaction.kept
+            if compaction.data.get("summary"):
+                messages.insert(0, Message.user(render_summary(compaction.data["summary"], compaction.id)))
         return repair_tool_calls(messages)
 
 
@@ -110,12 +115,15 @@ class Transcript:
             handle.write(json.dumps(header) + "\n")
         return cls(path, converter)
 
-    def append(self, entry_type: str, *, message: Message | None = None, **data: Any) -> Entry:
-        entry = Entry(uuid.uuid4().hex[:12], entry_type, now_iso(), self.last_id, message, data)
+    def append(self, entry_type: str, *, message: Message | None = None, kept: tuple[Message, ...] = (), **data: Any) -> Entry:
+        """Append one entry as one line; ``kept`` (a compaction's) travels on that line."""
+        entry = Entry(uuid.uuid4().hex[:12], entry_type, now_iso(), self.last_id, message, data, tuple(kept))
         record: dict[str, Any] = {"type": entry.type, "id": entry.id, "parent_id": entry.parent_id, "timestamp": entry.timestamp}
         if message is not None:
             record["message"] = self._conv.unstructure(message)
         record.update(data)
+        if kept:
+            record["kept"] = [self._conv.unstructure(m) for m in kept]
         line = json_text(record) + "\n"  # any str can be written: a failed append would lose the turn
         with self.path.open("a", encoding="utf-8") as handle:
             # A torn previous line (crash mid-write) must not swallow this entry. Once this
@@ -147,9 +155,12 @@ def _check_entry(record: dict[str, Any]) -> None:
             raise TypeError(f"{name} is not text")
     if not isinstance(record.get("timestamp", ""), str) or not isinstance(record.get("parent_id"), (str, type(None))):
         raise TypeError("timestamp or parent_id is not text")
-    message = record.get("message")
-    if isinstance(message, dict) and not isinstance(message.get("content", []), list):
-        raise TypeError("the message content is not a list")  # a converter would take an object's keys
+    kept = record.get("kept") if record.get("type") == "compaction" else None
+    if kept is not None and not isinstance(kept, list):
+        raise TypeError("the kept messages are not a list")
+    for message in [record.get("message"), *(kept or ())]:
+        if isinstance(message, dict) and not isinstance(message.get("content", []), list):
+            raise TypeError("the message content is not a list")  # a converter would take an object's keys
 
 
 def load_transcript(path: Path, converter: cattrs.Converter, *, whole: bool = False) -> LoadedTranscript:
@@ -202,6 +213,7 @@ def _entry(record: Any, converter: cattrs.Converter) -> Entry:
         raise TypeError("not an object")
     _check_entry(record)
     message = record.pop("message", None)
+    kept = record.pop("kept", None) if record.get("type") == "compaction" else None
     return Entry(
         id=record.pop("id"),
         type=record.pop("type"),
@@ -209,4 +221,5 @@ def _entry(record: Any, converter: cattrs.Converter) -> Entry:
         parent_id=record.pop("parent_id", None),
         message=converter.structure(message, Message) if message is not None else None,
         data=record,
+        kept=tuple(converter.structure(m, Message) for m in kept) if isinstance(kept, list) else (),
     )
