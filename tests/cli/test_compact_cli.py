@@ -38,6 +38,9 @@ def clawbot_compaction_strategies(ctx):
     return [Ask("alpha"), Ask("beta")]
 """
 
+# the meeting's minutes: a conversation long enough that a summary is shorter
+MINUTES = "The minutes of the meeting, item by item, with everyone's view on each. " * 20
+
 CONFIG = """\
 [agents.defaults.model]
 primary = "openai/gpt-a"
@@ -85,7 +88,7 @@ def test_compact_from_the_terminal_uses_the_agents_strategy_and_the_instructions
     fake = fake_llm_thread
     assert agent(home, "--agent", agent_id, "-m", "/compact").stdout.startswith("Nothing to compact yet")
     fake.reply("Noted: ship on Friday.")
-    agent(home, "--agent", agent_id, "-m", "decision: ship on Friday")
+    agent(home, "--agent", agent_id, "-m", "decision: ship on Friday. " + MINUTES)
     fake.reply("They chose Friday.")
 
     run = agent(home, "--agent", agent_id, "-m", "/compact focus on decisions")
@@ -113,7 +116,7 @@ async def test_compact_typed_in_a_chat_is_answered_by_the_gateway(make_kernel, f
     chat = await open_chat(make_kernel, fake_channel, provider, config='[agents.defaults]\nowner_ids = ["fake:alice"]\n', plugins=plugins, model="gpt-test")
     await fake_channel.inject("/compact", peer_id="alice")
     fake_llm.reply("noted")
-    await fake_channel.inject("we picked the blue logo", peer_id="alice")
+    await fake_channel.inject("we picked the blue logo. " + MINUTES, peer_id="alice")
     fake_llm.reply("They picked the blue logo.")
     await fake_channel.inject("/compact focus on open questions", peer_id="alice")
     await chat.close()
@@ -132,8 +135,11 @@ async def test_a_compaction_the_turn_needed_is_told_in_the_chat_before_the_reply
 
     provider = make_provider("openai-chat", fake_llm)
     plugins = {"llm": providers_plugin(provider), "compaction": plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [AskTheModel()])}
-    # the window of gpt-test is 128,000: a reserve of 116,000 leaves 12,000 a request may take
-    config = "[agents.defaults.compaction]\nreserve_tokens_floor = 116000\n[agents.defaults.compaction.memory_flush]\nenabled = false\n"
+    # a window of 16,000 with a reserve of 4,000 leaves 12,000 a request may take
+    config = (
+        "[agents.defaults]\ncontext_tokens = 16000\n[agents.defaults.compaction]\nreserve_tokens_floor = 4000\n"
+        "[agents.defaults.compaction.memory_flush]\nenabled = false\n"
+    )
     chat = await open_chat(make_kernel, fake_channel, provider, config=config, plugins=plugins, model="gpt-test")
     big = "lorem ipsum dolor sit amet " * 900  # about 6,000 tokens
     fake_llm.reply("one")

@@ -19,10 +19,13 @@ from clawbot.testing.fake_llm.script import rough_tokens
 from ..plugins_for_tests import AskTheModel, Misbehaving
 from .e2etools import KEY, said, start, transcript_lines, transcript_path, user, wire_history
 
-WINDOW = 128_000  # the OpenAI plugin's window for an unknown model such as gpt-test
+WINDOW = 16_000  # agents.defaults.context_tokens: the OpenAI plugin's 128,000 for gpt-test, capped
 LIMIT = 12_000  # what a request may take: the window less the reserve
 # (the memory flush, which would run first at these sizes, has tests of its own)
-RESERVE = f"[agents.defaults.compaction]\nreserve_tokens_floor = {WINDOW - LIMIT}\n\n[agents.defaults.compaction.memory_flush]\nenabled = false\n"
+RESERVE = (
+    f"context_tokens = {WINDOW}\n[agents.defaults.compaction]\nreserve_tokens_floor = {WINDOW - LIMIT}\n\n"
+    "[agents.defaults.compaction.memory_flush]\nenabled = false\n"
+)
 BIG = "lorem ipsum dolor sit amet " * 900  # about 6,000 tokens
 
 
@@ -142,7 +145,7 @@ async def test_a_manual_compaction_passes_the_instructions_and_replies_instead_o
     kernel, conversation, _ = await start(make_kernel, "openai-chat", fake_llm, workspace, plugins=strategy_plugin(strategy))
     assert await compact_session(conversation, KEY) == "Nothing to compact yet: the conversation is still short."
     fake_llm.reply("noted")
-    await conversation.send(KEY, "decision: ship on Friday")
+    await conversation.send(KEY, "decision: ship on Friday. " + BIG)
     fake_llm.reply("We decided to ship on Friday.")
 
     reply = await compact_session(conversation, KEY, "focus on decisions")
@@ -155,9 +158,9 @@ async def test_a_manual_compaction_passes_the_instructions_and_replies_instead_o
 
     # the previous summary reaches the next compaction apart from the messages
     fake_llm.reply("ok")
-    await conversation.send(KEY, "and the budget is 10k")
+    await conversation.send(KEY, "and the budget is 10k. " + BIG)
     fake_llm.reply("Ship Friday, budget 10k.")
     await compact_session(conversation, KEY)
     second = strategy.requests[1]
     assert second.previous_summary == "We decided to ship on Friday."
-    assert [m.text for m in second.messages] == ["noted", "and the budget is 10k", "ok"]
+    assert [m.text for m in second.messages] == ["noted", "and the budget is 10k. " + BIG, "ok"]

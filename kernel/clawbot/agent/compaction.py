@@ -22,18 +22,20 @@ without its call, and the user reads one short notice.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import attrs
 
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
-from clawbot.agent.inbound import render_summary
+from clawbot.agent.inbound import SYSTEM_EVENT_LABEL, render_summary
 from clawbot.agent.models import ModelChoice
-from clawbot.agent.token_budget import TokenBudget, TokenCalibrations
+from clawbot.agent.notices import quoted_line
+from clawbot.agent.token_budget import ContextLimits, TokenBudget, TokenCalibrations
 from clawbot.sessions.store import Session
 from clawbot.sessions.transcript import Entry
+from clawbot.tokens import estimate_tokens
 from clawbot.types import (
     CompactionEvent,
     CompactionReason,
@@ -69,7 +71,11 @@ def strategy_for(kernel: Kernel, agent_id: str) -> CompactionStrategy | None:
 
 
 def compacted_text(result: CompactionResult) -> str:
-    return f"Compacted the conversation: {result.tokens_before:,} -> {result.tokens_after:,} tokens ({result.method})."
+    """The user's one line about a compaction; a trim says why no model summarised."""
+    text = f"Compacted the conversation: {result.tokens_before:,} -> {result.tokens_after:,} tokens ({result.method})."
+    if result.method == "trim" and result.detail.strip():
+        text += f" {quoted_line(result.detail.strip())[:200]}"
+    return text
 
 
 @attrs.frozen
@@ -95,46 +101,78 @@ class Compactor:
     usage: Usage = attrs.Factory(Usage)  # of the summary calls, counted in the turn's
     costs: list[float | None] = attrs.Factory(list)
     notices: list[str] = attrs.Factory(list)
-    #: set by a threshold compaction, cleared by the next reply: a history that still does
-    #: not fit right after one is sent as it is (the provider decides), not compacted again
-    _just_compacted: bool = False
+    #: runs the memory flush when one is due in this cycle: the new history, or ``None``
+    #: when nothing ran (set by the conversation; a flush turn's own compactor has none)
+    flush: Callable[[int, int], Awaitable[list[Message] | None]] | None = None
+    #: whether the next request differs from the last reported one in more than what was
+    #: appended (pruning changed its mind), so the estimate must not start from that report
+    fresh_estimate: Callable[[], bool] = lambda: False
+    #: the estimate right after this turn's last threshold compaction: another one waits
+    #: until the history has grown by a quarter of the room, and none follows one that could
+    #: not bring the request under the limit (the provider decides; an overflow compacts)
+    _floor: int | None = None
+
+    #: false: estimates only (the flush turn, which must read what a compaction would replace)
+    enabled: bool = True
 
     @classmethod
-    def for_turn(cls, conversation: Conversation, session_key: str, session: Session, chain: list[ModelChoice], caller: ModelCaller) -> Compactor:
+    def for_turn(
+        cls, conversation: Conversation, session_key: str, session: Session, chain: list[ModelChoice], caller: ModelCaller, *, enabled: bool = True
+    ) -> Compactor:
         budget = TokenBudget(TokenCalibrations(conversation.kernel.paths.root), chain[0].ref)
-        return cls(conversation.kernel, conversation.agent_id, session_key, session, chain, caller, budget)
+        return cls(conversation.kernel, conversation.agent_id, session_key, session, chain, caller, budget, enabled=enabled)
 
     @property
     def window(self) -> int:
         return self.chain[0].info().context_window
 
+    @property
+    def limits(self) -> ContextLimits:
+        return ContextLimits.of(self.window, self.kernel.config.agents.defaults.compaction)
+
     async def before_request(self, messages: list[Message], build: Callable[[list[Message]], ModelRequest]) -> tuple[list[Message], ModelRequest]:
-        """The history and the request to send: compacted first when the request would not
-        leave the reserve free. The estimate is remembered, for :meth:`reported`."""
+        """The history and the request to send: the memory flush first when it is due, then
+        compacted when the request would not leave the reserve free. The estimate is
+        remembered, for :meth:`reported`."""
         request = build(messages)
-        estimate = self.budget.expect(request)
-        limit = self.window - self.kernel.config.agents.defaults.compaction.reserve_tokens_floor
-        if estimate <= limit or self._just_compacted or strategy_for(self.kernel, self.agent_id) is None:
+        estimate = self.budget.expect(request, fresh=self.fresh_estimate())
+        limits = self.limits
+        if not self.enabled:
             return messages, request
-        log.info("%s: the next request needs about %s tokens, over %s: compacting", self.session_key, f"{estimate:,}", f"{limit:,}")
-        self._just_compacted = True
+        if estimate >= limits.flush_at and self.flush is not None:
+            flush, self.flush = self.flush, None  # asked once a turn: once a cycle is its own rule
+            flushed = await flush(estimate, limits.flush_at)
+            if flushed is not None:
+                messages, request = flushed, build(flushed)
+                estimate = self.budget.expect(request, fresh=self.fresh_estimate())
+        if estimate <= limits.compact_at or not self._may_compact_again(estimate) or strategy_for(self.kernel, self.agent_id) is None:
+            return messages, request
+        log.info("%s: the next request needs about %s tokens, over %s: compacting", self.session_key, f"{estimate:,}", f"{limits.compact_at:,}")
         compacted = (await self.compact(messages, "threshold", tokens_before=estimate)).messages
         if compacted is None:
+            self._floor = estimate  # nothing came of it: not again before the history grows
             return messages, request
         request = build(compacted)
-        self.budget.expect(request)
+        self._floor = self.budget.expect(request, fresh=True)
         return compacted, request
+
+    def _may_compact_again(self, estimate: int) -> bool:
+        if self._floor is None:
+            return True
+        limits = self.limits
+        return self._floor <= limits.compact_at and estimate - self._floor >= (limits.compact_at - self._floor) // 4 + limits.window // 20
 
     async def after_overflow(self, messages: list[Message], error: ProviderError) -> list[Message]:
         """The compacted history to retry with; raises ``error`` when nothing was compacted."""
+        if not self.enabled:
+            raise error
         compacted = (await self.compact(messages, "overflow")).messages
         if compacted is None:
             raise error
         return compacted
 
     def reported(self, model_ref: str, reply: Message) -> None:
-        """A reply arrived: learn from its usage; the history may be compacted again."""
-        self._just_compacted = False
+        """A reply arrived: learn from its usage."""
         self.budget.reported(model_ref, reply.usage)
 
     async def summarize(self, system: str, prompt: str) -> str:
@@ -158,14 +196,19 @@ class Compactor:
         body = _without_summary(messages, previous)
         if len(body) < 2:
             return Outcome(None, NOTHING_YET)
-        info = self.chain[0].info()
+        limits = self.limits
         settings = self.kernel.config.agents.defaults.compaction
+        # What is kept verbatim takes at most half the room the system prompt and the tools
+        # leave below the limit: the rest is for the summary and for the conversation to go
+        # on, or the next request would compact again.
+        fixed = max(0, (tokens_before or 0) - self.budget.calibrated(_rough(body)))
+        keep = min(settings.keep_recent_tokens, max(0, limits.compact_at - fixed) // 2)
         request = CompactionRequest(
             tuple(body),
             self.chain[0].model,
             instructions=instructions or None,
-            keep_recent_tokens=settings.keep_recent_tokens,
-            context_window=info.context_window,
+            keep_recent_tokens=keep,
+            context_window=limits.window,
             reason=reason,
             previous_summary=previous.data.get("summary") if previous is not None else None,
             summarize=self.summarize,
@@ -187,7 +230,17 @@ class Compactor:
             start -= 1  # never keep a tool result without the call it answers
         if start == 0:
             return Outcome(None, NOTHING_YET)
-        kept = body[start:]
+        # Within a turn, the message that asked for it stays; /compact runs between turns.
+        kept = body[start:] if reason == "manual" else _with_the_request(body, start)
+        if not kept:  # "summarise everything", and no message of the user's to keep: nothing to start from
+            log.warning("%s: compaction strategy %r kept nothing, and no message of the user's is left to keep", self.session_key, strategy.name)
+            return Outcome(None, FAILED)
+        # Measured by the kernel, not taken from the strategy: a compaction that saves nothing
+        # would only lose the words it replaced. (After an overflow the provider has the last
+        # word: the retry, once, tells.)
+        if reason != "overflow" and estimate_tokens(result.summary) + _rough(kept) >= _rough(body):
+            log.info("%s: the %r summary is no shorter than what it replaces; nothing compacted", self.session_key, strategy.name)
+            return Outcome(None, NOT_SHORTER)
         entry = self._store(result, strategy.name, reason, kept, _entry_id_of(entries, kept[0]))
         await self.kernel.plugins.notify(
             "clawbot_after_compaction",
@@ -216,6 +269,20 @@ class Compactor:
             tokens_after=result.tokens_after,
             first_kept_id=first_kept_id,
         )
+
+
+def _with_the_request(body: list[Message], start: int) -> list[Message]:
+    """``body[start:]``, led by the message that asked for the current turn when the kept part
+    begins after it: the model must keep reading the user's own words and the facts clawbot
+    gave with them, whatever steps of the turn the summary stands for."""
+    asked = next((i for i in range(len(body) - 1, -1, -1) if body[i].role == Role.USER and not _is_system_event(body[i])), None)
+    if asked is None or asked >= start:
+        return body[start:]
+    return [body[asked], *body[start:]]
+
+
+def _is_system_event(message: Message) -> bool:
+    return bool(message.meta and message.meta.get("system_event")) or message.text.startswith(SYSTEM_EVENT_LABEL)
 
 
 def _rough(messages: list[Message]) -> int:

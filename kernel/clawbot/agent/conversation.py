@@ -32,7 +32,7 @@ from clawbot.agent.clock import Clock, utc_now
 from clawbot.agent.compaction import Compactor
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
-from clawbot.agent.memory_flush import flush_if_due
+from clawbot.agent.memory_flush import flush_during_turn, flush_if_due
 from clawbot.agent.models import ModelChoice, resolve_ref
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.pruning import SessionPruning
@@ -111,6 +111,13 @@ class Conversation:
     bootstrap_states: dict[Any, Any] = attrs.Factory(dict)
     #: what time it is (the daily and idle resets, the memory flush's date); tests move it
     clock: Clock = utc_now
+
+    def __attrs_post_init__(self) -> None:
+        # agents.defaults.context_tokens caps every model of the chain, however it was chosen
+        cap = self.kernel.config.agents.defaults.context_tokens
+        if cap:
+            self.model = attrs.evolve(self.model, context_tokens=self.model.context_tokens or cap)
+            self.fallbacks = [attrs.evolve(f, context_tokens=f.context_tokens or cap) for f in self.fallbacks]
 
     @property
     def workspace(self):  # noqa: ANN201 - Path
@@ -207,8 +214,10 @@ class Conversation:
         on_tool_calls: ToolCallsSink | None = None,
         *,
         system: SystemPrompt | None = None,
+        compaction: bool = True,
     ) -> TurnResult:
-        """``system``: the system prompt, when the caller built it already."""
+        """``system``: the system prompt, when the caller built it already; ``compaction``
+        false: the history is neither compacted nor flushed (the flush turn itself)."""
         chain = self.models_for(session.info)
         model = chain[0]
         messages = (session.loaded or session.transcript.load()).messages()
@@ -238,7 +247,15 @@ class Conversation:
         overflowed = False
         used = model.ref
         pruning = SessionPruning.open(self.kernel.config.agents.defaults.context_pruning, session.transcript.path, lambda: self.clock().timestamp())
-        compactor = Compactor.for_turn(self, session_key, session, chain, caller)
+        compactor = Compactor.for_turn(self, session_key, session, chain, caller, enabled=compaction)
+        compactor.fresh_estimate = lambda: pruning.replanned
+        if compaction:
+            turn_system = system
+
+            async def flush(tokens: int, threshold: int) -> list[Message] | None:
+                return await flush_during_turn(self, session, session_key, channel, turn_system, tokens, threshold)
+
+            compactor.flush = flush
 
         def build(history: list[Message]) -> ModelRequest:
             thinking_level = self.kernel.config.agents.defaults.thinking

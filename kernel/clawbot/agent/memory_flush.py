@@ -27,10 +27,10 @@ import attrs
 
 from clawbot.agent.clock import local_date, user_timezone
 from clawbot.agent.inbound import SYSTEM_EVENT_LABEL
-from clawbot.agent.token_budget import TokenBudget, TokenCalibrations
+from clawbot.agent.token_budget import ContextLimits, TokenBudget, TokenCalibrations
 from clawbot.agent.truncation import fit_tool_results
 from clawbot.agent.user_turns import as_sent, user_message
-from clawbot.types import InboundMessage, ModelRequest, SystemPrompt, ToolSpec
+from clawbot.types import InboundMessage, Message, ModelRequest, SystemPrompt, ToolSpec
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
@@ -71,16 +71,16 @@ async def flush_if_due(
     conversation: Conversation,
     session: Session,
     session_key: str,
-    text: str,
+    text: str | Message,
     channel: str | None,
     origin: InboundMessage | None,
 ) -> SystemPrompt | None:
-    """Run the flush turn when it is due. Returns the system prompt already built for the
-    user's turn when nothing ran (``None``: build it again, the flush may have changed files)."""
+    """Before a user's message: run the flush turn when it is due. Returns the system prompt
+    already built for the user's turn when nothing ran (``None``: build it again, the flush
+    may have changed files)."""
     kernel = conversation.kernel
     compaction = kernel.config.agents.defaults.compaction
-    settings = compaction.memory_flush
-    if not settings.enabled:
+    if not compaction.memory_flush.enabled:
         return None
     loaded = session.loaded or session.transcript.load()
     session.loaded = loaded
@@ -89,9 +89,7 @@ async def flush_if_due(
         return None
     model = conversation.models_for(session.info)[0]
     window = model.info().context_window
-    threshold = window - compaction.reserve_tokens_floor - settings.soft_threshold_tokens
-    if threshold <= 0:
-        return None  # a window no larger than the reserve: compaction has the whole say
+    threshold = ContextLimits.of(window, compaction).flush_at
     zone = user_timezone(kernel.config.agents.defaults.timezone)[0]
     system = await conversation.system_prompt(session_key, channel, model)
     specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in conversation.tools.values())
@@ -101,12 +99,37 @@ async def flush_if_due(
     tokens = budget.estimate(ModelRequest(model.model, system, tuple(fit_tool_results(upcoming, window)), specs))
     if tokens < threshold:
         return system
+    await _run(conversation, session, session_key, channel, system, tokens, threshold)
+    return None
+
+
+async def flush_during_turn(
+    conversation: Conversation, session: Session, session_key: str, channel: str | None, system: SystemPrompt, tokens: int, threshold: int
+) -> list[Message] | None:
+    """Within a turn (tool results grew the history past the flush threshold): run the flush
+    turn unless this cycle had one. Returns the history with it (``None``: nothing ran)."""
+    if not conversation.kernel.config.agents.defaults.compaction.memory_flush.enabled:
+        return None
+    if flushed_this_cycle(session.transcript.load().entries):
+        return None
+    session.loaded = None  # the flush reads the history as the transcript holds it now
+    await _run(conversation, session, session_key, channel, system, tokens, threshold)
+    return session.transcript.load().messages()
+
+
+async def _run(conversation: Conversation, session: Session, session_key: str, channel: str | None, system: SystemPrompt, tokens: int, threshold: int) -> None:
+    """The flush turn and its ``memory_flush`` entry, whatever the outcome."""
+    kernel = conversation.kernel
+    settings = kernel.config.agents.defaults.compaction.memory_flush
+    zone = user_timezone(kernel.config.agents.defaults.timezone)[0]
     date = local_date(conversation.clock(), zone)
     outcome = "stored"  # it called tools (to write its notes); "nothing": NO_REPLY alone
     try:
         # No text sink, no origin: nothing of this turn is streamed or reported to the chat.
+        # It does not compact: it must read what the compaction would summarise away.
+        flush_system = with_note(system, settings.system_prompt)
         result = await conversation._loop(
-            session, session_key, flush_text(settings.prompt, date), channel, None, None, None, system=with_note(system, settings.system_prompt)
+            session, session_key, flush_text(settings.prompt, date), channel, None, None, None, system=flush_system, compaction=False
         )
         if not result.tool_calls:
             outcome = "nothing" if result.text.strip() == SILENT_REPLY else "replied"
@@ -125,4 +148,3 @@ async def flush_if_due(
         log.warning("the memory flush of %s failed (%s): %s", session_key, type(error).__name__, error)
     session.transcript.append("custom", kind=KIND, tokens=tokens, threshold=threshold, date=date, outcome=outcome)
     session.loaded = None  # the user's turn reads the history with the flush turn in it
-    return None

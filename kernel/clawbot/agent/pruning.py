@@ -155,6 +155,9 @@ class SessionPruning:
     clock: Callable[[], float]
     last_request_at: float | None = None
     plan: dict[str, str] = attrs.Factory(dict)
+    #: the last request was pruned otherwise than the one before it: what the provider
+    #: reported for that one says little about this one
+    replanned: bool = False
 
     @classmethod
     def open(cls, config: ContextPruningConfig, transcript_path: Path, clock: Callable[[], float]) -> SessionPruning:
@@ -184,8 +187,10 @@ class SessionPruning:
         if self.config.mode == "off":
             return messages
         now = self.clock()
+        self.replanned = False
         if self.expired(now):
-            self.plan = plan_pruning(messages, self.config, window_tokens, base_chars)
+            plan = plan_pruning(messages, self.config, window_tokens, base_chars)
+            self.replanned, self.plan = plan != self.plan, plan
         self.last_request_at = now
         try:
             atomic_write_json(self.path, {"last_request_at": now, "plan": self.plan})

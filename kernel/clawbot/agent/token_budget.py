@@ -20,6 +20,7 @@ from pathlib import Path
 import attrs
 
 from clawbot.agent.context_guard import messages_tokens, request_tokens
+from clawbot.config.schema import CompactionConfig
 from clawbot.statefile import atomic_write_json, is_count, is_number, locked, make_private_dir, read_state
 from clawbot.types import Message, ModelRequest, Role, Usage
 
@@ -121,18 +122,20 @@ class TokenBudget:
     def calibrated(self, rough: int) -> int:
         return round(rough * self.calibration.factor)
 
-    def estimate(self, request: ModelRequest) -> int:
+    def estimate(self, request: ModelRequest, *, fresh: bool = False) -> int:
         """The request's size in tokens: the last report plus what was appended since, or a
-        calibrated estimate of all of it when no reply of this history was reported."""
-        last = _last_reported(request.messages)
+        calibrated estimate of all of it when no reply of this history was reported, or when
+        ``fresh``: the request differs from the one reported on in more than what was
+        appended (pruning shortened old tool results since)."""
+        last = None if fresh else _last_reported(request.messages)
         if last is None:
             return self.calibrated(request_tokens(request))
         usage = request.messages[last].usage or Usage()
         return usage.prompt_tokens + usage.output_tokens + self.calibrated(messages_tokens(request.messages[last + 1 :]))
 
-    def expect(self, request: ModelRequest) -> int:
+    def expect(self, request: ModelRequest, *, fresh: bool = False) -> int:
         """:meth:`estimate`, remembered so the reply's reported usage can correct it."""
-        estimate = self.estimate(request)
+        estimate = self.estimate(request, fresh=fresh)
         self._pending = (request_tokens(request), estimate)
         return estimate
 
@@ -145,3 +148,25 @@ class TokenBudget:
         learned = self.calibrations.learn(model_ref, rough=rough, estimate=estimate, reported=usage.prompt_tokens)
         if model_ref == self.model_ref:
             self.calibration = learned
+
+
+@attrs.frozen
+class ContextLimits:
+    """Where in a window of ``window`` tokens a session's history is compacted, and where the
+    memory flush runs before that.
+
+    The configured reserve is for large windows: a small one (a local model,
+    ``agents.defaults.context_tokens``) keeps at most a quarter of itself in reserve, so there
+    is room to work between compactions instead of compacting on every request. A soft
+    threshold larger than what is left puts the flush right before the compaction.
+    """
+
+    window: int
+    compact_at: int
+    flush_at: int
+
+    @classmethod
+    def of(cls, window: int, compaction: CompactionConfig) -> ContextLimits:
+        compact_at = window - min(compaction.reserve_tokens_floor, window // 4)
+        flush_at = compact_at - compaction.memory_flush.soft_threshold_tokens
+        return cls(window, compact_at, flush_at if flush_at > 0 else compact_at)
