@@ -1,22 +1,21 @@
 """Compacting a session's history: when, with which strategy, and what is stored.
 
 A compaction runs in the session's lane, for one of three reasons: the next request would
-leave less than ``agents.defaults.compaction.reserve_tokens_floor`` free in the model's
-window (``threshold``, checked before every model request, estimated by
-:mod:`clawbot.agent.token_budget`); the provider said the context overflowed (``overflow``:
-compact, then retry the request once); or the user typed ``/compact [instructions]``
-(``manual``). The strategy is the agent's ``agents.list[].compaction.strategy``, else the
-default one; the kernel gives it the model (``summarize``: one call without tools on the
-session's model chain, its usage counted in the turn's), the window, what to keep verbatim
-and the previous summary.
+pass the compaction line of :class:`~clawbot.agent.token_budget.ContextLimits`
+(``threshold``, checked before every model request; the memory flush runs first when due);
+the provider said the context overflowed (``overflow``: compact, then retry the request
+once); or the user typed ``/compact [instructions]`` (``manual``). The strategy is the
+agent's ``agents.list[].compaction.strategy``, else the default one; the kernel gives it the
+model (``summarize``: one call without tools on the session's model chain, its usage counted
+in the turn's), the window, what to keep verbatim and the previous summary.
 
-A strategy that fails, returns an empty summary or an index outside the history changes
-nothing: no entry is written, a warning is logged and the conversation goes on with its
-whole history (an overflow then ends the turn with the short overflow message). A good
-result is a ``compaction`` transcript entry (summary, method, detail, strategy, reason,
-tokens before and after, ``first_kept_id``) followed by the kept messages written again,
-so loading stays "everything after the last compaction"; a tool result is never kept
-without its call, and the user reads one short notice.
+The kernel checks what it stores. A strategy that fails, returns an empty summary or an index
+outside the history changes nothing (a warning is logged, the conversation goes on with its
+whole history); neither does a summary no shorter than what it replaces. Within a turn the
+message that asked for it is always kept. A good result is one ``compaction`` transcript line
+(summary, method, detail, strategy, reason, tokens before and after, ``first_kept_id`` and
+the kept messages), so a process killed while writing it leaves the history as it was; a
+tool result is never kept without its call, and the user reads one short notice.
 """
 
 from __future__ import annotations
