@@ -8,6 +8,7 @@ time its first turn was recorded.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from clawbot.agent.models import ModelChoice
 from clawbot.testing import plugin_from_hooks
 
 from ..e2e.e2etools import MODEL, make_provider, providers_plugin
+from ..gateway.chatkit import open_chat
+from .scripted import ScriptedProvider
 
 KEY = "agent:main:main"
 ZONE = "Asia/Kolkata"  # UTC+05:30: the reset hour is counted in the user's zone, not UTC
@@ -70,15 +73,23 @@ async def test_a_stale_session_ends_and_the_message_starts_a_fresh_one(make_kern
     first = kernel.sessions.get(KEY).session_id
     moments[0] += later
 
-    assert (await conversation.send(KEY, "Good morning")).text == "Hello again."
+    result = await conversation.send(KEY, "Good morning")
+    assert result.text == "Hello again."
     second = kernel.sessions.get(KEY).session_id
     if reason is None:
         assert second == first and events == [("start", first, "first message")]
         assert "4417" in str(fake_llm.requests[-1].body)
+        assert result.notices == ()
     else:
         assert second != first
         assert events == [("start", first, "first message"), ("end", first, reason), ("start", second, reason)]
         assert "4417" not in str(fake_llm.requests[-1].body)  # the fresh session starts empty
+        # The user is told, once, where the old conversation went; the model is not told.
+        assert result.notices == (
+            f"Started a new session ({reason}): I no longer have the earlier conversation. "
+            f"It is kept in {_path(kernel, first)}; what was saved to memory is still there.",
+        )
+        assert "Started a new session" not in str(fake_llm.requests[-1].body)
         assert "My locker code is 4417." in _path(kernel, first).read_text()  # the old transcript is kept
         assert "Good morning" in _path(kernel, second).read_text()
     await provider.aclose()
@@ -95,3 +106,44 @@ async def test_a_system_event_never_ends_the_session_it_reports_to(make_kernel, 
     await conversation.send(KEY, "Hello?")  # the user's own message, hours later: a fresh session
     assert kernel.sessions.get(KEY).session_id != first
     await provider.aclose()
+
+
+def _backdate(kernel, hours: int) -> None:
+    """As if the user's last message came ``hours`` ago (the index is what the policy reads)."""
+    path = kernel.sessions.root / "main" / "sessions.json"
+    index = json.loads(path.read_text())
+    earlier = (datetime.now(UTC) - timedelta(hours=hours)).isoformat(timespec="milliseconds")
+    for field in ("updated_at", "last_user_at"):
+        index[KEY][field] = earlier
+    path.write_text(json.dumps(index))
+
+
+async def test_system_events_do_not_keep_an_idle_session_awake(make_kernel, fake_llm) -> None:
+    kernel, conversation, provider, events, moments = await _start(make_kernel, fake_llm, 'mode = "idle"\nidle_minutes = 60')
+    await conversation.send(KEY, "Check the backup every few minutes.")
+    first = kernel.sessions.get(KEY).session_id
+    _backdate(kernel, 2)
+    event = InboundMessage(channel="terminal", peer_id="owner", text="The backup is still running.", system_event=True)
+    await conversation.send(KEY, "The backup is still running.", origin=event)  # a job reporting back, now
+    assert kernel.sessions.get(KEY).session_id == first
+    result = await conversation.send(KEY, "Hello?")  # two hours after the user's last message
+    assert kernel.sessions.get(KEY).session_id != first
+    assert events[-1] == ("start", kernel.sessions.get(KEY).session_id, "idle for 60 minutes")
+    assert result.notices and "idle for 60 minutes" in result.notices[0]
+    await provider.aclose()
+
+
+async def test_the_chat_is_told_of_an_automatic_reset_before_the_reply(make_kernel, fake_channel) -> None:
+    provider = ScriptedProvider("Noted.", "Good morning to you.")
+    chat = await open_chat(make_kernel, fake_channel, provider, config='[session.reset]\nmode = "daily"\nat_hour = 4\n')
+    conversation = await chat.runtime.conversation("main")
+    await fake_channel.inject("My locker code is 4417.", from_owner=True)
+    old = chat.kernel.sessions.list()[0]
+    conversation.clock = lambda: datetime.now(UTC) + timedelta(hours=25)  # past the next 04:00
+    await fake_channel.inject("Good morning", from_owner=True)
+    await chat.close()
+    notice, reply = fake_channel.sent[1:]
+    assert reply.text == "Good morning to you." and not reply.notice
+    assert notice.notice and notice.text.startswith("Started a new session (daily reset at 04:00): I no longer have the earlier conversation.")
+    assert f"{old.session_id}.jsonl" in notice.text
+    assert len([m for m in fake_channel.sent if m.notice]) == 1  # once, not on every message after it

@@ -126,3 +126,35 @@ async def test_a_stream_that_keeps_breaking_says_how_it_broke(make_kernel, fake_
     assert said in message and len(fake_llm.requests) == 4, message
     for wrong in ("Could not reach", "Unterminated", "Expecting", "took too long"):
         assert wrong not in message
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_an_overflow_clawbot_cannot_fix_says_the_way_out(make_kernel, fake_llm, workspace, kind) -> None:
+    fake_llm.fail("context_length", times=10)
+    _, conversation, _ = await start(make_kernel, kind, fake_llm, workspace, caller_sleep=Sleeps())
+
+    with pytest.raises(ProviderError) as info:
+        await conversation.send(KEY, "hi")
+
+    message = info.value.user_message
+    assert info.value.kind == "context_overflow"
+    for way_out in ("/compact (followed by what the summary must keep)", "/new", "agents.defaults.context_tokens"):
+        assert way_out in message, message
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_prompt_too_big_for_a_model_is_logged_as_not_fitting(make_kernel, fake_llm, workspace, kind, caplog) -> None:
+    from clawbot.agent.models import ModelChoice
+
+    fake_llm.reply("from the fallback")
+    kernel, conversation, provider = await start(make_kernel, kind, fake_llm, workspace, fallback_models=["other-model"])
+    conversation.model = ModelChoice(provider, MODEL[kind], context_tokens=16_000)  # a local model's small window
+
+    with caplog.at_level(logging.WARNING, logger="clawbot.agent.failover"):
+        turn = await conversation.send(KEY, "x" * 80_000)  # about 20,000 tokens
+
+    assert turn.text == "from the fallback"
+    logged = [r.getMessage() for r in caplog.records if r.name == "clawbot.agent.failover"]
+    ref = conversation.model.ref
+    assert len(logged) == 1 and logged[0].startswith(f"the prompt does not fit {ref} (the prompt needs about "), logged
+    assert "unavailable" not in logged[0] and logged[0].endswith(f"{ref} holds 16,000); trying the next one, {conversation.fallbacks[0].ref}")

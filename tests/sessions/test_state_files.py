@@ -266,3 +266,18 @@ with locked(Path({str(target)!r})):
         proc.wait(10)
         proc.stdout.close()
     assert waited > 0.2
+
+
+def test_the_last_user_turn_survives_a_rebuild_and_system_events_do_not_move_it(tmp_path: Path) -> None:
+    """What the idle and daily resets count from is read back from the transcript's turn entries."""
+    store = SessionStore(tmp_path)
+    session = store.open("agent:main:main")
+    person = store.record_turn("agent:main:main", usage=Usage(1, 1), model="m", transcript=session.transcript)
+    time.sleep(0.01)  # the stamps have millisecond resolution
+    after_event = store.record_turn("agent:main:main", usage=Usage(1, 1), model="m", transcript=session.transcript, system_event=True)
+    assert after_event.last_user_at == person.last_user_at != after_event.updated_at
+    (tmp_path / "main" / "sessions.json").unlink()
+    rebuilt = store.get("agent:main:main")
+    turns = [json.loads(line) for line in session.transcript.path.read_text().splitlines() if '"type": "turn"' in line]
+    assert rebuilt.turns == 2 and rebuilt.updated_at == turns[1]["timestamp"]
+    assert rebuilt.last_user_at == turns[0]["timestamp"]

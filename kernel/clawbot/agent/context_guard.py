@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from clawbot.config.schema import MIN_CONTEXT_TOKENS
 from clawbot.tokens import chars_for_tokens, estimate_tokens
 from clawbot.types import Message, ModelRequest, ProviderError, TextBlock, ThinkingBlock, ToolCallBlock
 
-MIN_CONTEXT_TOKENS = 16_000
+__all__ = ["MIN_CONTEXT_TOKENS", "check", "messages_tokens", "request_tokens"]
 IMAGE_TOKENS = 1600
 """What an image costs, roughly."""
 

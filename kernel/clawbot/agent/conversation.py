@@ -169,7 +169,8 @@ class Conversation:
         tool calls before they run."""
         store = self.kernel.sessions
         async with store.lane(session_key):
-            session = await open_for_turn(self.kernel, session_key, self.clock(), system_event=bool(origin and origin.system_event))
+            system_event = bool(origin and origin.system_event)
+            session = await open_for_turn(self.kernel, session_key, self.clock(), system_event=system_event, services=self.services, origin=origin)
             channel = channel or (origin.channel if origin else None)
             # Before the watch starts: what the silent flush turn writes is not reported either.
             system = await flush_if_due(self, session, session_key, text, channel, origin)
@@ -200,8 +201,9 @@ class Conversation:
                 session_id=session.info.session_id,
                 thinking=result.thinking,
                 transcript=session.transcript,
+                system_event=system_event,
             )
-        return attrs.evolve(result, notices=(*result.notices, *watching.notices)) if watching.notices else result
+        return attrs.evolve(result, notices=(*session.notices, *result.notices, *watching.notices))
 
     async def _loop(
         self,

@@ -116,13 +116,17 @@ class ModelCaller:
         stream = _StreamOnce(on_text) if on_text is not None else None
         request = sendable_request(request)  # one bad value must not fail every later request
         for index, choice in enumerate(self.chain):
+            known = len(errors)
             try:
                 return await self._with_model(choice, request, stream, pinned, errors)
             except _NextModel:
+                # The context guard's refusal: the model is fine, the prompt is too big for it.
+                overflow = len(errors) > known and errors[-1].kind == "context_overflow"
+                why = f"the prompt does not fit {choice.ref} ({errors[-1].detail})" if overflow else f"model {choice.ref} unavailable"
                 if index + 1 < len(self.chain):
-                    log.warning("model %s unavailable; trying the next one, %s", choice.ref, self.chain[index + 1].ref)
+                    log.warning("%s; trying the next one, %s", why, self.chain[index + 1].ref)
                 else:
-                    log.warning("model %s unavailable and no fallback model is left", choice.ref)
+                    log.warning("%s and no fallback model is left", why)
         raise errors[-1] if errors else ProviderError("auth", "no usable auth profile", provider=self.chain[0].provider.name)
 
     def _resting(self, error: ProviderError, profile: Profile) -> KeyResting:

@@ -8,13 +8,18 @@ lifecycle hooks the same way.
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clawbot.agent.clock import user_timezone
 from clawbot.kernel import Kernel
 from clawbot.sessions.index import SessionInfo
 from clawbot.sessions.reset_policy import stale_reason
 from clawbot.sessions.store import Session, SessionStore, agent_of
-from clawbot.types import SessionEvent
+from clawbot.types import InboundMessage, SessionEvent
+
+if TYPE_CHECKING:
+    from clawbot.agent.services import SharedServices
 
 
 async def reset_session(kernel: Kernel, session_key: str, reason: str) -> tuple[SessionInfo | None, SessionInfo]:
@@ -48,13 +53,25 @@ async def _announce_renewal(kernel: Kernel, session_key: str, old: SessionInfo |
     await kernel.plugins.notify("clawbot_session_start", event=SessionEvent(agent_id, session_key, new.session_id, reason))
 
 
-async def open_for_turn(kernel: Kernel, session_key: str, now: datetime, *, system_event: bool = False) -> Session:
+async def open_for_turn(
+    kernel: Kernel,
+    session_key: str,
+    now: datetime,
+    *,
+    system_event: bool = False,
+    services: SharedServices | None = None,
+    origin: InboundMessage | None = None,
+) -> Session:
     """The session a turn of ``session_key`` runs in (its lane held by the caller).
 
     A key without a session gets one (``clawbot_session_start``, reason ``"first message"``).
     A session the ``session.reset`` policy finds stale at ``now`` ends the way ``/new`` ends
     one (old transcript kept, hooks fired with the policy's reason) and the message starts a
-    fresh one. A system event (clawbot reporting on work the session started) never ends it.
+    fresh one. A system event (clawbot reporting on work the session started) never ends it,
+    and the policy counts from the last turn a person started (``last_user_at``), so events
+    do not keep a session alive either. After a reset the user is told, as clawbot's notice
+    in the chat ``origin`` came from (and in ``Session.notices``, which a CLI run prints):
+    the model is not, since the fresh session must start without the old conversation.
     """
     store = kernel.sessions
     session = store.open(session_key)
@@ -66,12 +83,24 @@ async def open_for_turn(kernel: Kernel, session_key: str, now: datetime, *, syst
     if policy.mode == "off" or system_event:
         return session
     zone = user_timezone(kernel.config.agents.defaults.timezone)[0]
-    reason = stale_reason(policy, _parse_time(session.info.updated_at) or now, now, zone)
+    reason = stale_reason(policy, _parse_time(session.info.last_person_activity) or now, now, zone)
     if reason is None:
         return session
     old, new = _renew(store, session_key)
     await _announce_renewal(kernel, session_key, old, new.info, reason)
+    if old is not None:
+        new.notices = (reset_notice(reason, store.path_of(old, agent_of(session_key))),)
+        if services is not None:
+            await services.tell_chat(origin, session_key, new.notices[0])
     return new
+
+
+def reset_notice(reason: str, kept_in: Path) -> str:
+    """What the user reads when a message found its session over (``reason``, the policy's)."""
+    return (
+        f"Started a new session ({reason}): I no longer have the earlier conversation. "
+        f"It is kept in {kept_in}; what was saved to memory is still there."
+    )
 
 
 def _parse_time(stamp: str) -> datetime | None:

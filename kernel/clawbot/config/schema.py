@@ -16,6 +16,9 @@ from clawbot.types.context import InRange, OutOfRange
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 LogLevel = Literal["debug", "info", "warning", "error"]
 
+#: the smallest context window an agent can work in (the kernel refuses a model with less)
+MIN_CONTEXT_TOKENS = 16_000
+
 PLUGIN_ROOTS = ("plugins", "channels", "providers")
 """Top-level tables whose sub-tables belong to plugins."""
 
@@ -83,6 +86,10 @@ class MemoryFlushConfig:
         "with today's date; if there is nothing to store, reply with NO_REPLY."
     )
 
+    def __attrs_post_init__(self) -> None:
+        if self.enabled and not self.prompt.strip():
+            raise OutOfRange("prompt", "must not be empty while enabled = true (set enabled = false to turn the flush off)")
+
 
 @attrs.frozen(kw_only=True)
 class CompactionConfig:
@@ -110,6 +117,13 @@ class SoftTrimConfig:
     head_chars: int = attrs.field(default=1_500, validator=InRange(0, 10_000_000))
     tail_chars: int = attrs.field(default=1_500, validator=InRange(0, 10_000_000))
 
+    def __attrs_post_init__(self) -> None:
+        # A "trimmed" result longer than the results kept whole would grow the request.
+        if self.head_chars + self.tail_chars > self.max_chars:
+            raise OutOfRange(
+                "head_chars", f"head_chars + tail_chars ({self.head_chars} + {self.tail_chars}) must not exceed max_chars ({self.max_chars})"
+            )
+
 
 @attrs.frozen(kw_only=True)
 class HardClearConfig:
@@ -131,6 +145,13 @@ class ContextPruningConfig:
     soft_trim: SoftTrimConfig = attrs.field(factory=SoftTrimConfig)
     hard_clear: HardClearConfig = attrs.field(factory=HardClearConfig)
 
+    def __attrs_post_init__(self) -> None:
+        # Clearing below the trimming threshold would clear results that trimming alone made fit.
+        if self.hard_clear_ratio < self.soft_trim_ratio:
+            raise OutOfRange(
+                "hard_clear_ratio", f"must be at least soft_trim_ratio ({self.soft_trim_ratio:g}), got {self.hard_clear_ratio:g}"
+            )
+
 
 @attrs.frozen(kw_only=True)
 class AgentDefaults:
@@ -148,6 +169,11 @@ class AgentDefaults:
     context_tokens: int = attrs.field(default=0, validator=InRange(0, 100_000_000))
     compaction: CompactionConfig = attrs.field(factory=CompactionConfig)
     context_pruning: ContextPruningConfig = attrs.field(factory=ContextPruningConfig)
+
+    def __attrs_post_init__(self) -> None:
+        # A smaller window would fail every message with a context overflow.
+        if 0 < self.context_tokens < MIN_CONTEXT_TOKENS:
+            raise OutOfRange("context_tokens", f"must be 0 (each model's own window) or at least {MIN_CONTEXT_TOKENS:,}, got {self.context_tokens:,}")
 
 
 ToolProfile = Literal["minimal", "coding", "messaging", "full"]

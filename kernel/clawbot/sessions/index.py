@@ -51,6 +51,14 @@ class SessionInfo:
     cost_usd: float | None = None
     auth_profile: str | None = None  # the profile that last worked: the session sticks to it
     model_override: str | None = None  # chosen with /model for this session: used, never fallen back from
+    #: the last turn a person (or another agent) started, not one of clawbot's system events:
+    #: what the idle and daily resets count from. ``None`` in an entry written before it was
+    #: kept: ``updated_at`` stands in.
+    last_user_at: str | None = None
+
+    @property
+    def last_person_activity(self) -> str:
+        return self.last_user_at or self.updated_at
 
 
 class SessionIndex:
@@ -164,7 +172,7 @@ class SessionIndex:
                 continue
             stamp = header.get("timestamp")
             stamp = stamp if isinstance(stamp, str) else ""
-            found[key] = SessionInfo(key, session_id, stamp, stamp)
+            found[key] = SessionInfo(key, session_id, stamp, stamp, last_user_at=stamp)
             paths[key] = path
         for key, info in found.items():
             if only is None or key == only:
@@ -172,7 +180,8 @@ class SessionIndex:
         return found
 
     def _count_turns(self, info: SessionInfo, path: Path) -> None:
-        """Totals, model and auth profile from the transcript's ``turn`` entries (one per turn)."""
+        """Totals, model, auth profile and the last person's turn from the transcript's ``turn``
+        entries (one per turn; a system event's is marked ``system_event``)."""
         try:
             with path.open("rb") as handle:
                 for record in turn_records(handle):
@@ -193,6 +202,8 @@ class SessionIndex:
                         value = record.get(name)
                         if isinstance(value, str):
                             setattr(info, "updated_at" if name == "timestamp" else name, value)
+                    if record.get("system_event") is not True and isinstance(record.get("timestamp"), str):
+                        info.last_user_at = record["timestamp"]
         except OSError:  # vanished or unreadable meanwhile: the header's entry is still usable
             pass
 
@@ -220,7 +231,7 @@ def entry_problem(key: str, value: object) -> str | None:
     for name in _TEXTS:
         if not isinstance(value.get(name), str):
             return f"{name} is {shown(value.get(name))}, not text"
-    for name in (*_OPTIONAL_TEXTS, "model_override"):
+    for name in (*_OPTIONAL_TEXTS, "model_override", "last_user_at"):
         if not isinstance(value.get(name), (str, type(None))):
             return f"{name} is {shown(value.get(name))}, not text"
     if "turns" in value and not is_count(value["turns"]):

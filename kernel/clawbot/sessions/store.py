@@ -37,6 +37,8 @@ class Session:
     transcript: Transcript
     created: bool = False
     loaded: LoadedTranscript | None = None  # what open() read, so a turn need not read it again
+    #: clawbot's notices on opening it for a turn (an automatic reset), already sent to the chat
+    notices: tuple[str, ...] = ()
 
 
 class _Lane:
@@ -102,7 +104,7 @@ class SessionStore:
                 if existing is not None:
                     return existing
             stamp = now_iso()
-            info = SessionInfo(key, uuid.uuid4().hex, stamp, stamp)
+            info = SessionInfo(key, uuid.uuid4().hex, stamp, stamp, last_user_at=stamp)
             transcript = Transcript.create(
                 self.path_of(info, agent_id),
                 self.converter,
@@ -151,8 +153,13 @@ class SessionStore:
         session_id: str | None = None,
         thinking: str | None = None,
         transcript: Transcript | None = None,
+        system_event: bool = False,
     ) -> SessionInfo:
         """Add one turn to the totals of ``key`` (and, given ``transcript``, write it there).
+
+        A ``system_event`` turn (clawbot reporting on its own background work) leaves
+        ``last_user_at`` alone: a job reporting back every few minutes must not keep a
+        session the user left from its idle or daily reset.
 
         The transcript's ``turn`` entry is what a rebuilt index counts, so totals survive the
         loss of ``sessions.json``. Never fails because the entry is gone (another process reset
@@ -173,6 +180,8 @@ class SessionStore:
                 info.turns += 1
                 info.usage = info.usage + usage
                 info.updated_at = now_iso()
+                if not system_event:
+                    info.last_user_at = info.updated_at
                 info.model = model or info.model
                 info.auth_profile = auth_profile or info.auth_profile
                 info.thinking = thinking or info.thinking
@@ -183,9 +192,9 @@ class SessionStore:
             index.write_failed(exc)
             if info is None:
                 stamp = now_iso()
-                info = SessionInfo(key, session_id or "", stamp, stamp, model, thinking, 1, usage, cost_usd, auth_profile)
+                info = SessionInfo(key, session_id or "", stamp, stamp, model, thinking, 1, usage, cost_usd, auth_profile, last_user_at=stamp)
         if transcript is not None:  # after the index: a rebuild above must not count this turn twice
-            self._append_turn(transcript, usage, model, cost_usd, auth_profile, thinking)
+            self._append_turn(transcript, usage, model, cost_usd, auth_profile, thinking, system_event)
         return info
 
     def _append_turn(
@@ -196,8 +205,11 @@ class SessionStore:
         cost_usd: float | None,
         auth_profile: str | None,
         thinking: str | None,
+        system_event: bool = False,
     ) -> None:
         fields = {"usage": self.converter.unstructure(usage), "cost_usd": cost_usd, "model": model, "auth_profile": auth_profile, "thinking": thinking}
+        if system_event:  # a rebuilt index does not count it as the user's activity
+            fields["system_event"] = True
         try:
             transcript.append("turn", **{name: value for name, value in fields.items() if value is not None})
         except OSError as exc:  # the reply is stored; only a rebuilt index would miss this turn
@@ -208,4 +220,4 @@ class SessionStore:
         if found is not None:
             return found
         stamp = now_iso()
-        return SessionInfo(key, session_id or uuid.uuid4().hex, stamp, stamp)
+        return SessionInfo(key, session_id or uuid.uuid4().hex, stamp, stamp, last_user_at=stamp)

@@ -308,8 +308,9 @@ _USER_MESSAGES: dict[str, str] = {
     "server": "The model provider had an internal error. Try again.",
     "timeout": "The model took too long to answer. Try again.",
     "connection": "Could not reach the model provider. Check the network or the base_url.",
-    "context_overflow": "Context overflow: this conversation is too long for the model's context window. "
-    "Try again with less input, start a new session, or pick a model with a larger context window.",
+    "context_overflow": "Context overflow: this conversation is too long for the model's context window, and clawbot "
+    "could not shrink it enough. Send /compact (followed by what the summary must keep) or /new to start afresh; "
+    "for a local model with a small window, set agents.defaults.context_tokens to its real size.",
     "role_ordering": "The messages were out of order for the model. Please try again; if it keeps happening, start a new session.",
     "thinking_unsupported": "The model does not support this thinking level. Lower agents.defaults.thinking in clawbot.toml.",
     "unknown_model": "The model provider does not know the model. Check the model name in clawbot.toml.",
