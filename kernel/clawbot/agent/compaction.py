@@ -138,7 +138,8 @@ class Compactor:
         limits = self.limits
         if not self.enabled:
             return messages, request
-        if estimate >= limits.flush_at and self.flush is not None:
+        # the flush is for what a compaction would summarise away: without a strategy, none will
+        if estimate >= limits.flush_at and self.flush is not None and strategy_for(self.kernel, self.agent_id) is not None:
             flush, self.flush = self.flush, None  # asked once a turn: once a cycle is its own rule
             flushed = await flush(estimate, limits.flush_at)
             if flushed is not None:

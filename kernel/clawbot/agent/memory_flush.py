@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from clawbot.agent.clock import local_date, user_timezone
+from clawbot.agent.compaction import strategy_for
 from clawbot.agent.inbound import SYSTEM_EVENT_LABEL
 from clawbot.agent.token_budget import ContextLimits, TokenBudget, TokenCalibrations
 from clawbot.agent.truncation import fit_tool_results
@@ -80,8 +81,8 @@ async def flush_if_due(
     may have changed files)."""
     kernel = conversation.kernel
     compaction = kernel.config.agents.defaults.compaction
-    if not compaction.memory_flush.enabled:
-        return None
+    if not compaction.memory_flush.enabled or strategy_for(kernel, conversation.agent_id) is None:
+        return None  # nothing will summarise the history away: nothing to save from it
     loaded = session.loaded or session.transcript.load()
     session.loaded = loaded
     history = loaded.messages()
@@ -142,6 +143,7 @@ async def _run(conversation: Conversation, session: Session, session_key: str, c
             session_id=session.info.session_id,
             thinking=result.thinking,
             transcript=session.transcript,
+            system_event=True,  # clawbot's own turn: the idle clock counts the user's
         )
     except Exception as error:  # the user's turn goes on whatever happened here
         outcome = "failed"
