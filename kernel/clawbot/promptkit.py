@@ -7,7 +7,10 @@ the workspace (raising ``FileRefused`` otherwise; ``not_loaded(name, exc.reason)
 the prompt shows instead). ``TRUSTED_MARKERS`` are the phrases the kernel marks its own text with in a user
 message (and the ``<tool_call>`` tags of prompt-based tool calling); a plugin that pastes untrusted text into one (a command's output in a system event)
 defuses them: ``clawbot.safetext.defuse(text, TRUSTED_MARKERS)``. ``skills_prompt_caps(config)``
-gives the size caps of the skills catalogue a Skills section writes.
+gives the size caps of the skills catalogue a Skills section writes. ``speaker(message)`` says
+who wrote a stored user message (the owner, someone else by name and id, clawbot's event,
+another session) and gives its text as written, for a plugin that retells a conversation
+(a compaction strategy): only the owner's words are the user's.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from clawbot.agent.bootstrap import (
 from clawbot.agent.inbound import TRUSTED_MARKERS
 from clawbot.agent.replies import SILENT_TOKEN, SILENT_TOKENS, is_silent
 from clawbot.agent.tool_order import CORE_TOOL_ORDER, ordered_tools
+from clawbot.agent.user_turns import Speaker, speaker
 from clawbot.skills.budget import prompt_caps as skills_prompt_caps
 
 __all__ = [
@@ -31,6 +35,7 @@ __all__ = [
     "DEFAULT_MAX_CHARS",
     "SILENT_TOKEN",
     "SILENT_TOKENS",
+    "Speaker",
     "TRUSTED_MARKERS",
     "Excerpt",
     "FileRefused",
@@ -41,4 +46,5 @@ __all__ = [
     "ordered_tools",
     "read_bounded",
     "skills_prompt_caps",
+    "speaker",
 ]

@@ -64,23 +64,23 @@ CASES = {
         STRANGER_DM,
         {"channel": "feishu", "chat_type": "direct", "time": TIME},
         {"sender": "张三", "sender_id": "ou_881e8247625e31527b4d15a31471504c"},
-        f"张三: {TEXT}",
-        470,
-        90,
+        f"张三 (id ou_881e8247625e31527b4d15a31471504c): {TEXT}",
+        510,
+        130,
     ),
     "group with a mention and a reply": (
         GROUP,
         {"channel": "telegram", "account": "work", "chat_type": "group", "time": TIME},
         {"sender": "Ann Lee", "sender_id": "42", "chat_id": "-100123", "message_id": "m9", "reply_to_id": "m8", "thread_id": "t1", "was_mentioned": True},
-        f'"Ann Lee": {TEXT}',
-        570,
-        90,
+        f'"Ann Lee" (id 42): {TEXT}',
+        580,
+        100,
     ),
     "system event": (
         EVENT,
         {"channel": "terminal", "chat_type": "direct", "system_event": True, "time": TIME},
         None,
-        f"{SYSTEM_EVENT_LABEL}\nexec 7 finished: exit code 0",
+        f"{SYSTEM_EVENT_LABEL}\n  exec 7 finished: exit code 0",
         380,
         90,
     ),
@@ -117,7 +117,7 @@ def test_a_session_message_names_its_sender_in_both_forms() -> None:
     meta = session_meta(from_session="agent:main:main", from_agent="main")
     newest, older = render_current("summarise it", meta), render_history("summarise it", meta)
     assert _json_blocks(newest) == [{"channel": "agent", "chat_type": "session", "from_session": "agent:main:main", "from_agent": "main"}]
-    assert older == f'{SESSION_MESSAGE_LABEL}\nfrom: "agent:main:main"\nsummarise it'
+    assert older == f'{SESSION_MESSAGE_LABEL}\nfrom: "agent:main:main"\n  summarise it'
     assert newest.endswith("\n\n" + older) and _utf8(older) < 220
 
 

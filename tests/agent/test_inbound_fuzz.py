@@ -2,10 +2,11 @@
 
 Texts and sender names are built from pieces of the kernel's marker phrases run together
 with blanks, look-alike letters and line breaks; for each kind of message (the owner's
-direct message, a stranger's, a group's, clawbot's event, another session's) the newest form
+direct message or group message, a stranger's, a group's, clawbot's event, another session's) the newest form
 must have exactly clawbot's header and labels and its trusted JSON must say what clawbot
 decided, and the form later turns re-send must have no header at all and only the label of
-its kind.
+its kind (or the sender's name and clawbot's tag), and no line of the text may start at
+the margin, where a new sender's line would.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 
 from clawbot import InboundMessage
 from clawbot.agent.inbound import (
+    CONTINUATION,
     SESSION_MESSAGE_LABEL,
     SYSTEM_EVENT_LABEL,
     TRUSTED_HEADER,
@@ -30,7 +32,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 MARKERS = sorted({*TRUSTED_MARKERS, TRUSTED_HEADER, SYSTEM_EVENT_LABEL, SESSION_MESSAGE_LABEL, "```json", "```", '"system_event": true'})
-GLUE = ["", " ", "\n", "\n\n", "\u200b", "\u2028", "\u3164", "\uff3b", "\u043e", "\u0301", "x", ": ", "Ann: ", "]"]
+GLUE = ["", " ", "\n", "\n\n", "\r", "\x85", "\u200b", "\u2028", "\u3164", "\uff3b", "\u043e", "\u0301", "x", ": ", "Ann: ", "Ann (owner): ", "(id u1)", "]"]
 PIECES = st.one_of(
     st.builds(lambda m, front, back: m[front % 3 : len(m) - back % 3], st.sampled_from(MARKERS), st.integers(0, 2), st.integers(0, 2)),
     st.sampled_from(MARKERS),
@@ -38,7 +40,7 @@ PIECES = st.one_of(
     st.text(max_size=4),
 )
 HOSTILE = st.lists(PIECES, max_size=8).map("".join)
-KINDS = ("owner", "stranger", "group", "event", "session")
+KINDS = ("owner", "owner in a group", "stranger", "group", "event", "session")
 
 # What each kind's forms must hold, folded: (trusted headers, system event labels, session labels)
 HEADER, EVENT, SESSION = fold("Inbound Context"), fold("System event from clawbot"), fold("Message from another clawbot session")
@@ -49,16 +51,16 @@ def _stored(kind: str, text: str, name: str):
         return session_message(text, from_session=f"agent:main:{name}", from_agent="main")
     origin = InboundMessage(
         channel="telegram",
-        peer_id="g1" if kind == "group" else "u1",
+        peer_id="g1" if "group" in kind else "u1",
         text=text,
-        chat_type="group" if kind == "group" else "direct",
+        chat_type="group" if "group" in kind else "direct",
         sender_id="u1",
         sender_name=name,
         message_id="m1",
         reply_to_id="m0",
         mentioned=True,
         system_event=kind == "event",
-        from_owner=kind == "owner",
+        from_owner=kind.startswith("owner"),
     )
     return user_message(text, origin)
 
@@ -76,18 +78,27 @@ def test_no_text_or_name_forges_metadata_in_either_form(kind: str, text: str, na
     trusted = json.loads(re.match(r".*?```json\n([^\n]*)\n```", newest, re.DOTALL).group(1))
     assert set(trusted) <= set(TRUSTED_KEYS)
     assert trusted.get("system_event", False) is bool(is_event)
-    assert trusted.get("from_owner", False) is (kind == "owner")
+    assert trusted.get("from_owner", False) is kind.startswith("owner")
     assert ("from_session" in trusted) is bool(is_session)
     assert newest.endswith("\n\n" + older)  # the body is the same in both forms
 
     folded = fold(older)
     assert (folded.count(HEADER), folded.count(EVENT), folded.count(SESSION)) == (0, is_event, is_session)
     assert fold("[message_id:") not in folded and fold("trusted metadata") not in folded
-    if kind in ("stranger", "group"):  # who wrote it, as one JSON string or plain token, then the text
-        who, rest = _decode_inline(older)
-        assert (who, rest) == (untrusted(name) or "u1", ": " + untrusted(text))
-    elif kind == "owner":
+    lines = older.splitlines(keepends=True)
+    if kind == "owner":  # the owner's own direct message: the text alone
         assert older == untrusted(text)
+        return
+    # Who wrote it (a JSON string or plain token) and clawbot's tag, then the text; or a label.
+    # Either way no line of the text starts at the margin, where only clawbot writes.
+    if kind in ("event", "session"):
+        head = 2 if kind == "session" else 1
+        assert all(line.startswith(CONTINUATION) for line in lines[head:])
+        return
+    who, rest = _decode_inline(older)
+    tag = " (owner): " if kind == "owner in a group" else " (id u1): "
+    assert who == (untrusted(name) or "u1") and rest.startswith(tag)
+    assert all(line.startswith(CONTINUATION) for line in rest[len(tag) :].splitlines(keepends=True)[1:])
 
 
 def _decode_inline(body: str) -> tuple[str, str]:

@@ -50,7 +50,8 @@ async def test_a_sent_message_arrives_labelled_with_the_sending_session_and_its_
     assert (label, sender) == (SESSION_MESSAGE_LABEL, 'from: "agent:main:main"')
     assert fold(arrived).count(fold("Inbound Context")) == 1
     assert fold(arrived).count(fold("System event from clawbot")) == 0
-    assert text.replace("\u2024", "") == sent  # all of it arrives, only the markers broken
+    # all of it arrives, every line indented under the label, only the markers broken
+    assert re.sub(r"\n  ", "\n", text.removeprefix("  ")).replace("\u2024", "") == sent
 
     reply = main.requests[1].messages[-1].text
     begin = re.match(r"<<<BEGIN UNTRUSTED id=(\w{12}): the reply of session agent:helper:main;", reply)
@@ -112,4 +113,4 @@ async def test_sessions_history_shows_who_wrote_a_chat_message_and_no_metadata_b
 
     history = json.loads(main.requests[-1].messages[-1].text.split("\n", 1)[1])
     user = history["messages"][0]
-    assert user["text"].startswith('"Ann Lee": ship it\n') and fold(user["text"]).count(fold("Inbound Context")) == 0
+    assert user["text"].startswith('"Ann Lee" (id 7): ship it\n  ') and fold(user["text"]).count(fold("Inbound Context")) == 0

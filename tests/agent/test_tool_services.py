@@ -87,7 +87,7 @@ async def test_sessions_send_asks_another_agent_and_returns_its_reply(make_kerne
     await runtime.conversation("helper", chain=[ModelChoice(helper, "h")])
     result = await conversation.send("agent:main:main", "ask the helper")
     assert result.text == "helper says 4"
-    assert helper.requests[0].messages[-1].text.endswith("\n2+2?")  # after clawbot's label saying who sent it
+    assert helper.requests[0].messages[-1].text.endswith("\n  2+2?")  # after clawbot's label saying who sent it
     assert "the reply of session agent:helper:main" in _last_tool_result(main)
     assert _last_tool_result(main).split("\n")[1] == "4"
     assert kernel.sessions.get("agent:helper:main").turns == 1
@@ -209,7 +209,7 @@ async def test_an_approval_round_trip_runs_the_action_once_and_reports_back(make
     assert decisions == [ApprovalDecision.ALLOW_ONCE]
     event = provider.requests[-1].messages[-1].text
     assert '"system_event": true' in event  # in the trusted block clawbot writes itself
-    assert "[System event from clawbot, not written by the user]\nguarded finished: launched the rocket" in event
+    assert "[System event from clawbot, not written by the user]\n  guarded finished: launched the rocket" in event
 
     await fake_channel.inject(f"/approve {approval_id}", peer_id="alice", from_owner=True)
     assert "No pending approval" in fake_channel.texts()[-1] and decisions == [ApprovalDecision.ALLOW_ONCE]
@@ -315,7 +315,7 @@ async def test_plugin_chat_commands_answer_without_the_agent(make_kernel, fake_c
         "/boom failed: ZeroDivisionError: division by zero",
         "agent answer",
     ]
-    assert provider.requests[0].messages[-1].text.endswith("\n/etc/hosts looks wrong")
+    assert provider.requests[0].messages[-1].text.endswith("\nunknown (not the owner): /etc/hosts looks wrong")  # no name, and not the owner
 
 
 # --- skills outside the workspace ------------------------------------------------------

@@ -115,4 +115,4 @@ async def test_show_prints_what_the_user_wrote_and_raw_the_envelope(make_kernel,
     assert code == 0, err
     assert shown == "[user: Alice Smith] hello\n\nthere\n[assistant] Hi Alice.\n"
     raw = clawbot("sessions", "show", "main", "--raw")[1]
-    assert "## Inbound Context (trusted metadata)" in raw and '"sender": "Alice Smith"' in raw and '\n\n"Alice Smith": hello' in raw
+    assert "## Inbound Context (trusted metadata)" in raw and '"sender": "Alice Smith"' in raw and '\n\n"Alice Smith" (not the owner): hello' in raw

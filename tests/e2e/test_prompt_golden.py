@@ -107,9 +107,9 @@ async def test_the_coder_request_has_six_tools_skills_workspace_boundary_and_met
     trusted, conversation = (json.loads(b) for b in re.findall(r"```json\n(.*?)\n```", user, re.DOTALL))
     assert trusted == {"channel": "feishu", "chat_type": "direct", "time": "Mon 2026-06-15 22:31 CST"}
     assert conversation == {"sender": "张三", "sender_id": "ou_881e"}  # a direct chat: who wrote it, no ids
-    assert user.endswith(f"\n\n张三: {ASK}")
+    assert user.endswith(f"\n\n张三 (id ou_881e): {ASK}")
     # on the next turn the first message goes out as who wrote it and the text, nothing more
-    assert second.messages[0]["content"][0]["text"] == f"张三: {ASK}"
+    assert second.messages[0]["content"][0]["text"] == f"张三 (id ou_881e): {ASK}"
 
     # the same session, a later turn with another message and time: the system prompt is byte-identical
     assert second.system == first.system

@@ -40,7 +40,7 @@ async def test_a_members_labels_are_broken_whatever_keeps_their_words_apart(make
     await fake_channel.inject(text, peer_id="team", chat_type="group", sender_id="42", sender_name="mallory")
     await chat.close()
     given = [m.text for r in provider.requests for m in r.messages if m.role == Role.USER][-1]
-    body = given[given.index("mallory: ") :]  # the member's part, after clawbot's metadata
+    body = given[given.index("mallory (id 42): ") :]  # the member's part, after clawbot's metadata
     assert "curl evil.example" in body  # the message itself reached the model
     read = _squeezed(body.replace(blank, " ") if blank else body)
     assert _squeezed(TRUSTED_HEADER) not in read and _squeezed(SYSTEM_EVENT_LABEL) not in read, body

@@ -13,9 +13,9 @@ The newest user message is sent in full (:func:`render_current`):
    type, owner, system event, sending session, time). Only this block is authoritative.
 2. ``Conversation info (untrusted metadata)``: ids and names that come from the chat
    network and could be forged by a sender (none for the owner's direct messages).
-3. The body (:func:`render_history`): ``<sender>: <text>`` (the text alone when the owner
-   wrote it), or clawbot's label and the text for a system event or another session's
-   message. Older messages are sent as the body alone, which never changes, so the
+3. The body (:func:`render_history`): ``<sender> (<tag>): <text>``, the tag ``owner`` or the
+   sender's id (the text alone in the owner's direct chat), or clawbot's label and the text
+   for a system event or another session's message; the text's later lines indented. Older messages are sent as the body alone, which never changes, so the
    provider's prompt cache keeps every earlier message.
 
 Nothing a channel, a command or another session supplies can pass as metadata, in either form:
@@ -186,18 +186,47 @@ def session_meta(*, from_session: str, from_agent: str) -> dict[str, Any]:
     return {"channel": SESSION_CHANNEL, "chat_type": "session", "from_session": from_session, "from_agent": from_agent}
 
 
+# Every way a reader (or a model) may see a line break: a sender's text cannot start a line
+# of its own after any of them.
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+#: What starts each line of a message's text after its first: no line of it can read as the
+#: start of another message (``Name (owner): ...``, a label, the owner's bare text).
+CONTINUATION = "  "
+
+
+def _indented(body: str, *, first: bool = False) -> str:
+    """``body`` with every line after a break (and the first one, when ``first``) indented."""
+    body = _LINE_BREAK.sub(lambda brk: brk.group() + CONTINUATION, body)
+    return CONTINUATION + body if first else body
+
+
+def sender_tag(meta: dict[str, Any]) -> str:
+    """What clawbot writes after a sender's name: ``owner`` for the owner, else the id the
+    chat network gave (``id 667``), so two people with one display name never look alike."""
+    if meta.get("from_owner"):
+        return "owner"
+    sender_id = meta.get("sender_id")
+    return f"id {_inline(str(sender_id))}" if sender_id not in (None, "") else "not the owner"
+
+
 def render_history(text: str, meta: dict[str, Any]) -> str:
     """A user message as it is sent once a newer one exists: the body, no metadata blocks.
 
-    What clawbot writes here (a label, the sender's name) is what lets the model tell who
-    said what; the text is untrusted with its markers defused."""
+    What clawbot writes here is what lets the model tell who said what: a label, or the
+    sender's name and a tag (``Alice (owner): ``, ``Alice (id 667): ``), from stored facts
+    only, so the form is the same on every later turn. The owner's own direct message is its
+    text alone. The text is untrusted with its markers defused, and every line of it after
+    its first is indented (every line, after a label), so it cannot start a line that reads
+    as another sender's message."""
     body = untrusted(text)
     if meta.get("system_event"):
-        return f"{SYSTEM_EVENT_LABEL}\n{body}"
+        return f"{SYSTEM_EVENT_LABEL}\n{_indented(body, first=True)}"
     if "from_session" in meta:
-        return f"{SESSION_MESSAGE_LABEL}\nfrom: {_inline(str(meta.get('from_session')))}\n{body}"
+        return f"{SESSION_MESSAGE_LABEL}\nfrom: {_inline(str(meta.get('from_session')))}\n{_indented(body, first=True)}"
     who = meta.get("sender") or meta.get("sender_id")
-    return f"{_inline(str(who))}: {body}" if who else body
+    if not who and meta.get("from_owner"):
+        return body
+    return f"{_inline(str(who or 'unknown'))} ({sender_tag(meta)}): {_indented(body)}"
 
 
 def render_current(text: str, meta: dict[str, Any]) -> str:

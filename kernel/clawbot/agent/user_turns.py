@@ -15,7 +15,7 @@ with :func:`clawbot.agent.inbound.parse_envelope` and sent the same way.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -89,3 +89,43 @@ def shown(message: Message) -> tuple[str | None, str]:
     if message.meta is not None:
         return describe_sender(message.meta), message.text
     return unwrapped(message.text)
+
+
+@attrs.frozen
+class Speaker:
+    """Who wrote a user message, as clawbot stored it, and what it said.
+
+    ``kind``: ``"owner"`` (the owner, in any chat; a turn typed at the CLI too), ``"other"``
+    (anyone else: a group member, a stranger in a direct chat), ``"event"`` (clawbot's own
+    report, e.g. a background command's end) or ``"session"`` (another session's
+    ``sessions_send``). ``name`` and ``sender_id`` come from the chat network (untrusted,
+    ``None`` when not stored); ``session`` is the sending session's key. ``text`` is what the
+    message said, as written: untrusted unless the owner wrote it."""
+
+    kind: Literal["owner", "other", "event", "session"]
+    text: str
+    name: str | None = None
+    sender_id: str | None = None
+    chat_type: str | None = None
+    session: str | None = None
+
+
+def _stored(meta: dict[str, Any], key: str) -> str | None:
+    value = meta.get(key)
+    return None if value in (None, "") else str(value)
+
+
+def speaker(message: Message) -> Speaker:
+    """Who wrote user message ``message`` (see :class:`Speaker`); an old envelope is read back.
+
+    A message without stored facts is a CLI turn, typed by the owner; an old envelope never
+    said the owner wrote it, so it counts as someone else's."""
+    text, meta = _parts(message)
+    if meta is None:
+        return Speaker("owner", text)
+    if meta.get("system_event"):
+        return Speaker("event", text, chat_type=_stored(meta, "chat_type"))
+    if "from_session" in meta:
+        return Speaker("session", text, chat_type="session", session=_stored(meta, "from_session"))
+    kind: Literal["owner", "other"] = "owner" if meta.get("from_owner") else "other"
+    return Speaker(kind, text, _stored(meta, "sender"), _stored(meta, "sender_id"), _stored(meta, "chat_type"))

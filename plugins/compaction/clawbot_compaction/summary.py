@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from clawbot.tokens import chars_for_tokens
-from clawbot.types import CompactionRequest, CompactionResult, CompactionStrategy, ProviderError, SummaryCall
+from clawbot.types import CompactionRequest, CompactionResult, CompactionStrategy, Message, ProviderError, SummaryCall
 
-from clawbot_compaction.history import history_tokens, kept_budget, render, split_index
+from clawbot_compaction.history import history_tokens, kept_budget, plain, render, split_index
 from clawbot_compaction.identifiers import identifiers, missing
 from clawbot_compaction.prompts import SYSTEM, frame_chars, summary_prompt
 from clawbot_compaction.trim import section, trim
@@ -47,12 +47,11 @@ class SummaryStrategy(CompactionStrategy):
             return trim(request, "nothing older than the recent part to summarise", first_kept_index=0)
         if request.summarize is None:
             return trim(request, "no model was available to write a summary; trimmed instead", first_kept_index=start)
-        entries = render(messages[:start])
         try:
-            text, parts = await summarise(request.summarize, entries, request, call_tokens=int(request.context_window * CALL_SHARE))
+            text, parts = await summarise(request.summarize, messages[:start], request, call_tokens=int(request.context_window * CALL_SHARE))
         except SummaryFailed as failure:
             return trim(request, f"{failure}; trimmed instead", first_kept_index=start)
-        dropped = missing(identifiers([request.previous_summary or "", *entries]), text)
+        dropped = missing(identifiers([request.previous_summary or "", *plain(messages[:start])]), text)
         summary = text + ("\n\n" + section(IDENTIFIERS_TITLE, dropped, IDENTIFIERS_CHARS) if dropped else "")
         detail = f"{start} messages summarised" + (f" in {parts} parts" if parts > 1 else "")
         if dropped:
@@ -87,11 +86,12 @@ def plan_parts(entries: Sequence[str], room_chars: int) -> list[str]:
     return parts
 
 
-async def summarise(summarize: SummaryCall, entries: Sequence[str], request: CompactionRequest, *, call_tokens: int) -> tuple[str, int]:
-    """The model's summary of the transcript ``entries`` and the number of calls it took."""
+async def summarise(summarize: SummaryCall, messages: Sequence[Message], request: CompactionRequest, *, call_tokens: int) -> tuple[str, int]:
+    """The model's summary of ``messages`` and the number of calls it took."""
     reserve = chars_for_tokens(min(RUNNING_SUMMARY_TOKENS, call_tokens // 4))
     room = chars_for_tokens(call_tokens) - frame_chars(request.previous_summary, request.instructions) - reserve
-    parts = plan_parts(entries, room)
+    # A message longer than a part goes in pieces, each in its own fence
+    parts = plan_parts(render(messages, max_chars=max(MIN_PART_CHARS, room)), room)
     running, text = request.previous_summary, ""
     for number, part in enumerate(parts, start=1):
         text = await ask(summarize, summary_prompt(part, running, request.instructions, part=number, parts=len(parts)))

@@ -74,11 +74,11 @@ def test_the_kept_part_is_at_most_half_the_window() -> None:
 
 
 def test_the_transcript_shows_who_spoke_tool_calls_and_results_cut_to_head_and_tail() -> None:
-    assert render_message(user("hello")) == "[User]\nhello"
+    assert render_message(user("hello")) == "[User (owner)]\nhello"
     assert (
         render_message(call("exec", "c1", "Let me look.", command="ls -la /srv")) == '[Assistant]\nLet me look.\n[tool call: exec] {"command": "ls -la /srv"}'
     )
     long = render_message(result("exec", "c1", "HEAD" + "m" * 50_000 + "TAIL", error=True))
-    assert long.startswith("[tool result: exec, error]\nHEAD") and long.endswith("TAIL")
-    assert "characters left out" in long and len(long) < 2_200
+    assert long.startswith("[tool result: exec, error]\n<<<BEGIN UNTRUSTED id=") and ">>>\nHEAD" in long and "TAIL\n<<<END UNTRUSTED" in long
+    assert "characters left out" in long and len(long) < 2_400
     assert history_tokens([user("abcd")], "efgh") == 2

@@ -3,6 +3,8 @@ server, so what the model was asked is read off the requests the server recorded
 
 from __future__ import annotations
 
+import re
+
 import openai
 import pytest
 from clawbot.tokens import estimate_tokens
@@ -65,12 +67,12 @@ async def test_the_model_summarises_the_old_part_and_dropped_identifiers_are_app
     (asked,) = fake.requests
     assert asked.system == SYSTEM
     prompt = prompt_of(asked)
-    assert "<previous-summary>\n" + PREVIOUS + "\n</previous-summary>" in prompt
+    assert re.search(r"<<<BEGIN UNTRUSTED id=(\w+): previous summary;[^\n]*\n" + re.escape(PREVIOUS) + r"\n<<<END UNTRUSTED id=\1>>>", prompt)
     assert "The user asked this summary to: focus on decisions and open questions" in prompt
     assert "Keep every identifier exactly as written" in prompt
-    assert "[User]\nOur config lives in /srv/app/config.yaml and the order is ORD-48213." in prompt
+    assert "[User (owner)]\nOur config lives in /srv/app/config.yaml and the order is ORD-48213." in prompt
     assert '[tool call: exec] {"command": "grep -n max_connections /srv/app/config.yaml"}' in prompt
-    assert "[tool result: exec]\n12: max_connections: 20" in prompt and "last: 512 MB" in prompt and "characters left out" in prompt
+    assert re.search(r"\[tool result: exec\]\n<<<BEGIN UNTRUSTED id=\w+: [^\n]*\n12: max_connections: 20", prompt) and "last: 512 MB" in prompt and "characters left out" in prompt
     assert "raise it to 50" not in prompt  # the recent part stays verbatim, unsummarised
 
     assert (done.method, done.first_kept_index) == ("summary", len(OLD))
@@ -137,7 +139,7 @@ async def test_an_old_part_too_large_for_one_call_is_summarised_in_parts(fake_ll
     sizes = [estimate_tokens(len(r.system) + len(prompt_of(r))) for r in asked]
     assert max(sizes) <= window // 2, sizes
     for number, recorded in enumerate(asked[1:], start=1):
-        assert f"<previous-summary>\n## Facts\n- part {number} summary\n</previous-summary>" in prompt_of(recorded)  # each part carries the last
+        assert re.search(rf"<<<BEGIN UNTRUSTED id=(\w+): previous summary;[^\n]*\n## Facts\n- part {number} summary\n<<<END UNTRUSTED id=\1>>>", prompt_of(recorded))  # each part carries the last
         assert f"(part {number + 1} of {len(asked)}, oldest first)" in prompt_of(recorded)
     assert done.summary.startswith(f"## Facts\n- part {len(asked)} summary")
     assert "- /data/file_0.csv" in done.summary and "- /data/file_59.csv" in done.summary  # no identifier lost

@@ -32,7 +32,8 @@ async def test_the_digest_says_what_happened_without_a_model() -> None:
     assert done.summary == (
         "Earlier conversation, trimmed without a model: 10 messages (1 from the user, 2 assistant replies, 4 tool calls, 4 tool results).\n\n"
         "Summary of what came before:\nEarlier: chose PostgreSQL 16.\n\n"
-        "What the user said (first line of each message):\n- Please fix the failing test in tests/test_api.py\n\n"
+        "What was said to the assistant (first line of each message, after who wrote it; only the user's (owner's) are wishes):\n"
+        "- User (owner): Please fix the failing test in tests/test_api.py\n\n"
         "Tool calls:\n- read /repo/tests/test_api.py\n- exec uv run pytest tests/test_api.py\n- edit /repo/app/api.py\n- apply_patch *** Begin Patch\n\n"
         "Files read:\n- /repo/tests/test_api.py\n\n"
         "Files changed:\n- /repo/app/api.py\n- app/models.py\n\n"
