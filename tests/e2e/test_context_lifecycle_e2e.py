@@ -53,6 +53,7 @@ class Model:
     def __init__(self, flush_prompt_start: str) -> None:
         self.flush_prompt_start = flush_prompt_start
         self.kinds: list[str] = []
+        self.summarised = ""  # what the summary call was given
 
     def __call__(self, request: Any) -> dict:
         body = request.body
@@ -60,6 +61,7 @@ class Model:
         last, is_result = _last(body)
         if not body.get("tools"):  # compaction's summary call: one request, no tools
             self.kinds.append("summary")
+            self.summarised = everything
             return {"text": SUMMARY}
         recent = _texts({"m": body["messages"][-3:]})
         if self.flush_prompt_start in recent:
@@ -119,6 +121,10 @@ async def test_facts_said_early_survive_compaction_through_the_flush_and_memory_
         assert kinds.index("memory_flush") < kinds.index("compaction")
         compaction = next(e for e in entries if e["type"] == "compaction")
         assert compaction["summary"].startswith(SUMMARY) and compaction["method"] == "summary"
+
+        # The summariser read the flush turn as clawbot's, not as the user's words.
+        assert "Event reported by clawbot" in model.summarised
+        assert "[User (owner)]\\n" + model.flush_prompt_start not in model.summarised
 
         # Every request after the compaction fits the window.
         start = model.kinds.index("summary")

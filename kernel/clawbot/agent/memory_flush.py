@@ -27,11 +27,10 @@ import attrs
 
 from clawbot.agent.clock import local_date, user_timezone
 from clawbot.agent.compaction import strategy_for
-from clawbot.agent.inbound import SYSTEM_EVENT_LABEL
 from clawbot.agent.token_budget import ContextLimits, TokenBudget, TokenCalibrations
 from clawbot.agent.truncation import fit_tool_results
 from clawbot.agent.user_turns import as_sent, user_message
-from clawbot.types import InboundMessage, Message, ModelRequest, SystemPrompt, ToolSpec
+from clawbot.types import InboundMessage, Message, ModelRequest, Role, SystemPrompt, TextBlock, ToolSpec
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
@@ -56,9 +55,10 @@ def flushed_this_cycle(entries: Iterable[Entry]) -> bool:
     return done
 
 
-def flush_text(prompt: str, date: str) -> str:
-    """The flush prompt as clawbot's system event, with today's date written in."""
-    return f"{SYSTEM_EVENT_LABEL}\n{prompt.replace(DATE_PLACEHOLDER, date)}"
+def flush_message(prompt: str, date: str) -> Message:
+    """The flush prompt, today's date written in, as clawbot's system event: labelled as
+    clawbot's wherever it is shown (the request, the history, a summariser's input)."""
+    return Message(Role.USER, (TextBlock(prompt.replace(DATE_PLACEHOLDER, date)),), meta={"system_event": True})
 
 
 def with_note(system: SystemPrompt, note: str) -> SystemPrompt:
@@ -130,7 +130,7 @@ async def _run(conversation: Conversation, session: Session, session_key: str, c
         # It does not compact: it must read what the compaction would summarise away.
         flush_system = with_note(system, settings.system_prompt)
         result = await conversation._loop(
-            session, session_key, flush_text(settings.prompt, date), channel, None, None, None, system=flush_system, compaction=False
+            session, session_key, flush_message(settings.prompt, date), channel, None, None, None, system=flush_system, compaction=False
         )
         if not result.tool_calls:
             outcome = "nothing" if result.text.strip() == SILENT_REPLY else "replied"
