@@ -48,7 +48,9 @@ def _clawbot(home: Path, *args: str, file_limit: int | None = None) -> subproces
     env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWBOT_")}
     for secret in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
         env.pop(secret, None)
-    env.update({"CLAWBOT_HOME": str(home), "HOME": str(home), "NO_COLOR": "1", "COLUMNS": "200", "PYTHONDONTWRITEBYTECODE": "1"})
+    env.update({"CLAWBOT_HOME": str(home), "HOME": str(home), "NO_COLOR": "1", "COLUMNS": "200"})
+    if file_limit:  # only sessions.json may be the write that fails, not a bytecode cache's
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
 
     def limit_files() -> None:  # no file of this process may grow past file_limit bytes
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
