@@ -9,6 +9,7 @@ import attrs
 import pytest
 from clawbot.config import ConfigError
 from clawbot.testing import plugin_from_hooks
+from clawbot.testing.cli import invoke_cli
 from clawbot.types.context import ConfigSection
 
 from .confighelpers import load_config, problem_map, problems_of, run_cli, write
@@ -56,7 +57,7 @@ def assert_one_report(result, source: Path, count: int, paths: tuple[str, ...]) 
 )
 def test_three_mistakes_in_three_sections_give_one_message_naming_all(tmp_path: Path, argv: tuple[str, ...]) -> None:
     config = write(tmp_path / "broken.toml", THREE_MISTAKES)
-    result = run_cli(*(a.replace("{file}", str(config)) for a in argv), home=tmp_path / "home")
+    result = invoke_cli(*(a.replace("{file}", str(config)) for a in argv), home=tmp_path / "home")
     assert_one_report(result, config, 3, THREE_PATHS)
     assert result.stdout == ""
     assert "did you mean allow?" in result.stderr
@@ -75,7 +76,7 @@ def test_config_option_is_also_accepted_after_the_subcommand(tmp_path: Path, arg
     Fails until the subcommands accept ``--config`` (see the report: it is a root option only).
     """
     config = write(tmp_path / "broken.toml", THREE_MISTAKES)
-    result = run_cli(*(a.replace("{file}", str(config)) for a in argv), home=tmp_path / "home")
+    result = invoke_cli(*(a.replace("{file}", str(config)) for a in argv), home=tmp_path / "home")
     assert "No such option" not in result.stderr, result.stderr
     assert_one_report(result, config, 3, THREE_PATHS)
 
@@ -83,7 +84,7 @@ def test_config_option_is_also_accepted_after_the_subcommand(tmp_path: Path, arg
 def test_the_same_mistakes_in_the_state_dir_file_stop_run(tmp_path: Path) -> None:
     home = tmp_path / "home"
     config = write(home / "clawbot.toml", THREE_MISTAKES)
-    result = run_cli("run", home=home)
+    result = invoke_cli("run", home=home)
     assert_one_report(result, config, 3, THREE_PATHS)
 
 
@@ -262,7 +263,7 @@ def test_unclaimed_table_is_an_error_with_did_you_mean(tmp_path: Path) -> None:
 
 def test_unclaimed_table_of_the_default_plugins_through_the_cli(tmp_path: Path) -> None:
     config = write(tmp_path / "c.toml", "[channels.termnal]\nenabled = true\n[providers.openia]\napi = 'chat'\n")
-    result = run_cli("--config", str(config), "config", "validate", home=tmp_path / "home")
+    result = invoke_cli("--config", str(config), "config", "validate", home=tmp_path / "home")
     assert_one_report(result, config, 2, ("channels.termnal", "providers.openia"))
     assert "channels.termnal: no installed plugin reads this table (did you mean channels.terminal?)" in result.stderr
     assert "providers.openia: no installed plugin reads this table (did you mean providers.openai?)" in result.stderr
@@ -328,14 +329,14 @@ def test_two_plugins_claiming_one_table_is_an_error_naming_both(tmp_path: Path) 
 def test_invalid_toml_is_one_message_with_the_line(tmp_path: Path) -> None:
     config = write(tmp_path / "c.toml", '[logging]\nlevel = "info"\n\n[agents.defaults]\nmax_iterations = -\n')
     for argv in (("config", "validate"), ("config", "show"), ("run",)):
-        result = run_cli("--config", str(config), *argv, home=tmp_path / "home")
+        result = invoke_cli("--config", str(config), *argv, home=tmp_path / "home")
         assert result.returncode == 2 and "Traceback" not in result.stderr
         assert result.stderr.splitlines() == [f"{config}: 1 problem:", "  - not valid TOML: Invalid value (at line 5, column 18)"]
 
 
 def test_duplicate_key_is_invalid_toml(tmp_path: Path) -> None:
     config = write(tmp_path / "c.toml", '[logging]\nlevel = "info"\nlevel = "debug"\n')
-    result = run_cli("--config", str(config), "config", "validate", home=tmp_path / "home")
+    result = invoke_cli("--config", str(config), "config", "validate", home=tmp_path / "home")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "not valid TOML" in result.stderr and "line 3" in result.stderr
 
@@ -349,7 +350,7 @@ def test_config_named_explicitly_must_exist(tmp_path: Path, how: str) -> None:
     else:
         argv, env, origin = (), {"CLAWBOT_CONFIG": str(missing)}, "$CLAWBOT_CONFIG"
     for command in (("config", "validate"), ("config", "show"), ("config", "path"), ("run",)):
-        result = run_cli(*argv, *command, home=tmp_path / "home", env=env)
+        result = invoke_cli(*argv, *command, home=tmp_path / "home", env=env)
         assert result.returncode == 2, command
         assert result.stderr.splitlines() == [f"{missing}: 1 problem:", f"  - file named by {origin} does not exist"]
 
@@ -372,7 +373,7 @@ def test_problems_are_sorted_by_key_path_and_counted(tmp_path: Path) -> None:
         tmp_path / "c.toml",
         '[providers.openai]\napi = "x"\n[logging]\nlevel = "x"\n[agents.defaults]\nthinking = "x"\n[plugins]\nallow = 1\n',
     )
-    result = run_cli("--config", str(config), "config", "validate", home=tmp_path / "home")
+    result = invoke_cli("--config", str(config), "config", "validate", home=tmp_path / "home")
     paths = [line.split(": ")[0].removeprefix("  - ") for line in result.stderr.splitlines()[1:]]
     assert paths == ["agents.defaults.thinking", "logging.level", "plugins.allow", "providers.openai.api"]
     assert result.stderr.splitlines()[0] == f"{config}: 4 problems:"

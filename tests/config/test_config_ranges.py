@@ -15,9 +15,10 @@ import pytest
 from clawbot.config import CoreConfig
 from clawbot.config.converter import make_converter
 from clawbot.config.problems import walk
+from clawbot.testing.cli import invoke_cli
 from clawbot.types import ConfigSection, InRange
 
-from .confighelpers import REPO_ROOT, problem_map, run_cli, write
+from .confighelpers import REPO_ROOT, problem_map, write
 
 EXAMPLE_PLUGINS = ("plugins/tool-audit", "plugins/bootstrap-extra-files", "plugin-template")
 
@@ -173,7 +174,7 @@ input = -2.5
 output = 10
 """,
     )
-    result = run_cli("config", "validate", "--config", str(config), home=tmp_path / "home")
+    result = invoke_cli("config", "validate", "--config", str(config), home=tmp_path / "home")
     assert result.returncode == 2, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
     problems = problem_map(line.removeprefix("  - ") for line in result.stderr.splitlines()[1:])
@@ -205,7 +206,7 @@ id = "coder"
 model = "anthropic/claude-opus-4-5"
 """,
     )
-    result = run_cli("config", "show", "--json", "--config", str(config), home=tmp_path / "home")
+    result = invoke_cli("config", "show", "--json", "--config", str(config), home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     import json
 

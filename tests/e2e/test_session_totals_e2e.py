@@ -4,14 +4,14 @@
 index rebuilt after it was lost shows what ``clawbot sessions list`` showed before. When the
 index cannot be written (here a real file size limit, RLIMIT_FSIZE, which fails writes with
 EFBIG the way a full disk fails them with ENOSPC), the stored reply still reaches the user
-and the next turn's write repairs the index. Real ``clawbot agent`` processes on the real
-OpenAI SDK against the fake LLM over loopback.
+and the next turn's write repairs the index. The real CLI on the real OpenAI SDK against the fake
+LLM over loopback: in process, except the run under the file size limit, which needs a
+process of its own for the limit to hold.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from clawbot.sessions.store import SessionStore
+from clawbot.testing.cli import CliRun, invoke_cli, subprocess_env
 
 KEY = "agent:main:main"
 CONFIG = """\
@@ -44,13 +45,16 @@ def _home(tmp_path: Path, fake) -> Path:
     return home
 
 
-def _clawbot(home: Path, *args: str, file_limit: int | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWBOT_")}
-    for secret in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
-        env.pop(secret, None)
-    env.update({"CLAWBOT_HOME": str(home), "HOME": str(home), "NO_COLOR": "1", "COLUMNS": "200", "PYTHONDONTWRITEBYTECODE": "1"})
+def _clawbot(home: Path, *args: str) -> CliRun:
+    return invoke_cli(*args, home=home, env={"OPENAI_BASE_URL": None, "ANTHROPIC_BASE_URL": None})
 
-    def limit_files() -> None:  # no file of this process may grow past file_limit bytes
+
+def _clawbot_with_file_limit(home: Path, *args: str, file_limit: int) -> subprocess.CompletedProcess[str]:
+    """``clawbot ARGS`` in a process no file of which may grow past ``file_limit`` bytes
+    (nor a bytecode cache: only sessions.json may be the write that fails)."""
+    env = subprocess_env(home, {"OPENAI_BASE_URL": None, "ANTHROPIC_BASE_URL": None, "PYTHONDONTWRITEBYTECODE": "1"})
+
+    def limit_files() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
 
     return subprocess.run(
@@ -60,7 +64,7 @@ def _clawbot(home: Path, *args: str, file_limit: int | None = None) -> subproces
         capture_output=True,
         text=True,
         timeout=60,
-        preexec_fn=limit_files if file_limit else None,
+        preexec_fn=limit_files,
     )
 
 
@@ -120,7 +124,7 @@ def test_a_reply_reaches_the_user_when_the_session_index_cannot_be_written(tmp_p
     limit = 16 * 1024
     assert index.stat().st_size > limit
 
-    done = _clawbot(home, "agent", "-m", "hello", file_limit=limit)
+    done = _clawbot_with_file_limit(home, "agent", "-m", "hello", file_limit=limit)
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Stored and shown."

@@ -1,30 +1,21 @@
-"""``clawbot agent -m hi --json`` end to end: the real CLI in a subprocess, the real SDKs,
-the fake LLM over loopback."""
+"""``clawbot agent -m hi --json`` end to end: the real CLI (in process: nothing here needs a
+process of its own), the real SDKs, the fake LLM over loopback."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from clawbot.testing.cli import CliRun, invoke_cli
 from clawbot.testing.fake_llm import FakeLLM
 
+#: besides the API keys, which every CLI run in a test starts without
+LEAKY = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "ANTHROPIC_AUTH_TOKEN")
 
-def run_agent(home: Path, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("CLAWBOT_", "ANTHROPIC_", "OPENAI_"))}
-    environment.update({"CLAWBOT_HOME": str(home), "HOME": str(home), "NO_COLOR": "1"})
-    environment.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "clawbot.cli.main", "agent", "-m", "hi", "--json"],
-        cwd=home,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+
+def run_agent(home: Path, env: Mapping[str, str] | None = None) -> CliRun:
+    return invoke_cli("agent", "-m", "hi", "--json", home=home, env={**dict.fromkeys(LEAKY), **(env or {})})
 
 
 def test_agent_with_a_configured_openai_model(tmp_path: Path, fake_llm_thread: FakeLLM) -> None:

@@ -332,8 +332,8 @@ ADVERSARIAL = [
 def test_the_check_stays_linear_on_adversarial_lines(world: Path) -> None:
     lines = [(line * 2)[:5000] for line in ADVERSARIAL] * 5
     assert len(lines) == 100 and all(len(line) == 5000 for line in lines)
-    started = time.perf_counter()
+    started = time.process_time()  # the check's own work: other processes on the CPUs do not count
     for line in lines:
         verdict(line, world, security="full")
-    elapsed = time.perf_counter() - started
-    assert elapsed < 2.0, f"100 lines of 5,000 characters took {elapsed:.2f} s"
+    elapsed = time.process_time() - started
+    assert elapsed < 2.0, f"100 lines of 5,000 characters took {elapsed:.2f} s of CPU"
