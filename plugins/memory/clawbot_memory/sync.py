@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
@@ -243,7 +244,11 @@ async def sync_index(
                 elif not found.changed:
                     unchanged += 1
             if progress is not None:
-                loop.call_soon_threadsafe(tell, done, file.path)
+                # told on the event loop's thread, and waited for: what the display (or a
+                # test racing the indexer) sees is the file just read, not one further on
+                told = threading.Event()
+                loop.call_soon_threadsafe(lambda done=done, path=file.path, told=told: (tell(done, path), told.set()))
+                told.wait()
         return found_all, unchanged
 
     prepared, unchanged = await asyncio.to_thread(prepare_all)
