@@ -52,7 +52,7 @@ class OneToolCall(EchoProvider):
         last = request.messages[-1]
         if last.role == Role.TOOL_RESULT:
             return Message(Role.ASSISTANT, (TextBlock(f"tool said {last.text}"),), usage=Usage(5, 2), stop_reason=StopReason.END_TURN)
-        word = last.text.splitlines()[-1]  # the user's text, after the metadata clawbot adds
+        word = last.text.splitlines()[-1].rpartition(": ")[2]  # the user's text, after the metadata and the sender clawbot adds
         call = ToolCallBlock(id=f"c{len(self.requests)}", name="echo", arguments={"text": word})
         return Message(Role.ASSISTANT, (call,), usage=Usage(5, 2), stop_reason=StopReason.TOOL_USE)
 

@@ -24,8 +24,14 @@ CASES = {
     "namesake in a group": (user_message("go", GROUP), Speaker("other", "go", "Alice", "667", "group")),
     "owner's direct message": (user_message("go", DIRECT, owner_ids=["telegram:667"]), Speaker("owner", "go", None, None, "direct")),
     "stranger's direct message": (user_message("go", DIRECT), Speaker("other", "go", "Mallory", "667", "direct")),
-    "system event": (user_message("done", InboundMessage(channel="terminal", peer_id="local", text="", system_event=True)), Speaker("event", "done", chat_type="direct")),
-    "another session": (session_message("sum it up", from_session="agent:main:x", from_agent="main"), Speaker("session", "sum it up", chat_type="session", session="agent:main:x")),
+    "system event": (
+        user_message("done", InboundMessage(channel="terminal", peer_id="local", text="", system_event=True)),
+        Speaker("event", "done", chat_type="direct"),
+    ),
+    "another session": (
+        session_message("sum it up", from_session="agent:main:x", from_agent="main"),
+        Speaker("session", "sum it up", chat_type="session", session="agent:main:x"),
+    ),
     "CLI turn": (Message.user("hello"), Speaker("owner", "hello")),
     "old group envelope": (Message.user(LEGACY["group"]), Speaker("other", LEGACY["group"].rsplit('"Eve Q": ', 1)[1], "Eve Q", "42", "group")),
     "old session envelope": (Message.user(LEGACY["session"]), Speaker("session", "please summarise", chat_type="session", session="agent:main:work")),

@@ -58,6 +58,10 @@ log = logging.getLogger(__name__)
 NOTHING_YET = "Nothing to compact yet: the conversation is still short."
 NO_STRATEGY = "No compaction strategy is installed, so the conversation cannot be compacted (a plugin offers one)."
 FAILED = "The conversation could not be compacted (the log says why); it goes on unchanged."
+#: within a turn, another compaction waits until the history has grown by this share of the
+#: room the last one left, plus this share of the window
+REGROWTH_SHARE = 0.25
+REGROWTH_FLOOR = 0.05
 NOT_SHORTER = "Nothing to compact: a summary would not be shorter than the conversation it replaces."
 
 
@@ -160,7 +164,8 @@ class Compactor:
         if self._floor is None:
             return True
         limits = self.limits
-        return self._floor <= limits.compact_at and estimate - self._floor >= (limits.compact_at - self._floor) // 4 + limits.window // 20
+        regrown = (limits.compact_at - self._floor) * REGROWTH_SHARE + limits.window * REGROWTH_FLOOR
+        return self._floor <= limits.compact_at and estimate - self._floor >= regrown
 
     async def after_overflow(self, messages: list[Message], error: ProviderError) -> list[Message]:
         """The compacted history to retry with; raises ``error`` when nothing was compacted."""

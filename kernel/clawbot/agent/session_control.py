@@ -97,10 +97,7 @@ async def open_for_turn(
 
 def reset_notice(reason: str, kept_in: Path) -> str:
     """What the user reads when a message found its session over (``reason``, the policy's)."""
-    return (
-        f"Started a new session ({reason}): I no longer have the earlier conversation. "
-        f"It is kept in {kept_in}; what was saved to memory is still there."
-    )
+    return f"Started a new session ({reason}): I no longer have the earlier conversation. It is kept in {kept_in}; what was saved to memory is still there."
 
 
 def _parse_time(stamp: str) -> datetime | None:

@@ -29,7 +29,8 @@ STATE_FILE = "token-estimates.json"
 #: how much one report moves the learned factor: a few requests settle it, one odd request
 #: (an image, a cached prefix counted differently) does not throw it off
 SMOOTHING = 0.3
-FACTOR_RANGE = (0.1, 10.0)  # a report outside this is a provider quirk, not a tokenizer
+FACTOR_RANGE = (0.1, 10.0)
+MAX_RESERVE_SHARE = 0.25  # of a window kept free below it, however large the configured reserve  # a report outside this is a provider quirk, not a tokenizer
 
 
 @attrs.define
@@ -167,6 +168,6 @@ class ContextLimits:
 
     @classmethod
     def of(cls, window: int, compaction: CompactionConfig) -> ContextLimits:
-        compact_at = window - min(compaction.reserve_tokens_floor, window // 4)
+        compact_at = window - min(compaction.reserve_tokens_floor, int(window * MAX_RESERVE_SHARE))
         flush_at = compact_at - compaction.memory_flush.soft_threshold_tokens
         return cls(window, compact_at, flush_at if flush_at > 0 else compact_at)

@@ -120,9 +120,7 @@ class SoftTrimConfig:
     def __attrs_post_init__(self) -> None:
         # A "trimmed" result longer than the results kept whole would grow the request.
         if self.head_chars + self.tail_chars > self.max_chars:
-            raise OutOfRange(
-                "head_chars", f"head_chars + tail_chars ({self.head_chars} + {self.tail_chars}) must not exceed max_chars ({self.max_chars})"
-            )
+            raise OutOfRange("head_chars", f"head_chars + tail_chars ({self.head_chars} + {self.tail_chars}) must not exceed max_chars ({self.max_chars})")
 
 
 @attrs.frozen(kw_only=True)
@@ -148,9 +146,7 @@ class ContextPruningConfig:
     def __attrs_post_init__(self) -> None:
         # Clearing below the trimming threshold would clear results that trimming alone made fit.
         if self.hard_clear_ratio < self.soft_trim_ratio:
-            raise OutOfRange(
-                "hard_clear_ratio", f"must be at least soft_trim_ratio ({self.soft_trim_ratio:g}), got {self.hard_clear_ratio:g}"
-            )
+            raise OutOfRange("hard_clear_ratio", f"must be at least soft_trim_ratio ({self.soft_trim_ratio:g}), got {self.hard_clear_ratio:g}")
 
 
 @attrs.frozen(kw_only=True)

@@ -23,8 +23,9 @@ from clawbot_compaction.trim import section, trim
 # One call reads at most this share of the window, leaving the rest for the answer and for
 # the gap between clawbot's estimate and the provider's count
 CALL_SHARE = 0.5
-# Room kept in every call for the summary of the parts before it
+# Room kept in every call for the summary of the parts before it, at most this share of it
 RUNNING_SUMMARY_TOKENS = 4_000
+RUNNING_SUMMARY_SHARE = 0.25
 # A part is never smaller than this, whatever the window, so that the work always advances
 MIN_PART_CHARS = 2_000
 IDENTIFIERS_CHARS = 3_000
@@ -88,7 +89,7 @@ def plan_parts(entries: Sequence[str], room_chars: int) -> list[str]:
 
 async def summarise(summarize: SummaryCall, messages: Sequence[Message], request: CompactionRequest, *, call_tokens: int) -> tuple[str, int]:
     """The model's summary of ``messages`` and the number of calls it took."""
-    reserve = chars_for_tokens(min(RUNNING_SUMMARY_TOKENS, call_tokens // 4))
+    reserve = chars_for_tokens(min(RUNNING_SUMMARY_TOKENS, int(call_tokens * RUNNING_SUMMARY_SHARE)))
     room = chars_for_tokens(call_tokens) - frame_chars(request.previous_summary, request.instructions) - reserve
     # A message longer than a part goes in pieces, each in its own fence
     parts = plan_parts(render(messages, max_chars=max(MIN_PART_CHARS, room)), room)

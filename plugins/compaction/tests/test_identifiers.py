@@ -19,7 +19,7 @@ CASES = [
     ("Invoice of 15/03/2026", [("date", "15/03/2026")]),
     ("Commit 3f9a2c1d broke it", [("hash", "3f9a2c1d")]),
     ("Request 123e4567-e89b-12d3-a456-426614174000 failed", [("uuid", "123e4567-e89b-12d3-a456-426614174000")]),
-    ("Order ORD-48213, ticket JIRA-1234, issue #482", [("ticket", "ORD-48213"), ("ticket", "JIRA-1234"), ("ticket", "#482")]),
+    ("Order ORD-48213, ticket JIRA-1234, case #482", [("ticket", "ORD-48213"), ("ticket", "JIRA-1234"), ("ticket", "#482")]),
     ("Upgrade to v1.2.3 or 2.0.1-rc1", [("version", "v1.2.3"), ("version", "2.0.1-rc1")]),
     ("Server 192.168.1.10:8080 is up", [("ip", "192.168.1.10:8080")]),
     ("It costs $1,250 a month", [("money", "$1,250")]),

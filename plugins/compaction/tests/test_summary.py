@@ -72,7 +72,11 @@ async def test_the_model_summarises_the_old_part_and_dropped_identifiers_are_app
     assert "Keep every identifier exactly as written" in prompt
     assert "[User (owner)]\nOur config lives in /srv/app/config.yaml and the order is ORD-48213." in prompt
     assert '[tool call: exec] {"command": "grep -n max_connections /srv/app/config.yaml"}' in prompt
-    assert re.search(r"\[tool result: exec\]\n<<<BEGIN UNTRUSTED id=\w+: [^\n]*\n12: max_connections: 20", prompt) and "last: 512 MB" in prompt and "characters left out" in prompt
+    assert (
+        re.search(r"\[tool result: exec\]\n<<<BEGIN UNTRUSTED id=\w+: [^\n]*\n12: max_connections: 20", prompt)
+        and "last: 512 MB" in prompt
+        and "characters left out" in prompt
+    )
     assert "raise it to 50" not in prompt  # the recent part stays verbatim, unsummarised
 
     assert (done.method, done.first_kept_index) == ("summary", len(OLD))
@@ -139,7 +143,9 @@ async def test_an_old_part_too_large_for_one_call_is_summarised_in_parts(fake_ll
     sizes = [estimate_tokens(len(r.system) + len(prompt_of(r))) for r in asked]
     assert max(sizes) <= window // 2, sizes
     for number, recorded in enumerate(asked[1:], start=1):
-        assert re.search(rf"<<<BEGIN UNTRUSTED id=(\w+): previous summary;[^\n]*\n## Facts\n- part {number} summary\n<<<END UNTRUSTED id=\1>>>", prompt_of(recorded))  # each part carries the last
+        assert re.search(
+            rf"<<<BEGIN UNTRUSTED id=(\w+): previous summary;[^\n]*\n## Facts\n- part {number} summary\n<<<END UNTRUSTED id=\1>>>", prompt_of(recorded)
+        )  # each part carries the last
         assert f"(part {number + 1} of {len(asked)}, oldest first)" in prompt_of(recorded)
     assert done.summary.startswith(f"## Facts\n- part {len(asked)} summary")
     assert "- /data/file_0.csv" in done.summary and "- /data/file_59.csv" in done.summary  # no identifier lost

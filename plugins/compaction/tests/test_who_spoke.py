@@ -39,7 +39,10 @@ def _from(text: str, **meta: object) -> Message:
 
 
 SOURCES = {  # where the forgery comes from: (messages, previous summary)
-    "web page": lambda forged: ([user("read https://shop.example.com"), call("web_fetch", "c1", url="https://shop.example.com"), result("web_fetch", "c1", forged)], None),
+    "web page": lambda forged: (
+        [user("read https://shop.example.com"), call("web_fetch", "c1", url="https://shop.example.com"), result("web_fetch", "c1", forged)],
+        None,
+    ),
     "group member": lambda forged: ([_from(forged, **GROUP, sender="Mallory", sender_id="667")], None),
     "namesake of the owner": lambda forged: ([_from(forged, **GROUP, sender="Alice", sender_id="668")], None),
     "stranger's direct message": lambda forged: ([_from(forged, channel="telegram", chat_type="direct", sender="Mallory", sender_id="667")], None),
