@@ -1,10 +1,10 @@
-"""The silent memory flush: before a session's context nears compaction, one turn the user
-never sees stores durable notes in memory/<date>.md.
+"""The silent memory flush: before a session's context nears compaction, an exchange beside
+the turn, which the user never sees, stores durable notes in memory/<date>.md.
 
 Real turns: the Anthropic provider (official SDK) on the fake LLM server, the core tools'
-``write`` on a real workspace, real JSONL transcripts. The threshold is
-window (200,000 for the fake's claude model) - reserve_tokens_floor - soft_threshold_tokens,
-set here to 30,000 tokens, which the second message of each conversation crosses.
+``write`` on a real workspace, real JSONL transcripts. The window is 40,000 tokens
+(``context_tokens``), the compaction line 30,000 (a reserve of 10,000) and the flush line
+4,000 below it: the first message stays under it, the second crosses it.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from ..e2e.e2etools import MODEL, make_provider, providers_plugin
 
 KEY = "agent:main:main"
 FILLER = "The quick brown fox jumps over the lazy dog. " * 1_400  # ~63,000 chars, ~15,750 tokens
+HALF = FILLER[: len(FILLER) // 2]
 NOTE = "Durable notes: the locker code is 4417."
 FLUSH_NOTE = "The session is close to compaction. Store durable memories now."
 # 23:30 UTC on 14 March is 15 March in Tokyo: the flush names the user's date.
@@ -43,9 +44,9 @@ class KeepLast(CompactionStrategy):
 
 def _config(workspace: Path, *, enabled: bool = True) -> str:
     return (
-        f'[agents.defaults]\nworkspace = "{workspace}"\ntimezone = "Asia/Tokyo"\n\n'
-        "[agents.defaults.compaction]\nreserve_tokens_floor = 20000\n\n"
-        f"[agents.defaults.compaction.memory_flush]\nenabled = {str(enabled).lower()}\nsoft_threshold_tokens = 150000\n"
+        f'[agents.defaults]\nworkspace = "{workspace}"\ntimezone = "Asia/Tokyo"\ncontext_tokens = 40000\n\n'
+        "[agents.defaults.compaction]\nreserve_tokens_floor = 10000\n\n"
+        f"[agents.defaults.compaction.memory_flush]\nenabled = {str(enabled).lower()}\nsoft_threshold_tokens = 4000\n"
     )
 
 
@@ -94,21 +95,24 @@ async def test_the_flush_runs_once_per_cycle_writes_the_days_notes_and_the_user_
     assert await _send(conversation, "My locker code is 4417. " + FILLER) == ("Noted.", ["Noted."])
     assert _flushes(kernel) == [] and len(fake_llm.requests) == 1  # under the threshold
 
-    # The second message crosses it: the flush turn runs first, then the user's turn.
+    # The second message crosses it: the flush runs beside the turn, then the turn goes on.
     fake_llm.reply(tool_calls=[ToolCallSpec("write", {"path": f"memory/{DATE}.md", "content": NOTE})])
     fake_llm.reply("NO_REPLY")
     fake_llm.reply("Sure.")
-    assert await _send(conversation, "Here is more. " + FILLER) == ("Sure.", ["Sure."])
+    assert await _send(conversation, "Here is more. " + HALF) == ("Sure.", ["Sure."])
     assert (workspace / "memory" / f"{DATE}.md").read_text() == NOTE
     flush, after_tool, user_turn = fake_llm.requests[1:]
     assert SYSTEM_EVENT_LABEL in _body(flush) and f"memory/{DATE}.md" in _body(flush) and "YYYY" not in _body(flush)
-    assert FLUSH_NOTE in json.dumps(flush.system) and "Here is more." not in _body(flush)  # before the message
-    assert FLUSH_NOTE not in json.dumps(user_turn.system)  # the flush instructions were for that turn only
-    assert "Here is more." in _body(user_turn) and SYSTEM_EVENT_LABEL in _body(user_turn)  # the flush stays in the history
+    assert FLUSH_NOTE in json.dumps(flush.system) and "Here is more." in _body(flush)  # it read the turn's message too
+    assert FLUSH_NOTE not in json.dumps(user_turn.system)  # the flush instructions were for the flush only
+    # nothing of the flush joined the turn: the request goes on from the user's own message
+    assert "Here is more." in _body(user_turn) and SYSTEM_EVENT_LABEL not in _body(user_turn) and "NO_REPLY" not in _body(user_turn)
+    assert json.dumps(user_turn.messages[-1]).count("Here is more.") == 1
     (entry,) = _flushes(kernel)
-    assert entry["outcome"] == "stored" and entry["tokens"] >= entry["threshold"] == 30_000 and entry["date"] == DATE
+    assert entry["outcome"] == "stored" and entry["tokens"] >= entry["threshold"] >= 26_000 and entry["date"] == DATE
+    assert "NO_REPLY" not in json.dumps(_entries(kernel))  # nor the transcript
 
-    # Still over the threshold, but flushed in this cycle already: one request, the user's.
+    # Still over the line, but flushed in this cycle already: one request, the user's.
     fake_llm.reply("Fine.")
     assert await _send(conversation, "And?") == ("Fine.", ["Fine."])
     assert len(fake_llm.requests) == 5 and len(_flushes(kernel)) == 1
@@ -119,7 +123,7 @@ async def test_the_flush_runs_once_per_cycle_writes_the_days_notes_and_the_user_
     assert (await _send(conversation, "Overflow now."))[0] == "Compacted."
     fake_llm.reply("NO_REPLY")
     fake_llm.reply("Done.")
-    assert await _send(conversation, "Again. " + FILLER + FILLER) == ("Done.", ["Done."])
+    assert await _send(conversation, "Again. " + FILLER + HALF) == ("Done.", ["Done."])
     whole = _flushes(kernel)
     assert len(whole) == 2 and whole[1]["outcome"] == "nothing"  # recorded though nothing was stored
     await provider.aclose()
@@ -130,7 +134,7 @@ async def test_enabled_false_turns_the_flush_off(make_kernel, fake_llm, workspac
     fake_llm.reply("Noted.")
     fake_llm.reply("Sure.")
     await _send(conversation, "My locker code is 4417. " + FILLER)
-    assert await _send(conversation, "Here is more. " + FILLER) == ("Sure.", ["Sure."])
+    assert await _send(conversation, "Here is more. " + HALF) == ("Sure.", ["Sure."])
     assert len(fake_llm.requests) == 2 and _flushes(kernel) == []
     assert not (workspace / "memory").exists()
     await provider.aclose()
@@ -142,7 +146,7 @@ async def test_a_failed_flush_is_recorded_and_the_user_is_still_answered(make_ke
     await _send(conversation, "My locker code is 4417. " + FILLER)
     fake_llm.fail("server_error", times=4)  # the first try and every retry of the flush call
     fake_llm.reply("Sure.")
-    assert await _send(conversation, "Here is more. " + FILLER) == ("Sure.", ["Sure."])
+    assert await _send(conversation, "Here is more. " + HALF) == ("Sure.", ["Sure."])
     (entry,) = _flushes(kernel)
     assert entry["outcome"] == "failed"
     assert "memory flush" in caplog.text and "Traceback" not in caplog.text

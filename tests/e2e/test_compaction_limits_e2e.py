@@ -97,6 +97,9 @@ async def test_the_flush_runs_before_a_compaction_the_turns_tool_results_bring(m
     assert kinds == ["memory_flush", "compaction"], kinds
     flush_request = fake_llm.requests[2]
     assert "release is on 2026-12-04" in json.dumps(flush_request.messages)  # the flush read what was later summarised
+    # the turn went on from its own messages: the read of c.log follows the result of b.log
+    after = json.dumps(fake_llm.requests[4].messages)
+    assert "NO_REPLY" not in after and "Write lasting notes" not in after and fake_llm.requests[4].messages[-1]["role"] == "tool"
 
 
 async def test_the_message_that_asked_for_the_turn_survives_a_compaction_inside_it(make_kernel, fake_llm, workspace: Path) -> None:
@@ -154,3 +157,16 @@ async def test_a_strategy_that_keeps_nothing_never_loses_the_turns_request_nor_c
     assert (await conversation.send(KEY, "and now?")).text == "Still here."
     [entry] = _entries(kernel, "compaction")
     assert [m["content"][0]["text"] for m in entry["kept"]] == ["and now?"]
+
+
+async def test_a_window_the_system_prompt_fills_is_not_compacted_turn_after_turn(make_kernel, fake_llm, workspace: Path) -> None:
+    from clawbot import PromptSection
+
+    # ~11,000 tokens of prompt in a 16,000-token window: the conversation is not what fills it
+    rules = plugin_from_hooks(clawbot_prompt_sections=lambda ctx: [PromptSection("house_rules", "Be careful. " * 3_800)])
+    config = "context_tokens = 16000\n"
+    kernel, conversation, _ = await start(make_kernel, "openai-chat", fake_llm, workspace, config=config, plugins={**_plugins(AskTheModel()), "rules": rules})
+    for number in range(1, 5):
+        fake_llm.reply(f"answer {number}")
+        assert (await conversation.send(KEY, f"question {number}: " + "why? " * 200)).text == f"answer {number}"
+    assert _summary_calls(fake_llm) == 0 and _entries(kernel, "compaction") == [] and _entries(kernel, "memory_flush") == []

@@ -58,6 +58,9 @@ log = logging.getLogger(__name__)
 NOTHING_YET = "Nothing to compact yet: the conversation is still short."
 NO_STRATEGY = "No compaction strategy is installed, so the conversation cannot be compacted (a plugin offers one)."
 FAILED = "The conversation could not be compacted (the log says why); it goes on unchanged."
+#: a history under this share of the window is not compacted: the rest of the window is the
+#: system prompt and the tools, which no compaction shrinks
+MIN_HISTORY_SHARE = 0.1
 #: within a turn, another compaction waits until the history has grown by this share of the
 #: room the last one left, plus this share of the window
 REGROWTH_SHARE = 0.25
@@ -104,9 +107,10 @@ class Compactor:
     usage: Usage = attrs.Factory(Usage)  # of the summary calls, counted in the turn's
     costs: list[float | None] = attrs.Factory(list)
     notices: list[str] = attrs.Factory(list)
-    #: runs the memory flush when one is due in this cycle: the new history, or ``None``
-    #: when nothing ran (set by the conversation; a flush turn's own compactor has none)
-    flush: Callable[[int, int], Awaitable[list[Message] | None]] | None = None
+    #: runs the memory flush on the turn's history when one is due in this cycle, beside the
+    #: turn (nothing of it joins the history): its usage, or ``None`` when nothing ran (set
+    #: by the conversation; a flush turn's own compactor has none)
+    flush: Callable[[list[Message], int, int], Awaitable[Usage | None]] | None = None
     #: whether the next request differs from the last reported one in more than what was
     #: appended (pruning changed its mind), so the estimate must not start from that report
     fresh_estimate: Callable[[], bool] = lambda: False
@@ -115,15 +119,10 @@ class Compactor:
     #: not bring the request under the limit (the provider decides; an overflow compacts)
     _floor: int | None = None
 
-    #: false: estimates only (the flush turn, which must read what a compaction would replace)
-    enabled: bool = True
-
     @classmethod
-    def for_turn(
-        cls, conversation: Conversation, session_key: str, session: Session, chain: list[ModelChoice], caller: ModelCaller, *, enabled: bool = True
-    ) -> Compactor:
+    def for_turn(cls, conversation: Conversation, session_key: str, session: Session, chain: list[ModelChoice], caller: ModelCaller) -> Compactor:
         budget = TokenBudget(TokenCalibrations(conversation.kernel.paths.root), chain[0].ref)
-        return cls(conversation.kernel, conversation.agent_id, session_key, session, chain, caller, budget, enabled=enabled)
+        return cls(conversation.kernel, conversation.agent_id, session_key, session, chain, caller, budget)
 
     @property
     def window(self) -> int:
@@ -140,15 +139,19 @@ class Compactor:
         request = build(messages)
         estimate = self.budget.expect(request, fresh=self.fresh_estimate())
         limits = self.limits
-        if not self.enabled:
+        fixed = self.budget.fixed(request)  # the system prompt and the tools: no compaction shrinks them
+        if estimate - fixed < limits.window * MIN_HISTORY_SHARE:
+            if estimate > limits.compact_at:  # the window is full of the prompt and the tools, not of the conversation
+                self._prompt_fills_the_window(fixed, limits.window)
             return messages, request
-        # the flush is for what a compaction would summarise away: without a strategy, none will
-        if estimate >= limits.flush_at and self.flush is not None and strategy_for(self.kernel, self.agent_id) is not None:
+        # the flush is for what a compaction would summarise away: without a strategy, none will;
+        # and a request over the window cannot be sent for it either
+        flush_line = limits.flush_line(fixed)
+        if flush_line <= estimate < limits.window and self.flush is not None and strategy_for(self.kernel, self.agent_id) is not None:
             flush, self.flush = self.flush, None  # asked once a turn: once a cycle is its own rule
-            flushed = await flush(estimate, limits.flush_at)
-            if flushed is not None:
-                messages, request = flushed, build(flushed)
-                estimate = self.budget.expect(request, fresh=self.fresh_estimate())
+            spent = await flush(messages, estimate, flush_line)
+            if spent is not None:
+                self.usage = self.usage + spent
         if estimate <= limits.compact_at or not self._may_compact_again(estimate) or strategy_for(self.kernel, self.agent_id) is None:
             return messages, request
         log.info("%s: the next request needs about %s tokens, over %s: compacting", self.session_key, f"{estimate:,}", f"{limits.compact_at:,}")
@@ -160,6 +163,17 @@ class Compactor:
         self._floor = self.budget.expect(request, fresh=True)
         return compacted, request
 
+    def _prompt_fills_the_window(self, fixed: int, window: int) -> None:
+        if self._floor is None:  # once a turn
+            log.warning(
+                "%s: the system prompt and tools take about %s of %s tokens; compacting the conversation cannot make room "
+                "(shorten the bootstrap files, see clawbot context, or raise agents.defaults.context_tokens)",
+                self.session_key,
+                f"{fixed:,}",
+                f"{window:,}",
+            )
+        self._floor = fixed
+
     def _may_compact_again(self, estimate: int) -> bool:
         if self._floor is None:
             return True
@@ -169,8 +183,6 @@ class Compactor:
 
     async def after_overflow(self, messages: list[Message], error: ProviderError) -> list[Message]:
         """The compacted history to retry with; raises ``error`` when nothing was compacted."""
-        if not self.enabled:
-            raise error
         compacted = (await self.compact(messages, "overflow")).messages
         if compacted is None:
             raise error
@@ -243,7 +255,8 @@ class Compactor:
         # Measured by the kernel, not taken from the strategy: a compaction that saves nothing
         # would only lose the words it replaced. (After an overflow the provider has the last
         # word: the retry, once, tells.)
-        if reason != "overflow" and estimate_tokens(result.summary) + _rough(kept) >= _rough(body):
+        replaced = _rough(body) + estimate_tokens(request.previous_summary or "")  # the old summary goes too
+        if reason != "overflow" and estimate_tokens(result.summary) + _rough(kept) >= replaced:
             log.info("%s: the %r summary is no shorter than what it replaces; nothing compacted", self.session_key, strategy.name)
             return Outcome(None, NOT_SHORTER)
         entry = self._store(result, strategy.name, reason, kept, _entry_id_of(entries, kept[0]))

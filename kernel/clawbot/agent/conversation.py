@@ -32,7 +32,7 @@ from clawbot.agent.clock import Clock, utc_now
 from clawbot.agent.compaction import Compactor
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
-from clawbot.agent.memory_flush import flush_during_turn, flush_if_due
+from clawbot.agent.memory_flush import SideTurn, flush_during_turn, with_note
 from clawbot.agent.models import ModelChoice, resolve_ref
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.pruning import SessionPruning
@@ -172,8 +172,6 @@ class Conversation:
             system_event = bool(origin and origin.system_event)
             session = await open_for_turn(self.kernel, session_key, self.clock(), system_event=system_event, services=self.services, origin=origin)
             channel = channel or (origin.channel if origin else None)
-            # Before the watch starts: what the silent flush turn writes is not reported either.
-            system = await flush_if_due(self, session, session_key, text, channel, origin)
             watched = watching_bootstrap_files(
                 self.kernel,
                 self.agent_id,
@@ -185,7 +183,7 @@ class Conversation:
             )
             async with watched as watching:
                 try:
-                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls, system=system)
+                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls)
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise
@@ -214,12 +212,7 @@ class Conversation:
         on_text: TextSink | None,
         origin: InboundMessage | None,
         on_tool_calls: ToolCallsSink | None = None,
-        *,
-        system: SystemPrompt | None = None,
-        compaction: bool = True,
     ) -> TurnResult:
-        """``system``: the system prompt, when the caller built it already; ``compaction``
-        false: the history is neither compacted nor flushed (the flush turn itself)."""
         chain = self.models_for(session.info)
         model = chain[0]
         messages = (session.loaded or session.transcript.load()).messages()
@@ -229,7 +222,7 @@ class Conversation:
         user = user_message(text, origin, zone=zone, owner_ids=self.kernel.config.agents.defaults.owner_ids)
         session.transcript.append_message(user)
         messages.append(user)
-        system = system or await self.system_prompt(session_key, channel, model)
+        system = await self.system_prompt(session_key, channel, model)
         specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in self.tools.values())
         window = model.info().context_window
         services = None if self.services is None else self.services.for_turn(self.agent_id, session_key, origin, model.ref)
@@ -249,25 +242,29 @@ class Conversation:
         overflowed = False
         used = model.ref
         pruning = SessionPruning.open(self.kernel.config.agents.defaults.context_pruning, session.transcript.path, lambda: self.clock().timestamp())
-        compactor = Compactor.for_turn(self, session_key, session, chain, caller, enabled=compaction)
+        compactor = Compactor.for_turn(self, session_key, session, chain, caller)
         compactor.fresh_estimate = lambda: pruning.replanned
-        if compaction:
-            turn_system = system
 
-            async def flush(tokens: int, threshold: int) -> list[Message] | None:
-                return await flush_during_turn(self, session, session_key, channel, turn_system, tokens, threshold)
-
-            compactor.flush = flush
-
-        def build(history: list[Message]) -> ModelRequest:
+        def build(history: list[Message], system_prompt: SystemPrompt | None = None) -> ModelRequest:
             thinking_level = self.kernel.config.agents.defaults.thinking
             return ModelRequest(
                 model=model.model,
-                system=system,
+                system=system_prompt or system,
                 messages=fit_tool_results(pruning.request_messages(as_sent(history), window, len(system.text)), window),
                 tools=specs,
                 thinking=thinking_level,
             )
+
+        async def ask(history: list[Message], note: str) -> Message:
+            return (await caller.complete(build(history, with_note(system, note)), None, pinned)).message
+
+        async def run_tools(reply: Message, history: list[Message]) -> None:
+            await run_tool_calls(run_ctx, reply.tool_calls, history.append)
+
+        async def flush(history: list[Message], tokens: int, threshold: int) -> Usage | None:
+            return await flush_during_turn(self, session, session_key, history, tokens, threshold, SideTurn(ask, run_tools))
+
+        compactor.flush = flush
 
         def record(result_message: Message) -> None:  # each tool result, in call order, as it is known
             session.transcript.append_message(result_message)

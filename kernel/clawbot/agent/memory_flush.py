@@ -1,14 +1,15 @@
-"""The silent turn that stores durable notes before a compaction summarises them away.
+"""The silent exchange that stores durable notes before a compaction summarises them away.
 
-Before a user's message is handled, the request it would make is estimated
-(the calibrated estimate of :mod:`clawbot.agent.token_budget`); once it reaches
-``window - reserve_tokens_floor - memory_flush.soft_threshold_tokens``, one turn runs first:
-clawbot's system event asks the agent (its normal tools, the flush instructions added to the
-volatile end of the system prompt for that turn alone, so the cached prefix is untouched) to
-write lasting notes to ``memory/<today>.md``. Nothing of it reaches the chat: no streamed
-text, no reply (``NO_REPLY`` or anything else), no notices. Its messages stay in the
-transcript, labelled as clawbot's, because they happened and the next compaction should
-summarise them.
+Before each model request of a turn the request is estimated; once it passes the flush line
+(:meth:`~clawbot.agent.token_budget.ContextLimits.flush_line`: ``soft_threshold_tokens``
+below the compaction line, and well past the size a compaction leaves), once per compaction
+cycle and only where a compaction strategy could follow, the agent gets the flush prompt
+as clawbot's system event, beside the turn: a copy of the turn's history plus the prompt,
+the flush instructions after the system prompt's cache boundary (the cached prefix stays
+the same), the agent's tools, so it writes ``memory/<today>.md``. Nothing of that exchange
+joins the history or reaches the chat (no streamed text, no reply, ``NO_REPLY`` or anything
+else): the turn goes on from its own messages, and the user's request is answered as if
+nothing happened. Its usage counts in the turn's.
 
 Once per compaction cycle: a ``custom`` entry of kind ``memory_flush`` after the last
 compaction says the flush was done, and loading a transcript starts at its last compaction,
@@ -20,17 +21,13 @@ of, the user's conversation.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
 import attrs
 
 from clawbot.agent.clock import local_date, user_timezone
-from clawbot.agent.compaction import strategy_for
-from clawbot.agent.token_budget import ContextLimits, TokenBudget, TokenCalibrations
-from clawbot.agent.truncation import fit_tool_results
-from clawbot.agent.user_turns import as_sent, user_message
-from clawbot.types import InboundMessage, Message, ModelRequest, Role, SystemPrompt, TextBlock, ToolSpec
+from clawbot.types import Message, Role, SystemPrompt, TextBlock, Usage
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
@@ -42,6 +39,7 @@ log = logging.getLogger(__name__)
 KIND = "memory_flush"
 DATE_PLACEHOLDER = "YYYY-MM-DD"
 SILENT_REPLY = "NO_REPLY"
+MAX_STEPS = 5  # model calls of one flush: write, perhaps read first, then the silent reply
 
 
 def flushed_this_cycle(entries: Iterable[Entry]) -> bool:
@@ -68,85 +66,42 @@ def with_note(system: SystemPrompt, note: str) -> SystemPrompt:
     return attrs.evolve(system, volatile=f"{system.volatile}\n\n{note}" if system.volatile else note)
 
 
-async def flush_if_due(
-    conversation: Conversation,
-    session: Session,
-    session_key: str,
-    text: str | Message,
-    channel: str | None,
-    origin: InboundMessage | None,
-) -> SystemPrompt | None:
-    """Before a user's message: run the flush turn when it is due. Returns the system prompt
-    already built for the user's turn when nothing ran (``None``: build it again, the flush
-    may have changed files)."""
-    kernel = conversation.kernel
-    compaction = kernel.config.agents.defaults.compaction
-    if not compaction.memory_flush.enabled or strategy_for(kernel, conversation.agent_id) is None:
-        return None  # nothing will summarise the history away: nothing to save from it
-    loaded = session.loaded or session.transcript.load()
-    session.loaded = loaded
-    history = loaded.messages()
-    if not history or flushed_this_cycle(loaded.entries):
-        return None
-    model = conversation.models_for(session.info)[0]
-    window = model.info().context_window
-    threshold = ContextLimits.of(window, compaction).flush_at
-    zone = user_timezone(kernel.config.agents.defaults.timezone)[0]
-    system = await conversation.system_prompt(session_key, channel, model)
-    specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in conversation.tools.values())
-    owners = kernel.config.agents.defaults.owner_ids
-    upcoming = as_sent([*history, user_message(text, origin, zone=zone, owner_ids=owners)])
-    budget = TokenBudget(TokenCalibrations(kernel.paths.root), model.ref)
-    tokens = budget.estimate(ModelRequest(model.model, system, tuple(fit_tool_results(upcoming, window)), specs))
-    if tokens < threshold:
-        return system
-    await _run(conversation, session, session_key, channel, system, tokens, threshold)
-    return None
+@attrs.frozen
+class SideTurn:
+    """How the flush asks the model and runs its tools beside the turn (the turn's caller,
+    profile, pruning and tool context): ``ask(history, note)`` is one model call with
+    ``note`` after the system prompt's cache boundary; ``run_tools(reply, history)`` runs the
+    reply's calls and appends their results to ``history``."""
+
+    ask: Callable[[list[Message], str], Awaitable[Message]]
+    run_tools: Callable[[Message, list[Message]], Awaitable[None]]
 
 
 async def flush_during_turn(
-    conversation: Conversation, session: Session, session_key: str, channel: str | None, system: SystemPrompt, tokens: int, threshold: int
-) -> list[Message] | None:
-    """Within a turn (tool results grew the history past the flush threshold): run the flush
-    turn unless this cycle had one. Returns the history with it (``None``: nothing ran)."""
-    if not conversation.kernel.config.agents.defaults.compaction.memory_flush.enabled:
-        return None
-    if flushed_this_cycle(session.transcript.load().entries):
-        return None
-    session.loaded = None  # the flush reads the history as the transcript holds it now
-    await _run(conversation, session, session_key, channel, system, tokens, threshold)
-    return session.transcript.load().messages()
-
-
-async def _run(conversation: Conversation, session: Session, session_key: str, channel: str | None, system: SystemPrompt, tokens: int, threshold: int) -> None:
-    """The flush turn and its ``memory_flush`` entry, whatever the outcome."""
+    conversation: Conversation, session: Session, session_key: str, messages: list[Message], tokens: int, threshold: int, side: SideTurn
+) -> Usage | None:
+    """Run the flush on a copy of ``messages`` unless this cycle had one: its usage
+    (``None``: nothing ran). ``messages`` itself is left as it was."""
     kernel = conversation.kernel
     settings = kernel.config.agents.defaults.compaction.memory_flush
-    zone = user_timezone(kernel.config.agents.defaults.timezone)[0]
-    date = local_date(conversation.clock(), zone)
-    outcome = "stored"  # it called tools (to write its notes); "nothing": NO_REPLY alone
+    if not settings.enabled or flushed_this_cycle(session.transcript.load().entries):
+        return None
+    date = local_date(conversation.clock(), user_timezone(kernel.config.agents.defaults.timezone)[0])
+    history = [*messages, flush_message(settings.prompt, date)]
+    usage, outcome = Usage(), "nothing"  # "stored": it called tools; "replied": it wrote text instead
     try:
-        # No text sink, no origin: nothing of this turn is streamed or reported to the chat.
-        # It does not compact: it must read what the compaction would summarise away.
-        flush_system = with_note(system, settings.system_prompt)
-        result = await conversation._loop(
-            session, session_key, flush_message(settings.prompt, date), channel, None, None, None, system=flush_system, compaction=False
-        )
-        if not result.tool_calls:
-            outcome = "nothing" if result.text.strip() == SILENT_REPLY else "replied"
-        kernel.sessions.record_turn(
-            session_key,
-            usage=result.usage,
-            model=result.model,
-            auth_profile=result.auth_profile,
-            cost_usd=result.cost_usd,
-            session_id=session.info.session_id,
-            thinking=result.thinking,
-            transcript=session.transcript,
-            system_event=True,  # clawbot's own turn: the idle clock counts the user's
-        )
+        for _ in range(MAX_STEPS):
+            reply = await side.ask(history, settings.system_prompt)
+            usage = usage + (reply.usage or Usage())
+            history.append(reply)
+            if not reply.tool_calls:
+                if outcome == "nothing" and reply.text.strip() != SILENT_REPLY:
+                    outcome = "replied"
+                break
+            outcome = "stored"
+            await side.run_tools(reply, history)
     except Exception as error:  # the user's turn goes on whatever happened here
         outcome = "failed"
         log.warning("the memory flush of %s failed (%s): %s", session_key, type(error).__name__, error)
     session.transcript.append("custom", kind=KIND, tokens=tokens, threshold=threshold, date=date, outcome=outcome)
-    session.loaded = None  # the user's turn reads the history with the flush turn in it
+    return usage

@@ -30,7 +30,8 @@ STATE_FILE = "token-estimates.json"
 #: (an image, a cached prefix counted differently) does not throw it off
 SMOOTHING = 0.3
 FACTOR_RANGE = (0.1, 10.0)
-MAX_RESERVE_SHARE = 0.25  # of a window kept free below it, however large the configured reserve  # a report outside this is a provider quirk, not a tokenizer
+MAX_RESERVE_SHARE = 0.25  # of a window kept free below it, however large the configured reserve
+FLUSH_AFTER_SHARE = 0.75  # of the room above the system prompt used before a cycle's flush  # a report outside this is a provider quirk, not a tokenizer
 
 
 @attrs.define
@@ -134,6 +135,10 @@ class TokenBudget:
         usage = request.messages[last].usage or Usage()
         return usage.prompt_tokens + usage.output_tokens + self.calibrated(messages_tokens(request.messages[last + 1 :]))
 
+    def fixed(self, request: ModelRequest) -> int:
+        """The request's system prompt and tool schemas, in tokens: what no compaction shrinks."""
+        return self.calibrated(request_tokens(attrs.evolve(request, messages=())))
+
     def expect(self, request: ModelRequest, *, fresh: bool = False) -> int:
         """:meth:`estimate`, remembered so the reply's reported usage can correct it."""
         estimate = self.estimate(request, fresh=fresh)
@@ -165,6 +170,13 @@ class ContextLimits:
     window: int
     compact_at: int
     flush_at: int
+
+    def flush_line(self, fixed: int) -> int:
+        """Where the flush runs, given ``fixed`` tokens of system prompt and tools: at
+        ``flush_at``, but never before three quarters of the room between them and the
+        compaction line is used, which a compaction (keeping at most half of it) always
+        leaves room for: a cycle's flush never comes right after its compaction."""
+        return max(self.flush_at, fixed + int((self.compact_at - fixed) * FLUSH_AFTER_SHARE))
 
     @classmethod
     def of(cls, window: int, compaction: CompactionConfig) -> ContextLimits:
