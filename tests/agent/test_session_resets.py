@@ -84,10 +84,11 @@ async def test_a_stale_session_ends_and_the_message_starts_a_fresh_one(make_kern
         assert second != first
         assert events == [("start", first, "first message"), ("end", first, reason), ("start", second, reason)]
         assert "4417" not in str(fake_llm.requests[-1].body)  # the fresh session starts empty
-        # The user is told, once, where the old conversation went; the model is not told.
+        # The user is told, once, where the old conversation went (no folder of the host's);
+        # the model is not told.
         assert result.notices == (
             f"Started a new session ({reason}): I no longer have the earlier conversation. "
-            f"It is kept in {_path(kernel, first)}; what was saved to memory is still there.",
+            f"It is kept (transcript {_path(kernel, first).name} in clawbot's sessions folder); what was saved to memory is still there.",
         )
         assert "Started a new session" not in str(fake_llm.requests[-1].body)
         assert "My locker code is 4417." in _path(kernel, first).read_text()  # the old transcript is kept

@@ -8,7 +8,6 @@ lifecycle hooks the same way.
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clawbot.agent.clock import user_timezone
@@ -89,15 +88,20 @@ async def open_for_turn(
     old, new = _renew(store, session_key)
     await _announce_renewal(kernel, session_key, old, new.info, reason)
     if old is not None:
-        new.notices = (reset_notice(reason, store.path_of(old, agent_of(session_key))),)
+        new.notices = (reset_notice(reason, store.path_of(old, agent_of(session_key)).name),)
         if services is not None:
             await services.tell_chat(origin, session_key, new.notices[0])
     return new
 
 
-def reset_notice(reason: str, kept_in: Path) -> str:
-    """What the user reads when a message found its session over (``reason``, the policy's)."""
-    return f"Started a new session ({reason}): I no longer have the earlier conversation. It is kept in {kept_in}; what was saved to memory is still there."
+def reset_notice(reason: str, kept_in: str) -> str:
+    """What the user reads when a message found its session over (``reason``, the policy's).
+    The old transcript is named by its file name only: the notice may reach a group, which
+    has no business reading the host's folders."""
+    return (
+        f"Started a new session ({reason}): I no longer have the earlier conversation. It is kept "
+        f"(transcript {kept_in} in clawbot's sessions folder); what was saved to memory is still there."
+    )
 
 
 def _parse_time(stamp: str) -> datetime | None:
