@@ -38,6 +38,7 @@ import asyncio
 import hashlib
 import json
 import random
+import re
 import sys
 import tempfile
 import time
@@ -119,10 +120,12 @@ class Model:
         if self.flush_prompt and self.flush_prompt in _texts(body["messages"][-3:]):
             self.stats.flush_requests += 1
             self._measure(body, text)
-            if "<result>" in last:
+            if self.flush_prompt not in last:  # the result of its own write: done
                 return {"text": "NO_REPLY"}
             notes = "".join(f"- {what}: {value}\n" for what, value in _facts_in(text)) or "- nothing new\n"
-            call = {"name": "write", "arguments": {"path": f"memory/{date.today():%Y-%m-%d}.md", "content": f"# Notes\n\n{notes}"}}
+            named = re.search(r"memory/\d{4}-\d{2}-\d{2}\.md", last)  # the day the flush prompt names
+            path = named.group(0) if named else f"memory/{date.today():%Y-%m-%d}.md"
+            call = {"name": "write", "arguments": {"path": path, "content": f"# Notes\n\n{notes}"}}
             return {"tool_calls": [call]}
         self._measure(body, text)
         if "<result>" in last:
