@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from clawbot.promptkit import TRUSTED_MARKERS, Speaker, speaker
 from clawbot.safetext import defuse, fence, visible
 from clawbot.tokens import estimate_tokens
-from clawbot.types import ImageBlock, Message, Role, TextBlock, ThinkingBlock, ToolCallBlock
+from clawbot.types import CompactionRequest, CompactionResult, ImageBlock, Message, Role, TextBlock, ThinkingBlock, ToolCallBlock
 
 # A tool result in the transcript given to the model: its start and its end, which is where
 # commands print their summary and errors
@@ -35,6 +36,19 @@ def message_chars(message: Message) -> int:
 def history_tokens(messages: Sequence[Message], summary: str | None = None) -> int:
     """The estimated tokens of a summary followed by messages, as clawbot estimates them."""
     return estimate_tokens(sum(message_chars(m) for m in messages) + len(summary or ""))
+
+
+def compacted(request: CompactionRequest, start: int, summary: str, method: Literal["summary", "trim"], detail: str) -> CompactionResult:
+    """The result: ``summary`` for ``request.messages[:start]`` (and the previous summary),
+    with the sizes before and after as clawbot estimates them."""
+    return CompactionResult(
+        summary,
+        first_kept_index=start,
+        tokens_before=history_tokens(request.messages, request.previous_summary),
+        tokens_after=history_tokens(request.messages[start:], summary),
+        method=method,
+        detail=detail,
+    )
 
 
 def split_index(messages: Sequence[Message], keep_recent_tokens: int) -> int:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from clawbot.tokens import chars_for_tokens
 from clawbot.types import CompactionRequest, CompactionResult, CompactionStrategy, Message, ProviderError, SummaryCall
 
-from clawbot_compaction.history import history_tokens, kept_budget, plain, render, split_index
+from clawbot_compaction.history import compacted, kept_budget, plain, render, split_index
 from clawbot_compaction.identifiers import identifiers, missing
 from clawbot_compaction.prompts import SYSTEM, frame_chars, summary_prompt
 from clawbot_compaction.trim import section, trim
@@ -57,14 +57,7 @@ class SummaryStrategy(CompactionStrategy):
         detail = f"{start} messages summarised" + (f" in {parts} parts" if parts > 1 else "")
         if dropped:
             detail += f"; {len(dropped)} identifiers the model left out were appended"
-        return CompactionResult(
-            summary,
-            first_kept_index=start,
-            tokens_before=history_tokens(messages, request.previous_summary),
-            tokens_after=history_tokens(messages[start:], summary),
-            method="summary",
-            detail=detail,
-        )
+        return compacted(request, start, summary, "summary", detail)
 
 
 def plan_parts(entries: Sequence[str], room_chars: int) -> list[str]:

@@ -17,7 +17,7 @@ from clawbot.promptkit import speaker
 from clawbot.tokens import chars_for_tokens, estimate_tokens
 from clawbot.types import CompactionRequest, CompactionResult, CompactionStrategy, Message, Role
 
-from clawbot_compaction.history import describe, history_tokens, inert, kept_budget, plain, split_index
+from clawbot_compaction.history import compacted, describe, inert, kept_budget, plain, split_index
 from clawbot_compaction.identifiers import identifiers, missing
 
 DIGEST_TOKENS = 2_000
@@ -45,14 +45,7 @@ def trim(request: CompactionRequest, detail: str = "", first_kept_index: int | N
     messages = request.messages
     start = split_index(messages, kept_budget(request.keep_recent_tokens, request.context_window)) if first_kept_index is None else first_kept_index
     summary = digest(messages[:start], request.previous_summary)
-    return CompactionResult(
-        summary,
-        first_kept_index=start,
-        tokens_before=history_tokens(messages, request.previous_summary),
-        tokens_after=history_tokens(messages[start:], summary),
-        method="trim",
-        detail=detail,
-    )
+    return compacted(request, start, summary, "trim", detail)
 
 
 def _line(text: str) -> str:
