@@ -25,6 +25,7 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 import attrs
 
@@ -174,7 +175,7 @@ class SessionPruning:
         if not is_number(last, high=1e12) or not isinstance(plan, dict) or not all(v in (TRIM, CLEAR) for v in plan.values()):
             report_once(path, "is malformed; ignored: pruning waits for the next cache expiry")
             return pruning
-        pruning.last_request_at, pruning.plan = float(last), {str(k): v for k, v in plan.items()}
+        pruning.last_request_at, pruning.plan = float(cast(float, last)), {str(k): v for k, v in plan.items()}
         return pruning
 
     def expired(self, now: float) -> bool:
@@ -182,7 +183,7 @@ class SessionPruning:
             return True  # no cache to keep: every request is pruned afresh
         return self.last_request_at is not None and now - self.last_request_at >= self.config.ttl_seconds
 
-    def request_messages(self, messages: Sequence[Message], window_tokens: int, base_chars: int = 0) -> Sequence[Message]:
+    def request_messages(self, messages: list[Message], window_tokens: int, base_chars: int = 0) -> list[Message]:
         """The messages this request sends; records the request's time."""
         if self.config.mode == "off":
             return messages
