@@ -144,8 +144,20 @@ class Clock:
         return self.now
 
 
-def _open(tmp_path: Path, clock: Clock, **settings) -> SessionPruning:
-    return SessionPruning.open(ContextPruningConfig(**settings), tmp_path / "s1.jsonl", clock)
+class _Turn:
+    """One turn in a process of its own: its request, then what a turn stores as it ends."""
+
+    def __init__(self, pruning: SessionPruning) -> None:
+        self.pruning = pruning
+
+    def request_messages(self, messages: list[Message], window: int) -> list[Message]:
+        sent = self.pruning.request_messages(messages, window)
+        self.pruning.save()
+        return sent
+
+
+def _open(tmp_path: Path, clock: Clock, **settings) -> _Turn:
+    return _Turn(SessionPruning.open(ContextPruningConfig(**settings), tmp_path / "s1.jsonl", clock))
 
 
 def test_mode_off_changes_nothing_and_stores_nothing(tmp_path: Path) -> None:
@@ -155,6 +167,18 @@ def test_mode_off_changes_nothing_and_stores_nothing(tmp_path: Path) -> None:
         clock.now += step
         assert list(_open(tmp_path, clock, mode="off").request_messages(messages, WINDOW)) == messages
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_session_with_nothing_to_prune_stores_nothing(tmp_path: Path) -> None:
+    clock = Clock()
+    small = history(2_000, 2_000)  # far under min_prunable_tool_chars
+    for step in (0, 600):
+        clock.now += step
+        assert _open(tmp_path, clock).request_messages(small, WINDOW) == small
+    assert list(tmp_path.iterdir()) == []
+    big = history(60_000, 60_000, 60_000)  # once it could prune, the request's time is kept
+    _open(tmp_path, clock).request_messages(big, WINDOW)
+    assert [p.name for p in tmp_path.iterdir()] == ["s1.pruning.json"]
 
 
 def test_the_decision_holds_until_the_next_expiry_and_survives_a_restart(tmp_path: Path) -> None:

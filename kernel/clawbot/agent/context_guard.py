@@ -37,12 +37,18 @@ def messages_tokens(messages: Iterable[Message]) -> int:
     return estimate_tokens(_message_chars(messages))
 
 
-def request_tokens(request: ModelRequest) -> int:
-    """The request's estimated size in tokens (system prompt, tool schemas, messages)."""
+def fixed_chars(request: ModelRequest) -> int:
+    """The characters of the request's system prompt and tool schemas."""
     chars = len(request.system.text)
     for spec in request.tools:
         chars += len(spec.name) + len(spec.description) + len(json.dumps(spec.parameters))
-    return estimate_tokens(chars + _message_chars(request.messages))
+    return chars
+
+
+def request_tokens(request: ModelRequest, fixed: int | None = None) -> int:
+    """The request's estimated size in tokens (system prompt, tool schemas, messages);
+    ``fixed``: :func:`fixed_chars` of it, when the caller knows them already."""
+    return estimate_tokens((fixed_chars(request) if fixed is None else fixed) + _message_chars(request.messages))
 
 
 def check(ref: str, context_window: int, request: ModelRequest) -> ProviderError | None:

@@ -270,40 +270,45 @@ class Conversation:
             session.transcript.append_message(result_message)
             messages.append(result_message)
 
-        for iteration in range(1, limit + 1):
-            messages, request = await compactor.before_request(messages, build)
-            try:
-                outcome = await caller.complete(request, on_text, pinned)
-            except ProviderError as error:
-                if error.kind != "context_overflow" or overflowed:
-                    raise
-                messages = await compactor.after_overflow(messages, error)  # or raises it
-                overflowed = True
-                continue
-            reply, pinned, used, thinking = outcome.message, outcome.profile.id, outcome.choice.ref, outcome.thinking
-            compactor.reported(used, reply)
-            session.transcript.append_message(reply)
-            messages.append(reply)
-            usage = usage + (reply.usage or Usage())
-            costs.append(cost_usd(self.kernel.config.price_of(used), reply.usage or Usage()))
-            if not reply.tool_calls:
-                usage, costs = usage + compactor.usage, costs + compactor.costs
-                notices = tuple(compactor.notices)
-                return TurnResult(reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=_total(costs), thinking=thinking, notices=notices)
-            if on_tool_calls is not None:
-                await on_tool_calls(reply.tool_calls)
-            calls += len(await run_tool_calls(run_ctx, reply.tool_calls, record))
-        notice = f"I stopped after {limit} steps without finishing (agents.defaults.max_iterations). Say 'continue' to let me go on, or narrow the task."
-        session.transcript.append("custom", kind="iteration_limit", limit=limit)
-        return TurnResult(
-            notice,
-            used,
-            usage + compactor.usage,
-            limit,
-            calls,
-            stopped="iteration_limit",
-            auth_profile=pinned,
-            cost_usd=_total(costs + compactor.costs),
-            thinking=thinking,
-            notices=tuple(compactor.notices),
-        )
+        try:
+            for iteration in range(1, limit + 1):
+                messages, request = await compactor.before_request(messages, build)
+                try:
+                    outcome = await caller.complete(request, on_text, pinned)
+                except ProviderError as error:
+                    if error.kind != "context_overflow" or overflowed:
+                        raise
+                    messages = await compactor.after_overflow(messages, error)  # or raises it
+                    overflowed = True
+                    continue
+                reply, pinned, used, thinking = outcome.message, outcome.profile.id, outcome.choice.ref, outcome.thinking
+                compactor.reported(used, reply)
+                session.transcript.append_message(reply)
+                messages.append(reply)
+                usage = usage + (reply.usage or Usage())
+                costs.append(cost_usd(self.kernel.config.price_of(used), reply.usage or Usage()))
+                if not reply.tool_calls:
+                    usage, costs = usage + compactor.usage, costs + compactor.costs
+                    notices = tuple(compactor.notices)
+                    cost = _total(costs)
+                    return TurnResult(reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=cost, thinking=thinking, notices=notices)
+                if on_tool_calls is not None:
+                    await on_tool_calls(reply.tool_calls)
+                calls += len(await run_tool_calls(run_ctx, reply.tool_calls, record))
+            notice = f"I stopped after {limit} steps without finishing (agents.defaults.max_iterations). Say 'continue' to let me go on, or narrow the task."
+            session.transcript.append("custom", kind="iteration_limit", limit=limit)
+            return TurnResult(
+                notice,
+                used,
+                usage + compactor.usage,
+                limit,
+                calls,
+                stopped="iteration_limit",
+                auth_profile=pinned,
+                cost_usd=_total(costs + compactor.costs),
+                thinking=thinking,
+                notices=tuple(compactor.notices),
+            )
+        finally:  # what the turn learned is stored once, whichever way it ends
+            pruning.save()
+            compactor.budget.save()

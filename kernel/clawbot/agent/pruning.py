@@ -89,6 +89,12 @@ def cleared(message: Message, placeholder: str) -> Message:
     return attrs.evolve(message, content=(TextBlock(placeholder),))
 
 
+def _could_prune(messages: Sequence[Message], config: ContextPruningConfig) -> bool:
+    """Whether the tool results hold enough to prune, counting all of them (an upper bound of
+    what :func:`plan_pruning` would consider)."""
+    return sum(message_chars(m) for m in messages if m.role == Role.TOOL_RESULT) >= config.min_prunable_tool_chars
+
+
 def plan_pruning(messages: Sequence[Message], config: ContextPruningConfig, window_tokens: int, base_chars: int = 0) -> dict[str, str]:
     """Which old tool results to trim or clear (see the module docstring), by :func:`_key`.
 
@@ -159,6 +165,7 @@ class SessionPruning:
     #: the last request was pruned otherwise than the one before it: what the provider
     #: reported for that one says little about this one
     replanned: bool = False
+    _unsaved: bool = False
 
     @classmethod
     def open(cls, config: ContextPruningConfig, transcript_path: Path, clock: Callable[[], float]) -> SessionPruning:
@@ -193,8 +200,20 @@ class SessionPruning:
             plan = plan_pruning(messages, self.config, window_tokens, base_chars)
             self.replanned, self.plan = plan != self.plan, plan
         self.last_request_at = now
-        try:
-            atomic_write_json(self.path, {"last_request_at": now, "plan": self.plan})
-        except OSError as exc:  # the request goes out all the same; only the next decision is affected
-            report_once(self.path, f"cannot be written ({exc.strerror or exc})")
+        # A session whose tool results could not be pruned yet has nothing to remember (most
+        # chats): no write. Once they could, its times are kept, at the latest when it ends.
+        self._unsaved = bool(self.plan) or _could_prune(messages, self.config)
+        if self.replanned:  # a new decision is stored at once: every process applies the same
+            self.save()
         return apply_plan(messages, self.plan, self.config)
+
+    def save(self) -> None:
+        """Store the last request's time and the decision (once a turn, and when it changes):
+        a process that stops before only makes the next one prune a little early."""
+        if not self._unsaved:
+            return
+        self._unsaved = False
+        try:
+            atomic_write_json(self.path, {"last_request_at": self.last_request_at, "plan": self.plan})
+        except OSError as exc:  # the request went out all the same; only the next decision is affected
+            report_once(self.path, f"cannot be written ({exc.strerror or exc})")

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import attrs
 
-from clawbot.agent.context_guard import messages_tokens, request_tokens
+from clawbot.agent.context_guard import fixed_chars, messages_tokens, request_tokens
 from clawbot.config.schema import CompactionConfig
 from clawbot.statefile import atomic_write_json, is_count, is_number, locked, make_private_dir, read_state
+from clawbot.tokens import estimate_tokens
 from clawbot.types import Message, ModelRequest, Role, Usage
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,8 @@ STATE_FILE = "token-estimates.json"
 #: (an image, a cached prefix counted differently) does not throw it off
 SMOOTHING = 0.3
 FACTOR_RANGE = (0.1, 10.0)
+SETTLED_SAMPLES = 30  # reports after which a model's factor is taken as settled ...
+SETTLED_DRIFT = 0.01  # ... and stored again only when a turn moved it by more than this share
 MAX_RESERVE_SHARE = 0.25  # of a window kept free below it, however large the configured reserve
 FLUSH_AFTER_SHARE = 0.75  # of the room above the system prompt used before a cycle's flush  # a report outside this is a provider quirk, not a tokenizer
 
@@ -78,25 +81,41 @@ class TokenCalibrations:
     def get(self, model_ref: str) -> Calibration:
         return _calibration(self._read().get(model_ref)) or Calibration()
 
-    def learn(self, model_ref: str, *, rough: int, estimate: int, reported: int) -> Calibration:
-        """Fold one report in: ``rough`` and ``estimate`` were clawbot's figures for the request
-        the provider then reported ``reported`` prompt tokens for."""
+    def learn(self, reports: list[Report]) -> None:
+        """Fold ``reports`` in, in one write: each says clawbot's figures for a request
+        (``rough``, ``estimate``) and the prompt tokens the provider then reported for it."""
+        if not reports:
+            return
         make_private_dir(self.path.parent)
         with locked(self.path):
             raw = self._read()
-            found = _calibration(raw.get(model_ref)) or Calibration()
-            observed = min(max(reported / max(1, rough), FACTOR_RANGE[0]), FACTOR_RANGE[1])
-            found.factor = observed if found.samples == 0 else found.factor + SMOOTHING * (observed - found.factor)
-            error = abs(estimate - reported) / reported
-            found.mean_error = error if found.mean_error is None else (found.mean_error * found.samples + error) / (found.samples + 1)
-            found.last_error = error
-            found.samples += 1
-            raw[model_ref] = attrs.asdict(found)
+            for report in reports:
+                found = _calibration(raw.get(report.model_ref)) or Calibration()
+                fold(found, report)
+                raw[report.model_ref] = attrs.asdict(found)
             try:
                 atomic_write_json(self.path, raw)
             except OSError as exc:  # derived data: a full disk must not fail the turn
                 log.warning("cannot store the token estimates in %s (%s)", self.path, exc.strerror or exc)
-        return found
+
+
+@attrs.frozen
+class Report:
+    model_ref: str
+    rough: int
+    estimate: int
+    reported: int
+
+
+def fold(found: Calibration, report: Report) -> None:
+    """One report folded into ``found``: the factor moves toward what was observed, the error
+    is the estimate's distance from the truth."""
+    observed = min(max(report.reported / max(1, report.rough), FACTOR_RANGE[0]), FACTOR_RANGE[1])
+    found.factor = observed if found.samples == 0 else found.factor + SMOOTHING * (observed - found.factor)
+    error = abs(report.estimate - report.reported) / report.reported
+    found.mean_error = error if found.mean_error is None else (found.mean_error * found.samples + error) / (found.samples + 1)
+    found.last_error = error
+    found.samples += 1
 
 
 def _last_reported(messages: tuple[Message, ...] | list[Message]) -> int | None:
@@ -116,10 +135,15 @@ class TokenBudget:
     calibrations: TokenCalibrations
     model_ref: str
     calibration: Calibration = attrs.field(init=False)
+    stored: Calibration = attrs.field(init=False)
     _pending: tuple[int, int] | None = attrs.field(default=None, init=False)  # (rough, estimate) of the request in flight
+    _reports: list[Report] = attrs.field(factory=list, init=False)
+    #: ((id of the system prompt, id of the tool specs), their characters): see _fixed_chars
+    _fixed: tuple[tuple[int, int], int] | None = attrs.field(default=None, init=False)
 
     def __attrs_post_init__(self) -> None:
         self.calibration = self.calibrations.get(self.model_ref)
+        self.stored = attrs.evolve(self.calibration)  # as read: what save() compares with
 
     def calibrated(self, rough: int) -> int:
         return round(rough * self.calibration.factor)
@@ -131,29 +155,48 @@ class TokenBudget:
         appended (pruning shortened old tool results since)."""
         last = None if fresh else _last_reported(request.messages)
         if last is None:
-            return self.calibrated(request_tokens(request))
+            return self.calibrated(request_tokens(request, self._fixed_chars(request)))
         usage = request.messages[last].usage or Usage()
         return usage.prompt_tokens + usage.output_tokens + self.calibrated(messages_tokens(request.messages[last + 1 :]))
 
     def fixed(self, request: ModelRequest) -> int:
         """The request's system prompt and tool schemas, in tokens: what no compaction shrinks."""
-        return self.calibrated(request_tokens(attrs.evolve(request, messages=())))
+        return self.calibrated(estimate_tokens(self._fixed_chars(request)))
+
+    def _fixed_chars(self, request: ModelRequest) -> int:
+        # The same system prompt and tools go out with every request of a turn: measured once.
+        key = (id(request.system), id(request.tools))
+        if self._fixed is None or self._fixed[0] != key:
+            self._fixed = (key, fixed_chars(request))
+        return self._fixed[1]
 
     def expect(self, request: ModelRequest, *, fresh: bool = False) -> int:
         """:meth:`estimate`, remembered so the reply's reported usage can correct it."""
         estimate = self.estimate(request, fresh=fresh)
-        self._pending = (request_tokens(request), estimate)
+        self._pending = (request_tokens(request, self._fixed_chars(request)), estimate)
         return estimate
 
     def reported(self, model_ref: str, usage: Usage | None) -> None:
-        """The provider reported ``usage`` for the request last :meth:`expect`-ed."""
+        """The provider reported ``usage`` for the request last :meth:`expect`-ed: learned at
+        once for this turn's estimates, stored by :meth:`save`."""
         pending, self._pending = self._pending, None
         if pending is None or usage is None or usage.prompt_tokens <= 0:
             return
-        rough, estimate = pending
-        learned = self.calibrations.learn(model_ref, rough=rough, estimate=estimate, reported=usage.prompt_tokens)
+        report = Report(model_ref, *pending, usage.prompt_tokens)
+        self._reports.append(report)
         if model_ref == self.model_ref:
-            self.calibration = learned
+            fold(self.calibration, report)
+
+    def save(self) -> None:
+        """Store what this turn learned: one write a turn, and, once a model's factor has
+        settled, only when it moved, so a settled model costs no write at all (``/status``
+        then shows the error as last stored)."""
+        reports, self._reports = self._reports, []
+        stored = self.stored
+        if stored.samples >= SETTLED_SAMPLES and abs(self.calibration.factor - stored.factor) <= SETTLED_DRIFT * stored.factor:
+            if all(r.model_ref == self.model_ref for r in reports):
+                return
+        self.calibrations.learn(reports)
 
 
 @attrs.frozen
