@@ -212,3 +212,17 @@ def test_status_shows_how_far_the_token_estimate_was_from_the_reported_usage(hom
     )
     # from the second request on, the estimate starts from the reported usage: close to it
     assert state["last_error"] < 0.05
+
+
+def test_status_right_after_compact_tells_what_the_compaction_left(home: Path, fake_llm_thread) -> None:
+    fake = fake_llm_thread
+    fake.reply("Noted: ship on Friday.")
+    agent(home, "-m", "decision: ship on Friday. " + MINUTES)
+    fake.reply("They chose Friday.")
+    compacted = agent(home, "-m", "/compact").stdout.strip()
+    after = int(compacted.split("-> ")[1].split(" tokens")[0].replace(",", ""))
+    context = next(x for x in agent(home, "-m", "/status").stdout.splitlines() if x.startswith("Context: "))
+    assert (
+        context
+        == f"Context: about {after:,} tokens of conversation since the compaction, plus the system prompt and tools (the next request reports the whole)"
+    )

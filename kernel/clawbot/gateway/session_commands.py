@@ -74,11 +74,18 @@ def _context_share(kernel: Kernel, info: SessionInfo, model: ModelChoice) -> str
 
     store = kernel.sessions
     try:
-        messages = load_transcript(store.path_of(info, agent_of(info.key)), store.converter).messages()
+        loaded = load_transcript(store.path_of(info, agent_of(info.key)), store.converter)
     except FileNotFoundError:
-        messages = []
+        loaded = None
+    messages = loaded.messages() if loaded is not None else []
     last = next((m.usage for m in reversed(messages) if m.role == Role.ASSISTANT and m.usage is not None), None)
     if last is None:
+        # Just compacted: the kept replies lost their usage (it counted requests that no
+        # longer exist); what the compaction left is the best figure until the next request.
+        compaction = next((e for e in reversed(loaded.entries) if e.type == "compaction"), None) if loaded is not None else None
+        after = compaction.data.get("tokens_after") if compaction is not None else None
+        if isinstance(after, int) and not isinstance(after, bool):
+            return f"about {after:,} tokens of conversation since the compaction, plus the system prompt and tools (the next request reports the whole)"
         return "no model request yet"
     used = last.prompt_tokens + last.output_tokens
     window = model.info().context_window
