@@ -26,12 +26,14 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from clawbot.agent.context_guard import messages_tokens
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
-from clawbot.agent.inbound import SYSTEM_EVENT_LABEL, render_summary
+from clawbot.agent.inbound import render_summary
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.notices import quoted_line
 from clawbot.agent.token_budget import ContextLimits, TokenBudget, TokenCalibrations
+from clawbot.agent.user_turns import speaker
 from clawbot.sessions.store import Session
 from clawbot.sessions.transcript import Entry
 from clawbot.tokens import estimate_tokens
@@ -109,7 +111,7 @@ class Compactor:
     notices: list[str] = attrs.Factory(list)
     #: runs the memory flush on the turn's history when one is due in this cycle, beside the
     #: turn (nothing of it joins the history): its usage, or ``None`` when nothing ran (set
-    #: by the conversation; a flush turn's own compactor has none)
+    #: by the conversation; a ``/compact`` has none)
     flush: Callable[[list[Message], int, int], Awaitable[Usage | None]] | None = None
     #: whether the next request differs from the last reported one in more than what was
     #: appended (pruning changed its mind), so the estimate must not start from that report
@@ -144,15 +146,16 @@ class Compactor:
             if estimate > limits.compact_at:  # the window is full of the prompt and the tools, not of the conversation
                 self._prompt_fills_the_window(fixed, limits.window)
             return messages, request
-        # the flush is for what a compaction would summarise away: without a strategy, none will;
-        # and a request over the window cannot be sent for it either
+        if strategy_for(self.kernel, self.agent_id) is None:
+            return messages, request  # nothing will summarise the history away: nothing to flush or compact
+        # and a request over the window cannot be sent for the flush either
         flush_line = limits.flush_line(fixed)
-        if flush_line <= estimate < limits.window and self.flush is not None and strategy_for(self.kernel, self.agent_id) is not None:
+        if flush_line <= estimate < limits.window and self.flush is not None:
             flush, self.flush = self.flush, None  # asked once a turn: once a cycle is its own rule
             spent = await flush(messages, estimate, flush_line)
             if spent is not None:
                 self.usage = self.usage + spent
-        if estimate <= limits.compact_at or not self._may_compact_again(estimate) or strategy_for(self.kernel, self.agent_id) is None:
+        if estimate <= limits.compact_at or not self._may_compact_again(estimate):
             return messages, request
         log.info("%s: the next request needs about %s tokens, over %s: compacting", self.session_key, f"{estimate:,}", f"{limits.compact_at:,}")
         compacted = (await self.compact(messages, "threshold", tokens_before=estimate)).messages
@@ -218,7 +221,8 @@ class Compactor:
         # What is kept verbatim takes at most half the room the system prompt and the tools
         # leave below the limit: the rest is for the summary and for the conversation to go
         # on, or the next request would compact again.
-        fixed = max(0, (tokens_before or 0) - self.budget.calibrated(_rough(body)))
+        body_tokens = _rough(body)
+        fixed = max(0, (tokens_before or 0) - self.budget.calibrated(body_tokens))
         keep = min(settings.keep_recent_tokens, max(0, limits.compact_at - fixed) // 2)
         request = CompactionRequest(
             tuple(body),
@@ -230,7 +234,7 @@ class Compactor:
             previous_summary=previous.data.get("summary") if previous is not None else None,
             summarize=self.summarize,
         )
-        before = tokens_before if tokens_before is not None else self.budget.calibrated(_rough(body))
+        before = tokens_before if tokens_before is not None else self.budget.calibrated(body_tokens)
         event = CompactionEvent(self.agent_id, self.session_key, self.session.info.session_id, tokens_before=before)
         await self.kernel.plugins.notify("clawbot_before_compaction", event=event)
         try:
@@ -255,7 +259,7 @@ class Compactor:
         # Measured by the kernel, not taken from the strategy: a compaction that saves nothing
         # would only lose the words it replaced. (After an overflow the provider has the last
         # word: the retry, once, tells.)
-        replaced = _rough(body) + estimate_tokens(request.previous_summary or "")  # the old summary goes too
+        replaced = body_tokens + estimate_tokens(request.previous_summary or "")  # the old summary goes too
         if reason != "overflow" and estimate_tokens(result.summary) + _rough(kept) >= replaced:
             log.info("%s: the %r summary is no shorter than what it replaces; nothing compacted", self.session_key, strategy.name)
             return Outcome(None, NOT_SHORTER)
@@ -293,19 +297,13 @@ def _with_the_request(body: list[Message], start: int) -> list[Message]:
     """``body[start:]``, led by the message that asked for the current turn when the kept part
     begins after it: the model must keep reading the user's own words and the facts clawbot
     gave with them, whatever steps of the turn the summary stands for."""
-    asked = next((i for i in range(len(body) - 1, -1, -1) if body[i].role == Role.USER and not _is_system_event(body[i])), None)
+    asked = next((i for i in range(len(body) - 1, -1, -1) if body[i].role == Role.USER and speaker(body[i]).kind != "event"), None)
     if asked is None or asked >= start:
         return body[start:]
     return [body[asked], *body[start:]]
 
 
-def _is_system_event(message: Message) -> bool:
-    return bool(message.meta and message.meta.get("system_event")) or message.text.startswith(SYSTEM_EVENT_LABEL)
-
-
 def _rough(messages: list[Message]) -> int:
-    from clawbot.agent.context_guard import messages_tokens
-
     return messages_tokens(messages)
 
 
@@ -352,9 +350,7 @@ async def compact_session(conversation: Conversation, session_key: str, instruct
         session = store.open(session_key)
         messages = (session.loaded or session.transcript.load()).messages()
         chain = conversation.models_for(session.info)
-        caller = ModelCaller(chain, kernel.auth, accepted_thinking=conversation.accepted_thinking)
-        if conversation.caller_sleep is not None:
-            caller.sleep = conversation.caller_sleep
+        caller = conversation.model_caller(chain)
         compactor = Compactor.for_turn(conversation, session_key, session, chain, caller)
         outcome = await compactor.compact(messages, "manual", instructions)
     return outcome.text

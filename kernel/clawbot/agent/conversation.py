@@ -130,6 +130,14 @@ class Conversation:
             return [resolve_ref(self.kernel, info.model_override)]
         return [self.model] if self.explicit_model else [self.model, *self.fallbacks]
 
+    def model_caller(self, chain: list[ModelChoice]) -> ModelCaller:
+        """The caller of ``chain`` for one turn or one ``/compact`` (key rotation, retries,
+        the thinking levels this conversation learned)."""
+        caller = ModelCaller(chain, self.kernel.auth, accepted_thinking=self.accepted_thinking)
+        if self.caller_sleep is not None:
+            caller.sleep = self.caller_sleep
+        return caller
+
     def model_of(self, session_key: str) -> ModelChoice:
         """The model the next turn of ``session_key`` starts with."""
         return self.models_for(self.kernel.sessions.get(session_key))[0]
@@ -230,13 +238,7 @@ class Conversation:
         usage, calls = Usage(), 0
         costs: list[float | None] = []
         limit = max(1, self.kernel.config.agents.defaults.max_iterations)
-        caller = ModelCaller(
-            chain,
-            self.kernel.auth,
-            accepted_thinking=self.accepted_thinking,
-        )
-        if self.caller_sleep is not None:
-            caller.sleep = self.caller_sleep
+        caller = self.model_caller(chain)
         pinned = session.info.auth_profile
         thinking: str | None = None
         overflowed = False

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from clawbot.agent.clock import local_date, user_timezone
+from clawbot.agent.replies import is_silent
 from clawbot.types import Message, Role, SystemPrompt, TextBlock, Usage
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ log = logging.getLogger(__name__)
 
 KIND = "memory_flush"
 DATE_PLACEHOLDER = "YYYY-MM-DD"
-SILENT_REPLY = "NO_REPLY"
 MAX_STEPS = 5  # model calls of one flush: write, perhaps read first, then the silent reply
 
 
@@ -95,7 +95,7 @@ async def flush_during_turn(
             usage = usage + (reply.usage or Usage())
             history.append(reply)
             if not reply.tool_calls:
-                if outcome == "nothing" and reply.text.strip() != SILENT_REPLY:
+                if outcome == "nothing" and not is_silent(reply.text):
                     outcome = "replied"
                 break
             outcome = "stored"

@@ -30,11 +30,11 @@ STATE_FILE = "token-estimates.json"
 #: how much one report moves the learned factor: a few requests settle it, one odd request
 #: (an image, a cached prefix counted differently) does not throw it off
 SMOOTHING = 0.3
-FACTOR_RANGE = (0.1, 10.0)
+FACTOR_RANGE = (0.1, 10.0)  # a report outside this is a provider quirk, not a tokenizer
 SETTLED_SAMPLES = 30  # reports after which a model's factor is taken as settled ...
 SETTLED_DRIFT = 0.01  # ... and stored again only when a turn moved it by more than this share
 MAX_RESERVE_SHARE = 0.25  # of a window kept free below it, however large the configured reserve
-FLUSH_AFTER_SHARE = 0.75  # of the room above the system prompt used before a cycle's flush  # a report outside this is a provider quirk, not a tokenizer
+FLUSH_AFTER_SHARE = 0.75  # of the room above the system prompt used before a cycle's flush
 
 
 @attrs.define
