@@ -28,7 +28,10 @@ from clawbot import Tool, ToolResult, hookimpl
 
 
 async def _block(call):
-    Path(os.environ["BLOCKER_MARKER"]).write_text(call.call_id)
+    # Written aside and renamed so the test never reads a created but still empty marker.
+    marker = Path(os.environ["BLOCKER_MARKER"])
+    marker.with_suffix(".tmp").write_text(call.call_id)
+    marker.with_suffix(".tmp").replace(marker)
     await asyncio.sleep(60)
     return ToolResult.text("unblocked")
 
