@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         ToolCallDecision,
         ToolCallEvent,
         ToolResultEvent,
+        WebRoute,
     )
 
 hookspec = pluggy.HookspecMarker("clawbot")
@@ -216,6 +217,20 @@ def clawbot_doctor_checks(ctx: PluginContext) -> list[HealthCheck] | None:
     reported as a failure of the plugin, never crashes the doctor.
 
     Result rule: collect-all; every line is shown, attributed to its plugin.
+    """
+
+
+@hookspec
+def clawbot_web_routes(ctx: PluginContext) -> list[WebRoute] | None:
+    """Return pages and WebSocket endpoints to serve on the gateway's control API.
+
+    Called once by ``clawbot run`` when the control API starts (never by other commands).
+    The API serves each :class:`~clawbot.types.WebPage` as it is and calls a
+    :class:`~clawbot.types.WebSocketRoute`'s handler only for clients that proved they hold
+    the gateway's token (see :mod:`clawbot.types.web`); plugins never see the token. Paths
+    under ``/v1/`` belong to the API itself and are refused.
+
+    Result rule: collect-all; a path offered by two plugins is a startup error naming both.
     """
 
 

@@ -115,8 +115,14 @@ def test_unknown_key_names_its_path_and_the_closest_known_key(tmp_path: Path, te
         ('[loging]\nlevel = "info"\n', "loging: unknown key (did you mean logging?)"),
         ("[agent.defaults]\nthinking = 'low'\n", "agent: unknown key (did you mean agents?)"),
         ("[chanels.terminal]\nenabled = true\n", "chanels: unknown key (did you mean channels?)"),
-        ("[zzz]\na = 1\n", "zzz: unknown key (known tables: agents, auth, channels, logging, memory, plugins, providers, session, skills, tools, usage)"),
-        ("debug = true\n", "debug: unknown key (known tables: agents, auth, channels, logging, memory, plugins, providers, session, skills, tools, usage)"),
+        (
+            "[zzz]\na = 1\n",
+            "zzz: unknown key (known tables: agents, auth, bindings, channels, gateway, logging, memory, plugins, providers, session, skills, tools, usage)",
+        ),
+        (
+            "debug = true\n",
+            "debug: unknown key (known tables: agents, auth, bindings, channels, gateway, logging, memory, plugins, providers, session, skills, tools, usage)",
+        ),
     ],
 )
 def test_unknown_top_level_table(tmp_path: Path, text: str, expected: str) -> None:

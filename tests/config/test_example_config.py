@@ -201,9 +201,11 @@ def doc_rows() -> dict[str, tuple[str, str, str]]:
     rows: dict[str, tuple[str, str, str]] = {}
     for line in CONFIG_DOC.read_text(encoding="utf-8").splitlines():
         match = re.match(r"^\| `([a-z_][a-z0-9_.\[\]]*)` \| (.*)\|\s*$", line)
-        if not match or "." not in match.group(1):
+        if not match:
             continue
         cells = [c.strip() for c in match.group(2).split(" | ")]
+        if "." not in match.group(1) and cells[0] != "list of tables":
+            continue  # a top-level key is a row only when it is a list of tables ([[bindings]])
         assert len(cells) == 3, line
         rows[match.group(1)] = (cells[0], cells[1], cells[2])
     return rows

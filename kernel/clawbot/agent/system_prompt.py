@@ -81,7 +81,7 @@ def runtime_info() -> RuntimeInfo:
 
 def _channel_capabilities(kernel: Kernel, channel: str | None) -> tuple[str, ...]:
     found = kernel.channels.get(channel) if channel else None
-    return tuple(sorted(getattr(found, "capabilities", ()) or ()))
+    return found.capabilities.names() if found is not None else ()
 
 
 async def build_system_prompt(kernel: Kernel, request: PromptRequest) -> BuiltPrompt:

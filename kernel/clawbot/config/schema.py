@@ -11,6 +11,7 @@ from typing import Any, List, Literal  # noqa: UP035 - cattrs structures typing.
 
 import attrs
 
+from clawbot.config.gateway_schema import BindingConfig, GatewayConfig
 from clawbot.types.context import InRange, OutOfRange
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
@@ -308,6 +309,8 @@ class CoreConfig:
     session: SessionConfig = attrs.field(factory=SessionConfig)
     memory: MemoryConfig = attrs.field(factory=MemoryConfig)
     logging: LoggingConfig = attrs.field(factory=LoggingConfig)
+    gateway: GatewayConfig = attrs.field(factory=GatewayConfig)
+    bindings: List[BindingConfig] = attrs.field(factory=list)  # noqa: UP006
 
 
 @attrs.frozen(kw_only=True)
@@ -362,6 +365,14 @@ class ClawbotConfig:
     @property
     def logging(self) -> LoggingConfig:
         return self.core.logging
+
+    @property
+    def gateway(self) -> GatewayConfig:
+        return self.core.gateway
+
+    @property
+    def bindings(self) -> list[BindingConfig]:
+        return self.core.bindings
 
     def section(self, path: str) -> Any:
         return self.sections.get(path)

@@ -1,8 +1,10 @@
 """The attrs value types plugins and the kernel exchange through hooks."""
 
 from clawbot.types.activity import Activity, ActivitySink, TextDelta, ToolCallStarted
+from clawbot.types.channel_config import ChannelCapabilities, ChannelConfig, DmPolicy, GroupPolicy, MarkdownFlavour
 from clawbot.types.channels import (
     ApprovalOffer,
+    Attachment,
     Channel,
     ChatType,
     InboundEvent,
@@ -90,9 +92,20 @@ from clawbot.types.tools import (
     ToolResult,
     ToolResultEvent,
 )
+from clawbot.types.web import WebPage, WebRoute, WebSocketPeer, WebSocketRoute
 
 # spelled out so linters and type checkers see the re-exports (a test keeps it complete)
 __all__ = [
+    "WebSocketRoute",
+    "WebSocketPeer",
+    "WebRoute",
+    "WebPage",
+    "MarkdownFlavour",
+    "GroupPolicy",
+    "DmPolicy",
+    "ChannelConfig",
+    "ChannelCapabilities",
+    "Attachment",
     "ALL_MODES",
     "Activity",
     "ActivitySink",

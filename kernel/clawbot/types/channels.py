@@ -10,10 +10,29 @@ from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 import attrs
 
+from clawbot.types.channel_config import ChannelCapabilities
+
 if TYPE_CHECKING:
     from clawbot.types.activity import ActivitySink
 
 ChatType = Literal["direct", "group", "channel", "thread"]
+AttachmentKind = Literal["image", "audio", "video", "document"]
+
+
+@attrs.frozen
+class Attachment:
+    """A file that came with a message (or goes out with a reply).
+
+    ``path`` is a local copy the channel downloaded (under the state dir), or ``url`` where
+    it can be fetched; ``name`` is the file name the sender gave, untrusted like the text.
+    """
+
+    kind: AttachmentKind
+    path: str | None = None
+    url: str | None = None
+    mime_type: str | None = None
+    name: str | None = None
+    size: int | None = None
 
 
 @attrs.frozen
@@ -46,6 +65,10 @@ class InboundMessage:
     mentioned: bool = False
     system_event: bool = False
     from_owner: bool = False
+    mentions: tuple[str, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
+    guild_id: str | None = None
+    team_id: str | None = None
 
     def answer(self, text: str, *, quoting: bool = False) -> OutboundMessage:
         """``text`` for the chat (and thread) this message came from; ``quoting``: as a reply to it."""
@@ -94,6 +117,11 @@ class OutboundMessage:
     clears it on everything else). ``streamed`` says that the text already reached the
     channel piece by piece (:meth:`Channel.live`): a channel that showed those pieces only
     finishes what it showed, so the reply is not shown twice.
+
+    ``media`` are local paths (already confined to the agent's workspace by the gateway) or
+    http(s) URLs to attach; ``text`` then is their caption. ``text`` is never longer than the
+    channel's :attr:`ChannelCapabilities.max_text_length`: the gateway sends longer replies
+    as several messages.
     """
 
     NOTICE_MARK: ClassVar[str] = "[clawbot]"
@@ -108,6 +136,7 @@ class OutboundMessage:
     notice: bool = False
     approval: ApprovalOffer | None = None
     streamed: bool = False
+    audio_as_voice: bool = False
 
 
 class InboundSink(Protocol):
@@ -141,12 +170,23 @@ class Channel(abc.ABC):
     """
 
     name: str
+    capabilities: ChannelCapabilities = ChannelCapabilities()
 
     @abc.abstractmethod
     async def start(self, sink: InboundSink) -> None: ...
 
     @abc.abstractmethod
-    async def send(self, message: OutboundMessage) -> None: ...
+    async def send(self, message: OutboundMessage) -> str | None:
+        """Deliver ``message``; return the network's id of the (last) message sent, if any."""
+
+    async def edit(self, message: OutboundMessage, message_id: str) -> None:
+        """Replace the text of the sent message ``message_id`` (channels whose capabilities
+        say ``edit``)."""
+        raise NotImplementedError(f"channel {self.name!r} cannot edit messages")
+
+    async def typing(self, message: InboundMessage) -> None:  # noqa: B027 - optional
+        """Show that a reply to ``message`` is being written (channels whose capabilities say
+        ``typing``); the gateway calls it again every ``typing_interval_s`` while the turn runs."""
 
     async def stop(self) -> None:  # noqa: B027 - optional
         """Ask ``start`` to return; default: nothing to release."""
