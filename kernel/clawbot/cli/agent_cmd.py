@@ -42,7 +42,8 @@ def agent(state: CliState, message: str, agent_id: str | None, session_key: str 
         loaded = state.load()
     from clawbot.cli.logs import configure_logging
 
-    configure_logging(loaded.config.logging.level, state.env, state_root=state.paths().root, verbose=verbose)
+    logs = loaded.config.logging
+    configure_logging(logs.level, state.env, state_root=state.paths().root, verbose=verbose, max_bytes=logs.file_max_bytes, backups=logs.file_backups)
     code = _run_until_ctrl_c(_turn(state, message, agent_id, session_key, as_json))
     if code is None:
         echo("interrupted; the turn is recorded as aborted", err=True)

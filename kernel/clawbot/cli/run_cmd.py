@@ -24,7 +24,10 @@ def run(state: CliState, agent_id: str | None, verbose: bool) -> None:
         loaded = state.load()
     from clawbot.cli.logs import configure_logging
 
-    configure_logging(loaded.config.logging.level, state.env, state_root=state.paths().root, verbose=verbose)
+    logs = loaded.config.logging
+    configure_logging(
+        logs.level, state.env, state_root=state.paths().root, verbose=verbose, log_name="gateway", max_bytes=logs.file_max_bytes, backups=logs.file_backups
+    )
     sys.exit(run_async(_run(state, agent_id)) or 0)
 
 
