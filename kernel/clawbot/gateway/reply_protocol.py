@@ -8,7 +8,8 @@ The model may write directives into a reply; they are read and removed before it
 * ``[[audio_as_voice]]``: send attached audio as a voice note;
 * ``MEDIA:<path-or-url>`` alone on a line: attach that file (a path in the agent's
   workspace) or http(s) link; the line itself is not shown;
-* ``HEARTBEAT_OK``: the agent's "nothing needs attention". The token is never shown; a
+* ``HEARTBEAT_OK``: the agent's "nothing needs attention". The token is never shown
+  (wherever it is, with any Markdown around it); a
   reply that holds it and at most :data:`HEARTBEAT_ACK_MAX_CHARS` characters of anything
   else is not sent at all.
 
@@ -40,9 +41,9 @@ _TAG = re.compile(
     re.IGNORECASE,
 )
 _MEDIA_LINE = re.compile(r"[ \t]*MEDIA:[ \t]*(.*?)[ \t\r]*")
-_HEARTBEAT = re.compile(r"(?<!\w)[*_`~]*HEARTBEAT_OK(?![A-Za-z0-9])[*_`~.!]*(?!\w)[ \t]*")
+_HEARTBEAT = re.compile(r"[*_`~]*HEARTBEAT_OK[*_`~.!]*[ \t]*")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}(?=[^`]*$)|~{3,})")
-_TRAILING_WORD = re.compile(r"[\w*`~.!]*$")
+_MARKUP = "*_`~"
 _LONGEST_SILENT = max(len(token) for token in SILENT_TOKENS)
 _LEAD = 1024
 """How much of a reply's start is looked at for a leading HEARTBEAT_OK."""
@@ -100,6 +101,22 @@ def _heartbeat_led(text: str) -> bool:
     return bare.startswith(HEARTBEAT_TOKEN) or HEARTBEAT_TOKEN.startswith(bare)
 
 
+def _heartbeat_hold(tail: str) -> int:
+    """Where the end of ``tail`` that may still be (or end) HEARTBEAT_OK begins."""
+    start = len(tail)
+    token = tail.rfind(HEARTBEAT_TOKEN)
+    if token >= 0 and not tail[token + len(HEARTBEAT_TOKEN) :].strip(_MARKUP + ".!"):
+        start = token  # what follows decides whether it is the token
+    else:
+        for size in range(min(len(tail), len(HEARTBEAT_TOKEN) - 1), 0, -1):
+            if HEARTBEAT_TOKEN.startswith(tail[-size:]):
+                start = len(tail) - size
+                break
+    while start > 0 and tail[start - 1] in _MARKUP:
+        start -= 1  # markup around the token goes with it
+    return start
+
+
 class ReplyReader:
     """Reads a reply piece by piece: :meth:`shown` is what a live channel may show so far,
     :meth:`result` the whole reply read once it is complete. Each complete line is read
@@ -136,6 +153,7 @@ class ReplyReader:
             self._fence = opener
             self._lines.append(self._drop_heartbeat(line))
             return
+        line = self._drop_heartbeat(self._take_tags(line))
         media = _MEDIA_LINE.fullmatch(line)
         if media is not None:
             self._removed = True
@@ -144,7 +162,7 @@ class ReplyReader:
             if self._lines and not self._lines[-1].strip():
                 self._lines.pop()  # no double blank line where the MEDIA line was
             return
-        self._lines.append(self._drop_heartbeat(self._take_tags(line)))
+        self._lines.append(line)
 
     def _take_tags(self, text: str) -> str:
         def take(match: re.Match[str]) -> str:
@@ -171,7 +189,7 @@ class ReplyReader:
         """The part of the line being written that can no longer become a directive."""
         tail = self._tail
         if self._fence is None:
-            start = tail.lstrip(" \t")
+            start = _HEARTBEAT.sub("", _TAG.sub("", tail)).lstrip(" \t")
             if start.startswith("MEDIA:") or "MEDIA:".startswith(start):
                 return ""
             opening = tail.rfind("[[")
@@ -179,9 +197,7 @@ class ReplyReader:
                 tail = tail[:opening]
             elif tail.endswith("["):
                 tail = tail[:-1]
-        word = _TRAILING_WORD.search(tail)
-        if word is not None and word.group() and _heartbeat_led(word.group()):
-            tail = tail[: word.start()]  # may still be (or be followed by the end of) HEARTBEAT_OK
+        tail = tail[: _heartbeat_hold(tail)]
         return self._drop_heartbeat(tail if self._fence is not None else self._take_tags(tail))
 
     def _text(self, tail: str) -> str:
