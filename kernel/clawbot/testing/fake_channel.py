@@ -7,15 +7,21 @@ import itertools
 from typing import Any
 
 from clawbot import hookimpl
-from clawbot.types import Channel, InboundMessage, InboundSink, OutboundMessage
+from clawbot.types import Channel, ChannelCapabilities, InboundMessage, InboundSink, OutboundMessage
 
 
 class FakeChannel(Channel):
-    """Behaves like a connected chat surface until :meth:`stop` or :meth:`disconnect`."""
+    """Behaves like a connected chat surface until :meth:`stop` or :meth:`disconnect`.
 
-    def __init__(self, name: str = "fake") -> None:
+    ``capabilities`` says what it claims to do (a ``max_text_length``, ``typing`` ...);
+    ``typings`` records each typing indicator shown, with the time it was asked for."""
+
+    def __init__(self, name: str = "fake", capabilities: ChannelCapabilities | None = None) -> None:
         self.name = name
+        if capabilities is not None:
+            self.capabilities = capabilities
         self.sent: list[OutboundMessage] = []
+        self.typings: list[tuple[float, InboundMessage]] = []
         self._sink: InboundSink | None = None
         self._stopped = asyncio.Event()
         self._started = asyncio.Event()
@@ -33,8 +39,12 @@ class FakeChannel(Channel):
             failure, self._failure = self._failure, None
             raise failure
 
-    async def send(self, message: OutboundMessage) -> None:
+    async def send(self, message: OutboundMessage) -> str:
         self.sent.append(message)
+        return f"sent-{len(self.sent)}"
+
+    async def typing(self, message: InboundMessage) -> None:
+        self.typings.append((asyncio.get_running_loop().time(), message))
 
     async def stop(self) -> None:
         self._stopped.set()
