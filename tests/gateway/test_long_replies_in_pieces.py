@@ -12,7 +12,7 @@ from clawbot.gateway.chunking import chunk_text
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import FakeChannel, plugin_from_hooks
 from clawbot.types import ChannelCapabilities
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
@@ -79,6 +79,7 @@ BLOCK = st.builds(
 
 
 @settings(max_examples=300, deadline=None)
+@example(parts=["\n```\n" + "=" * 15 + "\n" + "=" * 15 + "\n\n```\n"], limit=40)  # no piece is an empty code block
 @given(parts=st.lists(st.one_of(WORD, BLOCK.map(lambda b: f"\n{b}\n")), max_size=40), limit=st.integers(min_value=40, max_value=300))
 def test_every_piece_fits_reads_back_as_the_reply_and_keeps_fences_balanced(parts, limit) -> None:
     text = "".join(parts)

@@ -88,10 +88,18 @@ def _best_cut(rest: str, limit: int, used: int, fence: tuple[str, str] | None) -
             return False, None  # never inside a fence's own line
         return True, line.after if cut == line.end and cut > line.start else line.before
 
+    def block_left_blank(cut: int) -> bool:
+        """Only blank lines remain of the open block after ``cut``: the next piece would be
+        an empty code block."""
+        closing = next((line.start for line in lines if line.start >= cut and line.delimiter), len(rest))
+        return not rest[cut:closing].strip()
+
     def fits(cut: int) -> tuple[bool, tuple[str, str] | None]:
         ok, open_fence = state(cut)
         if open_fence is None:
             return ok and 0 < cut <= budget, None
+        if block_left_blank(cut):
+            return False, open_fence
         closing = len(open_fence[0]) + 1
         reopened = len(open_fence[1]) + 1
         # the next piece must have room for its fence lines and some of the block
