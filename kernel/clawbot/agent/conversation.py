@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -169,9 +169,12 @@ class Conversation:
         on_text: TextSink | None = None,
         origin: InboundMessage | None = None,
         on_tool_calls: ToolCallsSink | None = None,
+        earlier: Sequence[InboundMessage] = (),
     ) -> TurnResult:
         """Run one turn; ``origin`` is the channel message that asked (``None`` for CLI and
         agent-to-agent turns) and is where approvals and system events report back.
+        ``earlier``: messages of the same chat that waited while the previous turn ran,
+        stored before ``text`` each with its own sender and answered by this one turn.
         ``text`` may be a user message built already (another session's, with its facts).
         ``on_text`` gets the replies' text as it streams, ``on_tool_calls`` each reply's
         tool calls before they run."""
@@ -191,7 +194,7 @@ class Conversation:
             )
             async with watched as watching:
                 try:
-                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls)
+                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls, earlier)
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise
@@ -220,6 +223,7 @@ class Conversation:
         on_text: TextSink | None,
         origin: InboundMessage | None,
         on_tool_calls: ToolCallsSink | None = None,
+        earlier: Sequence[InboundMessage] = (),
     ) -> TurnResult:
         chain = self.models_for(session.info)
         model = chain[0]
@@ -227,7 +231,12 @@ class Conversation:
         from clawbot.agent.clock import user_timezone
 
         zone = user_timezone(self.kernel.config.agents.defaults.timezone)[0]
-        user = user_message(text, origin, zone=zone, owner_ids=self.kernel.config.agents.defaults.owner_ids)
+        owner_ids = self.kernel.config.agents.defaults.owner_ids
+        for waited in earlier:
+            before = user_message(waited.text, waited, zone=zone, owner_ids=owner_ids)
+            session.transcript.append_message(before)
+            messages.append(before)
+        user = user_message(text, origin, zone=zone, owner_ids=owner_ids)
         session.transcript.append_message(user)
         messages.append(user)
         system = await self.system_prompt(session_key, channel, model)

@@ -5,12 +5,16 @@ once; the gateway runs a session's turns one after another. On a real terminal t
 is interactive (:mod:`clawbot_terminal.prompt`): replies stream in as they are written,
 each tool call shows as a dim line, an approval is asked about at the prompt (a word and
 Enter answers it), Ctrl-C stops the running turn (a second one, or one when nothing runs,
-quits) and Ctrl-D quits. Whether a turn runs, and which approvals still wait, the channel
+quits) and Ctrl-D quits: clawbot itself, with every other channel it serves (the person at
+the keyboard asked to quit). Whether a turn runs, and which approvals still wait, the channel
 asks the gateway (its sink): a turn may start from a line beginning with ``/`` or from a
 finished command's report, and an approval may be answered elsewhere or expire. Otherwise
 (a pipe, a file, tests) lines are read in a background thread (:mod:`clawbot_terminal.lines`),
 and end of input ends the chat once every line has been answered; replies still stream when
-the output is a terminal.
+the output is a terminal, and other channels the gateway serves go on after the end of input.
+With no input at all (standard input closed or ``/dev/null``: started as a service) the
+channel does not run (:meth:`TerminalChannel.available`) and the gateway serves its other
+channels.
 
 The person at the keyboard is the owner (``from_owner``): whoever can type here can run
 clawbot anyway. What is shown is made inert (:mod:`clawbot_terminal.render`).
@@ -88,6 +92,26 @@ class TerminalChannel(Channel):
 
     # -- the gateway's side ----------------------------------------------------------------
 
+    def available(self) -> str | None:
+        """No chat without input: a closed standard input, or ``/dev/null`` (what a service
+        manager gives), means nobody can type here. A pipe or a file is read as usual."""
+        if self._stdin is None:
+            return "no terminal: standard input is closed"
+        try:
+            fd = self._stdin.fileno()
+        except (AttributeError, OSError, ValueError):
+            return None  # not a file descriptor (a test's stream): read it as it is
+        try:
+            found = os.fstat(fd)
+        except OSError:
+            return "no terminal: standard input is closed"
+        try:
+            if os.path.samestat(found, os.stat(os.devnull)):
+                return "no terminal: standard input is /dev/null"
+        except OSError:
+            pass
+        return None
+
     async def start(self, sink: InboundSink) -> None:
         self._sink = sink
         self._display = Display(self._styled(), self._columns)
@@ -143,6 +167,10 @@ class TerminalChannel(Channel):
             while not self._stopping:
                 line = await self._screen.read()
                 if isinstance(line, Quit):
+                    if not self._stopping:  # the person here asked to quit: clawbot, not only this chat
+                        quit_all = getattr(self._sink, "quit", None)
+                        if quit_all is not None:
+                            quit_all()
                     return
                 self._line(line)
         finally:
