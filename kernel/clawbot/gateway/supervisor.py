@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _unavailable(channel: Channel) -> str | None:
+def unavailable(channel: Channel) -> str | None:
+    """Why ``channel`` cannot run here, or ``None`` when it can."""
     try:
         return channel.available()
     except Exception as exc:  # a channel that cannot tell is tried: its start says more
@@ -33,7 +34,7 @@ def _unavailable(channel: Channel) -> str | None:
 
 
 async def supervise(gateway: Gateway, channel: Channel, board: ChannelBoard) -> None:
-    reason = _unavailable(channel)
+    reason = unavailable(channel)
     if reason is not None:
         log.info("channel %s does not run: %s", channel.name, reason)
         board.set(channel.name, "stopped", error=reason)
