@@ -21,7 +21,7 @@ one run under cProfile and prints the top functions by own and cumulative time.
 ``--gateway-only`` answers with a responder that just awaits the provider (no agent turn,
 no transcript or session index): the lanes, the channel and the reply path alone.
 
-Targets (issue 15): >= 300 turns/s on 2 cores, added p99 <= 50 ms.
+Targets: >= 300 turns/s on 2 cores, added p99 <= 50 ms.
 """
 
 from __future__ import annotations
