@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -172,9 +172,12 @@ class Conversation:
         origin: InboundMessage | None = None,
         on_tool_calls: ToolCallsSink | None = None,
         options: TurnOptions | None = None,
+        earlier: Sequence[InboundMessage] = (),
     ) -> TurnResult:
         """Run one turn; ``origin`` is the channel message that asked (``None`` for CLI and
         agent-to-agent turns) and is where approvals and system events report back.
+        ``earlier``: messages of the same chat that waited while the previous turn ran,
+        stored before ``text`` each with its own sender and answered by this one turn.
         ``text`` may be a user message built already (another session's, with its facts).
         ``on_text`` gets the replies' text as it streams, ``on_tool_calls`` each reply's
         tool calls before they run. ``options``: this turn's directives and watchers."""
@@ -194,7 +197,9 @@ class Conversation:
             )
             async with watched as watching:
                 try:
-                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls, options or TurnOptions())
+                    result = await self._loop(
+                        session, session_key, text, channel, on_text, origin, on_tool_calls, options or TurnOptions(), earlier
+                    )
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise
@@ -224,6 +229,7 @@ class Conversation:
         origin: InboundMessage | None,
         on_tool_calls: ToolCallsSink | None = None,
         options: TurnOptions = TurnOptions(),  # noqa: B008 - frozen, never changed
+        earlier: Sequence[InboundMessage] = (),
     ) -> TurnResult:
         # a directive's model is an explicit choice for this turn: no fallback, like /model
         chain = [resolve_ref(self.kernel, options.model, self.agent_id)] if options.model else self.models_for(session.info)
@@ -232,7 +238,12 @@ class Conversation:
         from clawbot.agent.clock import user_timezone
 
         zone = user_timezone(self.kernel.config.agents.defaults.timezone)[0]
-        user = user_message(text, origin, zone=zone, owner_ids=self.kernel.config.agents.defaults.owner_ids)
+        owner_ids = self.kernel.config.agents.defaults.owner_ids
+        for waited in earlier:
+            before = user_message(waited.text, waited, zone=zone, owner_ids=owner_ids)
+            session.transcript.append_message(before)
+            messages.append(before)
+        user = user_message(text, origin, zone=zone, owner_ids=owner_ids)
         session.transcript.append_message(user)
         messages.append(user)
         system = await self.system_prompt(session_key, channel, model)

@@ -19,7 +19,12 @@ from clawbot.cli.state import CliState, config_option, run_async, user_errors, v
 @config_option
 @click.pass_obj
 def run(state: CliState, agent_id: str | None, verbose: bool) -> None:
-    """Start the gateway: every enabled channel, answered by your agent. Ctrl-C stops it."""
+    """Start the gateway: every enabled channel, answered by your agent.
+
+    Ctrl-C (or Ctrl-D at the terminal) stops it. SIGTERM stops it gracefully: running turns
+    get gateway.shutdown_grace_s to finish, then are cancelled and recorded as interrupted
+    (a second SIGTERM ends it at once). Without a terminal (stdin closed or /dev/null, as
+    under a service manager) the terminal chat does not run and the other channels serve."""
     with user_errors():
         loaded = state.load()
     from clawbot.cli.logs import configure_logging
@@ -56,13 +61,20 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
     if not channels:
         echo("No channel is enabled: enable one in clawbot.toml, e.g. [channels.terminal] enabled = true", err=True)
         return 1
-    names = ", ".join(c.name for c in channels)
+    from clawbot.gateway.supervisor import unavailable
+
+    runnable = [c for c in channels if unavailable(c) is None]
+    if not runnable:
+        reasons = "; ".join(f"{c.name}: {unavailable(c)}" for c in channels)
+        echo(f"No enabled channel can run here ({reasons}): enable another one in clawbot.toml", err=True)
+        return 1
+    names = ", ".join(c.name for c in runnable)
     from clawbot.cli.startup import startup_line
 
     echo(f"{startup_line(kernel, agent_id, model)}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
     gateway = Gateway(kernel, runtime.respond, agent_id, runtime=runtime)
     try:
-        with _ctrl_c_to(gateway):
+        with _ctrl_c_to(gateway), _sigterm_stops(gateway):
             await gateway.run(channels)
     finally:
         await runtime.aclose()
@@ -89,3 +101,24 @@ def _ctrl_c_to(gateway):  # noqa: ANN001, ANN202 - Gateway, imported lazily
         yield
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+
+
+@contextlib.contextmanager
+def _sigterm_stops(gateway):  # noqa: ANN001, ANN202 - Gateway, imported lazily
+    """SIGTERM (a service manager stopping clawbot, ``kill``): a graceful stop, so running
+    turns finish or are recorded as interrupted; a second SIGTERM ends the process at once."""
+    loop = asyncio.get_running_loop()
+
+    def on_sigterm() -> None:
+        loop.remove_signal_handler(signal.SIGTERM)
+        gateway.stop()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+    except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here (Windows, a thread)
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
