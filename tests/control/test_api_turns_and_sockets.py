@@ -126,6 +126,5 @@ async def test_the_api_stops_with_the_chats_it_ran_beside(make_kernel) -> None:
     api = ApiChannel(gateway, ApiSettings("127.0.0.1", 0, kernel.paths.root, "t" * 43))
     run = asyncio.create_task(gateway.run([chat, api]))
     await asyncio.wait_for(api.listening.wait(), 10)
-    await chat.disconnect(error=None)
-    chat._failure = None  # noqa: SLF001 - a chat that ended (end of input), not one that failed
+    await chat.stop()  # its start() returns: the chat has ended, as a terminal's at end of input
     await asyncio.wait_for(run, 10)
