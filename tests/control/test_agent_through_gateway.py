@@ -150,3 +150,22 @@ def test_a_stale_endpoint_file_is_ignored_and_the_turn_runs_in_process(tmp_path:
     result = clawbot(tmp_path, "agent", "-m", "hi")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "in process\n" and len(fake_llm_thread.requests) == 1
+
+
+def test_on_a_terminal_the_approval_is_asked_here_and_answered_through_the_gateway(tmp_path: Path, fake_llm_thread, gateway) -> None:
+    from tests.cli.ptyterm import Terminal  # noqa: PLC0415 - the pseudo-terminal helper of the CLI tests
+
+    workspace = tmp_path / "ws"
+    fake_llm_thread.reply(tool_calls=[ToolCallSpec("exec", {"command": COMMAND})])
+    fake_llm_thread.reply("It needs your approval.")
+    fake_llm_thread.reply("The file is there.")
+    with Terminal(["agent", "-m", "make approved.txt"], tmp_path) as term:
+        term.wait_for(f"(exec: {COMMAND})? [o]nce, always, [d]eny (Enter: deny):", 30)
+        term.type("a\r")  # one letter never allows always: asked again
+        term.wait_for("(Enter: deny): a\nAllow ")
+        term.type("once\r")
+        assert term.wait_exit(30) == 0
+        screen = term.text()
+    assert "Approved (once)" in screen and "The file is there." in screen
+    assert (workspace / "approved.txt").exists()
+    assert b"Traceback" not in term.raw

@@ -116,11 +116,17 @@ class _Printer:
         choices = offer.get("choices", [])
         words = "[o]nce, always, [d]eny" if "allow-always" in choices else "[o]nce, [d]eny"
         words += f", {SHOW}" if SHOW in choices else ""
-        question = f"[clawbot] Allow {offer['id']} ({offer.get('summary', '')})? {words} (Enter: deny): "
+        question = f"Allow {offer['id']} ({offer.get('summary', '')})? {words} (Enter: deny): "
         while True:
             sys.stderr.write(question)
             sys.stderr.flush()
-            line = sys.stdin.readline()
+            try:
+                line = sys.stdin.readline()
+            except KeyboardInterrupt:  # the turn is over; only this answer is missing
+                tool = str(offer.get("summary", "")).split(":", 1)[0] or "the command"
+                sys.stderr.write("\n")
+                echo(f"interrupted; approval {offer['id']} is left unanswered: {tool} did not run", err=True)
+                raise SystemExit(130) from None
             if not line:
                 sys.stderr.write("\n")
                 choice = "deny"
