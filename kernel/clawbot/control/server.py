@@ -66,7 +66,13 @@ async def serve(channel: ApiChannel, stopped: asyncio.Event, chats: list[asyncio
     await runner.setup()
     try:
         site = web.TCPSite(runner, settings.host, settings.port, reuse_address=True)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:  # raised again, so the gateway retries with backoff: the port may free up
+            raise ConnectionError(
+                f"the control API cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc} "
+                "(another clawbot gateway? `clawbot status` tells; or set gateway.port)"
+            ) from None
         sockets = site._server.sockets if site._server is not None else []  # type: ignore[union-attr]
         host, port = sockets[0].getsockname()[:2]
         channel.address = (host, port)
