@@ -22,7 +22,10 @@ from clawbot.testing.cli import subprocess_env
 from clawbot.testing.fake_llm import ToolCallSpec
 
 #: what booting clawbot in process would import; a client of a running gateway needs none of it
-HEAVY = ("openai", "anthropic", "httpx", "httpx2", "aiohttp", "clawbot.kernel", "clawbot.boot", "clawbot.agent", "clawbot_openai", "clawbot_terminal")
+HEAVY = (
+    "openai", "anthropic", "httpx", "httpx2", "aiohttp", "clawbot.kernel", "clawbot.boot", "clawbot.agent", "clawbot.plugins.manager",
+    "clawbot.plugins.discovery", "clawbot_openai", "clawbot_terminal",
+)
 COMMAND = "touch approved.txt"
 
 
@@ -130,6 +133,12 @@ def test_an_approval_without_a_terminal_says_how_to_answer_and_the_answer_goes_t
     assert "stdin is not a terminal" in asked.stderr and 'clawbot agent --session agent:main:main -m "/approve ' in asked.stderr
     approval_id = asked.stderr.split('-m "/approve ', 1)[1].split()[0]
     assert not (workspace / "approved.txt").exists()
+    client = find_gateway(tmp_path)
+    status, waiting = client.call("GET", "/v1/approvals")
+    assert status == 200 and [(a["id"], a["session"], a["summary"]) for a in waiting] == [(approval_id, "agent:main:main", f"exec: {COMMAND}")]
+    status, refused = client.call("POST", f"/v1/approvals/{approval_id}", {"choice": "sure"})
+    assert status == 400 and "choice" in refused["error"]
+    assert client.call("POST", "/v1/approvals/nosuch", {"choice": "deny"})[0] == 404
 
     answered = clawbot(tmp_path, "agent", "-m", f"/approve {approval_id} allow-once")
     assert answered.returncode == 0, answered.stderr
