@@ -8,6 +8,7 @@ module they imported: through a gateway no provider SDK, no aiohttp, no kernel b
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -159,6 +160,21 @@ def test_a_stale_endpoint_file_is_ignored_and_the_turn_runs_in_process(tmp_path:
     result = clawbot(tmp_path, "agent", "-m", "hi")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "in process\n" and len(fake_llm_thread.requests) == 1
+
+    # a live pid (this test's) whose address answers nothing: the turn still runs, here
+    fake_llm_thread.reply("still in process")
+    endpoint_path(tmp_path).write_text(json.dumps({"pid": os.getpid(), "host": "127.0.0.1", "port": free_port(), "started_at": 0}))
+    result = clawbot(tmp_path, "agent", "-m", "hi")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "still in process\n" and len(fake_llm_thread.requests) == 2
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def test_on_a_terminal_the_approval_is_asked_here_and_answered_through_the_gateway(tmp_path: Path, fake_llm_thread, gateway) -> None:

@@ -50,7 +50,9 @@ def agent(state: CliState, message: str, agent_id: str | None, session_key: str 
         if client is not None:  # the running gateway answers: nothing to boot here
             from clawbot.cli.agent_remote import run_through_gateway
 
-            sys.exit(run_through_gateway(client, message, agent_id, session_key, as_json))
+            through = run_through_gateway(client, message, agent_id, session_key, as_json)
+            if through is not None:
+                sys.exit(through)
     with user_errors():
         loaded = state.load()
     from clawbot.cli.logs import configure_logging

@@ -21,17 +21,23 @@ DENY = {"d": "deny", "deny": "deny", "n": "deny", "no": "deny", "": "deny"}
 SHOW = "show"
 
 
-def run_through_gateway(client: Any, text: str, agent_id: str | None, session: str | None, as_json: bool) -> int:
-    """Run the turn in the gateway ``client`` reaches; the exit status."""
+def run_through_gateway(client: Any, text: str, agent_id: str | None, session: str | None, as_json: bool) -> int | None:
+    """Run the turn in the gateway ``client`` reaches; the exit status, or ``None`` when the
+    gateway could not take it (gone since its endpoint file was written, another token):
+    nothing ran there, so the caller runs the turn itself."""
     from clawbot.control.client import ApiUnavailable
 
     body = {"text": text, "agent": agent_id, "session": session}
     printer = _Printer(client, as_json, interactive=sys.stdin.isatty())
+    started = False
     try:
         for event in client.stream("/v1/turns", body):
+            started = True
             if printer.show(event):
                 break
     except ApiUnavailable as exc:
+        if not started:
+            return None
         echo(f"error: {exc}", err=True)
         return 1
     except KeyboardInterrupt:
