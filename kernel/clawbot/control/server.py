@@ -82,8 +82,9 @@ async def serve(channel: ApiChannel, stopped: asyncio.Event, chats: list[asyncio
         try:
             waiter = asyncio.create_task(stopped.wait())
             try:
-                if chats:
-                    await asyncio.wait({waiter, asyncio.ensure_future(asyncio.gather(*chats, return_exceptions=True))}, return_when=asyncio.FIRST_COMPLETED)
+                if chats:  # the gathering is never cancelled: that would cancel the chats themselves
+                    chats_over = asyncio.ensure_future(asyncio.gather(*chats, return_exceptions=True))
+                    await asyncio.wait({waiter, chats_over}, return_when=asyncio.FIRST_COMPLETED)
                 else:
                     await waiter
             finally:
