@@ -186,18 +186,23 @@ class Gateway:
         """Whether a turn runs (or waits to) in ``session_key`` (whatever started it)."""
         return self.lanes.busy(session_key)
 
+    def running_sessions(self) -> list[str]:
+        """The sessions a turn runs in now (``clawbot status``)."""
+        return sorted(key for key in self._running if self.turn_running(key))
+
     def approvals_waiting(self, session_key: str) -> frozenset[str]:
         """The ids of the approvals still waiting for an answer in ``session_key``."""
         if self.runtime is None:
             return frozenset()
         return frozenset(ticket.id for ticket in self.runtime.approvals.pending_for(session_key))
 
-    async def accept(self, channel: Channel, message: InboundMessage) -> asyncio.Future[None]:
+    async def accept(self, channel: Channel, message: InboundMessage, session_key: str | None = None) -> asyncio.Future[None]:
         """Queue ``message`` in its session's lane; slash commands are answered at once. The
-        future is done once it was answered (or dropped, or clawbot stopped)."""
+        future is done once it was answered (or dropped, or clawbot stopped). ``session_key``:
+        the session a client named itself (the control API's owner may pick any)."""
         if message.channel != channel.name:  # a message belongs to the channel it came in on, whatever it says
             message = attrs.evolve(message, channel=channel.name)
-        session_key = self.session_of(channel, message)
+        session_key = session_key or self.session_of(channel, message)
         command = command_of(self.kernel, message.text)
         if command is None:
             return self._start_answer(channel, message, session_key)

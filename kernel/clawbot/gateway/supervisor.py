@@ -42,6 +42,7 @@ async def supervise(gateway: Gateway, channel: Channel, board: ChannelBoard) -> 
     loop = asyncio.get_running_loop()
     failures = 0
     restarted = False
+    last_error: str | None = None
     while not gateway.stopping:
         started = loop.time()
         board.set(channel.name, "starting", restarted=restarted)
@@ -61,8 +62,13 @@ async def supervise(gateway: Gateway, channel: Channel, board: ChannelBoard) -> 
                 failures = 0  # it ran fine for a while: this is a fresh failure, not a crash loop
             delay = gateway.restart_delays[min(failures, len(gateway.restart_delays) - 1)]
             failures += 1
-            log.exception("channel %s failed; restarting in %.1f s", channel.name, delay)
-            board.set(channel.name, "restarting", error=error_line(exc))
+            line = error_line(exc)
+            if line != last_error:
+                log.exception("channel %s failed; restarting in %.1f s", channel.name, delay)
+            else:  # the same failure again (a port still taken): said once is enough
+                log.debug("channel %s failed again (%s); restarting in %.1f s", channel.name, line, delay)
+            last_error = line
+            board.set(channel.name, "restarting", error=line)
             try:
                 await asyncio.wait_for(gateway.stop_requested(), delay)
             except TimeoutError:

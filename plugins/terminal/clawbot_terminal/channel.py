@@ -9,7 +9,7 @@ quits) and Ctrl-D quits: clawbot itself, with every other channel it serves (the
 the keyboard asked to quit). Whether a turn runs, and which approvals still wait, the channel
 asks the gateway (its sink): a turn may start from a line beginning with ``/`` or from a
 finished command's report, and an approval may be answered elsewhere or expire. Otherwise
-(a pipe, a file, tests) lines are read in a background thread (:mod:`clawbot_terminal.lines`)
+(a pipe, a file, tests) lines are read in a background thread (:mod:`clawbot_terminal.lines`), and the end of the input quits clawbot once every line was answered,
 and answered like a script: each line its own turn, sent once the line before it was
 answered (a slash command at once, so ``/stop`` reaches a running turn); end of input ends
 the chat once every line has been answered; replies still stream when
@@ -170,10 +170,7 @@ class TerminalChannel(Channel):
             while not self._stopping:
                 line = await self._screen.read()
                 if isinstance(line, Quit):
-                    if not self._stopping:  # the person here asked to quit: clawbot, not only this chat
-                        quit_all = getattr(self._sink, "quit", None)
-                        if quit_all is not None:
-                            quit_all()
+                    self._quit_all()
                     return
                 self._line(line)
         finally:
@@ -192,6 +189,14 @@ class TerminalChannel(Channel):
                 self._spawn(self._in_turn(text))
         while self._tasks or self._answers:
             await asyncio.wait({*self._tasks, *self._answers})
+        self._quit_all()
+
+    def _quit_all(self) -> None:
+        """The person here asked to quit (Ctrl-D, or the end of piped input once every line
+        was answered): clawbot quits, not only this chat, whatever other channels it serves."""
+        quit_all = getattr(self._sink, "quit", None)
+        if not self._stopping and quit_all is not None:
+            quit_all()
 
     def _line(self, text: str) -> None:
         if text.strip():
