@@ -134,7 +134,7 @@ def test_the_web_chat_streams_replies_shows_tool_calls_and_approves_with_a_butto
     assert not re.search(re.escape(token), "\n".join(p.read_text(errors="replace") for p in home.rglob("*.log")))
 
 
-def test_hook_web_routes_the_page_is_served_with_a_strict_policy_and_the_socket_needs_the_token(tmp_path: Path, fake_llm_thread) -> None:
+def test_hook_web_routes_the_page_and_its_files_are_served_with_a_strict_policy(tmp_path: Path, fake_llm_thread) -> None:
     import urllib.request
 
     home = tmp_path / "home"
