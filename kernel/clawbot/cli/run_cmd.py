@@ -49,7 +49,16 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
     except ModelError as exc:
         echo(str(exc), err=True)
         return 1
-    channels = enabled_channels(kernel)
+    gateway = Gateway(kernel, runtime.respond, agent_id, runtime=runtime)
+    from clawbot.control.api_channel import api_channel_for
+    from clawbot.control.settings import ControlApiError
+
+    try:  # the control API is a channel of its own, supervised like the others
+        api = await api_channel_for(kernel, gateway)
+    except ControlApiError as exc:
+        echo(str(exc), err=True)
+        return 2
+    channels = enabled_channels(kernel) + ([api] if api is not None else [])
     if not channels:
         echo("No channel is enabled: enable one in clawbot.toml, e.g. [channels.terminal] enabled = true", err=True)
         return 1
@@ -57,7 +66,6 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
     from clawbot.cli.startup import startup_line
 
     echo(f"{startup_line(kernel, agent_id, model)}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
-    gateway = Gateway(kernel, runtime.respond, agent_id, runtime=runtime)
     try:
         with _ctrl_c_to(gateway):
             await gateway.run(channels)

@@ -159,17 +159,22 @@ class Gateway:
         """Whether a turn runs in ``session_key`` (whatever started it)."""
         return any(not task.done() for task in self._running.get(session_key, ()))
 
+    def running_sessions(self) -> list[str]:
+        """The sessions a turn runs in now (``clawbot status``)."""
+        return sorted(key for key in self._running if self.turn_running(key))
+
     def approvals_waiting(self, session_key: str) -> frozenset[str]:
         """The ids of the approvals still waiting for an answer in ``session_key``."""
         if self.runtime is None:
             return frozenset()
         return frozenset(ticket.id for ticket in self.runtime.approvals.pending_for(session_key))
 
-    async def accept(self, channel: Channel, message: InboundMessage) -> asyncio.Task[None]:
-        """Start answering ``message`` in its own task; slash commands are answered at once."""
+    async def accept(self, channel: Channel, message: InboundMessage, session_key: str | None = None) -> asyncio.Task[None]:
+        """Start answering ``message`` in its own task; slash commands are answered at once.
+        ``session_key``: the session a client named itself (the control API's owner may pick any)."""
         if message.channel != channel.name:  # a message belongs to the channel it came in on, whatever it says
             message = attrs.evolve(message, channel=channel.name)
-        session_key = self.session_of(channel, message)
+        session_key = session_key or self.session_of(channel, message)
         command = command_of(self.kernel, message.text)
         if command is None:
             return self._start_answer(channel, message, session_key)
