@@ -7,7 +7,7 @@ its first frame (``{"type": "hello", "chat": "<id>"}``, an id the browser keeps)
 id is the conversation's peer. Several tabs may share a chat: all of them see its replies.
 
 Frames, JSON objects both ways. From the page: ``hello``, ``send`` (``text``: the owner's
-message, approvals answered as ``/approve <id> <choice>``). To the page: ``ready``,
+message, approvals answered as ``/approve <id> <choice>``). To the page (after the API's own ``ready``): ``welcome``,
 ``delta`` (more of the reply as it is written), ``tool`` (a tool call starts), ``message``
 (a reply or, with ``notice``, clawbot's own words, an ``approval`` offer among them),
 ``busy`` (whether a turn runs in the chat's session) and ``error``. The text in them is the
@@ -140,7 +140,7 @@ class WebchatChannel(Channel):
         if current is not None:
             self._leave(current, peer)
         self._peers.setdefault(chat, set()).add(peer)
-        await peer.send({"type": "ready", "chat": chat, "busy": self._busy(chat)})
+        await peer.send({"type": "welcome", "chat": chat, "busy": self._busy(chat)})
         for kept in self._backlog.pop(chat, ()):
             await peer.send(kept)
         return chat

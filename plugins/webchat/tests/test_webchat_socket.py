@@ -60,8 +60,8 @@ async def _kernel(tmp_path: Path, config: str = ""):
 async def test_a_message_from_the_page_is_the_owners_and_its_reply_comes_back(tmp_path: Path) -> None:
     async with Chat(await _kernel(tmp_path)) as chat:
         peer, served = chat.page("web-abc_1")
-        await peer.wait_for(lambda f: f["type"] == "ready")
-        assert peer.sent[0] == {"type": "ready", "chat": "web-abc_1", "busy": False}
+        await peer.wait_for(lambda f: f["type"] == "welcome")
+        assert peer.sent[0] == {"type": "welcome", "chat": "web-abc_1", "busy": False}
         peer.page_sends({"type": "send", "text": "hello there", "sender_name": "admin", "from_owner": False})
         reply = await peer.wait_for(lambda f: f["type"] == "message")
         assert reply["text"] == "echo: hello there" and reply["notice"] is False and reply["approval"] is None
@@ -95,7 +95,7 @@ async def test_a_bad_frame_gets_an_error_naming_what_is_wrong_and_reaches_no_one
         peer.page_sends({"type": "send", "text": "after"})  # still no chat: refused too
         await peer.wait_for(lambda f: f["type"] == "error" and 'say "hello"' in f["text"] and f is not peer.sent[0])
         assert peer.sent[0]["type"] == "error" and error in peer.sent[0]["text"], peer.sent
-        assert chat.received == [] and not peer.of_type("ready")
+        assert chat.received == [] and not peer.of_type("welcome")
         peer.disconnect()
         await asyncio.wait_for(served, 5)
 
@@ -121,7 +121,7 @@ async def test_every_page_of_a_chat_sees_its_replies_and_no_other_chat_does(tmp_
         second, _ = chat.page("web-a")
         other, _ = chat.page("web-b")
         for peer in (first, second, other):
-            await peer.wait_for(lambda f: f["type"] == "ready")
+            await peer.wait_for(lambda f: f["type"] == "welcome")
         first.page_sends({"type": "send", "text": "one"})
         for peer in (first, second):
             await peer.wait_for(lambda f: f.get("text") == "echo: one")
@@ -140,7 +140,7 @@ async def test_replies_for_a_chat_no_page_shows_wait_for_the_next_page(tmp_path:
         assert kept["notice"] is True and kept["text"].endswith("Approval needed (ab12cd)")
         assert kept["approval"] == {"id": "ab12cd", "choices": ["allow-once", "deny"], "summary": "exec: touch x"}
         second, _ = chat.page("web-later")  # delivered once, not again
-        await second.wait_for(lambda f: f["type"] == "ready")
+        await second.wait_for(lambda f: f["type"] == "welcome")
         assert not second.of_type("message")
         peer.disconnect()
         second.disconnect()
@@ -149,7 +149,7 @@ async def test_replies_for_a_chat_no_page_shows_wait_for_the_next_page(tmp_path:
 async def test_a_turn_shows_live_as_deltas_and_tool_lines_and_a_gone_page_is_dropped(tmp_path: Path) -> None:
     async with Chat(await _kernel(tmp_path)) as chat:
         peer, served = chat.page("web-live")
-        await peer.wait_for(lambda f: f["type"] == "ready")
+        await peer.wait_for(lambda f: f["type"] == "welcome")
         message = InboundMessage("webchat", "web-live", "hi")
         show = chat.channel.live(message)
         await show(TextDelta("Let me "))

@@ -108,7 +108,8 @@ function onMessage(frame) {
 }
 
 const handlers = {
-  ready(frame) {
+  // "ready" (the API's: the token was accepted) needs no answer; "welcome" says the chat is open
+  welcome(frame) {
     everReady = true;
     retry = 0;
     setStatus("connected");
@@ -169,7 +170,7 @@ function connect() {
     if (event.code === 4401) {
       sessionStorage.removeItem(TOKEN_KEY);
       everReady = false;
-      showLogin("That token was not accepted. Copy it again from "clawbot status".");
+      showLogin("That token was not accepted. Copy it again from 'clawbot status'.");
       return;
     }
     const wait = Math.min(30, 2 ** retry);
