@@ -170,7 +170,7 @@ function connect() {
     if (event.code === 4401) {
       sessionStorage.removeItem(TOKEN_KEY);
       everReady = false;
-      showLogin("That token was not accepted. Copy it again from 'clawbot status'.");
+      showLogin("That token was not accepted. Copy it again from the file ~/.clawbot/gateway/token.");
       return;
     }
     const wait = Math.min(30, 2 ** retry);
