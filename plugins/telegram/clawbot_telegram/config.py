@@ -1,14 +1,9 @@
 """The ``[channels.telegram]`` table: the access settings every channel shares, and the bot's own."""
 
 import attrs
-from clawbot.types import ChannelConfig
+from clawbot.types import ChannelConfig, InRange
 
 TELEGRAM_API = "https://api.telegram.org"
-
-
-def _positive(instance: object, attribute: attrs.Attribute, value: float) -> None:
-    if value <= 0:
-        raise ValueError(f"{attribute.name} must be greater than 0")
 
 
 def _a_token(instance: object, attribute: attrs.Attribute, value: str) -> None:
@@ -24,6 +19,6 @@ class TelegramConfig(ChannelConfig):
 
     token: str = attrs.field(repr=False, validator=_a_token)
     api_base_url: str = TELEGRAM_API
-    poll_timeout_s: int = attrs.field(default=30, validator=_positive)
-    request_timeout_s: float = attrs.field(default=30.0, validator=_positive)
-    max_download_mb: int = attrs.field(default=20, validator=_positive)
+    poll_timeout_s: int = attrs.field(default=30, validator=InRange(1, 600))
+    request_timeout_s: float = attrs.field(default=30.0, validator=InRange(1, 600))
+    max_download_mb: int = attrs.field(default=20, validator=InRange(1, 2000))
