@@ -5,7 +5,9 @@ with exponential backoff (reset after a run longer than ``healthy_run`` seconds)
 returns (e.g. end of terminal input) is done. One failing message or channel never stops the
 others. The answering itself is a ``Responder``: ``clawbot run`` passes one that runs the
 agent loop (:class:`clawbot.agent.conversation.Conversation`) for the message's session, and
-tests pass plain functions. Each answer runs in its own task, tracked per session key so
+tests pass plain functions. Every message first passes the channel's access rules
+(:mod:`clawbot.gateway.access`: a stranger gets at most a pairing code) and is routed to its
+agent and session by ``[[bindings]]`` (:mod:`clawbot.gateway.routing`). Each answer runs in its own task, tracked per session key so
 ``/stop`` can cancel it. Slash commands are answered outside the session's lane, by the
 dispatcher ``clawbot agent -m`` uses too (:mod:`clawbot.gateway.command_dispatch`), so
 ``/stop`` and ``/approve`` work while a turn runs.
@@ -37,12 +39,14 @@ import attrs
 
 from clawbot.agent.notices import outgoing_text, quoted
 from clawbot.agent.replies import is_silent
+from clawbot.gateway.access import Access
 from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
 from clawbot.gateway.commands import ParsedCommand, shadowed_commands
 from clawbot.gateway.live import LiveTurn
+from clawbot.gateway.routing import Route, Router
 from clawbot.gateway.sink import ChannelSink
 from clawbot.kernel import Kernel
-from clawbot.sessions.keys import session_key_for
+from clawbot.sessions.store import agent_of
 from clawbot.types import (
     Channel,
     GatewayEvent,
@@ -84,10 +88,15 @@ class Gateway:
     kernel: Kernel
     respond: Responder
     agent_id: str
+    """The default agent: it answers what no ``[[bindings]]`` entry routes elsewhere."""
     restart_delays: tuple[float, ...] = (1.0, 2.0, 5.0, 15.0, 30.0)
     healthy_run: float = 60.0
     """A start that ran at least this long (seconds) before failing resets the backoff."""
     runtime: AgentRuntime | None = None
+    access: Access = attrs.field(default=attrs.Factory(lambda self: Access(self.kernel), takes_self=True))
+    router: Router = attrs.field(
+        default=attrs.Factory(lambda self: Router(self.kernel.config.bindings, self.agent_id, self.kernel.config.session.dm_scope), takes_self=True)
+    )
     _stop: asyncio.Event = attrs.field(factory=asyncio.Event)
     _running: dict[str, set[asyncio.Task[None]]] = attrs.field(factory=dict)
     _channels: dict[str, Channel] = attrs.field(factory=dict)
@@ -151,9 +160,13 @@ class Gateway:
                 except TimeoutError:
                     pass
 
+    def route_of(self, channel: Channel, message: InboundMessage) -> Route:
+        """The agent and session ``message`` goes to (:mod:`clawbot.gateway.routing`); it
+        belongs to the channel it came in on, whatever it says."""
+        return self.router.route(attrs.evolve(message, channel=channel.name))
+
     def session_of(self, channel: Channel, message: InboundMessage) -> str:
-        """The session ``message`` lands in; it belongs to the channel it came in on, whatever it says."""
-        return session_key_for(self.agent_id, attrs.evolve(message, channel=channel.name), self.kernel.config.session.dm_scope)
+        return self.route_of(channel, message).session_key
 
     def turn_running(self, session_key: str) -> bool:
         """Whether a turn runs in ``session_key`` (whatever started it)."""
@@ -169,8 +182,14 @@ class Gateway:
         """Start answering ``message`` in its own task; slash commands are answered at once."""
         if message.channel != channel.name:  # a message belongs to the channel it came in on, whatever it says
             message = attrs.evolve(message, channel=channel.name)
-        session_key = self.session_of(channel, message)
         command = command_of(self.kernel, message.text)
+        route = self.route_of(channel, message)
+        session_key = route.session_key
+        verdict = self.access.admit(channel, message, command=command is not None)
+        if not verdict.admitted:  # before commands and the agent: a stranger gets at most a pairing code
+            log.info("message on %s from %s not admitted: %s", channel.name, message.sender_id or message.peer_id, verdict.why)
+            return asyncio.create_task(self._turn_away(channel, message, session_key, verdict.reply))
+        log.debug("message on %s routed to agent %s", channel.name, route.describe())
         if command is None:
             return self._start_answer(channel, message, session_key)
         if command.name not in ACTS_AT_ONCE:  # answered beside a running turn: /status works while one runs
@@ -182,6 +201,10 @@ class Gateway:
             return sent
         await sent  # the confirmation comes before the answer to the first message
         return self._start_answer(channel, attrs.evolve(message, text=reply.follow_up), session_key)
+
+    async def _turn_away(self, channel: Channel, message: InboundMessage, session_key: str, reply: str | None) -> None:
+        if reply:
+            await self._send(channel, message, session_key, reply, notice=True)
 
     async def _command(self, channel: Channel, message: InboundMessage, session_key: str, command: ParsedCommand) -> None:
         reply = await answer_command(self.kernel, self.runtime, message, session_key, command, self)
@@ -220,9 +243,9 @@ class Gateway:
     async def handle(self, channel: Channel, message: InboundMessage, session_key: str | None = None) -> None:
         """Answer one inbound message; errors become a short reply, never a crash."""
         if session_key is None:
-            session_key = session_key_for(self.agent_id, message, self.kernel.config.session.dm_scope)
+            session_key = self.router.route(message).session_key
         if not message.system_event:
-            await self.kernel.plugins.notify("clawbot_message_received", event=InboundEvent(message, self.agent_id, session_key))
+            await self.kernel.plugins.notify("clawbot_message_received", event=InboundEvent(message, agent_of(session_key), session_key))
         live = self._live(channel, message)
         try:
             if live is None:
@@ -320,7 +343,7 @@ class Gateway:
         as the kernel decided. A reply a hook rewrote is no longer the text that streamed."""
         approval = message.approval if notice else None
         cleaned = attrs.evolve(message, text=outgoing_text(message.text, notice=notice), notice=notice, approval=approval)
-        final = await self.kernel.plugins.message_sending(OutboundEvent(cleaned, self.agent_id, session_key))
+        final = await self.kernel.plugins.message_sending(OutboundEvent(cleaned, agent_of(session_key) if session_key else self.agent_id, session_key))
         if final is None:
             return
         streamed = cleaned.streamed and final.text == cleaned.text

@@ -7,14 +7,25 @@ import itertools
 from typing import Any
 
 from clawbot import hookimpl
-from clawbot.types import Channel, InboundMessage, InboundSink, OutboundMessage
+from clawbot.types import Channel, ChannelConfig, InboundMessage, InboundSink, OutboundMessage
+
+#: the fake lets everyone in, in direct chats and groups, mentioned or not: tests send from
+#: any peer. Pass ``access=ChannelConfig()`` (or claim ``[channels.<name>]``) to test the gate.
+OPEN_ACCESS = ChannelConfig(dm_policy="open", allow_from=["*"], group_policy="open", require_mention=False)
 
 
 class FakeChannel(Channel):
-    """Behaves like a connected chat surface until :meth:`stop` or :meth:`disconnect`."""
+    """Behaves like a connected chat surface until :meth:`stop` or :meth:`disconnect`.
 
-    def __init__(self, name: str = "fake") -> None:
+    Open to everyone by default (:data:`OPEN_ACCESS`); ``access`` gives it other rules, as a
+    network channel's ``[channels.<name>]`` table would."""
+
+    default_access = OPEN_ACCESS
+
+    def __init__(self, name: str = "fake", *, access: ChannelConfig | None = None) -> None:
         self.name = name
+        if access is not None:
+            self.default_access = access  # type: ignore[misc]  # this fake's own rules
         self.sent: list[OutboundMessage] = []
         self._sink: InboundSink | None = None
         self._stopped = asyncio.Event()

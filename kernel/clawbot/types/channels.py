@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 import attrs
 
-from clawbot.types.channel_config import ChannelCapabilities
+from clawbot.types.channel_config import ChannelCapabilities, ChannelConfig
 
 if TYPE_CHECKING:
     from clawbot.types.activity import ActivitySink
@@ -171,6 +171,11 @@ class Channel(abc.ABC):
 
     name: str
     capabilities: ChannelCapabilities = ChannelCapabilities()
+    default_access: ClassVar[ChannelConfig] = ChannelConfig()
+    """Who gets in when no ``[channels.<name>]`` table of a :class:`ChannelConfig` class
+    configures the channel: pairing for direct chats, no groups (the safe defaults). Only a
+    channel nobody outside can reach (a test channel) should open it; a network channel
+    claims its table with a ChannelConfig-derived class instead, so the user decides."""
 
     @abc.abstractmethod
     async def start(self, sink: InboundSink) -> None: ...
