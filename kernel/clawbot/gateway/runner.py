@@ -38,13 +38,15 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from clawbot.agent.notices import outgoing_text, quoted
-from clawbot.agent.replies import is_silent
 from clawbot.gateway.access import Access
+from clawbot.gateway.chunking import split_message
 from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
 from clawbot.gateway.commands import ParsedCommand, shadowed_commands
 from clawbot.gateway.live import LiveTurn
+from clawbot.gateway.reply_protocol import parse_reply
 from clawbot.gateway.routing import Route, Router
 from clawbot.gateway.sink import ChannelSink
+from clawbot.gateway.typing_indicator import typing_while
 from clawbot.kernel import Kernel
 from clawbot.sessions.store import agent_of
 from clawbot.types import (
@@ -247,20 +249,38 @@ class Gateway:
         if not message.system_event:
             await self.kernel.plugins.notify("clawbot_message_received", event=InboundEvent(message, agent_of(session_key), session_key))
         live = self._live(channel, message)
+        async with typing_while(channel, message):
+            try:
+                if live is None:
+                    text = await self.respond(message, session_key)
+                else:
+                    text = await self.respond(message, session_key, live=live)  # type: ignore[call-arg]
+            except Exception as exc:
+                log.exception("answering a message on %s failed", channel.name)
+                # a failure's message may name what someone typed (a /model choice): quoted
+                failure = quoted(getattr(exc, "user_message", None) or FAILURE_REPLY)
+                await self._send(channel, message, session_key, failure, notice=True)
+                return
+            streamed = live is not None and await live.finish(text)
+            await self._send_reply(channel, message, session_key, text or "", streamed=streamed, shown=live is not None and live.showed_reply)
+
+    async def _send_reply(self, channel: Channel, message: InboundMessage, session_key: str, text: str, *, streamed: bool, shown: bool) -> None:
+        """The model's reply, its directives read (:mod:`clawbot.gateway.reply_protocol`):
+        nothing for a silent reply or a heartbeat acknowledgement, unless a live channel
+        already shows some of it (it then learns the reply is over)."""
+        from clawbot.gateway.reply_media import shape_reply
+        from clawbot.paths import expand_user_path
+        from clawbot.sessions.store import agent_of
+
         try:
-            if live is None:
-                text = await self.respond(message, session_key)
-            else:
-                text = await self.respond(message, session_key, live=live)  # type: ignore[call-arg]
-        except Exception as exc:
-            log.exception("answering a message on %s failed", channel.name)
-            # a failure's message may name what someone typed (a /model choice): quoted
-            failure = quoted(getattr(exc, "user_message", None) or FAILURE_REPLY)
-            await self._send(channel, message, session_key, failure, notice=True)
-            return
-        streamed = live is not None and await live.finish(text)
-        if text and not is_silent(text):
-            await self._send(channel, message, session_key, text, streamed=streamed)
+            parsed = parse_reply(text)
+            if not parsed.delivered and not shown:
+                return
+            workspace = expand_user_path(self.kernel.config.agent_workspace(agent_of(session_key)), self.kernel.env)
+            reply = attrs.evolve(shape_reply(parsed, message, workspace, channel.capabilities), streamed=streamed)
+            await self._hand_over(channel, reply, session_key, notice=False)
+        except Exception:
+            log.exception("sending a reply on %s failed", channel.name)
 
     def _live(self, channel: Channel, message: InboundMessage) -> LiveTurn | None:
         """The turn's live activity for a channel that shows it and a responder that reports it.
@@ -348,4 +368,6 @@ class Gateway:
             return
         streamed = cleaned.streamed and final.text == cleaned.text
         text = outgoing_text(final.text, notice=notice)
-        await channel.send(attrs.evolve(final, text=text, notice=notice, approval=approval, streamed=streamed))
+        whole = attrs.evolve(final, text=text, notice=notice, approval=approval, streamed=streamed)
+        for piece in split_message(whole, channel.capabilities.max_text_length):  # the hooks saw it whole
+            await channel.send(piece)
