@@ -7,14 +7,13 @@ import asyncio
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from clawbot import OutboundEvent
 from clawbot.gateway.chunking import chunk_text
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import FakeChannel, plugin_from_hooks
 from clawbot.types import ChannelCapabilities
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 

@@ -11,11 +11,10 @@ import os
 from pathlib import Path
 
 import pytest
-
 from clawbot.gateway.reply_protocol import parse_reply
 from clawbot.gateway.runner import Gateway
-from clawbot.types import ChannelCapabilities
 from clawbot.testing import FakeChannel
+from clawbot.types import ChannelCapabilities
 
 MEDIA = ChannelCapabilities(media=True)
 

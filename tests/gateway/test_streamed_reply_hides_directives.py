@@ -11,13 +11,12 @@ from __future__ import annotations
 import asyncio
 import re
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from clawbot.gateway.live import LiveTurn
 from clawbot.gateway.reply_protocol import parse_reply
 from clawbot.safetext import visible
 from clawbot.types import TextDelta
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 FORBIDDEN = re.compile(r"\[\[\s*(reply_to|audio_as_voice)|HEARTBEAT_OK|^[ \t]*MEDIA:", re.MULTILINE | re.IGNORECASE)
 
