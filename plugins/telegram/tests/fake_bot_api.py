@@ -83,6 +83,7 @@ class FakeBotApi:
         return self.base_url
 
     async def close(self) -> None:
+        await self.down()  # ends the long polls still waiting, so closing does not wait for them
         if self._runner is not None:
             await self._runner.cleanup()
 
