@@ -42,7 +42,7 @@ async def test_a_turn_started_by_someone_else_is_refused_at_once_and_nothing_wai
     await chat.close()
 
 
-async def test_only_the_owner_answers_and_anyone_else_hears_what_an_unknown_id_gets(make_kernel, fake_channel) -> None:
+async def test_only_the_owner_answers_and_anyone_else_is_refused_whatever_the_id(make_kernel, fake_channel) -> None:
     decisions: list[ApprovalDecision] = []
     provider = ScriptedProvider([call("guarded", "c1")], "Approve it, alice.", "Launched.")
     chat = await open_chat(make_kernel, fake_channel, provider, tools=[guarded_tool(decisions)], config=OWNER)
@@ -54,11 +54,11 @@ async def test_only_the_owner_answers_and_anyone_else_hears_what_an_unknown_id_g
         await fake_channel.inject(text, **fields)
         return fake_channel.texts()[-1]
 
-    unknown = await answer("/approve 0badid", **GROUP, sender_id="mallory")
-    assert await answer(f"/approve {approval_id}", **GROUP, sender_id="mallory") == unknown.replace("0badid", approval_id)
-    assert await answer(f"/deny {approval_id}", **GROUP, sender_id="mallory") == unknown.replace("0badid", approval_id)
-    listing = await answer("/approve", **GROUP, sender_id="mallory")
-    assert listing.startswith("Usage: /approve") and approval_id not in listing  # what waits is the owner's business
+    refused = "Only the owner can use /{} in this chat."
+    assert await answer("/approve 0badid", **GROUP, sender_id="mallory") == refused.format("approve")
+    assert await answer(f"/approve {approval_id}", **GROUP, sender_id="mallory") == refused.format("approve")
+    assert await answer(f"/deny {approval_id}", **GROUP, sender_id="mallory") == refused.format("deny")
+    assert await answer("/approve", **GROUP, sender_id="mallory") == refused.format("approve")  # what waits is the owner's business
     assert approval_id in await answer("/approve", **GROUP, sender_id="alice")
     assert "No pending approval" in await answer(f"/approve {approval_id}", peer_id="alice")  # her DM: another session
     assert decisions == []

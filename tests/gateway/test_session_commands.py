@@ -221,11 +221,13 @@ async def test_whoami_says_who_the_sender_is_and_whether_they_are_the_owner(make
         "Name: Alice",
         "Owner: yes (agents.defaults.owner_ids lists you)",
         "Session: agent:main:main",
+        "Agent: main (the default agent)",
     ]
     assert fake_channel.texts()[1].splitlines()[1:] == [
         "Sender id: bob",
         "Owner: no (add <channel>:<sender id> to agents.defaults.owner_ids to make a sender the owner)",
         "Session: agent:main:fake:group:team",
+        "Agent: main (the default agent)",
     ]
 
 

@@ -34,6 +34,7 @@ from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.memory_flush import SideTurn, flush_during_turn, with_note
 from clawbot.agent.models import ModelChoice, resolve_ref
+from clawbot.agent.owners import owner_ids_for
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.pruning import SessionPruning
 from clawbot.agent.session_control import open_for_turn
@@ -238,7 +239,7 @@ class Conversation:
         from clawbot.agent.clock import user_timezone
 
         zone = user_timezone(self.kernel.config.agents.defaults.timezone)[0]
-        owner_ids = self.kernel.config.agents.defaults.owner_ids
+        owner_ids = owner_ids_for(self.kernel.config, origin.channel) if origin is not None else ()
         for waited in earlier:
             before = user_message(waited.text, waited, zone=zone, owner_ids=owner_ids)
             session.transcript.append_message(before)

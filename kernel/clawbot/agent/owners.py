@@ -2,7 +2,9 @@
 
 A message is the owner's when its channel says so (``InboundMessage.from_owner``: the
 terminal's local user, a chat network's configured owner account) or when its sender is
-listed in ``agents.defaults.owner_ids``. An entry there is written either
+listed in ``agents.defaults.owner_ids`` or in the ``owner_ids`` of the channel's own table
+(``[channels.<name>]``, bare sender ids of that channel: :func:`owner_ids_for` qualifies them).
+An entry in ``agents.defaults.owner_ids`` is written either
 
 * ``<channel>:<sender id>`` (``telegram:123456789``): that sender on that channel only, or
 * a bare sender id without a colon (``+15550001``): that sender id on every channel.
@@ -20,8 +22,12 @@ a message without a sender id there belongs to nobody.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from clawbot.types import InboundMessage
+from clawbot.types import ChannelConfig, InboundMessage
+
+if TYPE_CHECKING:
+    from clawbot.config.schema import ClawbotConfig
 
 
 def sender_of(message: InboundMessage) -> str | None:
@@ -31,8 +37,20 @@ def sender_of(message: InboundMessage) -> str | None:
     return message.peer_id if message.chat_type == "direct" else None
 
 
+def channel_owner_ids(config: ClawbotConfig, channel: str) -> list[str]:
+    """The ``owner_ids`` of ``[channels.<channel>]``, each qualified with the channel (so an id
+    holding a colon stays that channel's); none when the table is not a :class:`ChannelConfig`."""
+    table = config.section(f"channels.{channel}")
+    return [f"{channel}:{sender}" for sender in table.owner_ids] if isinstance(table, ChannelConfig) else []
+
+
+def owner_ids_for(config: ClawbotConfig, channel: str) -> list[str]:
+    """Every owner entry that applies on ``channel``: ``agents.defaults.owner_ids`` and the channel's own."""
+    return [*config.agents.defaults.owner_ids, *channel_owner_ids(config, channel)]
+
+
 def listed_as_owner(message: InboundMessage, owner_ids: Iterable[str]) -> bool:
-    """Whether ``agents.defaults.owner_ids`` names the sender of ``message``."""
+    """Whether ``owner_ids`` (:func:`owner_ids_for`) names the sender of ``message``."""
     sender = sender_of(message)
     if not sender:
         return False

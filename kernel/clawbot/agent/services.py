@@ -287,10 +287,10 @@ class KernelServices(ToolServices):
         if port is None or origin is None:
             raise ServiceUnavailable(f"nobody can be asked for approval: {NO_GATEWAY}")
         from clawbot.agent.approvals import notice_text, offer
-        from clawbot.agent.owners import is_owner
+        from clawbot.agent.owners import is_owner, owner_ids_for
         from clawbot.types import ApprovalRefused
 
-        if not is_owner(origin, self._kernel.config.agents.defaults.owner_ids):
+        if not is_owner(origin, owner_ids_for(self._kernel.config, origin.channel)):
             # Only the owner may approve, so a request from someone else's turn could never
             # be answered: refuse now rather than leave it pending for the owner to stumble on.
             raise ApprovalRefused(

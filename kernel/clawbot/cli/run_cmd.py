@@ -14,7 +14,7 @@ from clawbot.cli.state import CliState, config_option, run_async, user_errors, v
 
 
 @click.command()
-@click.option("--agent", "agent_id", default=None, help="Agent that answers (default: the default agent).")
+@click.option("--agent", "agent_id", default=None, help="Default agent: answers what no [[bindings]] entry routes elsewhere (default: agents.list's default).")
 @verbose_option
 @config_option
 @click.pass_obj

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterator, Sequence
 from typing import List, Literal  # noqa: UP035 - cattrs structures typing.List in the config classes
 
 import attrs
 
+from clawbot.config.problems import ConfigProblem
 from clawbot.types.context import InRange
 
 LOOPBACK = "127.0.0.1"
@@ -77,3 +80,14 @@ class BindingConfig:
 
 
 Bindings = List[BindingConfig]  # noqa: UP006
+
+
+def binding_problems(bindings: Sequence[BindingConfig], agent_ids: Sequence[str]) -> Iterator[ConfigProblem]:
+    """A problem for each binding naming an agent that ``agents.list`` does not configure:
+    its messages would go to an agent without a workspace or model of its own."""
+    for index, binding in enumerate(bindings):
+        if binding.agent_id in agent_ids:
+            continue
+        close = difflib.get_close_matches(binding.agent_id, list(agent_ids), n=1)
+        hint = f"did you mean {close[0]}?" if close else f"configured agents: {', '.join(agent_ids) or 'none'}"
+        yield ConfigProblem(f"bindings[{index}].agent_id", f"no agent {binding.agent_id!r} in agents.list ({hint})")

@@ -18,6 +18,7 @@ import cattrs
 
 from clawbot.config.converter import make_converter, show
 from clawbot.config.envsubst import substitute
+from clawbot.config.gateway_schema import binding_problems
 from clawbot.config.problems import ConfigError, ConfigProblem, join, walk
 from clawbot.config.schema import PLUGIN_ROOTS, ClawbotConfig, CoreConfig
 from clawbot.paths import CONFIG_ENV, CONFIG_NAME, StatePaths
@@ -114,7 +115,10 @@ def structure_core(raw: RawConfig, converter: cattrs.Converter) -> CoreConfig:
             values[key] = converter.structure(value, kind)
         except Exception as exc:
             raw.problems.extend(walk(exc, key))
-    return CoreConfig(**values)
+    core = CoreConfig(**values)
+    if not any(p.path.startswith("agents") for p in raw.problems):  # a broken agents table names no agents to check against
+        raw.problems.extend(binding_problems(core.bindings, [agent.id for agent in core.agents.list]))
+    return core
 
 
 def _unknown_top_level(key: str, fields: Iterable[str]) -> ConfigProblem:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 import attrs
 
 from clawbot.agent.notices import quoted_line
-from clawbot.agent.owners import is_owner
+from clawbot.agent.owners import is_owner, owner_ids_for
 from clawbot.gateway.commands import (
     BUILTIN_COMMANDS,
     OPEN_COMMANDS,
@@ -108,8 +108,10 @@ async def _answer(
     turns: RunningTurns | None,
 ) -> CommandReply:
     name, args = command.name, command.args
-    owner = is_owner(message, kernel.config.agents.defaults.owner_ids)
-    if name in OWNER_ONLY_COMMANDS:  # anyone else is told the id is unknown
+    owner = is_owner(message, owner_ids_for(kernel.config, message.channel))
+    if name in OWNER_ONLY_COMMANDS:  # anyone else is refused, whatever the id: it tells nothing about what waits
+        if not owner:
+            return CommandReply(refusal(name))
         return _approval(runtime, session_key, args, name == "deny", owner, turns)
     if name not in OPEN_COMMANDS and not owner and not controls_own_session(message, session_key):
         return CommandReply(refusal(name))

@@ -10,8 +10,10 @@ and ``clawbot plugins list`` name it, so its author sees it.
 Who may use them is decided once, for every command: the owner anywhere; anyone else only
 in a direct chat whose session is theirs alone (``session.dm_scope`` other than ``main``).
 The main session is the owner's, and a group's session is shared, so a member's ``/stop``
-there would cancel the owner's turn. ``/approve`` and ``/deny`` are the owner's alone: anyone
-else is told the id is unknown, as for an id that never existed. ``/help``, ``/commands``
+there would cancel the owner's turn. ``/approve`` and ``/deny`` are the owner's alone, in every
+chat: anyone else gets the same short refusal whatever id they name, so it tells nothing
+about what waits. The owner is whoever the channel vouches for (``from_owner``) or
+``agents.defaults.owner_ids`` / the channel's own ``owner_ids`` name (:mod:`clawbot.agent.owners`). ``/help``, ``/commands``
 and ``/whoami`` change nothing and tell nothing about the session's conversation, so anyone
 may use them anywhere (``/whoami`` is how a person learns the id that makes them the owner).
 The settings (``/model``, ``/think``, ``/verbose``, ``/reasoning``, ``/usage``) follow the

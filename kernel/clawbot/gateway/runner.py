@@ -8,7 +8,10 @@ returns (e.g. end of terminal input) is done, and one that cannot run here
 gateway stops when every channel is done, on :meth:`Gateway.stop`, or when a channel's user
 asks to quit (``sink.quit()``). The answering itself is a ``Responder``: ``clawbot run``
 passes one that runs the agent loop (:class:`clawbot.agent.conversation.Conversation`) for
-the message's session, and tests pass plain functions. Turns run in their session's lane
+the message's session, and tests pass plain functions. Every message first passes the
+channel's access rules (:mod:`clawbot.gateway.access`: a stranger gets at most a pairing
+code) and is routed to its agent and session by ``[[bindings]]``
+(:mod:`clawbot.gateway.routing`). Turns run in their session's lane
 (:mod:`clawbot.gateway.lanes`): one at a time per session, ``gateway.max_concurrent`` at
 once in all, messages that arrive meanwhile queued. Slash commands are answered outside the
 lanes, by the dispatcher ``clawbot agent -m`` uses too
@@ -42,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from clawbot.agent.notices import outgoing_text, quoted
+from clawbot.gateway.access import Access
 from clawbot.gateway.chunking import split_message
 from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
 from clawbot.gateway.commands import ParsedCommand, shadowed_commands
@@ -49,10 +53,11 @@ from clawbot.gateway.health import ChannelBoard, ChannelHealth
 from clawbot.gateway.lanes import Lanes, Waiting
 from clawbot.gateway.live import LiveTurn
 from clawbot.gateway.reply_protocol import parse_reply
+from clawbot.gateway.routing import Route, Router
 from clawbot.gateway.supervisor import supervise
 from clawbot.gateway.typing_indicator import typing_while
 from clawbot.kernel import Kernel
-from clawbot.sessions.keys import session_key_for
+from clawbot.sessions.store import agent_of
 from clawbot.types import (
     Channel,
     GatewayEvent,
@@ -95,12 +100,17 @@ class Gateway:
     kernel: Kernel
     respond: Responder
     agent_id: str
+    """The default agent: it answers what no ``[[bindings]]`` entry routes elsewhere."""
     restart_delays: tuple[float, ...] = (1.0, 2.0, 5.0, 15.0, 30.0)
     healthy_run: float = 60.0
     """A start that ran at least this long (seconds) before failing resets the backoff."""
     runtime: AgentRuntime | None = None
     up_after: float = 0.5
     """A start still going after this long (seconds) counts as running, for :meth:`health`."""
+    access: Access = attrs.field(default=attrs.Factory(lambda self: Access(self.kernel), takes_self=True))
+    router: Router = attrs.field(
+        default=attrs.Factory(lambda self: Router(self.kernel.config.bindings, self.agent_id, self.kernel.config.session.dm_scope), takes_self=True)
+    )
     _stop: asyncio.Event = attrs.field(factory=asyncio.Event)
     _grace: bool = True
     _lanes: Lanes | None = None
@@ -178,9 +188,13 @@ class Gateway:
     async def stop_requested(self) -> None:
         await self._stop.wait()
 
+    def route_of(self, channel: Channel, message: InboundMessage) -> Route:
+        """The agent and session ``message`` goes to (:mod:`clawbot.gateway.routing`); it
+        belongs to the channel it came in on, whatever it says."""
+        return self.router.route(attrs.evolve(message, channel=channel.name))
+
     def session_of(self, channel: Channel, message: InboundMessage) -> str:
-        """The session ``message`` lands in; it belongs to the channel it came in on, whatever it says."""
-        return session_key_for(self.agent_id, attrs.evolve(message, channel=channel.name), self.kernel.config.session.dm_scope)
+        return self.route_of(channel, message).session_key
 
     def turn_running(self, session_key: str) -> bool:
         """Whether a turn runs (or waits to) in ``session_key`` (whatever started it)."""
@@ -202,8 +216,14 @@ class Gateway:
         the session a client named itself (the control API's owner may pick any)."""
         if message.channel != channel.name:  # a message belongs to the channel it came in on, whatever it says
             message = attrs.evolve(message, channel=channel.name)
-        session_key = session_key or self.session_of(channel, message)
         command = command_of(self.kernel, message.text)
+        route = self.route_of(channel, message)
+        session_key = session_key or route.session_key
+        verdict = self.access.admit(channel, message, command=command is not None)
+        if not verdict.admitted:  # before commands and the agent: a stranger gets at most a pairing code
+            log.info("message on %s from %s not admitted: %s", channel.name, message.sender_id or message.peer_id, verdict.why)
+            return asyncio.create_task(self._turn_away(channel, message, session_key, verdict.reply))
+        log.debug("message on %s routed to agent %s", channel.name, route.describe())
         if command is None:
             return self._start_answer(channel, message, session_key)
         if command.name not in ACTS_AT_ONCE:  # answered beside a running turn: /status works while one runs
@@ -215,6 +235,10 @@ class Gateway:
             return sent
         await sent  # the confirmation comes before the answer to the first message
         return self._start_answer(channel, attrs.evolve(message, text=reply.follow_up), session_key)
+
+    async def _turn_away(self, channel: Channel, message: InboundMessage, session_key: str, reply: str | None) -> None:
+        if reply:
+            await self._send(channel, message, session_key, reply, notice=True)
 
     async def _command(self, channel: Channel, message: InboundMessage, session_key: str, command: ParsedCommand) -> None:
         reply = await answer_command(self.kernel, self.runtime, message, session_key, command, self)
@@ -262,10 +286,10 @@ class Gateway:
         """Answer one inbound message (with ``earlier`` ones of the same chat that waited
         for it: one turn answers them all); errors become a short reply, never a crash."""
         if session_key is None:
-            session_key = session_key_for(self.agent_id, message, self.kernel.config.session.dm_scope)
+            session_key = self.router.route(message).session_key
         for received in (*earlier, message):
             if not received.system_event:
-                event = InboundEvent(received, self.agent_id, session_key)
+                event = InboundEvent(received, agent_of(session_key), session_key)
                 await self.kernel.plugins.notify("clawbot_message_received", event=event)
         live = self._live(channel, message)
         extra: dict[str, Any] = {} if live is None else {"live": live}
@@ -386,7 +410,7 @@ class Gateway:
         as the kernel decided. A reply a hook rewrote is no longer the text that streamed."""
         approval = message.approval if notice else None
         cleaned = attrs.evolve(message, text=outgoing_text(message.text, notice=notice), notice=notice, approval=approval)
-        final = await self.kernel.plugins.message_sending(OutboundEvent(cleaned, self.agent_id, session_key))
+        final = await self.kernel.plugins.message_sending(OutboundEvent(cleaned, agent_of(session_key) if session_key else self.agent_id, session_key))
         if final is None:
             return
         streamed = cleaned.streamed and final.text == cleaned.text

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from clawbot.agent.models import ModelChoice, ModelError, configured_refs, resolve_ref
 from clawbot.agent.notices import quoted, quoted_line
-from clawbot.agent.owners import listed_as_owner
+from clawbot.agent.owners import channel_owner_ids, listed_as_owner
 from clawbot.gateway.commands import BUILTIN_HELP, plugin_command
 from clawbot.kernel import Kernel
 from clawbot.sessions.store import agent_of
@@ -45,11 +45,12 @@ def help_text(kernel: Kernel) -> str:
 
 
 def whoami_text(kernel: Kernel, message: InboundMessage, session_key: str) -> str:
-    owner_ids = kernel.config.agents.defaults.owner_ids
     if message.from_owner:
         owner = "yes (the channel says so)"
-    elif listed_as_owner(message, owner_ids):
+    elif listed_as_owner(message, kernel.config.agents.defaults.owner_ids):
         owner = "yes (agents.defaults.owner_ids lists you)"
+    elif listed_as_owner(message, channel_owner_ids(kernel.config, message.channel)):
+        owner = f"yes (channels.{message.channel}.owner_ids lists you)"
     else:
         owner = "no (add <channel>:<sender id> to agents.defaults.owner_ids to make a sender the owner)"
     sender = message.sender_id or (message.peer_id if message.chat_type == "direct" else None)
@@ -59,8 +60,16 @@ def whoami_text(kernel: Kernel, message: InboundMessage, session_key: str) -> st
     ]
     if message.sender_name:
         lines.append(f"Name: {quoted_line(message.sender_name)}")
-    lines += [f"Owner: {owner}", f"Session: {quoted_line(session_key)}"]
+    lines += [f"Owner: {owner}", f"Session: {quoted_line(session_key)}", f"Agent: {quoted_line(_routed(kernel, message, session_key))}"]
     return "\n".join(lines)
+
+
+def _routed(kernel: Kernel, message: InboundMessage, session_key: str) -> str:
+    """The session's agent and what routed this chat to it (``[[bindings]]`` or the default)."""
+    from clawbot.gateway.routing import Router
+
+    route = Router(kernel.config.bindings, agent_of(session_key), kernel.config.session.dm_scope).route(message)
+    return route.describe() if route.session_key == session_key else agent_of(session_key)
 
 
 async def _models(runtime: AgentRuntime, session_key: str, info: SessionInfo | None) -> list[ModelChoice]:

@@ -7,17 +7,27 @@ import itertools
 from typing import Any
 
 from clawbot import hookimpl
-from clawbot.types import Channel, ChannelCapabilities, InboundMessage, InboundSink, OutboundMessage
+from clawbot.types import Channel, ChannelCapabilities, ChannelConfig, InboundMessage, InboundSink, OutboundMessage
+
+#: the fake lets everyone in, in direct chats and groups, mentioned or not: tests send from
+#: any peer. Pass ``access=ChannelConfig()`` (or claim ``[channels.<name>]``) to test the gate.
+OPEN_ACCESS = ChannelConfig(dm_policy="open", allow_from=["*"], group_policy="open", require_mention=False)
 
 
 class FakeChannel(Channel):
     """Behaves like a connected chat surface until :meth:`stop` or :meth:`disconnect`.
 
-    ``capabilities`` says what it claims to do (a ``max_text_length``, ``typing`` ...);
-    ``typings`` records each typing indicator shown, with the time it was asked for."""
+    Open to everyone by default (:data:`OPEN_ACCESS`); ``access`` gives it other rules, as a
+    network channel's ``[channels.<name>]`` table would. ``capabilities`` says what it claims
+    to do (a ``max_text_length``, ``typing`` ...); ``typings`` records each typing indicator
+    shown, with the time it was asked for."""
 
-    def __init__(self, name: str = "fake", capabilities: ChannelCapabilities | None = None) -> None:
+    default_access = OPEN_ACCESS
+
+    def __init__(self, name: str = "fake", capabilities: ChannelCapabilities | None = None, *, access: ChannelConfig | None = None) -> None:
         self.name = name
+        if access is not None:
+            self.default_access = access  # type: ignore[misc]  # this fake's own rules
         if capabilities is not None:
             self.capabilities = capabilities
         self.sent: list[OutboundMessage] = []

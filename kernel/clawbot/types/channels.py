@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 import attrs
 
-from clawbot.types.channel_config import ChannelCapabilities
+from clawbot.types.channel_config import ChannelCapabilities, ChannelConfig
 
 if TYPE_CHECKING:
     from clawbot.types.activity import ActivitySink
@@ -177,6 +177,11 @@ class Channel(abc.ABC):
 
     name: str
     capabilities: ChannelCapabilities = ChannelCapabilities()
+    default_access: ClassVar[ChannelConfig] = ChannelConfig()
+    """Who gets in when no ``[channels.<name>]`` table of a :class:`ChannelConfig` class
+    configures the channel: pairing for direct chats, no groups (the safe defaults). Only a
+    channel nobody outside can reach (a test channel) should open it; a network channel
+    claims its table with a ChannelConfig-derived class instead, so the user decides."""
 
     def available(self) -> str | None:
         """``None`` (the default) when the channel can run here; else why it cannot, in a

@@ -1,0 +1,136 @@
+"""``clawbot pairing list|approve|deny|revoke``: let the strangers who asked into a channel's direct chats.
+
+A stranger writing to a channel whose ``dm_policy`` is ``pairing`` gets a one-time code; the
+owner approves it here and the running gateway lets that sender in at once (it re-reads the
+channel's pairing file when it changes). State: ``<state dir>/pairing/<channel>.json``. No
+kernel is booted: these commands only read and write that file.
+
+What a stranger chose (their display name, their id) is shown with control characters made
+visible, like everything the CLI prints.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+
+from clawbot.cli.output import echo, echo_json
+from clawbot.cli.state import CliState
+
+
+def _store(state: CliState, channel: str):  # noqa: ANN202 - PairingStore, imported lazily
+    from clawbot.gateway.pairing import PairingError, PairingStore
+
+    try:
+        return PairingStore.for_channel(state.paths().root, channel)
+    except PairingError as exc:
+        echo(f"clawbot pairing: {exc}", err=True)
+        sys.exit(2)
+
+
+def _who(sender_id: str, name: str) -> str:
+    return f"{sender_id} ({name})" if name else sender_id
+
+
+@click.group()
+def pairing() -> None:
+    """Approve the strangers who asked to talk to your agent in a direct chat.
+
+    A stranger's first message to a channel with dm_policy = "pairing" (the default) gets a
+    one-time code (8 characters, valid for 1 hour; at most 3 wait per channel account) and
+    no answer. Run `clawbot pairing approve <channel> <code>` to let them in: the running
+    gateway answers them from their next message on, without a restart.
+    """
+
+
+@pairing.command("list")
+@click.argument("channel", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+def list_requests(state: CliState, channel: str | None, as_json: bool) -> None:
+    """The codes waiting for an answer, and the senders approved so far (every channel, or CHANNEL's)."""
+    import attrs
+
+    from clawbot.gateway.pairing import CHANNEL_NAME
+
+    folder = state.paths().root / "pairing"
+    found = sorted(p.stem for p in folder.glob("*.json") if CHANNEL_NAME.fullmatch(p.stem)) if folder.is_dir() else []
+    names = [channel] if channel else found
+    now = time.time()
+    listing = []
+    for name in names:
+        store = _store(state, name)
+        listing.append((name, store.pending(), store.approved()))
+    if as_json:
+        echo_json(
+            [
+                {
+                    "channel": name,
+                    "pending": [{**attrs.asdict(r), "expires_at": r.expires_at()} for r in pending],
+                    "approved": [attrs.asdict(a) for a in approved],
+                }
+                for name, pending, approved in listing
+            ]
+        )
+        return
+    if not any(pending or approved for _, pending, approved in listing):
+        echo("No pairing requests" + (f" on {channel}." if channel else "."))
+        return
+    for name, pending, approved in listing:
+        for request in pending:
+            minutes = max(1, round((request.expires_at() - now) / 60))
+            echo(f"{name}  {request.code}  from {_who(request.sender_id, request.sender_name)}  account {request.account_id}  expires in {minutes} min")
+        for sender in approved:
+            echo(f"{name}  approved  {_who(sender.sender_id, sender.sender_name)}")
+
+
+def _answer(state: CliState, channel: str, code: str, *, approve: bool) -> None:
+    from clawbot.gateway.pairing import PairingError
+
+    store = _store(state, channel)
+    try:
+        request = store.approve(code) if approve else store.deny(code)
+    except PairingError as exc:
+        echo(f"Cannot {'approve' if approve else 'deny'} on {channel}: {exc}. See `clawbot pairing list {channel}`.", err=True)
+        sys.exit(1)
+    who = _who(request.sender_id, request.sender_name)
+    if approve:
+        echo(f"Approved {who} on {channel}: their direct messages now reach the agent.")
+    else:
+        echo(f"Denied {who} on {channel}: the code is gone; they get a new one if they write again.")
+
+
+@pairing.command("approve")
+@click.argument("channel")
+@click.argument("code")
+@click.pass_obj
+def approve(state: CliState, channel: str, code: str) -> None:
+    """Let the sender of CODE talk to the agent on CHANNEL.
+
+    Wrong codes are limited: after 5 on a channel within 15 minutes, approvals there are
+    refused until the oldest of them is 15 minutes old.
+    """
+    _answer(state, channel, code, approve=True)
+
+
+@pairing.command("deny")
+@click.argument("channel")
+@click.argument("code")
+@click.pass_obj
+def deny(state: CliState, channel: str, code: str) -> None:
+    """Drop the request CODE on CHANNEL without letting its sender in."""
+    _answer(state, channel, code, approve=False)
+
+
+@pairing.command("revoke")
+@click.argument("channel")
+@click.argument("sender_id")
+@click.pass_obj
+def revoke(state: CliState, channel: str, sender_id: str) -> None:
+    """Take back an approval: SENDER_ID must pair again to talk to the agent on CHANNEL."""
+    if not _store(state, channel).revoke(sender_id):
+        echo(f"{sender_id} is not an approved sender on {channel} (see `clawbot pairing list {channel}`).", err=True)
+        sys.exit(1)
+    echo(f"Revoked {sender_id} on {channel}: their next direct message gets a pairing code again.")

@@ -1,0 +1,74 @@
+"""``clawbot pairing``: a stranger's DM gets a code and no turn; the owner approves it from the
+command line while the gateway runs, and the stranger's next DM is answered.
+
+The gateway runs in this process with the fake channel on the real channels' default rules;
+the approval is a real ``clawbot`` process (another process changing the file the gateway
+reads), the other commands run in process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+from clawbot.gateway.runner import Gateway
+from clawbot.testing import FakeChannel
+from clawbot.testing.cli import invoke_cli
+from clawbot.types import ChannelConfig
+
+from .clihelpers import run_cli
+
+
+async def _echo(message, session_key):  # noqa: ANN001, ANN202
+    return f"agent: {message.text}"
+
+
+async def test_a_stranger_is_let_in_by_clawbot_pairing_approve_without_a_restart(make_kernel, clawbot_home) -> None:
+    channel = FakeChannel("chat", access=ChannelConfig())
+    kernel = await make_kernel(plugins={"chat": channel.as_plugin()})
+    gateway = Gateway(kernel, _echo, "main")
+    task = asyncio.create_task(gateway.run([channel]))
+    for text in ("hello?", "hello??", "HELLO???", "anyone"):
+        await channel.inject(text, peer_id="4242", sender_name="Bob")
+    assert len(channel.sent) == 1  # one code, however often they write
+    notice = channel.sent[0].text
+    code = re.search(r"Your pairing code: ([A-Z2-9]{8}) ", notice).group(1)
+    assert f"Ask my owner to run: clawbot pairing approve chat {code}" in notice
+
+    listing = invoke_cli("pairing", "list", home=clawbot_home)
+    assert listing.returncode == 0 and re.search(rf"^chat  {code}  from 4242 \(Bob\)  account default  expires in 60 min$", listing.stdout, re.M)
+    wrong = invoke_cli("pairing", "approve", "chat", "ABCDEFGH", home=clawbot_home)
+    assert wrong.returncode == 1 and wrong.stdout == ""
+    assert wrong.stderr == "Cannot approve on chat: no pending request has the code 'ABCDEFGH' (codes expire 1 hour after they were sent). See `clawbot pairing list chat`.\n"
+
+    approved = run_cli("pairing", "approve", "chat", code.lower(), home=clawbot_home)
+    assert approved.returncode == 0, approved.stderr
+    assert approved.stdout == "Approved 4242 (Bob) on chat: their direct messages now reach the agent.\n"
+    await channel.inject("now?", peer_id="4242")
+    assert channel.texts()[1:] == ["agent: now?"]
+    assert "chat  approved  4242 (Bob)" in invoke_cli("pairing", "list", "chat", home=clawbot_home).stdout
+    [listed] = json.loads(invoke_cli("pairing", "list", "--json", home=clawbot_home).stdout)
+    assert listed["channel"] == "chat" and listed["pending"] == [] and listed["approved"][0]["sender_id"] == "4242"
+
+    revoked = invoke_cli("pairing", "revoke", "chat", "4242", home=clawbot_home)
+    assert revoked.returncode == 0 and "Revoked 4242 on chat" in revoked.stdout
+    await channel.inject("still there?", peer_id="4242")
+    assert "Your pairing code:" in channel.texts()[-1]
+    gateway.stop()
+    await task
+    await kernel.aclose()
+
+
+def test_pairing_commands_say_clearly_what_is_wrong(clawbot_home) -> None:
+    assert invoke_cli("pairing", "list", home=clawbot_home).stdout == "No pairing requests.\n"
+    bad = invoke_cli("pairing", "approve", "../secrets", "ABCDEFGH", home=clawbot_home)
+    assert bad.returncode == 2 and bad.stderr == "clawbot pairing: '../secrets' is not a channel name (lowercase letters, digits, - and _)\n"
+    for _ in range(5):
+        invoke_cli("pairing", "approve", "chat", "WRONG234", home=clawbot_home)
+    limited = invoke_cli("pairing", "approve", "chat", "WRONG234", home=clawbot_home)
+    assert limited.returncode == 1 and "too many wrong codes on this channel lately: try again in 15 min" in limited.stderr
+    denied = invoke_cli("pairing", "deny", "chat", "NOPE2345", home=clawbot_home)
+    assert denied.returncode == 1 and denied.stderr.startswith("Cannot deny on chat: too many wrong codes")
+    missing = invoke_cli("pairing", "revoke", "chat", "nobody", home=clawbot_home)
+    assert missing.returncode == 1 and "nobody is not an approved sender on chat" in missing.stderr
