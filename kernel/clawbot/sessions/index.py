@@ -1,7 +1,8 @@
 """The session index of one agent: session key -> current session id, totals and settings.
 
-It is derived data: written atomically (unique temp file + rename, mode 0600) after each
-turn, and rebuilt from the transcripts' headers when it is missing or unreadable. Several
+It is derived data: written atomically (unique temp file + rename, mode 0600) after
+turns (those of one loop tick together, :mod:`clawbot.sessions.batch`), kept parsed while
+unchanged on disk (:mod:`clawbot.sessions.indexfile`), and rebuilt from the transcripts' headers when it is missing or unreadable. Several
 processes may share it: a read-modify-write holds :meth:`SessionIndex.locked`.
 
 A turn touches one entry, so the file is handled as raw JSON objects and only that entry
