@@ -21,8 +21,20 @@ import pytest
 from .fake_bot_api import TOKEN, FakeBotApi
 
 ROOT = Path(__file__).resolve().parents[3]
-# the meta distribution and what it depends on, and the channel
-DISTRIBUTIONS = ["kernel", *(f"plugins/{name}" for name in ("anthropic", "openai", "workspace", "terminal", "tools", "memory", "compaction", "telegram")), "."]
+
+def _distributions() -> list[str]:
+    """The meta distribution, the workspace members it depends on (read from its pyproject,
+    so a plugin added to the default set is built too), and the channel."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    names = {requirement.split(">")[0].split("=")[0].strip() for requirement in project["project"]["dependencies"]} | {"clawbot-telegram"}
+    folders = ["kernel", *(f"plugins/{p.name}" for p in sorted((ROOT / "plugins").iterdir()) if (p / "pyproject.toml").exists())]
+    chosen = [f for f in folders if tomllib.loads((ROOT / f / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"] in names]
+    return [*chosen, "."]
+
+
+DISTRIBUTIONS = _distributions()
 
 
 def uv(*args: str, cwd: Path = ROOT) -> str:
