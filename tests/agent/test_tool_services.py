@@ -131,6 +131,30 @@ async def test_a_group_session_cannot_read_the_owners_session_or_message_strange
     assert all(m.peer_id != "stranger" for m in fake_channel.sent)
 
 
+async def test_someone_let_into_the_main_session_gets_only_their_own_chat(make_kernel, fake_channel) -> None:
+    """With dm_scope "main" a paired or allow-listed person writes into the owner's main
+    session: its reach (other sessions, other chats) stays the owner's."""
+    provider = ScriptedProvider(
+        "private plans",
+        [
+            call("sessions_history", "c1", session_key="agent:main:fake:group:team"),
+            call("sessions_list", "c2"),
+            call("message", "c3", message="spam", target="stranger"),
+        ],
+        "ok",
+    )
+    _, gateway, task = await _gateway(make_kernel, fake_channel, provider)
+    await fake_channel.inject("team plans: ship friday", peer_id="team", chat_type="group")
+    await fake_channel.inject("what did the team say?", peer_id="paired-stranger")
+    gateway.stop()
+    await task
+    history, listing, message = provider.requests[2].messages[-3:]
+    assert history.is_error and "only the agent's main session may reach other sessions" in history.text
+    assert "group:team" not in listing.text
+    assert message.is_error and "may only message its own chat" in message.text
+    assert all(m.peer_id != "stranger" for m in fake_channel.sent)
+
+
 async def test_tools_outside_a_gateway_say_what_they_cannot_do(make_kernel) -> None:
     provider = ScriptedProvider([call("message", "c1", message="hi", channel="telegram", target="42")], "ok")
     _, _, conversation = await _runtime(make_kernel, provider)
@@ -156,7 +180,7 @@ async def test_message_sends_to_another_chat_and_a_silent_reply_is_not_sent(make
         "[[silent]]",
     )
     _, gateway, task = await _gateway(make_kernel, fake_channel, provider)
-    await fake_channel.inject("tell bob about dinner", peer_id="alice")
+    await fake_channel.inject("tell bob about dinner", peer_id="alice", from_owner=True)
     gateway.stop()
     await task
     assert [(m.peer_id, m.text) for m in fake_channel.sent] == [("bob", "Dinner at 8")]

@@ -24,8 +24,18 @@ from clawbot.testing.fake_llm import ToolCallSpec
 
 #: what booting clawbot in process would import; a client of a running gateway needs none of it
 HEAVY = (
-    "openai", "anthropic", "httpx", "httpx2", "aiohttp", "clawbot.kernel", "clawbot.boot", "clawbot.agent", "clawbot.plugins.manager",
-    "clawbot.plugins.discovery", "clawbot_openai", "clawbot_terminal",
+    "openai",
+    "anthropic",
+    "httpx",
+    "httpx2",
+    "aiohttp",
+    "clawbot.kernel",
+    "clawbot.boot",
+    "clawbot.agent",
+    "clawbot.plugins.manager",
+    "clawbot.plugins.discovery",
+    "clawbot_openai",
+    "clawbot_terminal",
 )
 COMMAND = "touch approved.txt"
 

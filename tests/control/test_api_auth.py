@@ -18,11 +18,17 @@ import aiohttp
 import pytest
 from clawbot.control.endpoint import endpoint_path, live_endpoint
 from clawbot.control.settings import ApiSettings, ControlApiError, bind_set_in_file, check_bind
-from clawbot.control.token import token_path
+from clawbot.control.token import ensure_token, token_path
 
 from .apihelpers import auth, serving, url
 
-ENDPOINTS = [("GET", "/v1/health", None), ("GET", "/v1/sessions", None), ("POST", "/v1/turns", {"text": "hi"}), ("GET", "/v1/approvals", None), ("POST", "/v1/approvals/abc123", {"choice": "deny"})]
+ENDPOINTS = [
+    ("GET", "/v1/health", None),
+    ("GET", "/v1/sessions", None),
+    ("POST", "/v1/turns", {"text": "hi"}),
+    ("GET", "/v1/approvals", None),
+    ("POST", "/v1/approvals/abc123", {"choice": "deny"}),
+]
 
 
 @pytest.mark.parametrize(("method", "path", "body"), ENDPOINTS)
@@ -128,3 +134,24 @@ def test_an_endpoint_file_of_a_dead_gateway_is_ignored(tmp_path: Path) -> None:
     assert live_endpoint(tmp_path) is None
     endpoint_path(tmp_path).write_text(json.dumps({"pid": os.getpid(), "host": "127.0.0.1", "port": 1, "started_at": 0}))
     assert live_endpoint(tmp_path) is not None
+
+
+def test_a_token_file_left_empty_by_a_crash_is_replaced_and_every_caller_gets_the_one_on_disk(tmp_path: Path) -> None:
+    path = token_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text("", encoding="utf-8")  # a crash between creating the file and writing it
+    first, second = ensure_token(tmp_path), ensure_token(tmp_path)
+    assert first == second == path.read_text(encoding="utf-8").strip()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize(
+    ("host", "served"),
+    [("127.0.0.1:{port}", True), ("localhost:{port}", True), ("[::1]:{port}", True), ("evil.example:{port}", False), ("evil.example", False)],
+)
+async def test_on_loopback_only_requests_naming_a_loopback_host_are_served(make_kernel, host: str, served: bool) -> None:
+    """A page of another site whose name points at 127.0.0.1 (DNS rebinding) gets nothing."""
+    async with serving(await make_kernel()) as api, aiohttp.ClientSession() as http:
+        headers = {**auth(api), "Host": host.format(port=api.address[1])}
+        async with http.get(url(api, "/v1/health"), headers=headers) as response:
+            assert (response.status == 200) is served, response.status

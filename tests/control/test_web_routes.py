@@ -72,7 +72,10 @@ async def test_hook_web_routes_pages_are_served_and_sockets_reach_the_plugin_onl
 @pytest.mark.parametrize(
     ("plugins", "expected"),
     [
-        ({"one": routes_plugin(WebPage("/chat/", b"a")), "two": routes_plugin(WebPage("/chat/", b"b"))}, r"'/chat/' is offered by two plugins: '(one' and 'two|two' and 'one)'"),
+        (
+            {"one": routes_plugin(WebPage("/chat/", b"a")), "two": routes_plugin(WebPage("/chat/", b"b"))},
+            r"'/chat/' is offered by two plugins: '(one' and 'two|two' and 'one)'",
+        ),
         ({"sneaky": routes_plugin(WebPage("/v1/health", b"x"))}, r"plugin 'sneaky' offered the path '/v1/health'"),
         ({"relative": routes_plugin(WebPage("chat", b"x"))}, r"plugin 'relative' offered the path 'chat'"),
     ],

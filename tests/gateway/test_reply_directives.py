@@ -105,6 +105,8 @@ def _refusals(workspace: Path, outside: Path) -> dict[str, tuple[str, str]]:
         "missing": ("nope.png", "no such file"),
         "a file: link": ("file:///etc/passwd", "only http(s) links"),
         "a javascript: link": ("javascript:alert(1)", "no such file"),
+        "a NUL in the name": ("ok.txt\x00x", "control characters"),
+        "an escape in the name": ("ok\x1b[2J.txt", "control characters"),
     }
 
 

@@ -195,7 +195,15 @@ class KernelServices(ToolServices):
     # agents. Other agents' sessions need `tools.agent_to_agent` to name both agents.
 
     def _is_main(self) -> bool:
-        return session_kind(self.session_key) == "main"
+        """The main session's reach (other sessions, other chats) is the owner's: a paired or
+        allow-listed person writing into it (``dm_scope = "main"``) gets only their own chat."""
+        if session_kind(self.session_key) != "main":
+            return False
+        if self.origin is None:  # the local CLI, or another session's own agent
+            return True
+        from clawbot.agent.owners import is_owner, owner_ids_for
+
+        return is_owner(self.origin, owner_ids_for(self._kernel.config, self.origin.channel))
 
     def _agent_reachable(self, agent_id: str) -> bool:
         if agent_id == self.agent_id:

@@ -81,6 +81,13 @@ class ApiChannel(Channel):
     def waiting(self, stream: TurnStream) -> frozenset[str]:
         return self.gateway.approvals_waiting(stream.session_key)
 
+    def session_quiet(self, session_key: str) -> bool:
+        """Nothing of ``session_key`` runs or waits, and no background work (an allowed
+        command) is left that could report back to it."""
+        runtime = self.gateway.runtime
+        background = runtime.services.background if runtime is not None else frozenset()
+        return not self.gateway.turn_running(session_key) and not any(not task.done() for task in background)
+
     def stream_offering(self, approval_id: str) -> TurnStream | None:
         return next((s for s in self._streams.values() if approval_id in s.offered), None)
 

@@ -104,6 +104,4 @@ def find_gateway(state_root: Path) -> ApiClient | None:
     if token is None:
         return None
     started = endpoint.get("started_at")
-    return ApiClient(
-        endpoint["host"], endpoint["port"], token, pid=endpoint["pid"], started_at=started if isinstance(started, int | float) else 0.0
-    )
+    return ApiClient(endpoint["host"], endpoint["port"], token, pid=endpoint["pid"], started_at=started if isinstance(started, int | float) else 0.0)

@@ -47,8 +47,8 @@ def pid_alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # it exists, under another user
-        return True
+    except PermissionError:  # another user's process: not our gateway, never send it the token
+        return False
     except OSError:
         return False
     return True

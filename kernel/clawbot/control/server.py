@@ -31,6 +31,24 @@ def json_error(status: int, text: str) -> web.Response:
     return web.json_response({"error": text}, status=status)
 
 
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
+
+
+@web.middleware
+async def loopback_host_only(request: web.Request, handler: Any) -> web.StreamResponse:
+    """On loopback, a request must name a loopback host: a page of another site whose name
+    was pointed at 127.0.0.1 (DNS rebinding) gets nothing, not even the login page."""
+    channel: ApiChannel = request.app[CHANNEL_KEY]
+    from clawbot.control.settings import is_loopback
+
+    if is_loopback(channel.settings.host):
+        host = (request.host or "").lower()
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if name not in LOOPBACK_NAMES:
+            return json_error(421, "this address serves only requests for 127.0.0.1 or localhost")
+    return await handler(request)
+
+
 @web.middleware
 async def require_token(request: web.Request, handler: Any) -> web.StreamResponse:
     if not request.path.startswith("/v1/") or request.path in SELF_AUTHENTICATED:
@@ -44,7 +62,7 @@ async def require_token(request: web.Request, handler: Any) -> web.StreamRespons
 def build_app(channel: ApiChannel) -> web.Application:
     from clawbot.control import routes, sockets, web_routes
 
-    app = web.Application(middlewares=[require_token], client_max_size=4 * 1024 * 1024)
+    app = web.Application(middlewares=[loopback_host_only, require_token], client_max_size=4 * 1024 * 1024)
     app[CHANNEL_KEY] = channel
     routes.add_routes(app)
     app.router.add_get("/v1/ws", sockets.api_socket)
@@ -59,9 +77,7 @@ async def serve(channel: ApiChannel, stopped: asyncio.Event) -> None:
 
     settings = channel.settings
     check_bind(settings.host, settings.explicit_bind)
-    runner = web.AppRunner(
-        build_app(channel), access_log=access_log, access_log_format=ACCESS_FORMAT, handler_cancellation=True, shutdown_timeout=1.0
-    )
+    runner = web.AppRunner(build_app(channel), access_log=access_log, access_log_format=ACCESS_FORMAT, handler_cancellation=True, shutdown_timeout=1.0)
     await runner.setup()
     try:
         site = web.TCPSite(runner, settings.host, settings.port, reuse_address=True)

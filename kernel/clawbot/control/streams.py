@@ -19,6 +19,9 @@ from clawbot.types import Activity, OutboundMessage, TextDelta
 
 #: how often the end of a turn is checked for what the gateway does not announce (an approval expiring)
 POLL_S = 0.05
+#: how long an allowed command may stay silent once nothing of the session runs any more
+#: before the client stops waiting for its report (it expired, or clawbot dropped the report)
+QUIET_GRACE_S = 10.0
 
 
 @attrs.define
@@ -73,10 +76,24 @@ class TurnStream:
             return False
         return self.follow_ups_due <= 0
 
-    async def until_over(self, waiting: Callable[[], frozenset[str]]) -> None:
+    async def until_over(self, waiting: Callable[[], frozenset[str]], quiet: Callable[[], bool] | None = None) -> None:
+        """Wait until :meth:`over`. ``quiet`` says nothing could still report back (no turn
+        and no background work of the session): a report still due after ``QUIET_GRACE_S``
+        of that will never come, and the client is told so instead of waiting forever."""
+        loop = asyncio.get_running_loop()
+        quiet_since: float | None = None
         while not self.over(waiting):
             pending = [task for task in self.turns if not task.done()]
             if pending:
+                quiet_since = None
                 await asyncio.wait(pending, timeout=POLL_S * 20)
+                continue
+            if quiet is not None and self.follow_ups_due > 0 and not (self.offered & waiting()) and quiet():
+                quiet_since = loop.time() if quiet_since is None else quiet_since
+                if loop.time() - quiet_since >= QUIET_GRACE_S:
+                    self.follow_ups_due = 0
+                    self.events.put_nowait({"type": "notice", "text": "The allowed command did not report back.", "approval": None})
+                    return
             else:
-                await asyncio.sleep(POLL_S)
+                quiet_since = None
+            await asyncio.sleep(POLL_S)

@@ -44,12 +44,19 @@ def ensure_token(state_root: Path) -> str:
     make_private_dir(directory)
     token = secrets.token_urlsafe(32)
     path = token_path(state_root)
-    try:  # O_EXCL: two gateways starting at once must not hand out different tokens
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return read_token(state_root) or token
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
+    from clawbot.statefile import locked
+
+    # under the lock, and written aside then renamed: two gateways starting at once hand out
+    # one token, and a crash mid-write never leaves an empty file that no one can use
+    with locked(path):
+        existing = read_token(state_root)
+        if existing is not None:
+            return existing
+        aside = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(token + "\n")
+        os.replace(aside, path)
     return token
 
 

@@ -119,7 +119,7 @@ async def turn_events(channel: ApiChannel, body: dict[str, Any]) -> AsyncIterato
     before = channel.gateway.kernel.sessions.get(session_key)
     try:
         await channel.submit(stream, text)
-        ended = asyncio.create_task(stream.until_over(lambda: channel.waiting(stream)))
+        ended = asyncio.create_task(stream.until_over(lambda: channel.waiting(stream), lambda: channel.session_quiet(session_key)))
         try:
             while True:
                 getter = asyncio.create_task(stream.events.get())

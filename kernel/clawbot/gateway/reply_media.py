@@ -35,6 +35,8 @@ def _is_link(ref: str) -> bool:
 def attachment(ref: str, workspace: Path) -> tuple[str | None, str | None]:
     """``(what to attach, None)`` or ``(None, why not)`` for one ``MEDIA:`` reference."""
     ref = ref.strip().strip("<>\"'`").strip()
+    if any(ord(char) < 32 or ord(char) == 127 for char in ref):
+        return None, "its name holds control characters"
     if _is_link(ref):
         parts = urlsplit(ref)
         if parts.scheme.lower() in ("http", "https") and parts.netloc:
@@ -50,8 +52,8 @@ def attachment(ref: str, workspace: Path) -> tuple[str | None, str | None]:
         return None, "it is not a file"
     except (FileNotFoundError, NotADirectoryError):
         return None, "there is no such file in the workspace"
-    except OSError as exc:
-        return None, f"it could not be opened ({exc.strerror or 'error'})"
+    except (OSError, ValueError) as exc:
+        return None, f"it could not be opened ({getattr(exc, 'strerror', None) or 'error'})"
     os.close(fd)
     return os.path.realpath(candidate), None
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from clawbot.agent.owners import is_owner
+from clawbot.agent.owners import is_owner, owner_ids_for
 from clawbot.agent.replies import is_silent
 from clawbot.agent.turn_options import TurnOptions
 from clawbot.gateway.directives import directive_values, split_directives
@@ -48,7 +48,7 @@ def setup_turn(kernel: Kernel, port: object, message: InboundMessage, session_ke
     directives, rest = split_directives(message.text)
     values: dict[str, str] = {}
     text = message.text
-    if directives and rest and not message.system_event and is_owner(message, kernel.config.agents.defaults.owner_ids):
+    if directives and rest and not message.system_event and is_owner(message, owner_ids_for(kernel.config, message.channel)):
         values, text = directive_values(directives), rest
     info = kernel.sessions.get(session_key)
     settings = {**(info.settings if info is not None else {}), **values}
