@@ -11,7 +11,7 @@ SCRIPT = r"""
 import logging, os, sys
 from pathlib import Path
 import clawbot.cli.logs as logs
-logs.configure_logging("warning", os.environ, state_root=Path(sys.argv[1]))
+logs.configure_logging("warning", os.environ, state_root=Path(sys.argv[1]), max_bytes=1_000_000, backups=3)
 log = logging.getLogger("clawbot.test")
 for index in range(int(sys.argv[2])):
     try:
@@ -26,8 +26,7 @@ def run(state_root: Path, count: int) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_log_file_rotates_and_stays_within_its_size(tmp_path: Path) -> None:
-    from clawbot.cli.logs import LOG_FILE_BACKUPS, LOG_FILE_BYTES
-
+    LOG_FILE_BYTES, LOG_FILE_BACKUPS = 1_000_000, 3  # as the script configures them
     done = run(tmp_path, 1500)  # about 4 MB of tracebacks
 
     files = sorted((tmp_path / "logs").iterdir())

@@ -46,8 +46,9 @@ def set_up(home: Path, fake, provider: str, error: str) -> None:
     )
 
 
-def log_text(home: Path) -> str:
-    return (home / "logs" / "clawbot.log").read_text(encoding="utf-8")
+def log_text(home: Path, name: str = "clawbot") -> str:
+    """The log of ``clawbot agent`` (``clawbot``) or of the gateway, ``clawbot run`` (``gateway``)."""
+    return (home / "logs" / f"{name}.log").read_text(encoding="utf-8")
 
 
 CASES = [("openai", error) for error in ERRORS] + [("anthropic", error) for error in ("404", "broken stream JSON")]
@@ -63,8 +64,8 @@ def test_run_shows_a_provider_error_without_a_traceback_and_logs_it(tmp_path: Pa
     assert ERRORS[error][1] in result.stdout, result.stdout
     assert "Traceback" not in result.stdout + result.stderr, result.stderr
     assert 'File "' not in result.stderr  # no part of one either
-    assert f"traceback in {tmp_path / 'logs' / 'clawbot.log'}" in result.stderr
-    assert "Traceback (most recent call last)" in log_text(tmp_path)
+    assert f"traceback in {tmp_path / 'logs' / 'gateway.log'}" in result.stderr
+    assert "Traceback (most recent call last)" in log_text(tmp_path, "gateway")
 
 
 @pytest.mark.parametrize("error", ["404", "broken stream JSON"])
@@ -75,7 +76,7 @@ def test_run_verbose_shows_the_traceback_on_the_terminal(tmp_path: Path, fake_ll
 
     assert result.returncode == 0 and ERRORS[error][1] in result.stdout
     assert "Traceback (most recent call last)" in result.stderr
-    assert "Traceback (most recent call last)" in log_text(tmp_path)
+    assert "Traceback (most recent call last)" in log_text(tmp_path, "gateway")
 
 
 @pytest.mark.parametrize("error", ["404", "refused"])

@@ -57,7 +57,7 @@ def test_show_prints_toml_that_is_itself_a_valid_config(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[0] == f"# effective configuration from {config}"
     shown = tomllib.loads(result.stdout)
     as_json = json.loads(invoke_cli("--config", str(config), "config", "show", "--json", home=tmp_path / "home").stdout)
-    assert shown["logging"] == as_json["logging"] == {"level": "info"}
+    assert shown["logging"] == as_json["logging"] == {"level": "info", "file_max_bytes": 5_000_000, "file_backups": 5}
     assert shown["agents"]["list"] == [{"id": "main", "name": "", "default": False, "workspace": "", "model": {"primary": "openai/gpt-4o", "fallbacks": []}}]
     again = write(tmp_path / "again.toml", result.stdout)
     check = invoke_cli("--config", str(again), "config", "validate", home=tmp_path / "home")

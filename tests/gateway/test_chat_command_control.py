@@ -38,6 +38,11 @@ ALLOWED_REPLY = {  # what each command answers someone allowed to use it (prefix
     "new": "Started a new session",
     "reset": "Started a new session",
     "model": "This session uses scripted/m (configured).",
+    "models": "Models (/model <name or alias> switches this session):",
+    "think": "Thinking: off (the default).",
+    "verbose": "Verbose (a line per tool call): off (the default).",
+    "reasoning": "Reasoning shown: off (the default).",
+    "usage": "Usage footer: off (the default).",
     "whoami": "Channel: fake",
     "compact": "No compaction strategy is installed",
     "ping": "pong",  # a plugin's command

@@ -53,10 +53,10 @@ async def test_finished_answers_leave_no_session_entry(make_kernel, fake_channel
     for peer in ("alice", "bob", "carol"):
         await fake_channel.inject("hi", peer_id=peer, chat_type="group")
     await asyncio.sleep(0)
-    assert gateway._running == {}
+    assert gateway.lanes.sessions() == []
     await fake_channel.inject("/stop", peer_id="alice", chat_type="group")
     await asyncio.sleep(0)
-    assert gateway._running == {}
+    assert gateway.lanes.sessions() == []
     gateway.stop()
     await task
     assert fake_channel.texts()[:3] == ["echo hi"] * 3
@@ -74,15 +74,15 @@ async def test_a_running_answer_is_tracked_until_it_finishes(make_kernel, fake_c
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()
     await fake_channel.inject("work", wait=False)
-    assert list(gateway._running) == ["agent:main:main"]
+    assert gateway.lanes.sessions() == ["agent:main:main"]
     release.set()
     try:
         for _ in range(100):
-            if not gateway._running:
+            if not gateway.lanes.sessions():
                 break
             await asyncio.sleep(0.01)
     finally:
         gateway.stop()
         await task
-    assert gateway._running == {}
+    assert gateway.lanes.sessions() == []
     assert fake_channel.texts() == ["done"]

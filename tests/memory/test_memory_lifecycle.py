@@ -32,7 +32,7 @@ def test_a_provider_that_fails_to_start_is_logged_and_the_gateway_answers(clawbo
     fake_llm_thread.reply("Still here.")
     run = clawbot(clawbot_home, "run", stdin="hello\n", env={"FILES_MEMORY_START_FAILS": "1"})
     assert (run.returncode, run.stdout.splitlines()) == (0, ["Still here."])
-    log = (clawbot_home / "logs" / "clawbot.log").read_text(encoding="utf-8")
+    log = (clawbot_home / "logs" / "gateway.log").read_text(encoding="utf-8")
     assert "memory provider files failed to start; searches still work and sync when stale" in log
     assert "OSError: the memory folder cannot be watched" in log  # the traceback is in the log file, not on the terminal
     assert filememory.log_lines(clawbot_home)[-1] == "close"

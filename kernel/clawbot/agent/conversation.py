@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -46,10 +46,12 @@ from clawbot.agent.system_prompt import (
 from clawbot.agent.toolbatch import run_tool_calls
 from clawbot.agent.toolrun import ToolRunContext
 from clawbot.agent.truncation import fit_tool_results
+from clawbot.agent.turn_options import TurnOptions
 from clawbot.agent.user_turns import as_sent, user_message
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.index import SessionInfo
+from clawbot.sessions.settings import setting_of
 from clawbot.sessions.store import Session
 from clawbot.types import (
     InboundMessage,
@@ -170,12 +172,16 @@ class Conversation:
         on_text: TextSink | None = None,
         origin: InboundMessage | None = None,
         on_tool_calls: ToolCallsSink | None = None,
+        options: TurnOptions | None = None,
+        earlier: Sequence[InboundMessage] = (),
     ) -> TurnResult:
         """Run one turn; ``origin`` is the channel message that asked (``None`` for CLI and
         agent-to-agent turns) and is where approvals and system events report back.
+        ``earlier``: messages of the same chat that waited while the previous turn ran,
+        stored before ``text`` each with its own sender and answered by this one turn.
         ``text`` may be a user message built already (another session's, with its facts).
         ``on_text`` gets the replies' text as it streams, ``on_tool_calls`` each reply's
-        tool calls before they run."""
+        tool calls before they run. ``options``: this turn's directives and watchers."""
         store = self.kernel.sessions
         async with store.lane(session_key):
             system_event = bool(origin and origin.system_event)
@@ -192,7 +198,9 @@ class Conversation:
             )
             async with watched as watching:
                 try:
-                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls)
+                    result = await self._loop(
+                        session, session_key, text, channel, on_text, origin, on_tool_calls, options or TurnOptions(), earlier
+                    )
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise
@@ -221,15 +229,22 @@ class Conversation:
         on_text: TextSink | None,
         origin: InboundMessage | None,
         on_tool_calls: ToolCallsSink | None = None,
+        options: TurnOptions = TurnOptions(),  # noqa: B008 - frozen, never changed
+        earlier: Sequence[InboundMessage] = (),
     ) -> TurnResult:
-        chain = self.models_for(session.info)
+        # a directive's model is an explicit choice for this turn: no fallback, like /model
+        chain = [resolve_ref(self.kernel, options.model, self.agent_id)] if options.model else self.models_for(session.info)
         model = chain[0]
         messages = (session.loaded or session.transcript.load()).messages()
         from clawbot.agent.clock import user_timezone
 
         zone = user_timezone(self.kernel.config.agents.defaults.timezone)[0]
-        owners = owner_ids_for(self.kernel.config, origin.channel) if origin is not None else ()
-        user = user_message(text, origin, zone=zone, owner_ids=owners)
+        config = self.kernel.config
+        for waited in earlier:  # each message's own channel says whose ids make its sender the owner
+            before = user_message(waited.text, waited, zone=zone, owner_ids=owner_ids_for(config, waited.channel))
+            session.transcript.append_message(before)
+            messages.append(before)
+        user = user_message(text, origin, zone=zone, owner_ids=owner_ids_for(config, origin.channel) if origin is not None else ())
         session.transcript.append_message(user)
         messages.append(user)
         system = await self.system_prompt(session_key, channel, model)
@@ -250,7 +265,7 @@ class Conversation:
         compactor.fresh_estimate = lambda: pruning.replanned
 
         def build(history: list[Message], system_prompt: SystemPrompt | None = None) -> ModelRequest:
-            thinking_level = self.kernel.config.agents.defaults.thinking
+            thinking_level = options.thinking or setting_of(session.info.settings, "think", self.kernel.config.agents.defaults.thinking)
             return ModelRequest(
                 model=model.model,
                 system=system_prompt or system,
@@ -290,6 +305,8 @@ class Conversation:
                 session.transcript.append_message(reply)
                 messages.append(reply)
                 usage = usage + (reply.usage or Usage())
+                if options.on_reply is not None:
+                    await options.on_reply(reply)
                 costs.append(cost_usd(self.kernel.config.price_of(used), reply.usage or Usage()))
                 if not reply.tool_calls:
                     usage, costs = usage + compactor.usage, costs + compactor.costs
@@ -298,7 +315,10 @@ class Conversation:
                     return TurnResult(reply.text, used, usage, iteration, calls, auth_profile=pinned, cost_usd=cost, thinking=thinking, notices=notices)
                 if on_tool_calls is not None:
                     await on_tool_calls(reply.tool_calls)
-                calls += len(await run_tool_calls(run_ctx, reply.tool_calls, record))
+                outcomes = await run_tool_calls(run_ctx, reply.tool_calls, record)
+                calls += len(outcomes)
+                if options.on_tool_results is not None:
+                    await options.on_tool_results(reply.tool_calls, [outcome[0] for outcome in outcomes])
             notice = f"I stopped after {limit} steps without finishing (agents.defaults.max_iterations). Say 'continue' to let me go on, or narrow the task."
             session.transcript.append("custom", kind="iteration_limit", limit=limit)
             return TurnResult(

@@ -59,6 +59,14 @@ def lower_thinking(level: str) -> str | None:
     return THINKING_LEVELS[index - 1] if index > 0 else None
 
 
+def capped_thinking(level: str, cap: str | None) -> str:
+    """``level``, or ``cap`` when the model accepted only that after rejecting a higher one:
+    a session's /think may ask for less than the cap, never for what was refused."""
+    if cap is None or cap not in THINKING_LEVELS or level not in THINKING_LEVELS:
+        return level
+    return cap if THINKING_LEVELS.index(level) > THINKING_LEVELS.index(cap) else level
+
+
 @attrs.frozen
 class CallOutcome:
     message: Message
@@ -145,7 +153,7 @@ class ModelCaller:
         attempts = 0
         info = choice.info()
         if info.reasoning:
-            thinking = self.accepted_thinking.get(choice.ref, request.thinking)
+            thinking = capped_thinking(request.thinking, self.accepted_thinking.get(choice.ref))
         else:
             thinking = "off"  # known not to think: do not pay for a rejected request first
         refused = context_guard.check(choice.ref, info.context_window, request)
@@ -202,7 +210,8 @@ class ModelCaller:
                         raise
                     raise _NextModel from error  # overloaded or failing beyond retries
                 self.profiles.succeeded(profile)
-                self.accepted_thinking[choice.ref] = thinking
+                if thinking != request.thinking:  # a cap it taught us; a lower level asked later is used as asked
+                    self.accepted_thinking[choice.ref] = thinking
                 if not info.native_tools:
                     message = prompt_tools.decode(message)
                 return CallOutcome(bounded_arguments(message), choice, profile, thinking, attempts)

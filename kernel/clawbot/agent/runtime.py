@@ -60,13 +60,35 @@ class AgentRuntime:
             self._conversations[agent_id] = found
         return found
 
-    async def respond(self, message: InboundMessage, session_key: str, *, live: LiveTurn | None = None) -> str | None:
+    async def respond(
+        self,
+        message: InboundMessage,
+        session_key: str,
+        *,
+        live: LiveTurn | None = None,
+        earlier: tuple[InboundMessage, ...] = (),
+    ) -> str | None:
         """The gateway's responder: one turn of the session's agent; ``live`` is told its
-        text and tool calls as they happen."""
+        text and tool calls as they happen; ``earlier``: the chat's messages that waited
+        for this turn, kept as their own messages before ``message``. The message's
+        directives apply to this turn, and the chat's /verbose, /reasoning and /usage
+        settings show what they show."""
+        from clawbot.gateway.turn_setup import setup_turn
+
         conversation = await self.conversation(agent_of(session_key))
         on_text, on_tool_calls = (live.text, live.tool_calls) if live is not None else (None, None)
-        result = await conversation.send(session_key, message.text, channel=message.channel, origin=message, on_text=on_text, on_tool_calls=on_tool_calls)
-        return result.text
+        turn = setup_turn(self.kernel, self.port, message, session_key)
+        result = await conversation.send(
+            session_key,
+            turn.text,
+            channel=message.channel,
+            origin=message,
+            on_text=on_text,
+            on_tool_calls=on_tool_calls,
+            options=turn.options,
+            earlier=earlier,
+        )
+        return await turn.finish(result, live)
 
     async def aclose(self) -> None:
         await self.services.aclose()

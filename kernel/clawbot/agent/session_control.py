@@ -42,6 +42,8 @@ def _renew(store: SessionStore, session_key: str) -> tuple[SessionInfo | None, S
     new = store.open(session_key, new=True)
     if old is not None and old.model_override:
         new.info = store.set_model_override(session_key, old.model_override) or new.info
+    for name, value in (old.settings if old is not None else {}).items():  # /think, /usage ... belong to the chat too
+        new.info = store.set_setting(session_key, name, value) or new.info
     return old, new
 
 
@@ -120,4 +122,16 @@ async def set_session_model(kernel: Kernel, session_key: str, ref: str | None, r
         event = SessionEvent(agent_of(session_key), session_key, session.info.session_id, reason)
         await kernel.plugins.notify("clawbot_session_start", event=event)
     info = store.set_model_override(session_key, ref)
+    return info if info is not None else session.info
+
+
+async def set_session_setting(kernel: Kernel, session_key: str, name: str, value: str | None, reason: str) -> SessionInfo:
+    """Set the chat setting ``name`` (``/think``, ``/usage`` ...) of ``session_key`` from its
+    next turn on (``None``: the default again), creating the session first when it has none."""
+    store = kernel.sessions
+    session = store.open(session_key)
+    if session.created:
+        event = SessionEvent(agent_of(session_key), session_key, session.info.session_id, reason)
+        await kernel.plugins.notify("clawbot_session_start", event=event)
+    info = store.set_setting(session_key, name, value)
     return info if info is not None else session.info

@@ -17,10 +17,11 @@ from clawbot.cli.state import CliState, config_option, user_errors, verbose_opti
 @click.option("--agent", "agent_id", default=None, help="Agent id (default: the default agent).")
 @click.option("--session", "session_key", default=None, help="Session key (default: agent:<agent>:main).")
 @click.option("--json", "as_json", is_flag=True, help="Print the reply, model and usage as JSON.")
+@click.option("--local", is_flag=True, help="Run the turn in this process even when a gateway (clawbot run) is running.")
 @verbose_option
 @config_option
 @click.pass_obj
-def agent(state: CliState, message: str, agent_id: str | None, session_key: str | None, as_json: bool, verbose: bool) -> None:
+def agent(state: CliState, message: str, agent_id: str | None, session_key: str | None, as_json: bool, local: bool, verbose: bool) -> None:
     """Send MESSAGE to the agent, print its reply.
 
     A session command (/status, /model [ref], /new [text], /reset, /whoami, /help,
@@ -30,6 +31,10 @@ def agent(state: CliState, message: str, agent_id: str | None, session_key: str 
     A command the agent wants to run that needs approval is asked about here when stdin is a
     terminal (allow once, allow always or deny); otherwise it is denied, with a note. Ctrl-C
     stops the turn (exit status 130; the transcript records it as aborted).
+
+    When a gateway (`clawbot run`) is running on this state directory, the turn runs there,
+    through its control API, and is printed the same way (an approval is asked about here on
+    a terminal; otherwise the note says how to answer it). --local runs it in this process.
     """
     if message == "-":
         if sys.stdin.isatty():
@@ -38,11 +43,22 @@ def agent(state: CliState, message: str, agent_id: str | None, session_key: str 
         if not message.strip():
             echo("error: -m - reads the message from stdin, and stdin was empty", err=True)
             sys.exit(2)
+    if not local:
+        from clawbot.control.client import find_gateway
+
+        client = find_gateway(state.paths().root)
+        if client is not None:  # the running gateway answers: nothing to boot here
+            from clawbot.cli.agent_remote import run_through_gateway
+
+            through = run_through_gateway(client, message, agent_id, session_key, as_json)
+            if through is not None:
+                sys.exit(through)
     with user_errors():
         loaded = state.load()
     from clawbot.cli.logs import configure_logging
 
-    configure_logging(loaded.config.logging.level, state.env, state_root=state.paths().root, verbose=verbose)
+    logs = loaded.config.logging
+    configure_logging(logs.level, state.env, state_root=state.paths().root, verbose=verbose, max_bytes=logs.file_max_bytes, backups=logs.file_backups)
     code = _run_until_ctrl_c(_turn(state, message, agent_id, session_key, as_json))
     if code is None:
         echo("interrupted; the turn is recorded as aborted", err=True)

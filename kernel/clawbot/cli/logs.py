@@ -1,9 +1,11 @@
 """Logging for CLI commands: warnings to stderr, tracebacks to a log file; hook tracing when asked for.
 
 On the terminal an error is one line (what failed, the exception's type and first line, and
-where the details are); its traceback goes to ``<state dir>/logs/clawbot.log`` (rotated at
-:data:`LOG_FILE_BYTES`, :data:`LOG_FILE_BACKUPS` old files kept), or to the terminal too
-with ``--verbose``. Log lines quote paths, skill names and errors that may come from the
+where the details are); its traceback goes to ``<state dir>/logs/clawbot.log`` (the
+gateway, ``clawbot run``, writes ``gateway.log`` beside it; rotated at ``logging.file_max_bytes``,
+``logging.file_backups`` old files kept), or to the terminal too with ``--verbose``. The
+values of secret-looking environment variables (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
+``*_PASSWORD``) are masked in every line, should a library or a plugin print one. Log lines quote paths, skill names and errors that may come from the
 workspace or a provider, so they are written with control characters shown as ``\\uXXXX``,
 like everything else a command prints (:mod:`clawbot.cli.output`).
 """
@@ -20,20 +22,42 @@ from pathlib import Path
 from clawbot.plugins.tracing import tracing_enabled
 from clawbot.safetext import visible
 
-LOG_FILE_BYTES = 1_000_000
-LOG_FILE_BACKUPS = 3
+LOG_FILE_BYTES = 5_000_000
+LOG_FILE_BACKUPS = 5
+#: environment variables whose values never appear in a log line
+SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+MASK = "***"
 #: The most of an exception's message a terminal line shows.
 ERROR_LINE_LIMIT = 300
 
 
-def log_file(state_root: Path) -> Path:
-    """Where ``clawbot run`` and ``clawbot agent`` keep their log, tracebacks included."""
-    return state_root / "logs" / "clawbot.log"
+def log_file(state_root: Path, name: str = "clawbot") -> Path:
+    """Where ``clawbot agent`` (``clawbot``) and the gateway (``gateway``) keep their log,
+    tracebacks included."""
+    return state_root / "logs" / f"{name}.log"
+
+
+def gateway_log_file(state_root: Path) -> Path:
+    return log_file(state_root, "gateway")
+
+
+def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The values of secret-looking environment variables, longest first (short ones would
+    mask ordinary words)."""
+    found = {v for k, v in env.items() if k.upper().endswith(SECRET_SUFFIXES) and len(v) >= 8}
+    return tuple(sorted(found, key=len, reverse=True))
 
 
 class VisibleFormatter(logging.Formatter):
+    def __init__(self, fmt: str | None = None, *, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__(fmt)
+        self.secrets = secrets
+
     def format(self, record: logging.LogRecord) -> str:
-        return visible(super().format(record))
+        text = super().format(record)
+        for secret in self.secrets:
+            text = text.replace(secret, MASK)
+        return visible(text)
 
 
 def _one_line(error: BaseException | None) -> str:
@@ -49,8 +73,8 @@ class TerminalFormatter(VisibleFormatter):
     """Log lines as the terminal shows them: an error's traceback becomes one line naming the
     exception and the log file that keeps the whole traceback (all of it with ``verbose``)."""
 
-    def __init__(self, fmt: str, *, verbose: bool = False, details: Path | None = None) -> None:
-        super().__init__(fmt)
+    def __init__(self, fmt: str, *, verbose: bool = False, details: Path | None = None, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__(fmt, secrets=secrets)
         self.verbose = verbose
         self.details = details
 
@@ -99,36 +123,47 @@ class PrivateLogFile(logging.handlers.RotatingFileHandler):
         return os.fdopen(fd, self.mode, encoding=self.encoding, errors=self.errors)
 
 
-def _file_handler(path: Path) -> logging.Handler | None:
+def _file_handler(path: Path, max_bytes: int, backups: int, secrets: tuple[str, ...]) -> logging.Handler | None:
     try:
         from clawbot.statefile import make_private_dir
 
         make_private_dir(path.parent)  # the state dir too, on a first run: 0700 all the way
-        handler = PrivateLogFile(path, maxBytes=LOG_FILE_BYTES, backupCount=LOG_FILE_BACKUPS, encoding="utf-8")
+        handler = PrivateLogFile(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
     except OSError as exc:  # a read-only state dir: the terminal still gets every line
         from clawbot.cli.output import echo
 
         echo(f"clawbot: cannot write the log file {path} ({exc}); logging to the terminal only", err=True)
         return None
-    handler.setFormatter(VisibleFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(VisibleFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets=secrets))
     return handler
 
 
-def configure_logging(level: str, env: Mapping[str, str], *, state_root: Path | None = None, verbose: bool = False) -> None:
+def configure_logging(
+    level: str,
+    env: Mapping[str, str],
+    *,
+    state_root: Path | None = None,
+    verbose: bool = False,
+    log_name: str = "clawbot",
+    max_bytes: int = LOG_FILE_BYTES,
+    backups: int = LOG_FILE_BACKUPS,
+) -> None:
     """clawbot's loggers at ``level``; every other one (plugins log under their own package
     names, libraries under theirs) at warning. All end on the terminal, made visible and
-    without tracebacks unless ``verbose``; with ``state_root``, also in its log file, whole."""
+    without tracebacks unless ``verbose``; with ``state_root``, also in its log file
+    ``log_name``, whole, rotated at ``max_bytes`` with ``backups`` old files kept."""
     handlers: list[logging.Handler] = []
     details = None
+    secrets = secret_values(env)
     if state_root is not None:
-        file_handler = _file_handler(log_file(state_root))
+        file_handler = _file_handler(log_file(state_root, log_name), max_bytes, backups, secrets)
         if file_handler is not None:
             handlers.append(file_handler)
-            details = log_file(state_root)
+            details = log_file(state_root, log_name)
     terminal = logging.StreamHandler()
     if not verbose:
         terminal.addFilter(_not_file_only)
-    terminal.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s", verbose=verbose, details=details))
+    terminal.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s", verbose=verbose, details=details, secrets=secrets))
     handlers.append(terminal)
     root = logging.getLogger()
     for old in root.handlers:

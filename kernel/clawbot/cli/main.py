@@ -22,6 +22,8 @@ from clawbot.cli.state import CliState
 BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("clawbot.cli.run_cmd:run", "Start the gateway with the enabled channels."),
     "agent": ("clawbot.cli.agent_cmd:agent", "Run one agent turn and print the reply."),
+    "gateway": ("clawbot.cli.gateway_cmd:gateway", "Install, remove, check or read the log of the gateway service."),
+    "status": ("clawbot.cli.status_cmd:status", "Is a gateway running: address, uptime, channels, turns."),
     "plugins": ("clawbot.cli.plugins_cmd:plugins", "List installed plugins or create a new one."),
     "config": ("clawbot.cli.config_cmd:config", "Show, validate or locate the configuration."),
     "sessions": ("clawbot.cli.sessions_cmd:sessions", "List sessions, show or reset one, or print its file."),

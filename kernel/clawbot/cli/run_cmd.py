@@ -19,12 +19,20 @@ from clawbot.cli.state import CliState, config_option, run_async, user_errors, v
 @config_option
 @click.pass_obj
 def run(state: CliState, agent_id: str | None, verbose: bool) -> None:
-    """Start the gateway: every enabled channel, answered by your agent. Ctrl-C stops it."""
+    """Start the gateway: every enabled channel, answered by your agent.
+
+    Ctrl-C (or Ctrl-D at the terminal) stops it. SIGTERM stops it gracefully: running turns
+    get gateway.shutdown_grace_s to finish, then are cancelled and recorded as interrupted
+    (a second SIGTERM ends it at once). Without a terminal (stdin closed or /dev/null, as
+    under a service manager) the terminal chat does not run and the other channels serve."""
     with user_errors():
         loaded = state.load()
     from clawbot.cli.logs import configure_logging
 
-    configure_logging(loaded.config.logging.level, state.env, state_root=state.paths().root, verbose=verbose)
+    logs = loaded.config.logging
+    configure_logging(
+        logs.level, state.env, state_root=state.paths().root, verbose=verbose, log_name="gateway", max_bytes=logs.file_max_bytes, backups=logs.file_backups
+    )
     sys.exit(run_async(_run(state, agent_id)) or 0)
 
 
@@ -49,17 +57,32 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
     except ModelError as exc:
         echo(str(exc), err=True)
         return 1
-    channels = enabled_channels(kernel)
+    gateway = Gateway(kernel, runtime.respond, agent_id, runtime=runtime)
+    from clawbot.control.api_channel import api_channel_for
+    from clawbot.control.settings import ControlApiError
+
+    try:  # the control API is a channel of its own, supervised like the others
+        api = await api_channel_for(kernel, gateway)
+    except ControlApiError as exc:
+        echo(str(exc), err=True)
+        return 2
+    channels = enabled_channels(kernel) + ([api] if api is not None else [])
     if not channels:
         echo("No channel is enabled: enable one in clawbot.toml, e.g. [channels.terminal] enabled = true", err=True)
         return 1
-    names = ", ".join(c.name for c in channels)
+    from clawbot.gateway.supervisor import unavailable
+
+    runnable = [c for c in channels if unavailable(c) is None]
+    if not runnable:
+        reasons = "; ".join(f"{c.name}: {unavailable(c)}" for c in channels)
+        echo(f"No enabled channel can run here ({reasons}): enable another one in clawbot.toml", err=True)
+        return 1
+    names = ", ".join(c.name for c in runnable)
     from clawbot.cli.startup import startup_line
 
     echo(f"{startup_line(kernel, agent_id, model)}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
-    gateway = Gateway(kernel, runtime.respond, agent_id, runtime=runtime)
     try:
-        with _ctrl_c_to(gateway):
+        with _ctrl_c_to(gateway), _sigterm_stops(gateway):
             await gateway.run(channels)
     finally:
         await runtime.aclose()
@@ -86,3 +109,24 @@ def _ctrl_c_to(gateway):  # noqa: ANN001, ANN202 - Gateway, imported lazily
         yield
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+
+
+@contextlib.contextmanager
+def _sigterm_stops(gateway):  # noqa: ANN001, ANN202 - Gateway, imported lazily
+    """SIGTERM (a service manager stopping clawbot, ``kill``): a graceful stop, so running
+    turns finish or are recorded as interrupted; a second SIGTERM ends the process at once."""
+    loop = asyncio.get_running_loop()
+
+    def on_sigterm() -> None:
+        loop.remove_signal_handler(signal.SIGTERM)
+        gateway.stop()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+    except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here (Windows, a thread)
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)

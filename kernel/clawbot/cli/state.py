@@ -73,7 +73,7 @@ def verbose_option(command: Any) -> Any:
         "--verbose",
         is_flag=True,
         default=False,
-        help="Show error tracebacks on the terminal (always kept in <state dir>/logs/clawbot.log).",
+        help="Show error tracebacks on the terminal (always kept in <state dir>/logs/: clawbot.log, gateway.log for clawbot run).",
     )(command)
 
 

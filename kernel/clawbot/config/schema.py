@@ -294,6 +294,9 @@ class MemoryConfig:
 @attrs.frozen(kw_only=True)
 class LoggingConfig:
     level: LogLevel = "warning"
+    # the log files under <state>/logs rotate at this size, keeping this many old ones
+    file_max_bytes: int = attrs.field(default=5_000_000, validator=InRange(1_000, 1_000_000_000))
+    file_backups: int = attrs.field(default=5, validator=InRange(1, 100))
 
 
 @attrs.frozen(kw_only=True)

@@ -30,6 +30,7 @@ from clawbot.gateway.commands import (
     refusal,
     run_plugin_command,
 )
+from clawbot.gateway.setting_commands import SETTING_COMMANDS
 from clawbot.kernel import Kernel
 from clawbot.sessions.store import agent_of
 from clawbot.types import ChatCommandContext, InboundMessage
@@ -41,7 +42,7 @@ log = logging.getLogger(__name__)
 
 #: commands that change what the session's next message finds: a chat acts on them before
 #: it reads the next message; the others are answered beside a running turn
-ACTS_AT_ONCE = ("stop", "new", "reset")
+ACTS_AT_ONCE = ("stop", "new", "reset", *SETTING_COMMANDS)
 
 
 @attrs.frozen
@@ -64,6 +65,15 @@ class RunningTurns(Protocol):
 def command_of(kernel: Kernel, text: str) -> ParsedCommand | None:
     """The command ``text`` is, or ``None`` for a message the agent answers (a slash word
     nobody offers, like ``/etc/hosts is broken``, is one)."""
+    from clawbot.gateway.directives import split_directives
+
+    directives, rest = split_directives(text)
+    if directives and rest:  # directives for this turn: the message goes to the agent
+        return None
+    if len(directives) == 1:  # one alone is its command (also written /think:high)
+        return ParsedCommand(directives[0].name, directives[0].value)
+    if directives:  # several alone: each kept for the session, like its command
+        return ParsedCommand(directives[0].name, directives[0].value, directives=directives)
     command = parse_command(text)
     if command is None:
         return None
@@ -116,6 +126,8 @@ async def _answer(
         return CommandReply(await _context(runtime, message, session_key), notice=False)
     if name == "compact":
         return CommandReply(await _compact(runtime, session_key, args))
+    if command.directives or name in SETTING_COMMANDS or name == "models":
+        return CommandReply(await _settings(kernel, runtime, session_key, command, owner))
     plugin = plugin_command(kernel.chat_commands, name)
     if plugin is not None:
         ctx = ChatCommandContext(args, message, agent_of(session_key), session_key, kernel)
@@ -123,6 +135,16 @@ async def _answer(
     from clawbot.gateway.session_commands import answer
 
     return CommandReply(await answer(kernel, runtime, message, session_key, name, args, owner=owner))
+
+
+async def _settings(kernel: Kernel, runtime: AgentRuntime | None, session_key: str, command: ParsedCommand, owner: bool) -> str:
+    from clawbot.gateway import setting_commands as settings
+
+    if command.directives:
+        return await settings.directives_text(kernel, runtime, session_key, command.directives, owner=owner)
+    if command.name == "models":
+        return await settings.models_text(kernel, runtime, session_key, owner=owner)
+    return await settings.setting_text(kernel, session_key, command.name, command.args)
 
 
 def _dropped(queued: int) -> str:

@@ -16,6 +16,8 @@ about what waits. The owner is whoever the channel vouches for (``from_owner``) 
 ``agents.defaults.owner_ids`` / the channel's own ``owner_ids`` name (:mod:`clawbot.agent.owners`). ``/help``, ``/commands``
 and ``/whoami`` change nothing and tell nothing about the session's conversation, so anyone
 may use them anywhere (``/whoami`` is how a person learns the id that makes them the owner).
+The settings (``/model``, ``/think``, ``/verbose``, ``/reasoning``, ``/usage``) follow the
+general rule: in a group only the owner changes them.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from clawbot.agent.approvals import DECISION_WORDS, SHOW
+from clawbot.gateway.directives import Directive
 from clawbot.sessions.keys import session_kind
 from clawbot.types import ApprovalDecision, ChatCommand, ChatCommandContext, InboundMessage
 
@@ -44,6 +47,11 @@ BUILTIN_HELP = {
     "new": "start a fresh session (the old one is kept on disk, the /model choice stays); /new <text> starts it with <text>",
     "reset": "the same as /new",
     "model": "show this session's model; /model <alias> or <provider>/<model> switches this session, /model default goes back",
+    "models": "the models this session may switch to, with their aliases; the current one is marked",
+    "think": "show this session's thinking level; /think off|minimal|low|medium|high|xhigh sets it, /think default goes back",
+    "verbose": "/verbose on|off: a line in the chat for each tool call the agent makes, with how it ended",
+    "reasoning": "/reasoning on|off|stream: show the model's thinking before its reply (stream: as each step arrives)",
+    "usage": "/usage off|tokens|full: a footer under each reply with its tokens (full: cost and model too)",
     "whoami": "your channel, sender id, whether you are the owner, and this chat's session",
     "context": "what this session's system prompt is made of, and its size",
     "compact": "summarise the older part of this conversation now to free the context window; /compact <instructions> says what the summary must keep",
@@ -61,6 +69,8 @@ _NAME = re.compile(r"[a-z][a-z0-9_-]*")
 class ParsedCommand:
     name: str
     args: str
+    #: a message of several directives alone (``/think high /usage tokens``): all of them
+    directives: tuple[Directive, ...] = ()
 
 
 def parse_command(text: str) -> ParsedCommand | None:

@@ -3,7 +3,9 @@
 The reply's text is made safe piece by piece exactly as the whole reply would be
 (:class:`clawbot.safetext.SafeStream` with the notice mark: a mark split across two deltas
 is broken up too), and each tool call becomes one line's worth of name and arguments, made
-visible and inert. A reply that is only a silent token (``NO_REPLY``) is never shown: text
+visible and inert. The text is read as :mod:`clawbot.gateway.reply_protocol` reads the
+final reply, so what is shown is always the start of what will be sent: a silent token
+(``NO_REPLY``), ``HEARTBEAT_OK``, reply tags and ``MEDIA:`` lines are never shown, text
 that could still become one is held back until it cannot. A channel whose sink raises is
 left alone for the rest of the turn; it still gets the final reply in full.
 """
@@ -14,7 +16,7 @@ import json
 import logging
 
 from clawbot.agent.notices import MARKS, quoted_line
-from clawbot.agent.replies import SILENT_TOKENS, is_silent
+from clawbot.gateway.reply_protocol import ReplyReader
 from clawbot.safetext import SafeStream
 from clawbot.types import Activity, ActivitySink, TextDelta, ToolCallBlock, ToolCallStarted
 
@@ -43,11 +45,6 @@ def _short_json(value: object, limit: int) -> str:
         return str(value)[:limit]
 
 
-def _may_become_silent(text: str) -> bool:
-    stripped = text.strip()
-    return any(token.startswith(stripped) for token in SILENT_TOKENS)
-
-
 class LiveTurn:
     """Feeds one turn's text and tool calls to a channel's :data:`ActivitySink`."""
 
@@ -56,17 +53,16 @@ class LiveTurn:
         self._channel = channel
         self._stream = SafeStream(MARKS)
         self._segment: list[str] = []  # the text since the last tool call: the reply, if the turn ends now
-        self._released = False  # the segment can no longer be a silent token: it is being shown
+        self._reader = ReplyReader()
+        self._shown = ""  # what of the segment has been shown (before making it safe)
+        self.showed_reply = False
+        """Whether some of the final reply has been shown (it cannot be taken back)."""
 
     async def text(self, delta: str) -> None:
         """A :data:`~clawbot.types.TextSink` for the model calls of the turn."""
         self._segment.append(delta)
-        if not self._released:
-            held = "".join(self._segment)
-            if _may_become_silent(held):
-                return
-            self._released, delta = True, held
-        await self._emit_text(self._stream.feed(delta))
+        self._reader.feed(delta)
+        await self._show(self._reader.shown())
 
     async def tool_calls(self, calls: tuple[ToolCallBlock, ...]) -> None:
         """The model's reply asks for ``calls``: what it wrote before them is complete."""
@@ -77,16 +73,25 @@ class LiveTurn:
     async def finish(self, reply: str | None) -> bool:
         """The turn is over with ``reply``: whether the channel has already shown it all."""
         segment = "".join(self._segment)
-        await self._end_segment()
+        self.showed_reply = await self._end_segment()
         return self._sink is not None and bool(reply) and segment == reply
 
-    async def _end_segment(self) -> None:
-        segment = "".join(self._segment)
-        if not self._released and segment.strip() and not is_silent(segment):
-            await self._emit_text(self._stream.feed(segment))  # began like a silent token, but was not one
+    async def _show(self, shown: str) -> None:
+        """Show what ``shown`` (what may be shown of the segment now) adds to what was."""
+        if len(shown) > len(self._shown) and shown.startswith(self._shown):
+            added, self._shown = shown[len(self._shown) :], shown
+            await self._emit_text(self._stream.feed(added))
+
+    async def _end_segment(self) -> bool:
+        """Show the rest of the segment as it will be sent; whether any of it was shown."""
+        parsed = self._reader.result()
+        if parsed.delivered or self._shown:
+            await self._show(parsed.text.strip())
         await self._emit_text(self._stream.flush())
+        showed = bool(self._shown)
         self._stream = SafeStream(MARKS)
-        self._segment, self._released = [], False
+        self._segment, self._reader, self._shown = [], ReplyReader(), ""
+        return showed
 
     async def _emit_text(self, text: str) -> None:
         if text:

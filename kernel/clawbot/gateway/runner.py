@@ -2,15 +2,22 @@
 
 Each channel runs in its own task under a supervisor: a channel that raises is restarted
 with exponential backoff (reset after a run longer than ``healthy_run`` seconds), one that
-returns (e.g. end of terminal input) is done. One failing message or channel never stops the
-others. The answering itself is a ``Responder``: ``clawbot run`` passes one that runs the
-agent loop (:class:`clawbot.agent.conversation.Conversation`) for the message's session, and
-tests pass plain functions. Every message first passes the channel's access rules
-(:mod:`clawbot.gateway.access`: a stranger gets at most a pairing code) and is routed to its
-agent and session by ``[[bindings]]`` (:mod:`clawbot.gateway.routing`). Each answer runs in its own task, tracked per session key so
-``/stop`` can cancel it. Slash commands are answered outside the session's lane, by the
-dispatcher ``clawbot agent -m`` uses too (:mod:`clawbot.gateway.command_dispatch`), so
-``/stop`` and ``/approve`` work while a turn runs.
+returns (e.g. end of terminal input) is done, and one that cannot run here
+(:meth:`Channel.available`) is not started. What each is doing, :meth:`Gateway.health` says
+(:mod:`clawbot.gateway.health`). One failing message or channel never stops the others; the
+gateway stops when every channel is done, on :meth:`Gateway.stop`, or when a channel's user
+asks to quit (``sink.quit()``). The answering itself is a ``Responder``: ``clawbot run``
+passes one that runs the agent loop (:class:`clawbot.agent.conversation.Conversation`) for
+the message's session, and tests pass plain functions. Every message first passes the
+channel's access rules (:mod:`clawbot.gateway.access`: a stranger gets at most a pairing
+code) and is routed to its agent and session by ``[[bindings]]``
+(:mod:`clawbot.gateway.routing`). Turns run in their session's lane
+(:mod:`clawbot.gateway.lanes`): one at a time per session, ``gateway.max_concurrent`` at
+once in all, messages that arrive meanwhile queued. Slash commands are answered outside the
+lanes, by the dispatcher ``clawbot agent -m`` uses too
+(:mod:`clawbot.gateway.command_dispatch`), so ``/stop`` and ``/approve`` work while a turn
+runs. On stop, running turns get ``gateway.shutdown_grace_s`` to finish before they are
+cancelled (and recorded as interrupted); then the channels stop.
 
 Everything handed to a channel leaves through one place (:meth:`Gateway._hand_over`):
 control characters are made visible, ``notice`` is set by the gateway alone (clawbot's own
@@ -38,13 +45,17 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from clawbot.agent.notices import outgoing_text, quoted
-from clawbot.agent.replies import is_silent
 from clawbot.gateway.access import Access
+from clawbot.gateway.chunking import split_message
 from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
 from clawbot.gateway.commands import ParsedCommand, shadowed_commands
+from clawbot.gateway.health import ChannelBoard, ChannelHealth
+from clawbot.gateway.lanes import Lanes, Waiting
 from clawbot.gateway.live import LiveTurn
+from clawbot.gateway.reply_protocol import parse_reply
 from clawbot.gateway.routing import Route, Router
-from clawbot.gateway.sink import ChannelSink
+from clawbot.gateway.supervisor import supervise
+from clawbot.gateway.typing_indicator import typing_while
 from clawbot.kernel import Kernel
 from clawbot.sessions.store import agent_of
 from clawbot.types import (
@@ -67,6 +78,7 @@ Responder = Callable[[InboundMessage, str], Awaitable[str | None]]
 tool calls to it, for channels that show them as they happen."""
 
 FAILURE_REPLY = "Sorry, something went wrong while answering. Please try again."
+DROPPED_NOTICE = "Too many messages were waiting for an answer here: this one was dropped unanswered."
 
 
 def enabled_channels(kernel: Kernel) -> list[Channel]:
@@ -97,9 +109,33 @@ class Gateway:
     router: Router = attrs.field(
         default=attrs.Factory(lambda self: Router(self.kernel.config.bindings, self.agent_id, self.kernel.config.session.dm_scope), takes_self=True)
     )
+    up_after: float = 0.5
+    """A start still going after this long (seconds) counts as running, for :meth:`health`."""
     _stop: asyncio.Event = attrs.field(factory=asyncio.Event)
-    _running: dict[str, set[asyncio.Task[None]]] = attrs.field(factory=dict)
+    _grace: bool = True
+    _lanes: Lanes | None = None
+    _board: ChannelBoard = attrs.field(factory=ChannelBoard)
+    _background: set[asyncio.Task[None]] = attrs.field(factory=set)
     _channels: dict[str, Channel] = attrs.field(factory=dict)
+
+    @property
+    def lanes(self) -> Lanes:
+        """The sessions' lanes, set up from ``[gateway]`` on first use."""
+        if self._lanes is None:
+            config = self.kernel.config.gateway
+            self._lanes = Lanes(
+                self._turn,
+                self._dropped,
+                max_concurrent=config.max_concurrent,
+                mode=config.queue.mode,
+                debounce_s=config.queue.debounce_ms / 1000,
+                cap=config.queue.cap,
+            )
+        return self._lanes
+
+    def health(self) -> list[ChannelHealth]:
+        """Each channel's state, restarts, last error and since when (``clawbot status``)."""
+        return self._board.snapshot()
 
     async def run(self, channels: list[Channel] | None = None) -> None:
         """Run until every channel has finished or :meth:`stop` is called."""
@@ -110,7 +146,7 @@ class Gateway:
             log.warning("%s", problem)
         if self.runtime is not None:
             self.runtime.port = self
-        tasks = [asyncio.create_task(self._supervise(c), name=f"channel:{c.name}") for c in channels]
+        tasks = [asyncio.create_task(supervise(self, c, self._board), name=f"channel:{c.name}") for c in channels]
         await self.kernel.plugins.notify("clawbot_gateway_start", event=GatewayEvent(names, self.kernel.config))
         from clawbot.agent.memory import start_memory
 
@@ -123,6 +159,9 @@ class Gateway:
                 done, pending = await asyncio.wait(pending | {stopper}, return_when=asyncio.FIRST_COMPLETED)
                 pending.discard(stopper)
         finally:
+            self._stop.set()  # from here on nothing new is answered
+            # running turns may finish (and their replies go out) before the channels stop
+            await self.lanes.close(self.kernel.config.gateway.shutdown_grace_s if self._grace else 0.0)
             if self.runtime is not None and self.runtime.port is self:
                 self.runtime.port = None
             await self.kernel.plugins.notify("clawbot_gateway_stop", event=GatewayEvent(names, self.kernel.config))
@@ -131,34 +170,23 @@ class Gateway:
                     await channel.stop()
                 except Exception:
                     log.exception("channel %s failed to stop", channel.name)
-            answers = [t for running in self._running.values() for t in running]
-            for task in [*tasks, stopper, memory, *answers]:
+            for task in [*tasks, stopper, memory, *self._background]:
                 task.cancel()
-            await asyncio.gather(*tasks, stopper, memory, *answers, return_exceptions=True)
+            await asyncio.gather(*tasks, stopper, memory, *self._background, return_exceptions=True)
 
-    def stop(self) -> None:
+    def stop(self, *, at_once: bool = False) -> None:
+        """Stop: running turns get ``gateway.shutdown_grace_s`` to finish (none ``at_once``:
+        the user asked to quit now), then are cancelled; then the channels stop."""
+        if at_once:
+            self._grace = False
         self._stop.set()
 
-    async def _supervise(self, channel: Channel) -> None:
-        loop = asyncio.get_running_loop()
-        failures = 0
-        while not self._stop.is_set():
-            started = loop.time()
-            try:
-                await channel.start(ChannelSink(self, channel))
-                return
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                if loop.time() - started >= self.healthy_run:
-                    failures = 0  # it ran fine for a while: this is a fresh failure, not a crash loop
-                delay = self.restart_delays[min(failures, len(self.restart_delays) - 1)]
-                failures += 1
-                log.exception("channel %s failed; restarting in %.1f s", channel.name, delay)
-                try:
-                    await asyncio.wait_for(self._stop.wait(), delay)
-                except TimeoutError:
-                    pass
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    async def stop_requested(self) -> None:
+        await self._stop.wait()
 
     def route_of(self, channel: Channel, message: InboundMessage) -> Route:
         """The agent and session ``message`` goes to (:mod:`clawbot.gateway.routing`); it
@@ -169,8 +197,12 @@ class Gateway:
         return self.route_of(channel, message).session_key
 
     def turn_running(self, session_key: str) -> bool:
-        """Whether a turn runs in ``session_key`` (whatever started it)."""
-        return any(not task.done() for task in self._running.get(session_key, ()))
+        """Whether a turn runs (or waits to) in ``session_key`` (whatever started it)."""
+        return self.lanes.busy(session_key)
+
+    def running_sessions(self) -> list[str]:
+        """The sessions a turn runs in now (``clawbot status``)."""
+        return sorted(key for key in self._running if self.turn_running(key))
 
     def approvals_waiting(self, session_key: str) -> frozenset[str]:
         """The ids of the approvals still waiting for an answer in ``session_key``."""
@@ -178,13 +210,15 @@ class Gateway:
             return frozenset()
         return frozenset(ticket.id for ticket in self.runtime.approvals.pending_for(session_key))
 
-    async def accept(self, channel: Channel, message: InboundMessage) -> asyncio.Task[None]:
-        """Start answering ``message`` in its own task; slash commands are answered at once."""
+    async def accept(self, channel: Channel, message: InboundMessage, session_key: str | None = None) -> asyncio.Future[None]:
+        """Queue ``message`` in its session's lane; slash commands are answered at once. The
+        future is done once it was answered (or dropped, or clawbot stopped). ``session_key``:
+        the session a client named itself (the control API's owner may pick any)."""
         if message.channel != channel.name:  # a message belongs to the channel it came in on, whatever it says
             message = attrs.evolve(message, channel=channel.name)
         command = command_of(self.kernel, message.text)
         route = self.route_of(channel, message)
-        session_key = route.session_key
+        session_key = session_key or route.session_key
         verdict = self.access.admit(channel, message, command=command is not None)
         if not verdict.admitted:  # before commands and the agent: a stranger gets at most a pairing code
             log.info("message on %s from %s not admitted: %s", channel.name, message.sender_id or message.peer_id, verdict.why)
@@ -218,56 +252,87 @@ class Gateway:
         if reply.then is not None:
             reply.then()
 
-    def _start_answer(self, channel: Channel, message: InboundMessage, session_key: str) -> asyncio.Task[None]:
-        task = asyncio.create_task(self.handle(channel, message, session_key), name=f"answer:{session_key}")
-        running = self._running.setdefault(session_key, set())
-        running.add(task)
-        task.add_done_callback(lambda done: self._finished(session_key, running, done))
-        return task
+    def _start_answer(self, channel: Channel, message: InboundMessage, session_key: str) -> asyncio.Future[None]:
+        return self.lanes.submit(session_key, channel, message)
 
     async def stop_turns(self, session_key: str) -> tuple[int, int]:
-        """Cancel the session's answers: (turns stopped, queued messages dropped). One turn of
-        a session runs at a time; the others wait for its lane."""
-        running = [t for t in self._running.get(session_key, ()) if not t.done()]
-        for task in running:
-            task.cancel()
-        await asyncio.gather(*running, return_exceptions=True)
-        return min(len(running), 1), max(len(running) - 1, 0)
+        """Cancel the session's running turn and drop its waiting messages: (turns stopped,
+        queued messages dropped)."""
+        return await self.lanes.stop(session_key)
 
-    def _finished(self, session_key: str, running: set[asyncio.Task[None]], task: asyncio.Task[None]) -> None:
-        """Forget a finished answer, and the session's entry once nothing runs for it."""
-        running.discard(task)
-        if not running and self._running.get(session_key) is running:
-            del self._running[session_key]
+    async def _turn(self, session_key: str, batch: tuple[Waiting, ...]) -> None:
+        """One turn of a lane: the last message is its origin, the others came before it."""
+        last = batch[-1]
+        await self.handle(last.channel, last.message, session_key, earlier=tuple(w.message for w in batch[:-1]))
 
-    async def handle(self, channel: Channel, message: InboundMessage, session_key: str | None = None) -> None:
-        """Answer one inbound message; errors become a short reply, never a crash."""
+    def _dropped(self, waiting: Waiting) -> None:
+        """Too many messages waited: the dropped one's sender is told."""
+        log.info("a waiting message on %s was dropped: more than gateway.queue.cap waited", waiting.channel.name)
+        if waiting.message.system_event:
+            return
+        session_key = self.session_of(waiting.channel, waiting.message)
+        told = asyncio.create_task(self._send(waiting.channel, waiting.message, session_key, DROPPED_NOTICE, notice=True))
+        self._background.add(told)
+        told.add_done_callback(self._background.discard)
+
+    async def handle(
+        self,
+        channel: Channel,
+        message: InboundMessage,
+        session_key: str | None = None,
+        *,
+        earlier: tuple[InboundMessage, ...] = (),
+    ) -> None:
+        """Answer one inbound message (with ``earlier`` ones of the same chat that waited
+        for it: one turn answers them all); errors become a short reply, never a crash."""
         if session_key is None:
             session_key = self.router.route(message).session_key
-        if not message.system_event:
-            await self.kernel.plugins.notify("clawbot_message_received", event=InboundEvent(message, agent_of(session_key), session_key))
+        for received in (*earlier, message):
+            if not received.system_event:
+                event = InboundEvent(received, agent_of(session_key), session_key)
+                await self.kernel.plugins.notify("clawbot_message_received", event=event)
         live = self._live(channel, message)
+        extra: dict[str, Any] = {} if live is None else {"live": live}
+        if earlier and self._respond_takes("earlier"):
+            extra["earlier"] = earlier
+        elif earlier:  # a responder that takes one message: the texts together, in order
+            message = attrs.evolve(message, text="\n\n".join(m.text for m in (*earlier, message)))
+        async with typing_while(channel, message):
+            try:
+                text = await self.respond(message, session_key, **extra)
+            except Exception as exc:
+                log.exception("answering a message on %s failed", channel.name)
+                # a failure's message may name what someone typed (a /model choice): quoted
+                failure = quoted(getattr(exc, "user_message", None) or FAILURE_REPLY)
+                await self._send(channel, message, session_key, failure, notice=True)
+                return
+            streamed = live is not None and await live.finish(text)
+            await self._send_reply(channel, message, session_key, text or "", streamed=streamed, shown=live is not None and live.showed_reply)
+
+    async def _send_reply(self, channel: Channel, message: InboundMessage, session_key: str, text: str, *, streamed: bool, shown: bool) -> None:
+        """The model's reply, its directives read (:mod:`clawbot.gateway.reply_protocol`):
+        nothing for a silent reply or a heartbeat acknowledgement, unless a live channel
+        already shows some of it (it then learns the reply is over)."""
+        from clawbot.gateway.reply_media import shape_reply
+        from clawbot.paths import expand_user_path
+        from clawbot.sessions.store import agent_of
+
         try:
-            if live is None:
-                text = await self.respond(message, session_key)
-            else:
-                text = await self.respond(message, session_key, live=live)  # type: ignore[call-arg]
-        except Exception as exc:
-            log.exception("answering a message on %s failed", channel.name)
-            # a failure's message may name what someone typed (a /model choice): quoted
-            failure = quoted(getattr(exc, "user_message", None) or FAILURE_REPLY)
-            await self._send(channel, message, session_key, failure, notice=True)
-            return
-        streamed = live is not None and await live.finish(text)
-        if text and not is_silent(text):
-            await self._send(channel, message, session_key, text, streamed=streamed)
+            parsed = parse_reply(text)
+            if not parsed.delivered and not shown:
+                return
+            workspace = expand_user_path(self.kernel.config.agent_workspace(agent_of(session_key)), self.kernel.env)
+            reply = attrs.evolve(shape_reply(parsed, message, workspace, channel.capabilities), streamed=streamed)
+            await self._hand_over(channel, reply, session_key, notice=False)
+        except Exception:
+            log.exception("sending a reply on %s failed", channel.name)
 
     def _live(self, channel: Channel, message: InboundMessage) -> LiveTurn | None:
         """The turn's live activity for a channel that shows it and a responder that reports it.
 
         Not while a plugin implements ``clawbot_message_sending``: it may cancel or rewrite
         the reply, which it can only do before the channel shows any of it."""
-        if not self._respond_reports_activity() or self.kernel.plugins.impls("clawbot_message_sending"):
+        if not self._respond_takes("live") or self.kernel.plugins.impls("clawbot_message_sending"):
             return None
         try:
             sink = channel.live(message)
@@ -276,9 +341,11 @@ class Gateway:
             return None
         return None if sink is None else LiveTurn(sink, channel.name)
 
-    def _respond_reports_activity(self) -> bool:
+    def _respond_takes(self, keyword: str) -> bool:
+        """Whether the responder takes ``keyword`` (``live``: reports the turn's activity;
+        ``earlier``: answers the messages that waited with the last one, each kept apart)."""
         try:
-            return "live" in inspect.signature(self.respond).parameters
+            return keyword in inspect.signature(self.respond).parameters
         except (TypeError, ValueError):  # a callable without a signature
             return False
 
@@ -314,7 +381,7 @@ class Gateway:
 
     def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
         channel = self._channels.get(origin.channel)
-        if channel is None or self._stop.is_set():
+        if channel is None or self.stopping:
             log.warning("system event for %s dropped: channel %s is not running", session_key, origin.channel)
             return
         event = attrs.evolve(origin, text=text, system_event=True, message_id=None, reply_to_id=None)
@@ -348,4 +415,6 @@ class Gateway:
             return
         streamed = cleaned.streamed and final.text == cleaned.text
         text = outgoing_text(final.text, notice=notice)
-        await channel.send(attrs.evolve(final, text=text, notice=notice, approval=approval, streamed=streamed))
+        whole = attrs.evolve(final, text=text, notice=notice, approval=approval, streamed=streamed)
+        for piece in split_message(whole, channel.capabilities.max_text_length):  # the hooks saw it whole
+            await channel.send(piece)

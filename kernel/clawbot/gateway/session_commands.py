@@ -149,7 +149,7 @@ async def status_text(kernel: Kernel, runtime: AgentRuntime | None, session_key:
     return "\n".join(lines)
 
 
-async def _offered(kernel: Kernel, runtime: AgentRuntime, agent_id: str) -> list[str]:
+async def offered_models(kernel: Kernel, runtime: AgentRuntime, agent_id: str) -> list[str]:
     """The models the configuration names, and those the agent runs on (maybe detected)."""
     refs = configured_refs(kernel, agent_id)
     try:
@@ -183,7 +183,7 @@ async def model_text(kernel: Kernel, runtime: AgentRuntime | None, session_key: 
     if runtime is None:
         return NO_AGENT
     agent_id = agent_of(session_key)
-    offered = await _offered(kernel, runtime, agent_id)
+    offered = await offered_models(kernel, runtime, agent_id)
     info = kernel.sessions.get(session_key)
     if not args:
         try:

@@ -3,7 +3,8 @@
 Calling it hands the gateway a message; ``busy`` and ``approvals_waiting`` answer for the
 session a message lands in, from the gateway's own records, so a channel never has to guess
 which of its messages started a turn (a line beginning with ``/`` may, and a finished
-command's report starts one no channel sent).
+command's report starts one no channel sent). ``quit`` stops the whole gateway at once: the
+channel's user asked clawbot to quit.
 """
 
 from __future__ import annotations
@@ -32,3 +33,6 @@ class ChannelSink:
 
     def approvals_waiting(self, message: InboundMessage) -> frozenset[str]:
         return self.gateway.approvals_waiting(self.gateway.session_of(self.channel, message))
+
+    def quit(self) -> None:
+        self.gateway.stop(at_once=True)

@@ -55,6 +55,8 @@ class SessionInfo:
     #: what the idle and daily resets count from. ``None`` in an entry written before it was
     #: kept: ``updated_at`` stands in.
     last_user_at: str | None = None
+    #: what the chat set with /think, /verbose, /reasoning, /usage (:mod:`clawbot.sessions.settings`)
+    settings: dict[str, str] = attrs.field(factory=dict)
 
     @property
     def last_person_activity(self) -> str:
@@ -234,6 +236,9 @@ def entry_problem(key: str, value: object) -> str | None:
     for name in (*_OPTIONAL_TEXTS, "model_override", "last_user_at"):
         if not isinstance(value.get(name), (str, type(None))):
             return f"{name} is {shown(value.get(name))}, not text"
+    settings = value.get("settings", {})
+    if not isinstance(settings, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in settings.items()):
+        return f"settings is {shown(settings)}, not an object of words"
     if "turns" in value and not is_count(value["turns"]):
         return f"turns is {shown(value['turns'])}, not a count"
     usage = value.get("usage", {})

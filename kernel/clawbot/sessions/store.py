@@ -131,6 +131,19 @@ class SessionStore:
                 index.put(raw, info)
         return info
 
+    def set_setting(self, key: str, name: str, value: str | None) -> SessionInfo | None:
+        """Set the chat setting ``name`` of the session of ``key`` (``None``: its default
+        again); ``None`` when there is no session to set it on."""
+        index = self._index(agent_of(key))
+        with index.locked():
+            raw = index.read_raw()
+            info = index.entry(key, raw)
+            if info is not None:
+                settings = {k: v for k, v in info.settings.items() if k != name}
+                info.settings = settings if value is None else {**settings, name: value}
+                index.put(raw, info)
+        return info
+
     def _existing(self, info: SessionInfo | None, agent_id: str) -> Session | None:
         if info is None:
             return None

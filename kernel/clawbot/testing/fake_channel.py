@@ -7,7 +7,7 @@ import itertools
 from typing import Any
 
 from clawbot import hookimpl
-from clawbot.types import Channel, ChannelConfig, InboundMessage, InboundSink, OutboundMessage
+from clawbot.types import Channel, ChannelCapabilities, ChannelConfig, InboundMessage, InboundSink, OutboundMessage
 
 #: the fake lets everyone in, in direct chats and groups, mentioned or not: tests send from
 #: any peer. Pass ``access=ChannelConfig()`` (or claim ``[channels.<name>]``) to test the gate.
@@ -17,16 +17,21 @@ OPEN_ACCESS = ChannelConfig(dm_policy="open", allow_from=["*"], group_policy="op
 class FakeChannel(Channel):
     """Behaves like a connected chat surface until :meth:`stop` or :meth:`disconnect`.
 
-    Open to everyone by default (:data:`OPEN_ACCESS`); ``access`` gives it other rules, as a
-    network channel's ``[channels.<name>]`` table would."""
+    ``capabilities`` says what it claims to do (a ``max_text_length``, ``typing`` ...);
+    ``typings`` records each typing indicator shown, with the time it was asked for. Open to
+    everyone by default (:data:`OPEN_ACCESS`); ``access`` gives it other rules, as a network
+    channel's ``[channels.<name>]`` table would."""
 
     default_access = OPEN_ACCESS
 
-    def __init__(self, name: str = "fake", *, access: ChannelConfig | None = None) -> None:
+    def __init__(self, name: str = "fake", capabilities: ChannelCapabilities | None = None, *, access: ChannelConfig | None = None) -> None:
         self.name = name
+        if capabilities is not None:
+            self.capabilities = capabilities
         if access is not None:
             self.default_access = access  # type: ignore[misc]  # this fake's own rules
         self.sent: list[OutboundMessage] = []
+        self.typings: list[tuple[float, InboundMessage]] = []
         self._sink: InboundSink | None = None
         self._stopped = asyncio.Event()
         self._started = asyncio.Event()
@@ -44,8 +49,12 @@ class FakeChannel(Channel):
             failure, self._failure = self._failure, None
             raise failure
 
-    async def send(self, message: OutboundMessage) -> None:
+    async def send(self, message: OutboundMessage) -> str:
         self.sent.append(message)
+        return f"sent-{len(self.sent)}"
+
+    async def typing(self, message: InboundMessage) -> None:
+        self.typings.append((asyncio.get_running_loop().time(), message))
 
     async def stop(self) -> None:
         self._stopped.set()

@@ -65,7 +65,8 @@ class ChannelCapabilities:
     ``markdown``: how the surface renders text. ``edit``: :meth:`Channel.edit` works, so a
     reply can stream by editing one message. ``typing``: :meth:`Channel.typing` shows an
     indicator, which the gateway refreshes every ``typing_interval_s`` while a turn runs.
-    ``media``: attachments can be sent (``OutboundMessage.media``). ``threads`` and
+    ``media``: attachments can be sent (``OutboundMessage.media``). ``replies``: a message
+    can answer another one natively (``OutboundMessage.reply_to_id``). ``threads`` and
     ``reactions``: what the words say.
     """
 
@@ -77,8 +78,9 @@ class ChannelCapabilities:
     media: bool = False
     threads: bool = False
     reactions: bool = False
+    replies: bool = False
 
     def names(self) -> tuple[str, ...]:
         """The features the surface has, as the system prompt's runtime line names them."""
-        flags = ("edit", "media", "reactions", "threads", "typing")
+        flags = ("edit", "media", "reactions", "replies", "threads", "typing")
         return tuple(sorted(flag for flag in flags if getattr(self, flag)))

@@ -148,7 +148,10 @@ class InboundSink(Protocol):
     turn. The other two ask about the session a message from that sender lands in: whether
     a turn runs there now (whatever started it: a line, ``/new <text>``, a finished
     command's report), and which approvals still wait there (answered elsewhere or expired:
-    gone). A channel driven by a plain function in a test may find neither.
+    gone). ``quit`` is for a channel whose user asks clawbot itself to quit (Ctrl-D at the
+    terminal): the whole gateway stops, every channel, and a running turn is cancelled
+    rather than waited for. A channel driven by a plain function in a test may find none
+    of these three.
     """
 
     def __call__(self, message: InboundMessage) -> Awaitable[asyncio.Future[None]]: ...
@@ -156,6 +159,8 @@ class InboundSink(Protocol):
     def busy(self, message: InboundMessage) -> bool: ...
 
     def approvals_waiting(self, message: InboundMessage) -> frozenset[str]: ...
+
+    def quit(self) -> None: ...
 
 
 class Channel(abc.ABC):
@@ -166,7 +171,8 @@ class Channel(abc.ABC):
     take the others down. A channel whose ``start`` *returns* is considered finished and is
     not restarted (right for the terminal at end of input). So a network channel must
     raise when its connection drops (a ``ConnectionError``, say), never return, or it stays
-    down until the gateway restarts.
+    down until the gateway restarts. A channel that cannot run at all where clawbot runs
+    says so in :meth:`available` and is not started; the others run on.
     """
 
     name: str
@@ -176,6 +182,13 @@ class Channel(abc.ABC):
     configures the channel: pairing for direct chats, no groups (the safe defaults). Only a
     channel nobody outside can reach (a test channel) should open it; a network channel
     claims its table with a ChannelConfig-derived class instead, so the user decides."""
+
+    def available(self) -> str | None:
+        """``None`` (the default) when the channel can run here; else why it cannot, in a
+        few words (``"no terminal: standard input is /dev/null"``). The gateway then does not
+        start it, logs the reason and shows the channel as stopped with it in
+        ``clawbot status``, and serves its other channels."""
+        return None
 
     @abc.abstractmethod
     async def start(self, sink: InboundSink) -> None: ...

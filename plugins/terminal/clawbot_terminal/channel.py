@@ -5,12 +5,18 @@ once; the gateway runs a session's turns one after another. On a real terminal t
 is interactive (:mod:`clawbot_terminal.prompt`): replies stream in as they are written,
 each tool call shows as a dim line, an approval is asked about at the prompt (a word and
 Enter answers it), Ctrl-C stops the running turn (a second one, or one when nothing runs,
-quits) and Ctrl-D quits. Whether a turn runs, and which approvals still wait, the channel
+quits) and Ctrl-D quits: clawbot itself, with every other channel it serves (the person at
+the keyboard asked to quit). Whether a turn runs, and which approvals still wait, the channel
 asks the gateway (its sink): a turn may start from a line beginning with ``/`` or from a
 finished command's report, and an approval may be answered elsewhere or expire. Otherwise
-(a pipe, a file, tests) lines are read in a background thread (:mod:`clawbot_terminal.lines`),
-and end of input ends the chat once every line has been answered; replies still stream when
-the output is a terminal.
+(a pipe, a file, tests) lines are read in a background thread (:mod:`clawbot_terminal.lines`), and the end of the input quits clawbot once every line was answered,
+and answered like a script: each line its own turn, sent once the line before it was
+answered (a slash command at once, so ``/stop`` reaches a running turn); end of input ends
+the chat once every line has been answered; replies still stream when
+the output is a terminal, and other channels the gateway serves go on after the end of input.
+With no input at all (standard input closed or ``/dev/null``: started as a service) the
+channel does not run (:meth:`TerminalChannel.available`) and the gateway serves its other
+channels.
 
 The person at the keyboard is the owner (``from_owner``): whoever can type here can run
 clawbot anyway. What is shown is made inert (:mod:`clawbot_terminal.render`).
@@ -74,6 +80,7 @@ class TerminalChannel(Channel):
         self._screen = None  # the interactive prompt (clawbot_terminal.prompt.PromptScreen) while it runs
         self._sink: InboundSink | None = None
         self._answers: set[asyncio.Future[None]] = set()  # a piped chat ends once these are done
+        self._previous: asyncio.Future[None] | None = None  # a piped chat's last line's answer
         self._tasks: set[asyncio.Task[None]] = set()
         self._last_ctrl_c = float("-inf")
         self._display = Display(self._styled(), self._columns)
@@ -87,6 +94,26 @@ class TerminalChannel(Channel):
         return render_message(message, self._styled(), self._columns())
 
     # -- the gateway's side ----------------------------------------------------------------
+
+    def available(self) -> str | None:
+        """No chat without input: a closed standard input, or ``/dev/null`` (what a service
+        manager gives), means nobody can type here. A pipe or a file is read as usual."""
+        if self._stdin is None:
+            return "no terminal: standard input is closed"
+        try:
+            fd = self._stdin.fileno()
+        except (AttributeError, OSError, ValueError):
+            return None  # not a file descriptor (a test's stream): read it as it is
+        try:
+            found = os.fstat(fd)
+        except OSError:
+            return "no terminal: standard input is closed"
+        try:
+            if os.path.samestat(found, os.stat(os.devnull)):
+                return "no terminal: standard input is /dev/null"
+        except OSError:
+            pass
+        return None
 
     async def start(self, sink: InboundSink) -> None:
         self._sink = sink
@@ -143,6 +170,7 @@ class TerminalChannel(Channel):
             while not self._stopping:
                 line = await self._screen.read()
                 if isinstance(line, Quit):
+                    self._quit_all()
                     return
                 self._line(line)
         finally:
@@ -156,9 +184,19 @@ class TerminalChannel(Channel):
             line = await self._reader.readline()
             if not line:  # end of input: the lines already sent are still answered
                 break
-            self._line(line.rstrip("\n"))
+            text = line.rstrip("\n")
+            if text.strip():
+                self._spawn(self._in_turn(text))
         while self._tasks or self._answers:
             await asyncio.wait({*self._tasks, *self._answers})
+        self._quit_all()
+
+    def _quit_all(self) -> None:
+        """The person here asked to quit (Ctrl-D, or the end of piped input once every line
+        was answered): clawbot quits, not only this chat, whatever other channels it serves."""
+        quit_all = getattr(self._sink, "quit", None)
+        if not self._stopping and quit_all is not None:
+            quit_all()
 
     def _line(self, text: str) -> None:
         if text.strip():
@@ -177,18 +215,35 @@ class TerminalChannel(Channel):
             from_owner=True,
         )
 
+    async def _in_turn(self, text: str) -> None:
+        """A piped line: sent once the line before it was answered (lines of a script each
+        get their own answer, never merged with the next); a command goes at once."""
+        previous, done = self._previous, asyncio.get_running_loop().create_future()
+        if not text.startswith("/"):
+            self._previous = done
+        try:
+            if previous is not None and not text.startswith("/"):
+                await asyncio.wait([previous])
+            self._counter += 1
+            answered = await self._deliver(self._message(text, str(self._counter)))
+            if answered is not None:
+                await asyncio.wait([answered])
+        finally:
+            done.set_result(None)
+
     def _submit(self, text: str) -> None:
         """Hand ``text`` to the gateway as the owner's message, without waiting for the answer."""
         self._counter += 1
         self._spawn(self._deliver(self._message(text, str(self._counter))))
 
-    async def _deliver(self, message: InboundMessage) -> None:
+    async def _deliver(self, message: InboundMessage) -> asyncio.Future[None] | None:
         assert self._sink is not None
         answered = await self._sink(message)
         if answered is not None:
             self._answers.add(answered)
             answered.add_done_callback(self._answered)
         self._refresh()
+        return answered
 
     def _answered(self, answered: asyncio.Future[None]) -> None:
         self._answers.discard(answered)

@@ -45,9 +45,11 @@ async def test_terminal_can_be_disabled_in_config(make_kernel) -> None:
 
 
 async def test_lines_are_read_while_a_turn_runs_and_answered_before_the_chat_ends() -> None:
+    """Piped lines are a script: each is answered before the next is sent (never merged
+    into one turn), while a command line goes at once (``/stop`` reaches a running turn)."""
     import asyncio
 
-    channel = TerminalChannel(TerminalConfig(), stdin=io.StringIO("one\ntwo\n"), stdout=io.StringIO())
+    channel = TerminalChannel(TerminalConfig(), stdin=io.StringIO("one\n/status\ntwo\n"), stdout=io.StringIO())
     received: list[str] = []
     replies: list[asyncio.Future[None]] = []
 
@@ -57,15 +59,23 @@ async def test_lines_are_read_while_a_turn_runs_and_answered_before_the_chat_end
         replies.append(reply)
         return reply
 
+    async def until(count: int) -> None:
+        for _ in range(100):
+            if len(received) == count:
+                break
+            await asyncio.sleep(0.01)
+
     task = asyncio.create_task(channel.start(sink))
-    for _ in range(100):
-        if len(received) == 2:
-            break
-        await asyncio.sleep(0.01)
-    assert received == ["one", "two"]  # the second line did not wait for the first answer
+    await until(2)
+    assert received == ["one", "/status"]  # the command did not wait for the first answer
+    await asyncio.sleep(0.05)
+    assert received == ["one", "/status"]  # the next line waits for it
+    replies[0].set_result(None)
+    await until(3)
+    assert received == ["one", "/status", "two"]
     await asyncio.sleep(0.05)
     assert not task.done()  # end of input, but the answers are still coming
-    for reply in replies:
+    for reply in replies[1:]:
         reply.set_result(None)
     await asyncio.wait_for(task, 5)
 

@@ -49,6 +49,8 @@ PROMISES = [
     ("changing clawbot through the gateway tool", "## clawbot Self-Update", {"tools": ("gateway",)}),
     ("voice messages", "## Voice", {"tools": ("tts",)}),
     ("emoji reactions", "## Reactions", {"capabilities": ("reactions",)}),
+    ("attachments by MEDIA lines", "MEDIA:<path-or-url>", {"capabilities": ("media",)}),
+    ("native replies by reply tags", "[[reply_to_current]]", {"capabilities": ("replies",)}),
     ("reaching other sessions", "sessions_send", {"tools": ("sessions_send",)}),
     ("sending with the message tool", "### message tool", {"tools": ("message",)}),
     ("scheduled system events", "schedules", {"tools": ("cron",)}),
@@ -74,7 +76,7 @@ EVERYTHING = {
     "capabilities": ("reactions",),
     "skills": True,
 }
-NOT_YET = ["heartbeat", "HEARTBEAT_OK", "[[reply_to", "MEDIA:"]
+NOT_YET = ["heartbeat", "HEARTBEAT_OK"]
 
 
 @pytest.mark.parametrize("marker", NOT_YET)

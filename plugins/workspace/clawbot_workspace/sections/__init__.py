@@ -8,8 +8,7 @@ before the provider cache boundary (``stable``), and a builder that returns its 
 
 A section promises the model only what this run can do: one about a tool appears only when
 the tool is in ``ctx.tools``, one about a channel feature only when the channel declares it.
-Features clawbot does not have yet (heartbeat polls, reply tags and ``MEDIA:`` lines parsed
-from replies) have no section until they exist.
+Features clawbot does not have yet (heartbeat polls) have no section until they exist.
 """
 
 from __future__ import annotations
@@ -69,6 +68,7 @@ SECTIONS: tuple[SectionSpec, ...] = _specs(
     ("voice", messaging.voice),
     ("session_context", session.session_context, FULL_AND_MINIMAL),
     ("reactions", messaging.reactions),
+    ("output_directives", output.output_directives),
     ("reasoning_format", output.reasoning_format),
     ("project_context", files.project_context, FULL_AND_MINIMAL),
     ("silent_replies", output.silent_replies),

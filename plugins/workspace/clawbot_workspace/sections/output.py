@@ -1,4 +1,4 @@
-"""How replies are shaped: Reasoning Format and Silent Replies."""
+"""How replies are shaped: Reasoning Format, Output Directives and Silent Replies."""
 
 from __future__ import annotations
 
@@ -25,3 +25,24 @@ def silent_replies(ctx: PromptContext) -> str:
         "- It must be the whole message: nothing before or after it, no markdown or code block around it.",
         "- Never add it to a real reply.",
     )
+
+
+def output_directives(ctx: PromptContext) -> str | None:
+    """Reply tags and ``MEDIA:`` lines, offered only where the channel delivers them."""
+    lines = []
+    if "media" in ctx.capabilities:
+        lines += [
+            "- To attach a file or image, put `MEDIA:<path-or-url>` on its own line of the final reply (a path inside "
+            "the workspace, or an http(s) link). One line per attachment, plain text: not in a code block, not in bold "
+            "or backticks, not inside a sentence.",
+        ]
+        if ctx.has_tool("tts"):
+            lines.append("- When the attachment is audio meant as a voice note, add `[[audio_as_voice]]`.")
+    if "replies" in ctx.capabilities:
+        lines.append(
+            "- To answer as a native reply to the message you are answering, start with `[[reply_to_current]]`; "
+            "use `[[reply_to:<id>]]` only with an id you were given."
+        )
+    if not lines:
+        return None
+    return block("## Output Directives", *lines, "- These lines are removed before the reply is shown.")

@@ -1,0 +1,82 @@
+"""``clawbot status``: whether a gateway runs here, where, and how its channels are doing.
+
+Asks the running gateway's control API (``GET /v1/health``) with the stdlib client: nothing
+is booted, so it answers in a blink even while the gateway is busy.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from clawbot.cli.output import echo, echo_json
+from clawbot.cli.state import CliState
+
+START_HINT = "Start it with `clawbot run` (or as a service: `clawbot gateway install`)."
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the gateway's health as JSON.")
+@click.pass_obj
+def status(state: CliState, as_json: bool) -> None:
+    """Is a gateway running? Its address, pid, uptime, channels' health and running turns."""
+    from clawbot.control.client import ApiUnavailable, find_gateway
+    from clawbot.control.endpoint import live_endpoint
+    from clawbot.control.token import token_path
+
+    root = state.paths().root
+    client = find_gateway(root)
+    if client is None:
+        endpoint = live_endpoint(root)
+        if endpoint is not None:
+            message = f"A gateway runs (pid {endpoint['pid']}), but its token {token_path(root)} cannot be read by this user."
+        else:
+            message = f"No gateway is running on {root}. {START_HINT}"
+        _say_not_running(message, as_json)
+    try:
+        code, health = client.call("GET", "/v1/health")
+    except ApiUnavailable as exc:
+        _say_not_running(f"The gateway (pid {client.pid}) does not answer: {exc}", as_json)
+    if code != 200 or not isinstance(health, dict):
+        _say_not_running(f"The gateway (pid {client.pid}) answered {code}: {(health or {}).get('error', '')}", as_json)
+    if as_json:
+        echo_json({"running": True, "address": client.address, **health}, ensure_ascii=True)
+        return
+    echo(f"gateway: running, pid {health.get('pid')}, {client.address}, up {_duration(health.get('uptime_s', 0))}, version {health.get('version')}")
+    echo("channels:")
+    for row in health.get("channels", []):
+        echo("  " + _channel_line(row))
+    turns = health.get("running_turns") or []
+    echo(f"running turns: {', '.join(turns) if turns else 'none'}")
+
+
+def _say_not_running(message: str, as_json: bool) -> None:
+    if as_json:
+        echo_json({"running": False, "message": message}, ensure_ascii=True)
+    else:
+        echo(message)
+    sys.exit(1)
+
+
+def _channel_line(row: dict[str, Any]) -> str:
+    parts = [str(row.get("name"))]
+    if row.get("state"):
+        parts.append(str(row["state"]))
+    if row.get("restarts") is not None:
+        parts.append(f"restarts={row['restarts']}")
+    if row.get("since") is not None:
+        parts.append(f"since {row['since']}")
+    if row.get("last_error"):
+        parts.append(f"last error: {row['last_error']}")
+    return "  ".join(parts)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds or 0)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h {minutes}m"
+    return f"{minutes}m {secs}s" if minutes else f"{secs}s"

@@ -1,0 +1,107 @@
+"""The ``/v1/`` HTTP endpoints (the token was checked by the server's middleware)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from clawbot.control.server import CHANNEL_KEY, json_error
+
+if TYPE_CHECKING:
+    from clawbot.control.api_channel import ApiChannel
+
+NDJSON = "application/x-ndjson"
+STARTED_KEY: web.AppKey[float] = web.AppKey("started", float)
+
+
+def add_routes(app: web.Application) -> None:
+    app[STARTED_KEY] = time.monotonic()
+    app.router.add_get("/v1/health", health)
+    app.router.add_get("/v1/sessions", sessions)
+    app.router.add_post("/v1/turns", turns)
+    app.router.add_get("/v1/approvals", approvals)
+    app.router.add_post("/v1/approvals/{id}", approve)
+
+
+def _channel(request: web.Request) -> ApiChannel:
+    return request.app[CHANNEL_KEY]
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("clawbot-kernel")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+async def health(request: web.Request) -> web.Response:
+    channel = _channel(request)
+    gateway = channel.gateway
+    return web.json_response(
+        {
+            "version": version(),
+            "pid": os.getpid(),
+            "uptime_s": round(time.monotonic() - request.app[STARTED_KEY], 3),
+            "agent": gateway.agent_id,
+            "channels": channel.health(),
+            "running_turns": gateway.running_sessions(),
+        }
+    )
+
+
+async def sessions(request: web.Request) -> web.Response:
+    store = _channel(request).gateway.kernel.sessions
+    agent = request.query.get("agent") or None
+    return web.json_response([store.converter.unstructure(info) for info in store.list(agent)])
+
+
+async def _json_body(request: web.Request) -> dict[str, Any] | None:
+    try:
+        body = await request.json()
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return body if isinstance(body, dict) else None
+
+
+async def turns(request: web.Request) -> web.StreamResponse:
+    from clawbot.control.turns import turn_events
+
+    body = await _json_body(request)
+    if body is None:
+        return json_error(400, 'the body must be a JSON object: {"text": ..., "session": ..., "agent": ...}')
+    response = web.StreamResponse(headers={"Content-Type": NDJSON, "Cache-Control": "no-store"})
+    await response.prepare(request)
+    async for event in turn_events(_channel(request), body):
+        await response.write((json.dumps(event, ensure_ascii=True) + "\n").encode("ascii"))
+    await response.write_eof()
+    return response
+
+
+async def approvals(request: web.Request) -> web.Response:
+    from clawbot.agent.approvals import offer
+    from clawbot.control.turns import pending_approvals
+
+    rows = []
+    for session_key, (ticket, request_) in pending_approvals(_channel(request)):
+        shown = offer(ticket, request_)
+        rows.append(
+            {"id": ticket.id, "session": session_key, "summary": shown.summary, "choices": list(shown.choices), "expires_at": ticket.expires_at.isoformat()}
+        )
+    return web.json_response(rows)
+
+
+async def approve(request: web.Request) -> web.Response:
+    from clawbot.control.turns import answer_approval
+
+    body = await _json_body(request)
+    if body is None:
+        return json_error(400, 'the body must be a JSON object: {"choice": "allow-once" | "allow-always" | "deny"}')
+    status, answer = await answer_approval(_channel(request), request.match_info["id"], body.get("choice"))
+    return web.json_response(answer, status=status)

@@ -1,0 +1,77 @@
+"""Keeping one channel running: restarts with backoff, and a record of how it goes.
+
+A channel that cannot run here (:meth:`Channel.available` gives a reason) is not started:
+it is ``stopped`` with that reason, logged at info, and the other channels go on. One whose
+``start`` raises is restarted after ``gateway.restart_delays`` (the backoff starts over
+after a run longer than ``gateway.healthy_run``); one whose ``start`` returns is done.
+Every change goes on the gateway's :class:`~clawbot.gateway.health.ChannelBoard`, with the
+error as one line (the traceback goes to the log only).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from clawbot.gateway.health import ChannelBoard, error_line
+from clawbot.gateway.sink import ChannelSink
+from clawbot.types import Channel
+
+if TYPE_CHECKING:
+    from clawbot.gateway.runner import Gateway
+
+log = logging.getLogger(__name__)
+
+
+def unavailable(channel: Channel) -> str | None:
+    """Why ``channel`` cannot run here, or ``None`` when it can."""
+    try:
+        return channel.available()
+    except Exception as exc:  # a channel that cannot tell is tried: its start says more
+        log.warning("channel %s could not tell whether it can run: %s", channel.name, error_line(exc))
+        return None
+
+
+async def supervise(gateway: Gateway, channel: Channel, board: ChannelBoard) -> None:
+    reason = unavailable(channel)
+    if reason is not None:
+        log.info("channel %s does not run: %s", channel.name, reason)
+        board.set(channel.name, "stopped", error=reason)
+        return
+    loop = asyncio.get_running_loop()
+    failures = 0
+    restarted = False
+    last_error: str | None = None
+    while not gateway.stopping:
+        started = loop.time()
+        board.set(channel.name, "starting", restarted=restarted)
+        up = loop.call_later(gateway.up_after, lambda: board.set(channel.name, "running"))
+        try:
+            await channel.start(ChannelSink(gateway, channel))
+            up.cancel()
+            board.set(channel.name, "stopped")
+            return
+        except asyncio.CancelledError:
+            up.cancel()
+            board.set(channel.name, "stopped")
+            raise
+        except Exception as exc:
+            up.cancel()
+            if loop.time() - started >= gateway.healthy_run:
+                failures = 0  # it ran fine for a while: this is a fresh failure, not a crash loop
+            delay = gateway.restart_delays[min(failures, len(gateway.restart_delays) - 1)]
+            failures += 1
+            line = error_line(exc)
+            if line != last_error:
+                log.exception("channel %s failed; restarting in %.1f s", channel.name, delay)
+            else:  # the same failure again (a port still taken): said once is enough
+                log.debug("channel %s failed again (%s); restarting in %.1f s", channel.name, line, delay)
+            last_error = line
+            board.set(channel.name, "restarting", error=line)
+            try:
+                await asyncio.wait_for(gateway.stop_requested(), delay)
+            except TimeoutError:
+                pass
+            restarted = True
+    board.set(channel.name, "failed" if restarted else "stopped")
