@@ -190,7 +190,7 @@ def logs(state: CliState, count: int, follow: bool) -> None:
         data = path.read_bytes()
         lines = data.decode("utf-8", "replace").splitlines()
         for line in lines[-count:] if count else []:
-            click.echo(line)
+            echo(line)
         position = len(data)
     if follow:
         try:
@@ -213,6 +213,5 @@ def _follow(path: Path, position: int, poll_s: float = 0.5) -> None:
                 handle.seek(position)
                 chunk = handle.read(size - position)
             position += len(chunk)
-            sys.stdout.write(chunk.decode("utf-8", "replace"))
-            sys.stdout.flush()
+            echo(chunk.decode("utf-8", "replace"), nl=False)
         time.sleep(poll_s)

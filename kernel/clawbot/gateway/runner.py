@@ -202,7 +202,7 @@ class Gateway:
 
     def running_sessions(self) -> list[str]:
         """The sessions a turn runs in now (``clawbot status``)."""
-        return sorted(key for key in self._running if self.turn_running(key))
+        return sorted(self.lanes.sessions())
 
     def approvals_waiting(self, session_key: str) -> frozenset[str]:
         """The ids of the approvals still waiting for an answer in ``session_key``."""

@@ -1,0 +1,1 @@
+"""clawbot-webchat: a chat page and its WebSocket, served by the gateway's control API."""

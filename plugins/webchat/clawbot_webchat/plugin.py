@@ -1,0 +1,60 @@
+"""Entry point of the web chat plugin: the ``webchat`` channel and the page and socket the
+control API serves for it (``/chat/``, ``/chat/ws``).
+
+Only ``hookimpl`` is imported at module level: plugin discovery must stay cheap, so the
+channel and the page load when their hooks are called.
+
+The channel (from ``clawbot_channels``) and the socket (from ``clawbot_web_routes``) are
+one chat surface, but the kernel calls the two hooks with separate contexts: the channel is
+kept per configuration object (one per running kernel), weakly, so a test's kernels never
+share one and a finished kernel's channel goes away with it.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from clawbot import hookimpl
+
+SECTION = "channels.webchat"
+
+
+# config object's id -> its kernel's channel (weak: it goes when the kernel does)
+_channels: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def _channel(ctx: Any) -> Any:
+    from clawbot_webchat.channel import WebchatChannel
+    from clawbot_webchat.config import WebchatConfig
+
+    channel = _channels.get(id(ctx.config))
+    if channel is None or channel.kernel_config is not ctx.config:
+        # the channel holds the config, so that id is not reused while the entry lives
+        channel = WebchatChannel(ctx.section(SECTION) or WebchatConfig(), kernel_config=ctx.config)
+        _channels[id(ctx.config)] = channel
+    return channel
+
+
+@hookimpl
+def clawbot_config_schema():
+    from clawbot import ConfigSection
+
+    from clawbot_webchat.config import WebchatConfig
+
+    return ConfigSection(SECTION, WebchatConfig)
+
+
+@hookimpl
+def clawbot_channels(ctx):
+    return [_channel(ctx)]
+
+
+@hookimpl
+def clawbot_web_routes(ctx):
+    from clawbot_webchat.pages import routes
+
+    channel = _channel(ctx)
+    if not channel.config.enabled:
+        return []
+    return routes(channel.serve)
