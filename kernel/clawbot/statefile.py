@@ -67,12 +67,19 @@ def read_state(path: Path, what: str) -> Any:
     without it (``what``: "ignored: every auth profile starts healthy").
     """
     try:
-        text = path.read_bytes().decode("utf-8")
-        return json.loads(text)  # NaN or 1e999 load: the readers check every field
+        payload = path.read_bytes()
     except FileNotFoundError:
         return None
     except OSError as exc:
         report_once(path, f"cannot be read ({exc.strerror or exc}); {what}")
+        return None
+    return decode_state(path, payload, what)
+
+
+def decode_state(path: Path, payload: bytes, what: str) -> Any:
+    """The JSON value in ``payload`` (read from ``path``); ``None``, reported once, when unusable."""
+    try:
+        return json.loads(payload.decode("utf-8"))  # NaN or 1e999 load: the readers check every field
     except UnicodeDecodeError:
         report_once(path, f"is not UTF-8 text; {what}")
     except ValueError as exc:

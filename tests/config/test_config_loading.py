@@ -267,9 +267,9 @@ def test_a_typo_next_to_a_blocked_plugin_is_still_reported(tmp_path: Path) -> No
 
 
 def test_allow_naming_a_plugin_that_is_not_installed(tmp_path: Path) -> None:
-    text = '[plugins]\nallow = ["terminal", "telegram", "anthropic", "slack"]\n'
+    text = '[plugins]\nallow = ["terminal", "matrix", "anthropic", "slack"]\n'
     assert problems_of(tmp_path, text) == [
-        "plugins.allow[1]: no installed plugin is named 'telegram'",
+        "plugins.allow[1]: no installed plugin is named 'matrix'",
         "plugins.allow[3]: no installed plugin is named 'slack'",
     ]
 

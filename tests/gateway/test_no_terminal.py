@@ -44,7 +44,7 @@ def clawbot_channels(ctx):
 def _config(home: Path, base_url: str) -> None:
     (home / "clawbot.toml").write_text(
         f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n[providers.openai]\nbase_url = "{base_url}/v1"\n'
-        'api_key = "sk-test"\n\n[gateway]\ncontrol_api = false\n',
+        'api_key = "sk-test"\n\n[gateway]\ncontrol_api = false\n\n[channels.webchat]\nenabled = false\n',
         encoding="utf-8",
     )
 

@@ -207,7 +207,7 @@ class Conversation:
                 if self.services is not None:  # the turn's own notices (a compaction) reach its chat too
                     for notice in result.notices:
                         await self.services.tell_chat(origin, session_key, notice)
-            store.record_turn(
+            await store.record_turn_merged(
                 session_key,
                 usage=result.usage,
                 model=result.model,

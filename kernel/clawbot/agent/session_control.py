@@ -75,7 +75,7 @@ async def open_for_turn(
     the model is not, since the fresh session must start without the old conversation.
     """
     store = kernel.sessions
-    session = store.open(session_key)
+    session = await store.open_merged(session_key)
     if session.created:
         event = SessionEvent(agent_of(session_key), session_key, session.info.session_id, reason="first message")
         await kernel.plugins.notify("clawbot_session_start", event=event)
@@ -117,7 +117,7 @@ async def set_session_model(kernel: Kernel, session_key: str, ref: str | None, r
     """Use the model ``ref`` for ``session_key`` from its next turn on (``None``: the
     configured one again), creating the session first when it has none yet."""
     store = kernel.sessions
-    session = store.open(session_key)
+    session = await store.open_merged(session_key)
     if session.created:
         event = SessionEvent(agent_of(session_key), session_key, session.info.session_id, reason)
         await kernel.plugins.notify("clawbot_session_start", event=event)
@@ -129,7 +129,7 @@ async def set_session_setting(kernel: Kernel, session_key: str, name: str, value
     """Set the chat setting ``name`` (``/think``, ``/usage`` ...) of ``session_key`` from its
     next turn on (``None``: the default again), creating the session first when it has none."""
     store = kernel.sessions
-    session = store.open(session_key)
+    session = await store.open_merged(session_key)
     if session.created:
         event = SessionEvent(agent_of(session_key), session_key, session.info.session_id, reason)
         await kernel.plugins.notify("clawbot_session_start", event=event)

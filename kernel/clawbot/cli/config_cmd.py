@@ -119,8 +119,10 @@ def config_show(state: CliState, as_json: bool) -> None:
     cfg = loaded.config
     tree: dict[str, Any] = _plain_fields(cfg.core, type(cfg.core))
     for path, section in sorted(cfg.sections.items()):
+        if section is None:  # installed, not configured, and without defaults (a token): an empty table would not load
+            continue
         root, _, name = path.partition(".")
-        tree.setdefault(root, {})[name] = _plain(section) if section is not None else {}
+        tree.setdefault(root, {})[name] = _plain(section)
     tree = {key: _mask(value, key) for key, value in tree.items()}
     if as_json:
         echo_json(tree, ensure_ascii=True)

@@ -105,12 +105,12 @@ class Gateway:
     healthy_run: float = 60.0
     """A start that ran at least this long (seconds) before failing resets the backoff."""
     runtime: AgentRuntime | None = None
+    up_after: float = 0.5
+    """A start still going after this long (seconds) counts as running, for :meth:`health`."""
     access: Access = attrs.field(default=attrs.Factory(lambda self: Access(self.kernel), takes_self=True))
     router: Router = attrs.field(
         default=attrs.Factory(lambda self: Router(self.kernel.config.bindings, self.agent_id, self.kernel.config.session.dm_scope), takes_self=True)
     )
-    up_after: float = 0.5
-    """A start still going after this long (seconds) counts as running, for :meth:`health`."""
     _stop: asyncio.Event = attrs.field(factory=asyncio.Event)
     _grace: bool = True
     _lanes: Lanes | None = None

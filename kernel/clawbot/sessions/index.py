@@ -1,7 +1,8 @@
 """The session index of one agent: session key -> current session id, totals and settings.
 
-It is derived data: written atomically (unique temp file + rename, mode 0600) after each
-turn, and rebuilt from the transcripts' headers when it is missing or unreadable. Several
+It is derived data: written atomically (unique temp file + rename, mode 0600) after
+turns (those of one loop tick together, :mod:`clawbot.sessions.batch`), kept parsed while
+unchanged on disk (:mod:`clawbot.sessions.indexfile`), and rebuilt from the transcripts' headers when it is missing or unreadable. Several
 processes may share it: a read-modify-write holds :meth:`SessionIndex.locked`.
 
 A turn touches one entry, so the file is handled as raw JSON objects and only that entry
@@ -25,8 +26,9 @@ from pathlib import Path
 import attrs
 import cattrs
 
+from clawbot.sessions.indexfile import MISSING, IndexFile
 from clawbot.sessions.scan import MAX_HEADER, turn_records
-from clawbot.statefile import atomic_write_json, is_count, is_number, locked, make_private_dir, read_state, report_once, shown
+from clawbot.statefile import is_count, is_number, locked, make_private_dir, report_once, shown
 from clawbot.types import Usage
 
 log = logging.getLogger(__name__)
@@ -68,6 +70,7 @@ class SessionIndex:
         self.directory = directory
         self.path = directory / "sessions.json"
         self._conv = converter
+        self._file = IndexFile(self.path, REBUILDING)
 
     def read(self) -> dict[str, SessionInfo]:
         """Every entry (for listings); a turn uses :meth:`entry` and :meth:`put`."""
@@ -85,13 +88,12 @@ class SessionIndex:
 
     def read_raw(self) -> dict[str, dict]:
         """The entries as JSON objects, rebuilt from the transcripts when missing or unreadable."""
-        # Read every time: a cache keyed on (inode, mtime, size) was tried and dropped, since
-        # a rename can reuse the inode number and coarse timestamps hide a same-size rewrite,
-        # so it could serve another process's older state under the lock and lose its update.
-        if not self.path.exists():
+        # Parsed once per change of the file (IndexFile pins the inode, so a rename by
+        # another process is always seen: under the lock, its newest state is what is read).
+        raw = self._file.read()
+        if raw is MISSING:
             rebuilt = self.rebuild() if any(self.directory.glob("*.jsonl")) else {}
         else:
-            raw = read_state(self.path, REBUILDING)
             if isinstance(raw, dict):
                 return raw  # entries are checked one by one as they are used (entry, read)
             if raw is not None:
@@ -120,7 +122,7 @@ class SessionIndex:
 
     def write_raw(self, raw: dict[str, dict]) -> None:
         make_private_dir(self.directory)
-        atomic_write_json(self.path, dict(sorted(raw.items())))
+        self._file.write(dict(sorted(raw.items())))
 
     def put(self, raw: dict[str, dict], info: SessionInfo) -> None:
         """Set ``info`` in ``raw`` and write it (hold :meth:`locked` since the read)."""
@@ -216,6 +218,7 @@ class SessionIndex:
         good. Deleting needs no space, and the rebuild (on the next read) counts the turn
         entries, so the next successful write stores the repaired index.
         """
+        self._file.forget()
         with contextlib.suppress(OSError):
             self.path.unlink()
         report_once(self.path, f"cannot be written ({error.strerror or error}); it is rebuilt from the transcripts on the next turn")

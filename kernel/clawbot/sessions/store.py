@@ -5,7 +5,9 @@ while someone holds or waits for it) for the turns of this process, then the ses
 lock (:mod:`clawbot.sessions.turnlock`) for those of other processes (``clawbot run`` next to
 ``clawbot agent``), held for the whole turn; a turn opens the session inside its lane, so it
 reads the index entry and the transcript as the previous turn left them. Different sessions
-proceed concurrently. Every read-modify-write of ``sessions.json`` holds its own file lock.
+proceed concurrently. Every read-modify-write of ``sessions.json`` holds its own file lock;
+a turn's changes go through the agent's :class:`~clawbot.sessions.batch.IndexWriter`, which
+merges those of concurrent turns into one write.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import attrs
 
+from clawbot.sessions.batch import IndexWriter
 from clawbot.sessions.codec import make_data_converter
 from clawbot.sessions.index import SessionIndex, SessionInfo
 from clawbot.sessions.transcript import LoadedTranscript, Transcript, load_transcript, now_iso
@@ -41,6 +44,18 @@ class Session:
     notices: tuple[str, ...] = ()
 
 
+@attrs.frozen
+class _Totals:
+    """What one turn adds to its session's entry."""
+
+    usage: Usage
+    model: str | None
+    cost_usd: float | None
+    auth_profile: str | None
+    thinking: str | None
+    system_event: bool
+
+
 class _Lane:
     __slots__ = ("lock", "users")
 
@@ -54,6 +69,8 @@ class SessionStore:
         self.root = root
         self.converter = make_data_converter()
         self._lanes: dict[str, _Lane] = {}
+        #: one per agent, so its parsed index is kept between reads (SessionIndex caches it)
+        self._writers: dict[str, IndexWriter] = {}
 
     @contextlib.asynccontextmanager
     async def lane(self, key: str) -> AsyncIterator[None]:
@@ -76,7 +93,14 @@ class SessionStore:
                 del self._lanes[key]
 
     def _index(self, agent_id: str) -> SessionIndex:
-        return SessionIndex(self.root / agent_id, self.converter)
+        return self.writer(agent_id).index
+
+    def writer(self, agent_id: str) -> IndexWriter:
+        """The writer of ``agent_id``'s index (its count of writes shows how turns were merged)."""
+        writer = self._writers.get(agent_id)
+        if writer is None:
+            writer = self._writers[agent_id] = IndexWriter(SessionIndex(self.root / agent_id, self.converter))
+        return writer
 
     def path_of(self, info: SessionInfo, agent_id: str) -> Path:
         return self.root / agent_id / f"{info.session_id}.jsonl"
@@ -187,20 +211,8 @@ class SessionStore:
         try:
             with index.locked():
                 raw = index.read_raw()
-                info = index.entry(key, raw)
-                if info is None:
-                    info = self._recreate(index, key, session_id)
-                info.turns += 1
-                info.usage = info.usage + usage
-                info.updated_at = now_iso()
-                if not system_event:
-                    info.last_user_at = info.updated_at
-                info.model = model or info.model
-                info.auth_profile = auth_profile or info.auth_profile
-                info.thinking = thinking or info.thinking
-                if cost_usd is not None:
-                    info.cost_usd = (info.cost_usd or 0.0) + cost_usd
-                index.put(raw, info)
+                info = self._counted(index, raw, key, session_id, _Totals(usage, model, cost_usd, auth_profile, thinking, system_event))
+                index.write_raw(raw)
         except OSError as exc:
             index.write_failed(exc)
             if info is None:
@@ -208,6 +220,79 @@ class SessionStore:
                 info = SessionInfo(key, session_id or "", stamp, stamp, model, thinking, 1, usage, cost_usd, auth_profile, last_user_at=stamp)
         if transcript is not None:  # after the index: a rebuild above must not count this turn twice
             self._append_turn(transcript, usage, model, cost_usd, auth_profile, thinking, system_event)
+        return info
+
+    async def record_turn_merged(
+        self,
+        key: str,
+        *,
+        usage: Usage,
+        model: str | None,
+        cost_usd: float | None = None,
+        auth_profile: str | None = None,
+        session_id: str | None = None,
+        thinking: str | None = None,
+        transcript: Transcript | None = None,
+        system_event: bool = False,
+    ) -> SessionInfo:
+        """:meth:`record_turn` for a turn in the event loop: its index change is written
+        together with those of the turns that end in the same tick (one write for all)."""
+        agent_id = agent_of(key)
+        writer = self.writer(agent_id)
+        totals = _Totals(usage, model, cost_usd, auth_profile, thinking, system_event)
+        try:
+            info = await writer.update(lambda raw: self._counted(writer.index, raw, key, session_id, totals))
+        except OSError as exc:
+            writer.index.write_failed(exc)
+            stamp = now_iso()
+            info = SessionInfo(key, session_id or "", stamp, stamp, model, thinking, 1, usage, cost_usd, auth_profile, last_user_at=stamp)
+        if transcript is not None:  # after the index: a rebuild meanwhile must not count this turn twice
+            self._append_turn(transcript, usage, model, cost_usd, auth_profile, thinking, system_event)
+        return info
+
+    async def open_merged(self, key: str) -> Session:
+        """:meth:`open` for a turn in the event loop: a new session's entry is written together
+        with the other index changes of the same tick."""
+        agent_id = agent_of(key)
+        writer = self.writer(agent_id)
+        index = writer.index
+        existing = self._existing(index.entry(key), agent_id)
+        if existing is not None:
+            return existing
+
+        def create(raw: dict[str, dict]) -> tuple[SessionInfo, Transcript | None]:
+            found = index.entry(key, raw)  # another process, or turn, may have created it
+            if found is not None and self.path_of(found, agent_id).exists():
+                return found, None
+            stamp = now_iso()
+            info = SessionInfo(key, uuid.uuid4().hex, stamp, stamp, last_user_at=stamp)
+            path = self.path_of(info, agent_id)
+            transcript = Transcript.create(path, self.converter, session_id=info.session_id, key=key, agent_id=agent_id, timestamp=stamp)
+            raw[key] = self.converter.unstructure(info)
+            return info, transcript
+
+        info, transcript = await writer.update(create)
+        if transcript is None:
+            existing = self._existing(info, agent_id)
+            return existing if existing is not None else self.open(key)
+        return Session(info, transcript, created=True)
+
+    def _counted(self, index: SessionIndex, raw: dict[str, dict], key: str, session_id: str | None, totals: _Totals) -> SessionInfo:
+        """The entry of ``key`` in ``raw`` with one more turn counted (set in ``raw``)."""
+        info = index.entry(key, raw)
+        if info is None:
+            info = self._recreate(index, key, session_id)
+        info.turns += 1
+        info.usage = info.usage + totals.usage
+        info.updated_at = now_iso()
+        if not totals.system_event:
+            info.last_user_at = info.updated_at
+        info.model = totals.model or info.model
+        info.auth_profile = totals.auth_profile or info.auth_profile
+        info.thinking = totals.thinking or info.thinking
+        if totals.cost_usd is not None:
+            info.cost_usd = (info.cost_usd or 0.0) + totals.cost_usd
+        raw[key] = self.converter.unstructure(info)
         return info
 
     def _append_turn(

@@ -17,19 +17,19 @@ OPEN_ACCESS = ChannelConfig(dm_policy="open", allow_from=["*"], group_policy="op
 class FakeChannel(Channel):
     """Behaves like a connected chat surface until :meth:`stop` or :meth:`disconnect`.
 
-    ``capabilities`` says what it claims to do (a ``max_text_length``, ``typing`` ...);
-    ``typings`` records each typing indicator shown, with the time it was asked for. Open to
-    everyone by default (:data:`OPEN_ACCESS`); ``access`` gives it other rules, as a network
-    channel's ``[channels.<name>]`` table would."""
+    Open to everyone by default (:data:`OPEN_ACCESS`); ``access`` gives it other rules, as a
+    network channel's ``[channels.<name>]`` table would. ``capabilities`` says what it claims
+    to do (a ``max_text_length``, ``typing`` ...); ``typings`` records each typing indicator
+    shown, with the time it was asked for."""
 
     default_access = OPEN_ACCESS
 
     def __init__(self, name: str = "fake", capabilities: ChannelCapabilities | None = None, *, access: ChannelConfig | None = None) -> None:
         self.name = name
-        if capabilities is not None:
-            self.capabilities = capabilities
         if access is not None:
             self.default_access = access  # type: ignore[misc]  # this fake's own rules
+        if capabilities is not None:
+            self.capabilities = capabilities
         self.sent: list[OutboundMessage] = []
         self.typings: list[tuple[float, InboundMessage]] = []
         self._sink: InboundSink | None = None

@@ -9,11 +9,11 @@ quits) and Ctrl-D quits: clawbot itself, with every other channel it serves (the
 the keyboard asked to quit). Whether a turn runs, and which approvals still wait, the channel
 asks the gateway (its sink): a turn may start from a line beginning with ``/`` or from a
 finished command's report, and an approval may be answered elsewhere or expire. Otherwise
-(a pipe, a file, tests) lines are read in a background thread (:mod:`clawbot_terminal.lines`), and the end of the input quits clawbot once every line was answered,
+(a pipe, a file, tests) lines are read in a background thread (:mod:`clawbot_terminal.lines`)
 and answered like a script: each line its own turn, sent once the line before it was
-answered (a slash command at once, so ``/stop`` reaches a running turn); end of input ends
-the chat once every line has been answered; replies still stream when
-the output is a terminal, and other channels the gateway serves go on after the end of input.
+answered (a slash command at once, so ``/stop`` reaches a running turn); the end of the input
+quits clawbot, as Ctrl-D does, once every line has been answered (a service has no terminal
+channel at all: :meth:`available`); replies still stream when the output is a terminal.
 With no input at all (standard input closed or ``/dev/null``: started as a service) the
 channel does not run (:meth:`TerminalChannel.available`) and the gateway serves its other
 channels.
