@@ -12,6 +12,7 @@ import asyncio
 import json
 import re
 
+from clawbot.gateway.pairing import PairingStore
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import FakeChannel
 from clawbot.testing.cli import invoke_cli
@@ -63,7 +64,11 @@ async def test_a_stranger_is_let_in_by_clawbot_pairing_approve_without_a_restart
 def test_pairing_commands_say_clearly_what_is_wrong(clawbot_home) -> None:
     assert invoke_cli("pairing", "list", home=clawbot_home).stdout == "No pairing requests.\n"
     bad = invoke_cli("pairing", "approve", "../secrets", "ABCDEFGH", home=clawbot_home)
-    assert bad.returncode == 2 and bad.stderr == "clawbot pairing: '../secrets' is not a channel name (lowercase letters, digits, - and _)\n"
+    assert bad.returncode == 2 and bad.stderr == "clawbot pairing: '../secrets' is not a channel name (letters, digits, '-', '_' and '.', not first)\n"
+    unknown = invoke_cli("pairing", "approve", "telegarm", "ABCDEFGH", home=clawbot_home)
+    assert unknown.returncode == 1 and unknown.stderr.startswith("Cannot approve on telegarm: nobody has asked to pair on this channel.")
+    assert not (clawbot_home / "pairing" / "telegarm.json").exists()
+    PairingStore.for_channel(clawbot_home, "chat").ask("bob", "default")
     for _ in range(5):
         invoke_cli("pairing", "approve", "chat", "WRONG234", home=clawbot_home)
     limited = invoke_cli("pairing", "approve", "chat", "WRONG234", home=clawbot_home)

@@ -163,3 +163,22 @@ async def test_models_lists_aliases_and_marks_the_current_one(make_kernel, fake_
         "- anthropic/claude-fast (alias fast)",
     ]
     assert after[1:3] == ["- anthropic/claude-test", "* anthropic/claude-fast (alias fast; current)"]
+
+
+async def test_the_owner_named_by_the_channels_own_table_has_their_directives_taken_off(make_kernel, fake_channel, fake_llm) -> None:
+    """``channels.<name>.owner_ids`` make a sender the owner for directives too, as for commands."""
+    from clawbot import ConfigSection
+    from clawbot.testing import plugin_from_hooks
+    from clawbot.types import ChannelConfig
+
+    table = plugin_from_hooks(clawbot_config_schema=lambda: ConfigSection("channels.fake", ChannelConfig))
+    config = CONFIG + '\n[channels.fake]\ngroup_policy = "open"\nrequire_mention = false\nowner_ids = ["carol"]\n'
+    anthropic = make_provider("anthropic", fake_llm)
+    plugins = {"llm": providers_plugin(anthropic), "table": table}
+    chat = await open_chat(make_kernel, fake_channel, anthropic, config=config, plugins=plugins, model="claude-test")
+    fake_llm.reply("391")
+    await fake_channel.inject("/think high what is 17*23?", peer_id="team", chat_type="group", sender_id="carol")
+    await chat.close()
+    (request,) = fake_llm.requests
+    assert request.body["thinking"] == {"type": "enabled", "budget_tokens": 16000}
+    assert "what is 17*23?" in _user_text(request) and "/think" not in _user_text(request)

@@ -239,12 +239,12 @@ class Conversation:
         from clawbot.agent.clock import user_timezone
 
         zone = user_timezone(self.kernel.config.agents.defaults.timezone)[0]
-        owner_ids = owner_ids_for(self.kernel.config, origin.channel) if origin is not None else ()
-        for waited in earlier:
-            before = user_message(waited.text, waited, zone=zone, owner_ids=owner_ids)
+        config = self.kernel.config
+        for waited in earlier:  # each message's own channel says whose ids make its sender the owner
+            before = user_message(waited.text, waited, zone=zone, owner_ids=owner_ids_for(config, waited.channel))
             session.transcript.append_message(before)
             messages.append(before)
-        user = user_message(text, origin, zone=zone, owner_ids=owner_ids)
+        user = user_message(text, origin, zone=zone, owner_ids=owner_ids_for(config, origin.channel) if origin is not None else ())
         session.transcript.append_message(user)
         messages.append(user)
         system = await self.system_prompt(session_key, channel, model)

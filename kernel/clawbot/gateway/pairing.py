@@ -42,7 +42,7 @@ REPLY_EVERY_S = 300.0
 MAX_WRONG_CODES = 5
 WRONG_CODE_WINDOW_S = 900.0
 #: what a channel name must look like to name a file (the CLI takes it from the user)
-CHANNEL_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+CHANNEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 class PairingError(Exception):
@@ -98,7 +98,7 @@ class PairingStore:
     @classmethod
     def for_channel(cls, state_root: Path, channel: str, clock: Callable[[], float] = time.time) -> PairingStore:
         if not CHANNEL_NAME.fullmatch(channel):
-            raise PairingError(f"{channel!r} is not a channel name (lowercase letters, digits, - and _)")
+            raise PairingError(f"{channel!r} is not a channel name (letters, digits, '-', '_' and '.', not first)")
         return cls(state_root / "pairing" / f"{channel}.json", clock)
 
     # -- reading -----------------------------------------------------------------------------
@@ -189,7 +189,8 @@ class PairingStore:
 
     def _answer(self, code: str, *, approve: bool) -> PairingRequest:
         code = code.strip().upper()
-        make_private_dir(self.path.parent)
+        if not self.path.exists():  # a misspelt channel: say so, and leave no file behind
+            raise PairingError("nobody has asked to pair on this channel")
         with locked(self.path):
             state, now = self._load(), self.clock()
             wrong: list[float] = state["wrong_codes"]
