@@ -109,3 +109,31 @@ async def test_without_a_table_a_real_channel_gets_the_safe_defaults(make_kernel
     await _run(Gateway(kernel, _echo, "main"), channel, ("hi", MENTIONED), ("hi", {"peer_id": "bob"}))
     assert len(channel.sent) == 1 and "pairing code" in channel.sent[0].text
     await kernel.aclose()
+
+
+async def test_a_channel_may_ask_whether_a_message_gets_in_without_a_code_being_asked_for(make_kernel) -> None:
+    """``sink.admits`` lets a channel skip costly work (a stranger's download) and changes
+    nothing: the stranger gets the code only when the message itself is handed over."""
+    seen: list[bool] = []
+
+    class Checking(FakeChannel):
+        default_access = STRICT
+
+    channel = Checking("checking")
+    kernel = await make_kernel(plugins={"checking": channel.as_plugin()})
+    gateway = Gateway(kernel, _echo, "main")
+    task = asyncio.create_task(gateway.run([channel]))
+    await channel.wait_started()
+    from clawbot.gateway.sink import ChannelSink
+    from clawbot.types import InboundMessage
+
+    sink = ChannelSink(gateway, channel)
+    seen.append(sink.admits(InboundMessage(channel="checking", peer_id="bob", text="hi")))
+    seen.append(sink.admits(InboundMessage(channel="checking", peer_id="me", text="hi", from_owner=True)))
+    assert not (kernel.paths.root / "pairing" / "checking.json").exists() and channel.sent == []
+    await channel.inject("hi", peer_id="bob")
+    gateway.stop()
+    await task
+    assert seen == [False, True]
+    assert len(channel.sent) == 1 and "pairing code" in channel.sent[0].text
+    await kernel.aclose()

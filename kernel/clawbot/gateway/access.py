@@ -85,13 +85,14 @@ class Access:
             store = self._stores[channel] = PairingStore.for_channel(self.kernel.paths.root, channel, self.clock)
         return store
 
-    def admit(self, channel: Channel, message: InboundMessage, *, command: bool = False) -> Verdict:
+    def admit(self, channel: Channel, message: InboundMessage, *, command: bool = False, ask: bool = True) -> Verdict:
         """Whether ``message`` (which came in on ``channel``) gets in; ``command``: its text
-        is a command clawbot answers (see mention gating above)."""
+        is a command clawbot answers (see mention gating above). ``ask=False`` only looks:
+        a stranger is turned away without a pairing code being asked for or sent."""
         config = self.table(channel)
         owner = is_owner(message, owner_ids_for(self.kernel.config, channel.name))
         if message.chat_type == "direct":
-            return Verdict(True, "owner") if owner else self._direct(channel.name, config, message)
+            return Verdict(True, "owner") if owner else self._direct(channel.name, config, message, ask)
         if not owner:
             refused = self._group(config, message)
             if refused is not None:
@@ -100,7 +101,7 @@ class Access:
             return Verdict(False, "not mentioned in a group")
         return Verdict(True, "owner" if owner else "group")
 
-    def _direct(self, channel: str, config: ChannelConfig, message: InboundMessage) -> Verdict:
+    def _direct(self, channel: str, config: ChannelConfig, message: InboundMessage, ask: bool = True) -> Verdict:
         sender = sender_of(message)
         if config.dm_policy == "disabled":
             return Verdict(False, "direct chats are disabled")
@@ -110,6 +111,8 @@ class Access:
             return Verdict(True, "paired")
         if config.dm_policy == "allowlist" or not sender:
             return Verdict(False, "not in allow_from")
+        if not ask:
+            return Verdict(False, "a stranger")
         try:
             asked = self.pairing(channel).ask(sender, message.account_id, message.sender_name or "")
         except Exception:  # a state dir that cannot be written must not take the channel down

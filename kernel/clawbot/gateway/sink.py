@@ -34,5 +34,14 @@ class ChannelSink:
     def approvals_waiting(self, message: InboundMessage) -> frozenset[str]:
         return self.gateway.approvals_waiting(self.gateway.session_of(self.channel, message))
 
+    def admits(self, message: InboundMessage) -> bool:
+        """Whether the access rules let ``message`` in (nothing is asked or sent): a channel
+        checks before costly work, such as downloading a stranger's attachment."""
+        from clawbot.gateway.command_dispatch import command_of
+
+        command = command_of(self.gateway.kernel, message.text) is not None
+        message = attrs.evolve(message, channel=self.channel.name)
+        return self.gateway.access.admit(self.channel, message, command=command, ask=False).admitted
+
     def quit(self) -> None:
         self.gateway.stop(at_once=True)

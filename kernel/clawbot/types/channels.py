@@ -160,6 +160,12 @@ class InboundSink(Protocol):
 
     def approvals_waiting(self, message: InboundMessage) -> frozenset[str]: ...
 
+    def admits(self, message: InboundMessage) -> bool:
+        """Whether the gateway's access rules let ``message`` in, without acting on it (no
+        pairing code is asked for): check before costly work such as downloading a
+        stranger's attachment. Hand the message over anyway, so a stranger still gets a code."""
+        ...
+
     def quit(self) -> None: ...
 
 

@@ -48,9 +48,7 @@ def _seconds(exc: Exception) -> float:
 
 class TelegramChannel(Channel):
     name = "telegram"
-    capabilities = ChannelCapabilities(
-        max_text_length=4096, markdown="telegram-html", edit=True, typing=True, typing_interval_s=4.5, media=True, threads=True
-    )
+    capabilities = ChannelCapabilities(max_text_length=4096, markdown="telegram-html", edit=True, typing=True, typing_interval_s=4.5, media=True, threads=True)
 
     def __init__(self, config: TelegramConfig, *, state_dir: Path) -> None:
         self.config = config
@@ -164,7 +162,8 @@ class TelegramChannel(Channel):
                     await self._call(bot.answer_callback_query, query.id)
                 message = button_press(query, self.config)
             elif update.message is not None:
-                message = await inbound_message(update.message, bot, self.config, self.state_dir / "media")
+                admits = getattr(sink, "admits", None)
+                message = await inbound_message(update.message, bot, self.config, self.state_dir / "media", admits)
             if message is not None:
                 await sink(message)
         except (ConnectionError, asyncio.CancelledError):

@@ -9,9 +9,11 @@ answers one of the bot's messages.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import attrs
 from clawbot.types import Attachment, InboundMessage
 
 if TYPE_CHECKING:
@@ -66,15 +68,26 @@ def _chat_fields(message: Message, config: TelegramConfig, user: User | None) ->
     }
 
 
-async def inbound_message(message: Message, bot: Bot, config: TelegramConfig, media_dir: Path) -> InboundMessage | None:
-    """``message`` for the gateway, its photo or document downloaded; ``None`` for nothing to answer."""
+async def inbound_message(
+    message: Message, bot: Bot, config: TelegramConfig, media_dir: Path, admits: Callable[[InboundMessage], bool] | None = None
+) -> InboundMessage | None:
+    """``message`` for the gateway, its photo or document downloaded when ``admits`` lets
+    it in (a stranger's or an unmentioned group member's file is never fetched); ``None``
+    for nothing to answer."""
     user = message.from_user
     if user is not None and user.id == bot.id:
         return None
     text = message.text or message.caption or ""
+    bare = _message(message, bot, config, user, text, ())
+    if admits is not None and not admits(bare):
+        return bare  # turned away by the gateway (a stranger gets a pairing code), unread
     attachments = await _download(message, bot, config, media_dir)
     if not text and not attachments:
         return None  # a sticker, a service message (someone joined): nothing to answer
+    return attrs.evolve(bare, attachments=attachments)
+
+
+def _message(message: Message, bot: Bot, config: TelegramConfig, user: User | None, text: str, attachments: tuple[Attachment, ...]) -> InboundMessage:
     mentions = _mentions(message)
     replied = message.reply_to_message
     return InboundMessage(

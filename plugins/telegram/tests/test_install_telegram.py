@@ -22,6 +22,7 @@ from .fake_bot_api import TOKEN, FakeBotApi
 
 ROOT = Path(__file__).resolve().parents[3]
 
+
 def _distributions() -> list[str]:
     """The meta distribution, the workspace members it depends on (read from its pyproject,
     so a plugin added to the default set is built too), and the channel."""
@@ -88,7 +89,9 @@ async def test_clawbot_telegram_installs_from_wheels_and_runs(tmp_path: Path, ap
         clawbot, "run", cwd=home, env=user_env(home), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
     )
     try:
-        await api.wait_for(lambda: [c.method for c in api.calls][:3] == ["getMe", "deleteWebhook", "getUpdates"], timeout=60, what="the installed channel polling")
+        await api.wait_for(
+            lambda: [c.method for c in api.calls][:3] == ["getMe", "deleteWebhook", "getUpdates"], timeout=60, what="the installed channel polling"
+        )
     finally:
         process.send_signal(signal.SIGTERM)
         try:

@@ -53,17 +53,19 @@ async def test_a_stranger_pairs_before_the_agent_answers(api: FakeBotApi, setup)
     home, config, llm, _ = setup
     llm.reply("Hello Bob, nice to meet you.")
     async with clawbot_run(home, api, config):
-        await api.message(BOB, "hello there")
+        await api.message(BOB, "hello there", photo=b"\xff\xd8a stranger's photo")
         await api.wait_for(lambda: api.texts(BOB.id), what="the pairing answer")
         (answer,) = api.texts(BOB.id)
         code = re.search(r"\b[A-Z0-9]{8}\b", visible(answer))
         assert code, answer
         await quiet()
         assert api.texts(BOB.id) == [answer] and llm.requests == []  # no turn for a stranger
+        assert not [c for c in api.calls if c.method == "getFile"]  # nor a download of his file
         status, out = await clawbot(home, "pairing", "approve", "telegram", code.group())
         assert status == 0, out
-        await api.message(BOB, "hello again")
+        await api.message(BOB, "hello again", photo=b"\xff\xd8now it is fetched")
         await api.wait_for(lambda: len(api.texts(BOB.id)) == 2, what="the agent's reply")
+        assert [c for c in api.calls if c.method == "getFile"]
     assert visible(api.texts(BOB.id)[1]) == "Hello Bob, nice to meet you."
     assert len(llm.requests) == 1
 
