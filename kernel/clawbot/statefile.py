@@ -186,21 +186,32 @@ def atomic_write_json(path: Path, data: Any, mode: int = PRIVATE_FILE_MODE, *, d
 def atomic_write_text(path: Path, text: str, mode: int = PRIVATE_FILE_MODE, *, durable: bool = False) -> None:
     """Replace ``path`` with ``text`` atomically (a temp file renamed over it), the file getting
     ``mode``; ``durable`` fsyncs before the rename. Readers see the old or the new file, never half."""
-    payload = text.encode("utf-8")
+    replace_file(path, text.encode("utf-8"), mode, durable=durable)
+
+
+def replace_file(path: Path, payload: bytes, mode: int = PRIVATE_FILE_MODE, *, durable: bool = False, keep_open: bool = False) -> int | None:
+    """The one way state files are replaced: ``payload`` written to a unique temp file beside
+    ``path`` (created 0600, then given ``mode``) and renamed over it. ``keep_open``: return the
+    new file's descriptor, still open, for a caller that keeps track of the very file it wrote."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # created 0600
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            if hasattr(os, "fchmod"):
-                os.fchmod(handle.fileno(), mode)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
+        if durable:
+            os.fsync(fd)
         os.replace(temp, path)
     except BaseException:
+        os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+    if keep_open:
+        return fd
+    os.close(fd)
+    return None
 
 
 @contextlib.contextmanager

@@ -41,7 +41,10 @@ async def test_a_stranger_is_let_in_by_clawbot_pairing_approve_without_a_restart
     assert listing.returncode == 0 and re.search(rf"^chat  {code}  from 4242 \(Bob\)  account default  expires in 60 min$", listing.stdout, re.M)
     wrong = invoke_cli("pairing", "approve", "chat", "ABCDEFGH", home=clawbot_home)
     assert wrong.returncode == 1 and wrong.stdout == ""
-    assert wrong.stderr == "Cannot approve on chat: no pending request has the code 'ABCDEFGH' (codes expire 1 hour after they were sent). See `clawbot pairing list chat`.\n"
+    assert (
+        wrong.stderr
+        == "Cannot approve on chat: no pending request has the code 'ABCDEFGH' (codes expire 1 hour after they were sent). See `clawbot pairing list chat`.\n"
+    )
 
     approved = run_cli("pairing", "approve", "chat", code.lower(), home=clawbot_home)
     assert approved.returncode == 0, approved.stderr

@@ -83,7 +83,7 @@ def test_run_says_in_one_line_which_config_workspace_and_model(tmp_path: Path, f
     result = invoke_cli("run", home=tmp_path, stdin="")
     assert result.returncode == 0, result.stderr
     first = result.stderr.splitlines()[0]
-    assert first.startswith(f"clawbot: agent main on openai/gpt-test; config {config}; workspace {tmp_path}/ws; channels: terminal, api.")
+    assert first.startswith(f"clawbot: agent main on openai/gpt-test; config {config}; workspace {tmp_path}/ws; channels: webchat, terminal, api.")
 
     (tmp_path / "fresh").mkdir()
     fake_llm_thread.reply("hello")

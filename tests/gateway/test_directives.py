@@ -22,7 +22,10 @@ KEY = "agent:main:main"
 # text: (the directives found, what is left for the model)
 SPLITS = {
     "one with its text": ("/think high what is 17*23?", ((Directive("think", "high"),), "what is 17*23?")),
-    "several in a row": ("/think high /verbose on  /usage tokens hi", ((Directive("think", "high"), Directive("verbose", "on"), Directive("usage", "tokens")), "hi")),
+    "several in a row": (
+        "/think high /verbose on  /usage tokens hi",
+        ((Directive("think", "high"), Directive("verbose", "on"), Directive("usage", "tokens")), "hi"),
+    ),
     "colon form and capitals": ("/THINK:Low hi", ((Directive("think", "low"),), "hi")),
     "a model by alias or ref": ("/model fast /model openai/gpt-4o go", ((Directive("model", "fast"), Directive("model", "openai/gpt-4o")), "go")),
     "directives alone": ("/reasoning stream /usage full", ((Directive("reasoning", "stream"), Directive("usage", "full")), "")),
@@ -149,8 +152,12 @@ async def test_models_lists_aliases_and_marks_the_current_one(make_kernel, fake_
     config = '\nmodel_aliases = { fast = "anthropic/claude-fast" }\n'
     anthropic = make_provider("anthropic", fake_llm)
     chat = await open_chat(
-        make_kernel, fake_channel, anthropic, config=CONFIG.replace("\n\n[agents.defaults.model]", config + "\n[agents.defaults.model]"),
-        plugins={"llm": providers_plugin(anthropic)}, model="claude-test",
+        make_kernel,
+        fake_channel,
+        anthropic,
+        config=CONFIG.replace("\n\n[agents.defaults.model]", config + "\n[agents.defaults.model]"),
+        plugins={"llm": providers_plugin(anthropic)},
+        model="claude-test",
     )
     await fake_channel.inject("/models", **OWNER)
     await fake_channel.inject("/model fast", **OWNER)

@@ -36,7 +36,7 @@ async def _until(predicate, timeout: float = 3.0) -> None:
         await asyncio.sleep(0.005)
 
 
-QUEUE = "[gateway.queue]\nmode = \"followup\"\n"
+QUEUE = '[gateway.queue]\nmode = "followup"\n'
 
 
 async def test_a_session_runs_one_turn_at_a_time(make_kernel, fake_channel) -> None:

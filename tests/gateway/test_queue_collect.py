@@ -36,7 +36,7 @@ GROUP = {"chat_type": "group", "peer_id": "team"}
 
 
 async def test_collect_answers_what_waited_as_one_turn_keeping_each_sender(make_kernel, fake_channel) -> None:
-    kernel = await make_kernel(config="[gateway.queue]\nmode = \"collect\"\ndebounce_ms = 50\n")
+    kernel = await make_kernel(config='[gateway.queue]\nmode = "collect"\ndebounce_ms = 50\n')
     provider = ScriptedProvider("first answer", "one answer to both", delay=0.3)
     gateway = Gateway(kernel, _responder(kernel, provider), "main")
     task = asyncio.create_task(gateway.run([fake_channel]))
@@ -114,7 +114,7 @@ async def test_collect_waits_for_quiet_before_the_next_turn(make_kernel, fake_ch
 
 
 async def test_followup_answers_each_waiting_message_as_its_own_turn(make_kernel, fake_channel) -> None:
-    kernel = await make_kernel(config="[gateway.queue]\nmode = \"followup\"\n")
+    kernel = await make_kernel(config='[gateway.queue]\nmode = "followup"\n')
     seen: list[str] = []
     release = asyncio.Event()
 
@@ -137,7 +137,7 @@ async def test_followup_answers_each_waiting_message_as_its_own_turn(make_kernel
 
 
 async def test_past_the_cap_the_oldest_waiting_are_dropped_and_their_senders_told(make_kernel, fake_channel) -> None:
-    kernel = await make_kernel(config="[gateway.queue]\nmode = \"followup\"\ncap = 2\n")
+    kernel = await make_kernel(config='[gateway.queue]\nmode = "followup"\ncap = 2\n')
     seen: list[str] = []
     release = asyncio.Event()
 

@@ -82,8 +82,26 @@ def test_a_reply_cut_anywhere_never_shows_a_directive() -> None:
 
 
 WORDS = st.sampled_from(
-    ["Hello", "world.", " ", "\n", "\n\n", "[[reply_to_current]]", "[[reply_to:77]]", "[[audio_as_voice]]", "MEDIA:a.png\n",
-     "\nMEDIA: https://x.y/z.png\n", "HEARTBEAT_OK", "**HEARTBEAT_OK**", "[", "]]", "HEART", "MEDIA", "ok", "NO_REPLY"]
+    [
+        "Hello",
+        "world.",
+        " ",
+        "\n",
+        "\n\n",
+        "[[reply_to_current]]",
+        "[[reply_to:77]]",
+        "[[audio_as_voice]]",
+        "MEDIA:a.png\n",
+        "\nMEDIA: https://x.y/z.png\n",
+        "HEARTBEAT_OK",
+        "**HEARTBEAT_OK**",
+        "[",
+        "]]",
+        "HEART",
+        "MEDIA",
+        "ok",
+        "NO_REPLY",
+    ]
 )
 
 

@@ -198,9 +198,7 @@ class Conversation:
             )
             async with watched as watching:
                 try:
-                    result = await self._loop(
-                        session, session_key, text, channel, on_text, origin, on_tool_calls, options or TurnOptions(), earlier
-                    )
+                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls, options or TurnOptions(), earlier)
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     raise

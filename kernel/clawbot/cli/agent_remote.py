@@ -133,6 +133,7 @@ class _Printer:
                 sys.stderr.write("\n")
                 echo(f"interrupted; approval {offer['id']} is left unanswered: {tool} did not run", err=True)
                 raise SystemExit(130) from None
+            choice: str | None
             if not line:
                 sys.stderr.write("\n")
                 choice = "deny"

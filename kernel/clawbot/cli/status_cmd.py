@@ -7,7 +7,7 @@ is booted, so it answers in a blink even while the gateway is busy.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -52,7 +52,7 @@ def status(state: CliState, as_json: bool) -> None:
     echo(f"running turns: {', '.join(turns) if turns else 'none'}")
 
 
-def _say_not_running(message: str, as_json: bool) -> None:
+def _say_not_running(message: str, as_json: bool) -> NoReturn:
     if as_json:
         echo_json({"running": False, "message": message}, ensure_ascii=True)
     else:

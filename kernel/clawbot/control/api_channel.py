@@ -74,7 +74,7 @@ class ApiChannel(Channel):
     async def submit(self, stream: TurnStream, text: str) -> None:
         """Hand ``text`` to the gateway as the owner's message in the stream's session."""
         message = InboundMessage(channel=NAME, peer_id=stream.peer_id, text=text, sender_id=stream.peer_id, sender_name="control API", from_owner=True)
-        task = await self.gateway.accept(self, message, session_key=stream.session_key)
+        task: Any = await self.gateway.accept(self, message, session_key=stream.session_key)
         if task not in stream.turns:  # its turn may have started (and registered itself) already
             stream.turns.append(task)
 

@@ -88,7 +88,8 @@ async def serve(channel: ApiChannel, stopped: asyncio.Event) -> None:
                 f"the control API cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc} "
                 "(another clawbot gateway? `clawbot status` tells; or set gateway.port)"
             ) from None
-        sockets = site._server.sockets if site._server is not None else []  # type: ignore[union-attr]
+        server: Any = site._server
+        sockets = server.sockets if server is not None else []
         host, port = sockets[0].getsockname()[:2]
         channel.address = (host, port)
         write_endpoint(settings.state_root, host, port)

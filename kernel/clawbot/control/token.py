@@ -8,7 +8,6 @@ constant time. It never travels in a URL and is never logged.
 from __future__ import annotations
 
 import hmac
-import os
 import secrets
 from pathlib import Path
 
@@ -44,7 +43,7 @@ def ensure_token(state_root: Path) -> str:
     make_private_dir(directory)
     token = secrets.token_urlsafe(32)
     path = token_path(state_root)
-    from clawbot.statefile import locked
+    from clawbot.statefile import atomic_write_text, locked
 
     # under the lock, and written aside then renamed: two gateways starting at once hand out
     # one token, and a crash mid-write never leaves an empty file that no one can use
@@ -52,11 +51,7 @@ def ensure_token(state_root: Path) -> str:
         existing = read_token(state_root)
         if existing is not None:
             return existing
-        aside = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(token + "\n")
-        os.replace(aside, path)
+        atomic_write_text(path, token + "\n")
     return token
 
 

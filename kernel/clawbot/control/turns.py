@@ -90,7 +90,7 @@ def result_of(channel: ApiChannel, stream: TurnStream, before: Any) -> dict[str,
     info = channel.gateway.kernel.sessions.get(stream.session_key)
     usage_before, cost_before, _ = _totals(before)
     usage_after, cost_after, turns = _totals(info)
-    usage = {key: value - usage_before.get(key, 0) for key, value in usage_after.items()}
+    usage: dict[str, float] = {key: value - usage_before.get(key, 0) for key, value in usage_after.items()}
     if usage:
         prompt = usage["input_tokens"] + usage["cache_read_tokens"] + usage["cache_write_tokens"]
         usage["cache_hit_share"] = round(usage["cache_read_tokens"] / prompt, 4) if prompt else 0.0

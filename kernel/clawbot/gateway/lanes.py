@@ -26,8 +26,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Literal
+from collections.abc import Callable, Coroutine
+from typing import Any, Literal
 
 import attrs
 
@@ -52,7 +52,7 @@ class Waiting:
         return (self.channel.name, m.account_id, m.peer_id, m.thread_id, m.system_event)
 
 
-RunTurn = Callable[[str, tuple[Waiting, ...]], Awaitable[None]]
+RunTurn = Callable[[str, tuple[Waiting, ...]], Coroutine[Any, Any, None]]
 """(session key, the messages one turn answers: the last one is the turn's origin)."""
 
 

@@ -108,18 +108,20 @@ class PairingStore:
         data = data if isinstance(data, dict) else {}
         now = self.clock()
         requests = []
-        for entry in data.get("requests") if isinstance(data.get("requests"), list) else []:
+        listed = data.get("requests")
+        for entry in listed if isinstance(listed, list) else []:
             if not isinstance(entry, dict):
                 continue
-            fields = [_text(entry.get(k)) for k in ("code", "sender_id", "account_id", "sender_name")]
+            code, sender, account, name = (_text(entry.get(k)) for k in ("code", "sender_id", "account_id", "sender_name"))
             created, replied = entry.get("created_at"), entry.get("replied_at")
-            if None in fields or not is_number(created) or not is_number(replied):
+            if code is None or sender is None or account is None or name is None or not is_number(created) or not is_number(replied):
                 continue
-            request = PairingRequest(*fields, float(created), float(replied))  # type: ignore[arg-type]  # None excluded above
+            request = PairingRequest(code, sender, account, name, float(created), float(replied))  # type: ignore[arg-type]  # numbers, checked above
             if request.expires_at() > now:
                 requests.append(request)
         approved = []
-        for entry in data.get("approved") if isinstance(data.get("approved"), list) else []:
+        listed = data.get("approved")
+        for entry in listed if isinstance(listed, list) else []:
             if isinstance(entry, dict) and _text(entry.get("sender_id")) and is_number(entry.get("approved_at")):
                 approved.append(Approved(entry["sender_id"], _text(entry.get("sender_name")) or "", float(entry["approved_at"])))
         wrong = [t for t in data.get("wrong_codes", []) if is_number(t) and now - t < WRONG_CODE_WINDOW_S] if isinstance(data.get("wrong_codes"), list) else []

@@ -210,8 +210,8 @@ class ReplyReader:
         if len(text) <= _LONGEST_SILENT and _may_become_silent(text):
             return ""
         lead = self._raw[:_LEAD].lstrip()
-        while lead.startswith("[[") and _TAG.match(lead):
-            lead = lead[_TAG.match(lead).end() :].lstrip()
+        while lead.startswith("[[") and (tag := _TAG.match(lead)) is not None:
+            lead = lead[tag.end() :].lstrip()
         if _heartbeat_led(lead[: len(HEARTBEAT_TOKEN) + 4]) and len(text) <= HEARTBEAT_ACK_MAX_CHARS:
             return ""  # may still be a heartbeat acknowledgement, which is never shown
         return text

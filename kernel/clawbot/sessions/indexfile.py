@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
-from clawbot.statefile import PRIVATE_FILE_MODE, decode_state, json_text, report_once
+from clawbot.statefile import PRIVATE_FILE_MODE, decode_state, json_text, replace_file, report_once
 
 #: what :meth:`IndexFile.read` returns when there is no file
 MISSING = object()
@@ -85,19 +84,11 @@ class IndexFile:
         """
         payload = json_text(data, separators=(",", ":")).encode("utf-8")
         with self._guard:
-            fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")  # created 0600
             try:
-                view = memoryview(payload)
-                while view:
-                    view = view[os.write(fd, view) :]
-                if hasattr(os, "fchmod"):
-                    os.fchmod(fd, mode)
-                os.replace(temp, self.path)
+                fd = replace_file(self.path, payload, mode, keep_open=True)
+                assert fd is not None
                 stat = os.fstat(fd)  # after the rename, which may touch ctime
             except BaseException:
-                os.close(fd)
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
                 self._forget()
                 raise
             self._keep(fd, stat, data)
