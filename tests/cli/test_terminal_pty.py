@@ -55,6 +55,7 @@ def test_replies_stream_tool_calls_show_and_stop_works_mid_turn(tmp_path: Path, 
         partial = term.wait_for("Once upon")
         assert "it stopped." not in partial
         assert term.wait_for("it stopped.").count("Once upon") == 1
+        term.wait_for_prompt()  # the turn is over (its reply ends its line) before the next is typed
 
         # The same reply stays queued after a stall; this time it stalls for good and /stop ends it.
         fake.fail("stalled_stream", delay=60, after_events=3)
