@@ -231,7 +231,7 @@ class Folded:
     def spans(self, phrase: str) -> list[tuple[int, int]]:
         """Where ``phrase`` (folded the same way) occurs, as (start, end) in the original
         text; overlapping occurrences too ("abab" twice in "ababab")."""
-        needle = fold(phrase)
+        needle = _folded_phrase(phrase)
         found: list[tuple[int, int]] = []
         if not needle:
             return found
@@ -247,6 +247,13 @@ def fold(text: str) -> str:
     return Folded(text).folded
 
 
+@functools.lru_cache(maxsize=512)
+def _folded_phrase(phrase: str) -> str:
+    """A phrase looked for, folded once: the same few markers are looked for in every
+    message, tool result and notice."""
+    return fold(phrase)
+
+
 def defuse(text: str, phrases: Iterable[str]) -> str:
     """``text`` with every occurrence of any of ``phrases`` broken up, however it is spelt.
 
@@ -257,7 +264,7 @@ def defuse(text: str, phrases: Iterable[str]) -> str:
     also one that starts inside another ("Contextrusted metadata"). Text without an
     occurrence is returned unchanged.
     """
-    phrases = [p for p in phrases if fold(p)]
+    phrases = [p for p in phrases if _folded_phrase(p)]
     if not phrases or not text:
         return text
     folded = Folded(text)
