@@ -7,6 +7,7 @@ is booted, so it answers in a blink even while the gateway is busy.
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any, NoReturn
 
 import click
@@ -46,8 +47,12 @@ def status(state: CliState, as_json: bool) -> None:
         return
     echo(f"gateway: running, pid {health.get('pid')}, {client.address}, up {_duration(health.get('uptime_s', 0))}, version {health.get('version')}")
     echo("channels:")
-    for row in health.get("channels", []):
-        echo("  " + _channel_line(row))
+    rows = health.get("channels", [])
+    width = max((len(str(row.get("name"))) for row in rows), default=0)
+    for row in rows:
+        echo("  " + _channel_line(row, width))
+    for page in health.get("pages") or []:
+        echo(f"page: {client.address}{page.get('path')} ({page.get('plugin')}; log in with the token in {token_path(root)})")
     turns = health.get("running_turns") or []
     echo(f"running turns: {', '.join(turns) if turns else 'none'}")
 
@@ -60,14 +65,15 @@ def _say_not_running(message: str, as_json: bool) -> NoReturn:
     sys.exit(1)
 
 
-def _channel_line(row: dict[str, Any]) -> str:
-    parts = [str(row.get("name"))]
+def _channel_line(row: dict[str, Any], width: int = 0) -> str:
+    parts = [str(row.get("name")).ljust(width)]
     if row.get("state"):
-        parts.append(str(row["state"]))
-    if row.get("restarts") is not None:
-        parts.append(f"restarts={row['restarts']}")
-    if row.get("since") is not None:
-        parts.append(f"since {row['since']}")
+        parts.append(str(row["state"]).ljust(10))
+    since = row.get("since")
+    if isinstance(since, int | float):
+        parts.append(f"for {_duration(time.time() - since)}")
+    if row.get("restarts"):
+        parts.append(f"restarted {row['restarts']}x")
     if row.get("last_error"):
         parts.append(f"last error: {row['last_error']}")
     return "  ".join(parts)

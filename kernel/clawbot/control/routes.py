@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from clawbot.control.server import CHANNEL_KEY, json_error
+from clawbot.types import WebPage
 
 if TYPE_CHECKING:
     from clawbot.control.api_channel import ApiChannel
@@ -52,6 +53,12 @@ async def health(request: web.Request) -> web.Response:
             "agent": gateway.agent_id,
             "channels": channel.health(),
             "running_turns": gateway.running_sessions(),
+            # the plugins' pages a person opens (the web chat's /chat/), by the plugin offering them
+            "pages": [
+                {"path": route.path, "plugin": plugin}
+                for plugin, route in sorted(channel.routes, key=lambda pair: pair[1].path)
+                if isinstance(route, WebPage) and route.path.endswith("/")
+            ],
         }
     )
 
