@@ -136,6 +136,15 @@ def test_agent_sends_its_turn_through_the_running_gateway_without_booting_anythi
     assert stopped.returncode == 1 and "No gateway is running" in stopped.stdout and "clawbot run" in stopped.stdout
 
 
+def test_a_failed_turn_through_the_gateway_is_an_error_and_exit_1_as_in_process(tmp_path: Path, fake_llm_thread, gateway) -> None:
+    fake_llm_thread.fail("auth", times=20)
+    result = clawbot(tmp_path, "agent", "-m", "hello")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "error: " in result.stderr and "rejected the API key" in result.stderr and result.stdout == ""
+    assert result.stderr.count("rejected the API key") == 1  # an error, not also a notice
+    assert "Traceback" not in result.stdout + result.stderr
+
+
 def test_an_approval_without_a_terminal_says_how_to_answer_and_the_answer_goes_through(tmp_path: Path, fake_llm_thread, gateway) -> None:
     workspace = tmp_path / "ws"
     fake_llm_thread.reply(tool_calls=[ToolCallSpec("exec", {"command": COMMAND})])

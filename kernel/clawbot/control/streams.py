@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from clawbot.types import Activity, OutboundMessage, TextDelta
+from clawbot.types import Activity, OutboundMessage, TextDelta, TurnFailed
 
 #: how often the end of a turn is checked for what the gateway does not announce (an approval expiring)
 POLL_S = 0.05
@@ -33,6 +33,7 @@ class TurnStream:
     turns: list[asyncio.Task[Any]] = attrs.field(factory=list)
     offered: set[str] = attrs.field(factory=set)
     follow_ups_due: int = 0
+    failures: set[str] = attrs.field(factory=set)
     tool_calls: int = 0
     tool_batches: int = 0
     _last_was_tool: bool = False
@@ -44,6 +45,10 @@ class TurnStream:
             self.turns.append(task)
 
     async def activity(self, activity: Activity) -> None:
+        if isinstance(activity, TurnFailed):  # an error, not a notice: `clawbot agent` exits 1
+            self.failures.add(activity.text)
+            self.events.put_nowait({"type": "error", "text": activity.text, "code": 1})
+            return
         if isinstance(activity, TextDelta):
             self._last_was_tool = False
             self.events.put_nowait({"type": "text", "delta": activity.text})
@@ -55,6 +60,8 @@ class TurnStream:
         self.events.put_nowait({"type": "tool_call", "name": activity.name, "summary": activity.summary})
 
     def deliver(self, message: OutboundMessage) -> None:
+        if message.notice and message.text in self.failures:
+            return  # the failure went out as an error event already
         if message.notice:
             offer = message.approval
             approval = None

@@ -18,7 +18,7 @@ import logging
 from clawbot.agent.notices import MARKS, quoted_line
 from clawbot.gateway.reply_protocol import ReplyReader
 from clawbot.safetext import SafeStream
-from clawbot.types import Activity, ActivitySink, TextDelta, ToolCallBlock, ToolCallStarted
+from clawbot.types import Activity, ActivitySink, TextDelta, ToolCallBlock, ToolCallStarted, TurnFailed
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +69,11 @@ class LiveTurn:
         await self._end_segment()
         for call in calls:
             await self._emit(ToolCallStarted(quoted_line(call.name), call_summary(call), call.id))
+
+    async def failed(self, text: str) -> None:
+        """The turn ended in an error; ``text`` is what the chat is told."""
+        await self._end_segment()
+        await self._emit(TurnFailed(text))
 
     async def finish(self, reply: str | None) -> bool:
         """The turn is over with ``reply``: whether the channel has already shown it all."""

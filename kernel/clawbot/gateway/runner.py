@@ -304,6 +304,8 @@ class Gateway:
                 log.exception("answering a message on %s failed", channel.name)
                 # a failure's message may name what someone typed (a /model choice): quoted
                 failure = quoted(getattr(exc, "user_message", None) or FAILURE_REPLY)
+                if live is not None:
+                    await live.failed(outgoing_text(failure, notice=True))
                 await self._send(channel, message, session_key, failure, notice=True)
                 return
             streamed = live is not None and await live.finish(text)

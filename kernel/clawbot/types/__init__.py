@@ -1,6 +1,6 @@
 """The attrs value types plugins and the kernel exchange through hooks."""
 
-from clawbot.types.activity import Activity, ActivitySink, TextDelta, ToolCallStarted
+from clawbot.types.activity import Activity, ActivitySink, TextDelta, ToolCallStarted, TurnFailed
 from clawbot.types.channel_config import ChannelCapabilities, ChannelConfig, DmPolicy, GroupPolicy, MarkdownFlavour
 from clawbot.types.channels import (
     ApprovalOffer,
@@ -188,5 +188,6 @@ __all__ = [
     "ToolResultEvent",
     "ToolServices",
     "ToolSpec",
+    "TurnFailed",
     "Usage",
 ]

@@ -2,7 +2,8 @@
 
 A channel that wants it returns an :data:`ActivitySink` from :meth:`Channel.live
 <clawbot.types.channels.Channel.live>`; the gateway then hands it the turn's activity as it
-happens: the reply's text as the model writes it, and each tool call as it starts. The text
+happens: the reply's text as the model writes it, each tool call as it starts, and a
+failure when the turn ends in one (a sink ignores kinds it does not know). The text
 is already safe to show (control characters as ``\\uXXXX``, the notice mark broken up, a
 mark split across two deltas too), as everything the gateway hands a channel. The final
 reply still arrives through :meth:`Channel.send`, with ``streamed`` set when its text is
@@ -35,7 +36,16 @@ class ToolCallStarted:
     call_id: str = ""
 
 
-Activity = TextDelta | ToolCallStarted
+@attrs.frozen
+class TurnFailed:
+    """The turn failed (a provider error, a crash); ``text`` is the short message the chat
+    then gets as a notice. For channels that tell a failure apart (the control API exits
+    non-zero for it); others may ignore it, the notice still arrives."""
+
+    text: str
+
+
+Activity = TextDelta | ToolCallStarted | TurnFailed
 ActivitySink = Callable[[Activity], Awaitable[None]]
 """Receives a turn's activity, one event at a time, in order; a sink that raises is not
 called again for that turn (the final reply still arrives in full)."""
