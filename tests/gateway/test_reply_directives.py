@@ -84,8 +84,23 @@ async def test_a_workspace_file_is_attached_with_the_last_text(make_kernel, work
     channel = await _answer(make_kernel, workspace, "[[audio_as_voice]]Here is the chart.\nMEDIA:out/chart.png\nMEDIA: https://example.com/a.png")
     (sent,) = channel.sent
     assert sent.text == "Here is the chart."
-    assert sent.media == (os.path.realpath(workspace / "out" / "chart.png"), "https://example.com/a.png")
+    copy, link = sent.media
+    assert link == "https://example.com/a.png" and Path(copy).read_bytes() == b"png"
+    assert not Path(copy).is_relative_to(workspace) and os.stat(copy).st_mode & 0o777 == 0o600  # a private copy
     assert sent.audio_as_voice and "MEDIA" not in sent.text
+
+
+async def test_the_file_sent_is_the_one_checked_even_if_swapped_for_a_link_afterwards(make_kernel, workspace, tmp_path) -> None:
+    """The channel gets a copy made through the checked descriptor: replacing the workspace
+    file by a link to a secret before the channel reads it changes nothing it sends."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("private key")
+    (workspace / "report.txt").write_text("the report")
+    channel = await _answer(make_kernel, workspace, "Here.\nMEDIA:report.txt")
+    (workspace / "report.txt").unlink()
+    (workspace / "report.txt").symlink_to(secret)
+    (copy,) = channel.sent[0].media
+    assert Path(copy).read_text() == "the report"
 
 
 def _refusals(workspace: Path, outside: Path) -> dict[str, tuple[str, str]]:

@@ -3,13 +3,19 @@
 ``MEDIA:`` paths are confined like the file tools: taken relative to the agent's
 workspace, and attached only when the file really is a regular file inside it (no symbolic
 link or hard link leading out: :func:`clawbot.agent.confined.open_confined`, checked on the
-file actually opened). Links must be http(s). An attachment that is refused, or that the
-channel cannot send, becomes a short line in the reply saying so, never an error.
+file actually opened). A file is then copied, through the very descriptor that was checked,
+into a private folder of the state dir (``media/outbound``), and the channel gets the copy:
+a file swapped for a link to a secret between the check and the upload cannot be what is
+sent. Copies older than an hour are removed as new ones are made. Links must be http(s).
+An attachment that is refused, or that the channel cannot send, becomes a short line in the
+reply saying so, never an error.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -21,6 +27,10 @@ from clawbot.gateway.reply_protocol import ParsedReply
 from clawbot.types import ChannelCapabilities, InboundMessage, OutboundMessage
 
 NAME_WIDTH = 80
+#: the largest file a reply attaches (Telegram's own upload limit is 50 MB)
+MAX_ATTACHMENT_BYTES = 50 * 1024 * 1024
+#: how long a copy made for a channel is kept (long enough for a channel's retries)
+STAGED_FOR_S = 3600.0
 
 
 def _named(ref: str) -> str:
@@ -32,8 +42,9 @@ def _is_link(ref: str) -> bool:
     return "://" in ref or ref.lower().startswith(("http:", "https:", "data:", "file:", "mailto:"))
 
 
-def attachment(ref: str, workspace: Path) -> tuple[str | None, str | None]:
-    """``(what to attach, None)`` or ``(None, why not)`` for one ``MEDIA:`` reference."""
+def attachment(ref: str, workspace: Path, staging: Path | None = None) -> tuple[str | None, str | None]:
+    """``(what to attach, None)`` or ``(None, why not)`` for one ``MEDIA:`` reference; with
+    ``staging``, a file is attached as a private copy made there (see the module)."""
     ref = ref.strip().strip("<>\"'`").strip()
     if any(ord(char) < 32 or ord(char) == 127 for char in ref):
         return None, "its name holds control characters"
@@ -54,8 +65,47 @@ def attachment(ref: str, workspace: Path) -> tuple[str | None, str | None]:
         return None, "there is no such file in the workspace"
     except (OSError, ValueError) as exc:
         return None, f"it could not be opened ({getattr(exc, 'strerror', None) or 'error'})"
-    os.close(fd)
-    return os.path.realpath(candidate), None
+    try:
+        if staging is None:
+            return os.path.realpath(candidate), None
+        return _staged_copy(fd, candidate.name, staging)
+    finally:
+        os.close(fd)
+
+
+def _staged_copy(fd: int, name: str, staging: Path) -> tuple[str | None, str | None]:
+    """The open file ``fd`` copied into ``staging`` (0600 in a 0700 folder)."""
+    from clawbot.statefile import make_private_dir
+
+    if os.fstat(fd).st_size > MAX_ATTACHMENT_BYTES:
+        return None, f"it is larger than {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MB"
+    make_private_dir(staging)
+    _drop_old_copies(staging)
+    safe_name = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[-80:] or "file"
+    target = staging / f"{secrets.token_hex(6)}-{safe_name}"
+    out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        while chunk := os.read(fd, 1 << 20):
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(out, view) :]
+    finally:
+        os.close(out)
+    return str(target), None
+
+
+def _drop_old_copies(staging: Path) -> None:
+    cutoff = time.time() - STAGED_FOR_S
+    try:
+        with os.scandir(staging) as entries:
+            for entry in entries:
+                try:
+                    if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        os.unlink(entry.path)
+                except OSError:
+                    continue
+    except OSError:
+        return
 
 
 def shape_reply(
@@ -63,6 +113,7 @@ def shape_reply(
     inbound: InboundMessage,
     workspace: Path,
     capabilities: ChannelCapabilities,
+    staging: Path | None = None,
 ) -> OutboundMessage:
     """The message answering ``inbound`` that ``parsed`` asks for.
 
@@ -75,7 +126,7 @@ def shape_reply(
     media: list[str] = []
     notes: list[str] = []
     for ref in parsed.media:
-        attached, refused = attachment(ref, workspace)
+        attached, refused = attachment(ref, workspace, staging if capabilities.media else None)
         if attached is None:
             notes.append(f"({_named(ref)} was not attached: {refused})")
         elif capabilities.media:

@@ -324,7 +324,8 @@ class Gateway:
             if not parsed.delivered and not shown:
                 return
             workspace = expand_user_path(self.kernel.config.agent_workspace(agent_of(session_key)), self.kernel.env)
-            reply = attrs.evolve(shape_reply(parsed, message, workspace, channel.capabilities), streamed=streamed)
+            staging = self.kernel.paths.root / "media" / "outbound"
+            reply = attrs.evolve(shape_reply(parsed, message, workspace, channel.capabilities, staging), streamed=streamed)
             await self._hand_over(channel, reply, session_key, notice=False)
         except Exception:
             log.exception("sending a reply on %s failed", channel.name)
