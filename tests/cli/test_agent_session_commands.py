@@ -105,3 +105,19 @@ def test_new_with_text_starts_the_new_session_with_it_and_keeps_the_model_choice
 
     reset = invoke_cli("sessions", "reset", "main", home=home)
     assert reset.returncode == 0 and reset.stdout.rstrip().endswith("; it still uses openai/gpt-fast, chosen with /model")
+
+
+def test_directives_before_a_question_apply_to_that_turn_only_and_never_reach_the_model(home: Path, fake_llm_thread) -> None:
+    """``clawbot agent -m "/model fast /usage tokens what is 2+2?"``: as in a chat, the
+    leading directives set this turn's model and footer and are taken off the text."""
+    fake_llm_thread.reply("4")
+    run = agent(home, "-m", "/model fast /usage tokens what is 2+2?")
+    assert run.returncode == 0, run.stderr
+    request = fake_llm_thread.requests[-1]
+    assert request.model == "gpt-fast"
+    assert request.messages[-1]["content"].rstrip().endswith("what is 2+2?") and "/model" not in request.messages[-1]["content"]
+    lines = run.stdout.splitlines()
+    assert lines[0] == "4" and lines[-1].startswith("Usage: ") and " in, " in lines[-1]  # the usage footer
+    fake_llm_thread.reply("again")
+    assert agent(home, "-m", "and now?").returncode == 0
+    assert fake_llm_thread.requests[-1].model == "gpt-a"  # for that turn only

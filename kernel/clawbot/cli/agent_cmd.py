@@ -184,7 +184,7 @@ async def _model_turn(kernel, runtime, port, text: str, agent_id: str, session_k
     import attrs
 
     from clawbot.agent.models import ModelError
-    from clawbot.cli.oneshot import CHANNEL, settle_approvals
+    from clawbot.cli.oneshot import CHANNEL, local_user, settle_approvals
 
     try:
         conversation = await runtime.conversation(agent_id)
@@ -200,8 +200,13 @@ async def _model_turn(kernel, runtime, port, text: str, agent_id: str, session_k
         model, chosen = conversation.model, False  # the turn itself says why the choice is unusable
     echo(startup_line(kernel, agent_id, model, chosen=chosen), err=True)  # stderr: the reply alone stays on stdout
     interactive = sys.stdin.isatty()
+    from clawbot.gateway.turn_setup import setup_turn
+
+    # the message's leading directives (/think high ...) apply to this turn, as in a chat
+    turn = setup_turn(kernel, port, attrs.evolve(runtime.services.local_origin or local_user(), text=text), session_key)
     try:
-        result = await conversation.send(session_key, text, channel=CHANNEL)
+        result = await conversation.send(session_key, turn.text, channel=CHANNEL, options=turn.options)
+        result = attrs.evolve(result, text=await turn.finish(result) or "")
         _print_result(kernel, result, agent_id, session_key, as_json)
         # Approved commands report back as system events, each answered in a follow-up turn.
         while running := await settle_approvals(runtime, session_key, interactive=interactive):
