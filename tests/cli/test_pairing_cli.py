@@ -80,3 +80,15 @@ def test_pairing_commands_say_clearly_what_is_wrong(clawbot_home) -> None:
     assert denied.returncode == 1 and denied.stderr.startswith("Cannot deny on chat: too many wrong codes")
     missing = invoke_cli("pairing", "revoke", "chat", "nobody", home=clawbot_home)
     assert missing.returncode == 1 and "nobody is not an approved sender on chat" in missing.stderr
+
+
+def test_the_owner_learns_when_strangers_got_no_code_because_the_queue_was_full(clawbot_home) -> None:
+    store = PairingStore.for_channel(clawbot_home, "chat")
+    codes = [store.ask(sender, "default").code for sender in ("a", "b", "c")]
+    assert store.ask("d", "default").code is None and store.ask("e", "default").code is None  # no room: silence for them
+    listing = invoke_cli("pairing", "list", "chat", home=clawbot_home).stdout
+    assert "chat  2 message(s) in the last hour got no code: 3 codes wait at most per account; `clawbot pairing deny chat CODE` makes room" in listing
+    [listed] = json.loads(invoke_cli("pairing", "list", "--json", home=clawbot_home).stdout)
+    assert listed["turned_away_last_hour"] == 2 and len(listed["pending"]) == 3
+    store.deny(codes[0])
+    assert store.ask("d", "default").code is not None

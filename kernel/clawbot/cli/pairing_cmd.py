@@ -53,7 +53,7 @@ def list_requests(state: CliState, channel: str | None, as_json: bool) -> None:
     """The codes waiting for an answer, and the senders approved so far (every channel, or CHANNEL's)."""
     import attrs
 
-    from clawbot.gateway.pairing import CHANNEL_NAME
+    from clawbot.gateway.pairing import CHANNEL_NAME, MAX_PENDING_PER_ACCOUNT
 
     folder = state.paths().root / "pairing"
     found = sorted(p.stem for p in folder.glob("*.json") if CHANNEL_NAME.fullmatch(p.stem)) if folder.is_dir() else []
@@ -62,7 +62,7 @@ def list_requests(state: CliState, channel: str | None, as_json: bool) -> None:
     listing = []
     for name in names:
         store = _store(state, name)
-        listing.append((name, store.pending(), store.approved()))
+        listing.append((name, store.pending(), store.approved(), store.turned_away()))
     if as_json:
         echo_json(
             [
@@ -70,20 +70,26 @@ def list_requests(state: CliState, channel: str | None, as_json: bool) -> None:
                     "channel": name,
                     "pending": [{**attrs.asdict(r), "expires_at": r.expires_at()} for r in pending],
                     "approved": [attrs.asdict(a) for a in approved],
+                    "turned_away_last_hour": turned_away,
                 }
-                for name, pending, approved in listing
+                for name, pending, approved, turned_away in listing
             ]
         )
         return
-    if not any(pending or approved for _, pending, approved in listing):
+    if not any(pending or approved or turned_away for _, pending, approved, turned_away in listing):
         echo("No pairing requests" + (f" on {channel}." if channel else "."))
         return
-    for name, pending, approved in listing:
+    for name, pending, approved, turned_away in listing:
         for request in pending:
             minutes = max(1, round((request.expires_at() - now) / 60))
             echo(f"{name}  {request.code}  from {_who(request.sender_id, request.sender_name)}  account {request.account_id}  expires in {minutes} min")
         for sender in approved:
             echo(f"{name}  approved  {_who(sender.sender_id, sender.sender_name)}")
+        if turned_away:
+            echo(
+                f"{name}  {turned_away} message(s) in the last hour got no code: {MAX_PENDING_PER_ACCOUNT} codes wait at most per account;"
+                f" `clawbot pairing deny {name} CODE` makes room"
+            )
 
 
 def _answer(state: CliState, channel: str, code: str, *, approve: bool) -> None:

@@ -38,6 +38,8 @@ ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 8
 CODE_TTL_S = 3600.0
 MAX_PENDING_PER_ACCOUNT = 3
+#: how many refusals of a full queue are remembered (for `clawbot pairing list`)
+MAX_TURNED_AWAY_KEPT = 100
 REPLY_EVERY_S = 300.0
 MAX_WRONG_CODES = 5
 WRONG_CODE_WINDOW_S = 900.0
@@ -125,7 +127,9 @@ class PairingStore:
             if isinstance(entry, dict) and _text(entry.get("sender_id")) and is_number(entry.get("approved_at")):
                 approved.append(Approved(entry["sender_id"], _text(entry.get("sender_name")) or "", float(entry["approved_at"])))
         wrong = [t for t in data.get("wrong_codes", []) if is_number(t) and now - t < WRONG_CODE_WINDOW_S] if isinstance(data.get("wrong_codes"), list) else []
-        return {"requests": requests, "approved": approved, "wrong_codes": wrong}
+        listed = data.get("turned_away")
+        turned_away = [t for t in listed if is_number(t) and now - t < CODE_TTL_S][-MAX_TURNED_AWAY_KEPT:] if isinstance(listed, list) else []
+        return {"requests": requests, "approved": approved, "wrong_codes": wrong, "turned_away": turned_away}
 
     def _save(self, state: dict[str, Any]) -> None:
         atomic_write_json(
@@ -134,8 +138,13 @@ class PairingStore:
                 "requests": [attrs.asdict(r) for r in state["requests"]],
                 "approved": [attrs.asdict(a) for a in state["approved"]],
                 "wrong_codes": state["wrong_codes"],
+                "turned_away": state["turned_away"],
             },
         )
+
+    def turned_away(self) -> int:
+        """Strangers refused a code within the last hour because enough codes were pending."""
+        return len(self._load()["turned_away"])
 
     def pending(self) -> list[PairingRequest]:
         return self._load()["requests"]
@@ -172,6 +181,10 @@ class PairingStore:
                     self._save(state)
                     return Asked(request.code, reply=True)
             if sum(1 for r in requests if r.account_id == account_id) >= MAX_PENDING_PER_ACCOUNT:
+                # counted, so `clawbot pairing list` tells the owner that someone is left waiting
+                state["turned_away"].append(now)
+                state["turned_away"] = state["turned_away"][-MAX_TURNED_AWAY_KEPT:]
+                self._save(state)
                 return Asked(None, reply=False)
             taken = {r.code for r in requests}
             code = new_code()
