@@ -37,12 +37,19 @@ def run(state: CliState, agent_id: str | None, verbose: bool) -> None:
 
 
 async def _run(state: CliState, agent_id: str | None) -> int:
-    with user_errors():
-        kernel = await state.kernel()
+    from clawbot.gateway.instance import GatewayRunning, only_gateway
+
     try:
-        return await _serve(kernel, agent_id)
-    finally:
-        await kernel.aclose()
+        with only_gateway(state.paths().root):
+            with user_errors():
+                kernel = await state.kernel()
+            try:
+                return await _serve(kernel, agent_id)
+            finally:
+                await kernel.aclose()
+    except GatewayRunning as exc:
+        echo(str(exc), err=True)
+        return 2
 
 
 async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel, imported lazily
