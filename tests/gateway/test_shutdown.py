@@ -14,7 +14,7 @@ from pathlib import Path
 
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
-from clawbot.gateway.runner import Gateway
+from clawbot.gateway.runner import STOPPING_NOTICE, Gateway
 from clawbot.testing.cli import subprocess_env
 
 from ..agent.scripted import ScriptedProvider
@@ -47,7 +47,9 @@ async def test_a_turn_that_finishes_within_the_grace_is_answered_and_new_message
     late = await fake_channel.inject("too late", peer_id="bob", wait=False)
     await asyncio.wait_for(task, 5)
     assert late is not None and seen == ["almost done"]
-    assert fake_channel.texts() == ["re almost done"]
+    by_peer = {m.peer_id: m for m in fake_channel.sent}
+    assert len(fake_channel.sent) == 2 and by_peer["user-1"].text == "re almost done"
+    assert by_peer["bob"].text == STOPPING_NOTICE and by_peer["bob"].notice  # bob hears he was not answered
 
 
 async def test_a_turn_past_the_grace_is_cancelled_and_recorded_as_interrupted(make_kernel, fake_channel) -> None:
@@ -70,7 +72,8 @@ async def test_a_turn_past_the_grace_is_cancelled_and_recorded_as_interrupted(ma
     loaded = kernel.sessions.open("agent:main:main").transcript.load()
     assert [m.text for m in loaded.messages()] == ["think for a long time"]
     assert any(e.type == "custom" and e.data.get("kind") == "aborted" for e in loaded.entries)
-    assert fake_channel.texts() == []
+    assert fake_channel.texts() == [STOPPING_NOTICE]  # the asker hears the turn was cut off
+    assert fake_channel.sent[0].notice
 
 
 def test_sigterm_stops_clawbot_run_gracefully_recording_the_turn_in_flight(tmp_path: Path, fake_llm_thread) -> None:

@@ -62,6 +62,7 @@ class _Lane:
     arrived: asyncio.Event = attrs.field(factory=asyncio.Event)
     worker: asyncio.Task[None] | None = None
     turn: asyncio.Task[None] | None = None
+    batch: tuple[Waiting, ...] = ()  # what the running turn answers
 
 
 def _done(waiting: Waiting) -> None:
@@ -74,6 +75,9 @@ class Lanes:
     run_turn: RunTurn
     on_dropped: Callable[[Waiting], None]
     """Told about each message dropped because too many waited (to tell its sender)."""
+    on_unanswered: Callable[[Waiting], None] | None = None
+    """Told about each message clawbot stopped without answering: it arrived while clawbot
+    was stopping, waited, or its turn was cancelled at the end of the grace."""
     max_concurrent: int = 4
     mode: Literal["collect", "followup"] = "collect"
     debounce_s: float = 1.0
@@ -91,6 +95,7 @@ class Lanes:
         if self._closed:  # shutting down: nothing new starts
             log.info("message for %s not answered: clawbot is stopping", session_key)
             answered.set_result(None)
+            self._unanswered(Waiting(channel, message, answered))
             return answered
         lane = self._lanes.get(session_key)
         if lane is None:
@@ -137,6 +142,8 @@ class Lanes:
         for lane in lanes:
             if lane.waiting:
                 log.info("%d waiting message(s) not answered: clawbot is stopping", len(lane.waiting))
+            for waiting in lane.waiting:
+                self._unanswered(waiting)
             self._drop_waiting(lane)
         workers = [lane.worker for lane in lanes if lane.worker is not None]
         if not workers:
@@ -145,11 +152,20 @@ class Lanes:
         if late:
             log.info("%d turn(s) still running after %.1f s: cancelling them", len(late), grace_s)
         for lane in lanes:
-            if lane.turn is not None:
+            if lane.turn is not None and not lane.turn.done():
                 lane.turn.cancel()
+                for waiting in lane.batch:
+                    self._unanswered(waiting)
         for worker in late:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
+
+    def _unanswered(self, waiting: Waiting) -> None:
+        if self.on_unanswered is not None:
+            try:
+                self.on_unanswered(waiting)
+            except Exception:
+                log.exception("telling a sender clawbot stopped failed")
 
     def _drop_waiting(self, lane: _Lane) -> int:
         dropped = len(lane.waiting)
@@ -171,6 +187,7 @@ class Lanes:
                     batch = self._take(lane)
                     if not batch:
                         continue
+                    lane.batch = batch
                     lane.turn = asyncio.create_task(self.run_turn(session_key, batch), name=f"turn:{session_key}")
                     try:
                         await asyncio.wait([lane.turn])
@@ -179,7 +196,7 @@ class Lanes:
                             _done(waiting)
                         if lane.turn.done() and not lane.turn.cancelled() and lane.turn.exception() is not None:
                             log.error("a turn in %s failed", session_key, exc_info=lane.turn.exception())
-                        lane.turn = None
+                        lane.turn, lane.batch = None, ()
         finally:
             lane.worker = None
             if self._lanes.get(session_key) is lane and (not lane.waiting or self._closed):

@@ -19,10 +19,10 @@ lanes, by the dispatcher ``clawbot agent -m`` uses too
 runs. On stop, running turns get ``gateway.shutdown_grace_s`` to finish before they are
 cancelled (and recorded as interrupted); then the channels stop.
 
-Everything handed to a channel leaves through one place (:meth:`Gateway._hand_over`):
-control characters are made visible, ``notice`` is set by the gateway alone (clawbot's own
-text: approval notices and confirmations, ``/stop`` answers, failures), and in anything
-else the notice mark is broken up (:mod:`clawbot.agent.notices`). A channel that shows turns
+Everything handed to a channel leaves through one place, the gateway's
+:class:`~clawbot.gateway.outbox.Outbox` (notices set by the kernel alone, the notice mark
+broken up elsewhere, replies read for their directives and cut to the channel's length;
+clawbot stopping before it answered a message tells its sender). A channel that shows turns
 live (:meth:`Channel.live`) gets their text and tool calls as they happen, made safe the
 same way (:mod:`clawbot.gateway.live`), and the final reply marked ``streamed``. Ctrl-C in
 the terminal reaches the channels as :meth:`Gateway.interrupt`.
@@ -46,13 +46,12 @@ import attrs
 
 from clawbot.agent.notices import outgoing_text, quoted
 from clawbot.gateway.access import Access
-from clawbot.gateway.chunking import split_message
 from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
 from clawbot.gateway.commands import ParsedCommand, shadowed_commands
 from clawbot.gateway.health import ChannelBoard, ChannelHealth
 from clawbot.gateway.lanes import Lanes, Waiting
 from clawbot.gateway.live import LiveTurn
-from clawbot.gateway.reply_protocol import parse_reply
+from clawbot.gateway.outbox import Outbox
 from clawbot.gateway.routing import Route, Router
 from clawbot.gateway.supervisor import supervise
 from clawbot.gateway.typing_indicator import typing_while
@@ -63,7 +62,6 @@ from clawbot.types import (
     GatewayEvent,
     InboundEvent,
     InboundMessage,
-    OutboundEvent,
     OutboundMessage,
 )
 
@@ -78,6 +76,9 @@ Responder = Callable[[InboundMessage, str], Awaitable[str | None]]
 tool calls to it, for channels that show them as they happen."""
 
 FAILURE_REPLY = "Sorry, something went wrong while answering. Please try again."
+STOPPING_NOTICE = "clawbot is stopping and did not answer this message; send it again once clawbot is back."
+#: how long the senders clawbot could not answer are given to hear so, before channels stop
+TELL_BEFORE_STOP_S = 3.0
 DROPPED_NOTICE = "Too many messages were waiting for an answer here: this one was dropped unanswered."
 
 
@@ -116,6 +117,8 @@ class Gateway:
     _lanes: Lanes | None = None
     _board: ChannelBoard = attrs.field(factory=ChannelBoard)
     _background: set[asyncio.Task[None]] = attrs.field(factory=set)
+    _telling: set[asyncio.Task[None]] = attrs.field(factory=set)
+    outbox: Outbox = attrs.field(default=attrs.Factory(lambda self: Outbox(self.kernel, self.agent_id), takes_self=True))
     _channels: dict[str, Channel] = attrs.field(factory=dict)
 
     @property
@@ -126,6 +129,7 @@ class Gateway:
             self._lanes = Lanes(
                 self._turn,
                 self._dropped,
+                on_unanswered=self._unanswered,
                 max_concurrent=config.max_concurrent,
                 mode=config.queue.mode,
                 debounce_s=config.queue.debounce_ms / 1000,
@@ -162,6 +166,8 @@ class Gateway:
             self._stop.set()  # from here on nothing new is answered
             # running turns may finish (and their replies go out) before the channels stop
             await self.lanes.close(self.kernel.config.gateway.shutdown_grace_s if self._grace else 0.0)
+            if self._telling:  # those clawbot did not answer hear so before the channels stop
+                await asyncio.wait(list(self._telling), timeout=TELL_BEFORE_STOP_S)
             if self.runtime is not None and self.runtime.port is self:
                 self.runtime.port = None
             await self.kernel.plugins.notify("clawbot_gateway_stop", event=GatewayEvent(names, self.kernel.config))
@@ -238,7 +244,7 @@ class Gateway:
 
     async def _turn_away(self, channel: Channel, message: InboundMessage, session_key: str, reply: str | None) -> None:
         if reply:
-            await self._send(channel, message, session_key, reply, notice=True)
+            await self.outbox.send(channel, message, session_key, reply, notice=True)
 
     async def _command(self, channel: Channel, message: InboundMessage, session_key: str, command: ParsedCommand) -> None:
         reply = await answer_command(self.kernel, self.runtime, message, session_key, command, self)
@@ -248,7 +254,7 @@ class Gateway:
 
     async def _reply(self, channel: Channel, message: InboundMessage, session_key: str, reply: CommandReply) -> None:
         if reply.text:
-            await self._send(channel, message, session_key, reply.text, notice=reply.notice)
+            await self.outbox.send(channel, message, session_key, reply.text, notice=reply.notice)
         if reply.then is not None:
             reply.then()
 
@@ -265,13 +271,22 @@ class Gateway:
         last = batch[-1]
         await self.handle(last.channel, last.message, session_key, earlier=tuple(w.message for w in batch[:-1]))
 
+    def _unanswered(self, waiting: Waiting) -> None:
+        """clawbot stopped before answering: the sender is told, before the channels stop."""
+        if waiting.message.system_event:
+            return
+        session_key = self.session_of(waiting.channel, waiting.message)
+        told = asyncio.create_task(self.outbox.send(waiting.channel, waiting.message, session_key, STOPPING_NOTICE, notice=True))
+        self._telling.add(told)
+        told.add_done_callback(self._telling.discard)
+
     def _dropped(self, waiting: Waiting) -> None:
         """Too many messages waited: the dropped one's sender is told."""
         log.info("a waiting message on %s was dropped: more than gateway.queue.cap waited", waiting.channel.name)
         if waiting.message.system_event:
             return
         session_key = self.session_of(waiting.channel, waiting.message)
-        told = asyncio.create_task(self._send(waiting.channel, waiting.message, session_key, DROPPED_NOTICE, notice=True))
+        told = asyncio.create_task(self.outbox.send(waiting.channel, waiting.message, session_key, DROPPED_NOTICE, notice=True))
         self._background.add(told)
         told.add_done_callback(self._background.discard)
 
@@ -306,29 +321,10 @@ class Gateway:
                 failure = quoted(getattr(exc, "user_message", None) or FAILURE_REPLY)
                 if live is not None:
                     await live.failed(outgoing_text(failure, notice=True))
-                await self._send(channel, message, session_key, failure, notice=True)
+                await self.outbox.send(channel, message, session_key, failure, notice=True)
                 return
             streamed = live is not None and await live.finish(text)
-            await self._send_reply(channel, message, session_key, text or "", streamed=streamed, shown=live is not None and live.showed_reply)
-
-    async def _send_reply(self, channel: Channel, message: InboundMessage, session_key: str, text: str, *, streamed: bool, shown: bool) -> None:
-        """The model's reply, its directives read (:mod:`clawbot.gateway.reply_protocol`):
-        nothing for a silent reply or a heartbeat acknowledgement, unless a live channel
-        already shows some of it (it then learns the reply is over)."""
-        from clawbot.gateway.reply_media import shape_reply
-        from clawbot.paths import expand_user_path
-        from clawbot.sessions.store import agent_of
-
-        try:
-            parsed = parse_reply(text)
-            if not parsed.delivered and not shown:
-                return
-            workspace = expand_user_path(self.kernel.config.agent_workspace(agent_of(session_key)), self.kernel.env)
-            staging = self.kernel.paths.root / "media" / "outbound"
-            reply = attrs.evolve(shape_reply(parsed, message, workspace, channel.capabilities, staging), streamed=streamed)
-            await self._hand_over(channel, reply, session_key, notice=False)
-        except Exception:
-            log.exception("sending a reply on %s failed", channel.name)
+            await self.outbox.send_reply(channel, message, session_key, text or "", streamed=streamed, shown=live is not None and live.showed_reply)
 
     def _live(self, channel: Channel, message: InboundMessage) -> LiveTurn | None:
         """The turn's live activity for a channel that shows it and a responder that reports it.
@@ -380,7 +376,7 @@ class Gateway:
         if channel is None:
             running = ", ".join(self.channel_names()) or "none"
             raise ServiceUnavailable(f"channel {message.channel!r} is not running (running: {running})")
-        await self._hand_over(channel, message, session_key, notice=notice)
+        await self.outbox.hand_over(channel, message, session_key, notice=notice)
 
     def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
         channel = self._channels.get(origin.channel)
@@ -389,35 +385,3 @@ class Gateway:
             return
         event = attrs.evolve(origin, text=text, system_event=True, message_id=None, reply_to_id=None)
         self._start_answer(channel, event, session_key)
-
-    async def _send(
-        self,
-        channel: Channel,
-        message: InboundMessage,
-        session_key: str,
-        text: str,
-        *,
-        notice: bool = False,
-        streamed: bool = False,
-    ) -> None:
-        """Answer ``message`` in its chat; a failing channel is logged, never raised."""
-        try:
-            reply = attrs.evolve(message.answer(text, quoting=True), streamed=streamed)
-            await self._hand_over(channel, reply, session_key, notice=notice)
-        except Exception:
-            log.exception("sending a reply on %s failed", channel.name)
-
-    async def _hand_over(self, channel: Channel, message: OutboundMessage, session_key: str | None, *, notice: bool) -> None:
-        """The one way out to a channel: cleaned before the ``message_sending`` hooks see it
-        and again after they rewrote it, with ``notice`` (and the approval a notice offers)
-        as the kernel decided. A reply a hook rewrote is no longer the text that streamed."""
-        approval = message.approval if notice else None
-        cleaned = attrs.evolve(message, text=outgoing_text(message.text, notice=notice), notice=notice, approval=approval)
-        final = await self.kernel.plugins.message_sending(OutboundEvent(cleaned, agent_of(session_key) if session_key else self.agent_id, session_key))
-        if final is None:
-            return
-        streamed = cleaned.streamed and final.text == cleaned.text
-        text = outgoing_text(final.text, notice=notice)
-        whole = attrs.evolve(final, text=text, notice=notice, approval=approval, streamed=streamed)
-        for piece in split_message(whole, channel.capabilities.max_text_length):  # the hooks saw it whole
-            await channel.send(piece)
