@@ -141,8 +141,11 @@ class WebchatChannel(Channel):
             self._leave(current, peer)
         self._peers.setdefault(chat, set()).add(peer)
         await peer.send({"type": "welcome", "chat": chat, "busy": self._busy(chat)})
-        for kept in self._backlog.pop(chat, ()):
-            await peer.send(kept)
+        kept = self._backlog.get(chat)
+        while kept:  # each held frame leaves the backlog only once this page took it
+            await peer.send(kept[0])
+            kept.popleft()
+        self._backlog.pop(chat, None)
         return chat
 
     def _leave(self, chat: str, peer: WebSocketPeer) -> None:
@@ -193,17 +196,16 @@ class WebchatChannel(Channel):
 
     async def _broadcast(self, chat: str, frame: dict[str, Any], *, keep: bool = False) -> None:
         """``frame`` to every page showing ``chat``; with ``keep``, held for the next one when none does."""
-        peers = list(self._peers.get(chat, ()))
-        if not peers:
-            if keep:
-                self._backlog.setdefault(chat, deque(maxlen=BACKLOG)).append(frame)
-            return
-        for peer in peers:
+        taken = False
+        for peer in list(self._peers.get(chat, ())):
             try:
                 await asyncio.wait_for(peer.send(frame), SEND_TIMEOUT_S)
+                taken = True
             except Exception:
                 log.warning("a web chat page (%s) stopped taking frames; dropped", getattr(peer, "remote", "?"))
                 self._leave(chat, peer)
+        if keep and not taken:  # no page took it (none open, or the only one just went away)
+            self._backlog.setdefault(chat, deque(maxlen=BACKLOG)).append(frame)
 
     def _spawn(self, coro) -> None:  # noqa: ANN001 - a coroutine
         task = asyncio.get_running_loop().create_task(coro)

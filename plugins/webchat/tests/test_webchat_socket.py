@@ -146,6 +146,20 @@ async def test_replies_for_a_chat_no_page_shows_wait_for_the_next_page(tmp_path:
         second.disconnect()
 
 
+async def test_a_reply_the_only_page_failed_to_take_waits_for_the_next_page(tmp_path: Path) -> None:
+    """A page whose socket died without a goodbye (a phone changing networks) is found out
+    when a reply cannot reach it: the reply is kept, not lost."""
+    async with Chat(await _kernel(tmp_path)) as chat:
+        gone, _ = chat.page("web-flaky")
+        await gone.wait_for(lambda f: f["type"] == "welcome")
+        gone.closed = (1006, "")  # dead, but the channel does not know yet
+        await chat.gateway.deliver(OutboundMessage("webchat", "web-flaky", "the answer you waited for"), None)
+        back, _ = chat.page("web-flaky")
+        kept = await back.wait_for(lambda f: f["type"] == "message")
+        assert kept["text"] == "the answer you waited for"
+        back.disconnect()
+
+
 async def test_a_turn_shows_live_as_deltas_and_tool_lines_and_a_gone_page_is_dropped(tmp_path: Path) -> None:
     async with Chat(await _kernel(tmp_path)) as chat:
         peer, served = chat.page("web-live")
