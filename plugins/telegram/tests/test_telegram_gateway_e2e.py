@@ -95,6 +95,8 @@ async def test_only_the_owners_button_approves_in_a_group(api: FakeBotApi, setup
         notice = next(c for c in api.sent(chat_id=GROUP) if "reply_markup" in c.params)
         assert "[clawbot]" in notice.params["text"]
         once = next(b["callback_data"] for row in notice.params["reply_markup"]["inline_keyboard"] for b in row if b["callback_data"].endswith("allow-once"))
+        # the turn goes on past the notice: its reply is out before Mallory's press is counted
+        await api.wait_for(lambda: "That needs approval." in [visible(t) for t in api.texts(GROUP)], what="the turn's reply")
         before = len(api.sent(chat_id=GROUP))
         await api.press(MALLORY, notice, once)
         await api.wait_for(lambda: len(api.sent(chat_id=GROUP)) > before, what="the answer to Mallory")
