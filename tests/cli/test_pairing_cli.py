@@ -80,6 +80,12 @@ def test_pairing_commands_say_clearly_what_is_wrong(clawbot_home) -> None:
     assert denied.returncode == 1 and denied.stderr.startswith("Cannot deny on chat: too many wrong codes")
     missing = invoke_cli("pairing", "revoke", "chat", "nobody", home=clawbot_home)
     assert missing.returncode == 1 and "nobody is not an approved sender on chat" in missing.stderr
+    # a misspelt channel names the channels that have requests, and leaves nothing behind
+    typo = invoke_cli("pairing", "approve", "chta", "ABCDEFGH", home=clawbot_home)
+    assert typo.returncode == 1 and typo.stderr.rstrip().endswith("Channels with pairing requests: chat.")
+    typo = invoke_cli("pairing", "revoke", "chta", "42", home=clawbot_home)
+    assert typo.returncode == 1 and typo.stderr.rstrip().endswith("Channels with pairing requests: chat.")
+    assert sorted(p.name for p in (clawbot_home / "pairing").iterdir()) == ["chat.json", "chat.json.lock"]
 
 
 def test_the_owner_learns_when_strangers_got_no_code_because_the_queue_was_full(clawbot_home) -> None:

@@ -30,6 +30,21 @@ def _store(state: CliState, channel: str):  # noqa: ANN202 - PairingStore, impor
         sys.exit(2)
 
 
+def _known_channels(state: CliState) -> list[str]:
+    """The channels with pairing state: where strangers have asked, or senders were approved."""
+    from clawbot.gateway.pairing import CHANNEL_NAME
+
+    folder = state.paths().root / "pairing"
+    return sorted(p.stem for p in folder.glob("*.json") if CHANNEL_NAME.fullmatch(p.stem)) if folder.is_dir() else []
+
+
+def _where_to_look(state: CliState, channel: str) -> str:
+    known = _known_channels(state)
+    if channel in known:
+        return f"See `clawbot pairing list {channel}`."
+    return f"Channels with pairing requests: {', '.join(known)}." if known else "No channel has pairing requests yet."
+
+
 def _who(sender_id: str, name: str) -> str:
     return f"{sender_id} ({name})" if name else sender_id
 
@@ -53,11 +68,9 @@ def list_requests(state: CliState, channel: str | None, as_json: bool) -> None:
     """The codes waiting for an answer, and the senders approved so far (every channel, or CHANNEL's)."""
     import attrs
 
-    from clawbot.gateway.pairing import CHANNEL_NAME, MAX_PENDING_PER_ACCOUNT
+    from clawbot.gateway.pairing import MAX_PENDING_PER_ACCOUNT
 
-    folder = state.paths().root / "pairing"
-    found = sorted(p.stem for p in folder.glob("*.json") if CHANNEL_NAME.fullmatch(p.stem)) if folder.is_dir() else []
-    names = [channel] if channel else found
+    names = [channel] if channel else _known_channels(state)
     now = time.time()
     listing = []
     for name in names:
@@ -99,7 +112,7 @@ def _answer(state: CliState, channel: str, code: str, *, approve: bool) -> None:
     try:
         request = store.approve(code) if approve else store.deny(code)
     except PairingError as exc:
-        echo(f"Cannot {'approve' if approve else 'deny'} on {channel}: {exc}. See `clawbot pairing list {channel}`.", err=True)
+        echo(f"Cannot {'approve' if approve else 'deny'} on {channel}: {exc}. {_where_to_look(state, channel)}", err=True)
         sys.exit(1)
     who = _who(request.sender_id, request.sender_name)
     if approve:
@@ -137,6 +150,6 @@ def deny(state: CliState, channel: str, code: str) -> None:
 def revoke(state: CliState, channel: str, sender_id: str) -> None:
     """Take back an approval: SENDER_ID must pair again to talk to the agent on CHANNEL."""
     if not _store(state, channel).revoke(sender_id):
-        echo(f"{sender_id} is not an approved sender on {channel} (see `clawbot pairing list {channel}`).", err=True)
+        echo(f"{sender_id} is not an approved sender on {channel}. {_where_to_look(state, channel)}", err=True)
         sys.exit(1)
     echo(f"Revoked {sender_id} on {channel}: their next direct message gets a pairing code again.")

@@ -226,7 +226,8 @@ class PairingStore:
 
     def revoke(self, sender_id: str) -> bool:
         """Forget an approved sender (they must pair again); whether they were approved."""
-        make_private_dir(self.path.parent)
+        if not self.path.exists():  # a misspelt channel: nobody was approved there, and no file is left behind
+            return False
         with locked(self.path):
             state = self._load()
             kept = [a for a in state["approved"] if a.sender_id != sender_id]
