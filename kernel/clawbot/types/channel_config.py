@@ -17,6 +17,8 @@ from typing import List, Literal  # noqa: UP035 - cattrs structures typing.List 
 
 import attrs
 
+from clawbot.types.context import OutOfRange
+
 DmPolicy = Literal["pairing", "allowlist", "open", "disabled"]
 GroupPolicy = Literal["allowlist", "open", "disabled"]
 MarkdownFlavour = Literal["plain", "markdown", "telegram-html"]
@@ -24,7 +26,7 @@ MarkdownFlavour = Literal["plain", "markdown", "telegram-html"]
 
 def _open_needs_star(instance: ChannelConfig, attribute: attrs.Attribute, value: str) -> None:
     if value == "open" and "*" not in instance.allow_from:
-        raise ValueError('dm_policy "open" lets anyone in: say so with allow_from = ["*"]')
+        raise OutOfRange("dm_policy", '"open" lets anyone in: say so with allow_from = ["*"]')
 
 
 @attrs.frozen(kw_only=True)

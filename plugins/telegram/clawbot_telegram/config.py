@@ -10,7 +10,7 @@ TELEGRAM_API = "https://api.telegram.org"
 
 def _a_token(instance: object, attribute: attrs.Attribute, value: str) -> None:
     if not value.strip() or any(c.isspace() for c in value):
-        raise ValueError('token must be the bot token @BotFather gave (no spaces); write "${TELEGRAM_BOT_TOKEN}"')
+        raise OutOfRange("token", 'must be the bot token @BotFather gave (no spaces); write "${TELEGRAM_BOT_TOKEN}"')
 
 
 @attrs.frozen(kw_only=True)

@@ -13,13 +13,16 @@ CASES = {
     "a name in allow_from": ('allow_from = ["42", "alice"]', 'channels.telegram.allow_from[1]: must be a numeric Telegram user id or "*"'),
     "a group by its title": ('groups = ["my friends"]', "channels.telegram.groups[0]: must be a numeric Telegram chat id"),
     "a sender by name": ('group_allow_from = ["bob"]', "channels.telegram.group_allow_from[0]: must be a numeric Telegram user id"),
+    "open to anyone, unsaid": ('dm_policy = "open"', 'channels.telegram.dm_policy: "open" lets anyone in: say so with allow_from = ["*"]'),
+    "no token": ('token = " "', "channels.telegram.token: must be the bot token @BotFather gave"),
 }
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_ids_that_are_not_telegram_ids_are_named_by_key(clawbot_home: Path, case: str) -> None:
     line, problem = CASES[case]
-    (clawbot_home / "clawbot.toml").write_text(f'[channels.telegram]\ntoken = "123:abc"\n{line}\n', encoding="utf-8")
+    token = "" if line.startswith("token") else 'token = "123:abc"\n'
+    (clawbot_home / "clawbot.toml").write_text(f"[channels.telegram]\n{token}{line}\n", encoding="utf-8")
     result = invoke_cli("config", "validate", home=clawbot_home)
     assert result.returncode == 2 and problem in result.stdout + result.stderr, result.stdout + result.stderr
 
