@@ -5,7 +5,7 @@
 1. ``clawbot run`` time to ready: from spawning the process to the first answer of
    ``GET /v1/health`` on its control API, with only the API as channel (terminal off) and a
    provider on the fake LLM. Target ≤ 500 ms (OpenClaw's gateway: ~1.46 s).
-2. Idle RSS of ``clawbot run`` with the default channels (the terminal, fed by an open pipe,
+2. Idle RSS of ``clawbot run`` with the default channels (the web chat, the terminal fed by an open pipe,
    and the API) and the default plugins, 2 s after it is ready, from /proc. Target ≤ 80 MB.
    Measured on a state dir whose memory index is built (the steady state); the first start
    on a fresh one, which indexes the workspace with the offline embedder, is shown apart.
@@ -132,7 +132,7 @@ def main() -> None:
     print(f"clawbot gateway as a process, {args.runs} runs each after 2 warm-ups, {today}, Python {platform.python_version()}")
     print(f"  {'figure':<52}{'median':>10}{'p90':>10}   target")
     print(f"  {'clawbot run: spawn to /v1/health answering (ms)':<52}{statistics.median(ready) * 1000:>10.1f}{pct(ready, 0.9) * 1000:>10.1f}   <= 500")
-    print(f"  {'clawbot run idle RSS, terminal + api (MB)':<52}{statistics.median(idle):>10.1f}{max(idle):>10.1f}   <= 80")
+    print(f"  {'clawbot run idle RSS, default channels (MB)':<52}{statistics.median(idle):>10.1f}{max(idle):>10.1f}   <= 80")
     print(f"  {'  the first start on a fresh state dir (MB)':<52}{first_rss:>10.1f}")
     print(f"  {'clawbot agent -m hi through the gateway (ms)':<52}{statistics.median(through) * 1000:>10.1f}{pct(through, 0.9) * 1000:>10.1f}   <= 150")
     print(f"  {'  its peak RSS (MB)':<52}{statistics.median(through_rss):>10.1f}")
