@@ -89,6 +89,10 @@ class Observer:
         self.calls.append(("after_tool_call", (dict(event.call.arguments), event.result.content[0].text)))
 
     @hookimpl
+    def clawbot_agent_end(self, event):
+        self.calls.append(("agent_end", (event.session_key, event.kind, event.status, event.usage.output_tokens)))
+
+    @hookimpl
     def clawbot_message_sending(self, event):
         self.calls.append(("message_sending", event.message.text))
         return attrs.evolve(event.message, text=event.message.text + " [signed]")
@@ -127,6 +131,7 @@ def names(calls: list[tuple[str, object]]) -> list[str]:
     "clawbot_message_sending",
     "clawbot_prompt_sections",
     "clawbot_bootstrap_files",
+    "clawbot_agent_end",
 )
 async def test_a_message_through_the_gateway_calls_every_lifecycle_hook_in_order(make_kernel, workspace: Path) -> None:
     observer = Observer()
@@ -157,15 +162,18 @@ async def test_a_message_through_the_gateway_calls_every_lifecycle_hook_in_order
         "prompt_sections",
         "before_tool_call",
         "after_tool_call",
+        "agent_end",
         "message_sending",
         "message_received",
         "prompt_sections",
         "before_tool_call",
         "after_tool_call",
+        "agent_end",
         "message_sending",
         "gateway_stop",
     ]
-    calls = dict(observer.calls[:7])
+    calls = dict(observer.calls[:8])
+    assert calls["agent_end"] == ("agent:main:main", "chat", "ok", 4)  # the turn's two model calls
     assert calls["gateway_start"] == ("fake",) and calls["message_received"] == "hi"
     assert calls["session_start"] == "agent:main:main"
     assert calls["before_tool_call"] == {"text": "hi"}
@@ -202,3 +210,39 @@ async def test_an_overflowing_turn_calls_the_compaction_hooks_around_the_strateg
     assert seen == [("before", (True, None)), ("after", (100, "we talked about cats"))]
     history = kernel.sessions.open("agent:main:main").transcript.load().messages()
     assert "we talked about cats" in history[0].text  # the summary the strategy wrote replaced the history
+
+
+class _Ends:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+
+    @hookimpl
+    def clawbot_agent_end(self, event):
+        self.events.append((event.kind, event.status))
+
+
+class _Failing(EchoProvider):
+    async def complete(self, request: ModelRequest, on_text=None) -> Message:
+        raise RuntimeError("the provider broke")
+
+
+class _Stalling(EchoProvider):
+    async def complete(self, request: ModelRequest, on_text=None) -> Message:
+        await asyncio.sleep(30)
+        raise AssertionError("never answered")
+
+
+@pytest.mark.hook_emission("clawbot_agent_end")
+async def test_hook_agent_end_is_told_of_failed_and_stopped_turns_too(make_kernel) -> None:
+    ends = _Ends()
+    kernel = await make_kernel(plugins={"ends": ends})
+    failing = Conversation(kernel, ModelChoice(_Failing("broken"), "m"), "main", services=None)
+    with pytest.raises(RuntimeError):
+        await failing.send("agent:main:one", "hi")
+    stalling = Conversation(kernel, ModelChoice(_Stalling("slow"), "m"), "main", services=None)
+    turn = asyncio.create_task(stalling.send("agent:main:two", "hi"))
+    await asyncio.sleep(0.2)
+    turn.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+    assert ends.events == [("chat", "error"), ("chat", "aborted")]

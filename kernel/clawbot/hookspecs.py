@@ -64,6 +64,7 @@ if TYPE_CHECKING:
         ToolResultEvent,
         WebRoute,
     )
+    from clawbot.types.automation import AgentEndEvent
 
 hookspec = pluggy.HookspecMarker("clawbot")
 
@@ -380,6 +381,15 @@ def clawbot_after_compaction(event: CompactionEvent) -> None:
     Called after the strategy returned and its compaction entry was written to the
     transcript, before the next model request; not called when the strategy failed or
     returned nothing usable (nothing was stored then).
+
+    Result rule: notification; every implementation runs, errors are logged.
+    """
+
+
+@hookspec
+def clawbot_agent_end(event: AgentEndEvent) -> None:
+    """Called after every agent turn, whatever started it: a chat message, a heartbeat, a
+    cron job or a sub-agent (``event.kind``), with how it ended and the tokens it used.
 
     Result rule: notification; every implementation runs, errors are logged.
     """

@@ -117,11 +117,11 @@ def test_unknown_key_names_its_path_and_the_closest_known_key(tmp_path: Path, te
         ("[chanels.terminal]\nenabled = true\n", "chanels: unknown key (did you mean channels?)"),
         (
             "[zzz]\na = 1\n",
-            "zzz: unknown key (known tables: agents, auth, bindings, channels, gateway, logging, memory, plugins, providers, session, skills, tools, usage)",
+            "zzz: unknown key (known tables: agents, auth, bindings, channels, cron, gateway, logging, memory, plugins, providers, session, skills, tools, usage)",
         ),
         (
             "debug = true\n",
-            "debug: unknown key (known tables: agents, auth, bindings, channels, gateway, logging, memory, plugins, providers, session, skills, tools, usage)",
+            "debug: unknown key (known tables: agents, auth, bindings, channels, cron, gateway, logging, memory, plugins, providers, session, skills, tools, usage)",
         ),
     ],
 )
@@ -240,7 +240,7 @@ def test_double_dollar_writes_a_literal_placeholder(tmp_path: Path) -> None:
 
 def test_variables_are_not_substituted_in_keys(tmp_path: Path) -> None:
     assert problems_of(tmp_path, '[agents.defaults]\n"${X}" = 1\n', env={"X": "timezone"}) == [
-        'agents.defaults."${X}": unknown key (known keys: workspace, model, thinking, timezone, max_iterations, prompt_mode, bootstrap_max_chars, bootstrap_total_max_chars, model_aliases, owner_ids, context_tokens, compaction, context_pruning)'
+        'agents.defaults."${X}": unknown key (known keys: workspace, model, thinking, timezone, max_iterations, prompt_mode, bootstrap_max_chars, bootstrap_total_max_chars, model_aliases, owner_ids, context_tokens, compaction, context_pruning, heartbeat, subagents)'
     ]
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
@@ -196,11 +196,16 @@ class Conversation:
                 origin=origin,
                 cache=self.bootstrap_states,
             )
+            options = options or TurnOptions()
             async with watched as watching:
                 try:
-                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls, options or TurnOptions(), earlier)
+                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls, options, earlier)
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
+                    await self._ended(session_key, options, "aborted")
+                    raise
+                except Exception:
+                    await self._ended(session_key, options, "error")
                     raise
                 if self.services is not None:  # the turn's own notices (a compaction) reach its chat too
                     for notice in result.notices:
@@ -216,7 +221,18 @@ class Conversation:
                 transcript=session.transcript,
                 system_event=system_event,
             )
+        await self._ended(session_key, options, "ok", result.usage)
         return attrs.evolve(result, notices=(*session.notices, *result.notices, *watching.notices))
+
+    async def _ended(self, session_key: str, options: TurnOptions, status: Literal["ok", "error", "aborted"], usage: Usage | None = None) -> None:
+        """``clawbot_agent_end``: plugins see every turn end, whatever started it."""
+        from clawbot.types import AgentEndEvent
+
+        event = AgentEndEvent(self.agent_id, session_key, options.kind, status, usage or Usage())
+        try:
+            await self.kernel.plugins.notify("clawbot_agent_end", event=event)
+        except Exception:  # an observer never changes how the turn ended
+            log.exception("clawbot_agent_end failed")
 
     async def _loop(
         self,

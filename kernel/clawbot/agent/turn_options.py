@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import attrs
 
-from clawbot.types import Message, ToolCallBlock
+from clawbot.types import Message, RunKind, ToolCallBlock
 
 ReplyWatcher = Callable[[Message], Awaitable[None]]
 ResultsWatcher = Callable[[Sequence[ToolCallBlock], Sequence[Message]], Awaitable[None]]
@@ -29,3 +29,6 @@ class TurnOptions:
     """Each model reply, as soon as it arrived (before its tool calls run)."""
     on_tool_results: ResultsWatcher | None = None
     """A reply's tool calls and their results, once they all ran."""
+    kind: RunKind = "chat"
+    """What started the turn (``clawbot_agent_end`` tells plugins): a chat message, a
+    heartbeat, a cron job or a sub-agent."""

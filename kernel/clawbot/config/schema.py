@@ -11,6 +11,7 @@ from typing import Any, List, Literal  # noqa: UP035 - cattrs structures typing.
 
 import attrs
 
+from clawbot.config.automation_schema import AgentHeartbeatConfig, CronConfig, HeartbeatConfig, SubagentsConfig
 from clawbot.config.gateway_schema import BindingConfig, GatewayConfig
 from clawbot.types.context import InRange, OutOfRange
 
@@ -166,6 +167,8 @@ class AgentDefaults:
     context_tokens: int = attrs.field(default=0, validator=InRange(0, 100_000_000))
     compaction: CompactionConfig = attrs.field(factory=CompactionConfig)
     context_pruning: ContextPruningConfig = attrs.field(factory=ContextPruningConfig)
+    heartbeat: HeartbeatConfig = attrs.field(factory=HeartbeatConfig)
+    subagents: SubagentsConfig = attrs.field(factory=SubagentsConfig)
 
     def __attrs_post_init__(self) -> None:
         # A smaller window would fail every message with a context overflow.
@@ -221,6 +224,7 @@ class AgentConfig:
     tools: AgentToolPolicyConfig | None = None
     skills: AgentSkillsConfig | None = None
     compaction: AgentCompactionConfig | None = None
+    heartbeat: AgentHeartbeatConfig | None = None
 
 
 def _default_agents() -> "list[AgentConfig]":
@@ -313,6 +317,7 @@ class CoreConfig:
     memory: MemoryConfig = attrs.field(factory=MemoryConfig)
     logging: LoggingConfig = attrs.field(factory=LoggingConfig)
     gateway: GatewayConfig = attrs.field(factory=GatewayConfig)
+    cron: CronConfig = attrs.field(factory=CronConfig)
     bindings: List[BindingConfig] = attrs.field(factory=list)  # noqa: UP006
 
 
@@ -372,6 +377,10 @@ class ClawbotConfig:
     @property
     def gateway(self) -> GatewayConfig:
         return self.core.gateway
+
+    @property
+    def cron(self) -> CronConfig:
+        return self.core.cron
 
     @property
     def bindings(self) -> list[BindingConfig]:

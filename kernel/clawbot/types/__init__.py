@@ -1,6 +1,7 @@
 """The attrs value types plugins and the kernel exchange through hooks."""
 
 from clawbot.types.activity import Activity, ActivitySink, TextDelta, ToolCallStarted, TurnFailed
+from clawbot.types.automation import AgentEndEvent, CronJob, CronRun, CronSchedule, RunKind, SubagentSummary
 from clawbot.types.channel_config import ChannelCapabilities, ChannelConfig, DmPolicy, GroupPolicy, MarkdownFlavour
 from clawbot.types.channels import (
     ApprovalOffer,
@@ -96,6 +97,12 @@ from clawbot.types.web import WebPage, WebRoute, WebSocketPeer, WebSocketRoute
 
 # spelled out so linters and type checkers see the re-exports (a test keeps it complete)
 __all__ = [
+    "SubagentSummary",
+    "RunKind",
+    "CronSchedule",
+    "CronRun",
+    "CronJob",
+    "AgentEndEvent",
     "WebSocketRoute",
     "WebSocketPeer",
     "WebRoute",
