@@ -30,6 +30,8 @@ from clawbot.types import (
     AgentSummary,
     ApprovalRequest,
     ApprovalTicket,
+    CronJob,
+    CronRun,
     InboundMessage,
     MemoryExcerpt,
     MemoryProvider,
@@ -46,6 +48,7 @@ from clawbot.types import (
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
+    from clawbot.automation.scheduler import Scheduler
 
 #: sessions whose turn is waiting on a sessions_send, outermost first
 _WAITING: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("clawbot_waiting_sessions", default=())
@@ -84,6 +87,7 @@ class SharedServices:
     #: events of turns that came from no channel message report to them
     local_origin: InboundMessage | None = None
     _background: set[asyncio.Task[object]] = attrs.field(factory=set)
+    cron: Scheduler | None = None  # the running gateway's cron scheduler
 
     def for_turn(self, agent_id: str, session_key: str, origin: InboundMessage | None, model: str) -> KernelServices:
         return KernelServices(self, agent_id, session_key, origin, model)
@@ -317,3 +321,59 @@ class KernelServices(ToolServices):
         if self.shared.port is None or origin is None:
             raise ServiceUnavailable(f"cannot report back to the chat: {NO_GATEWAY}")
         self.shared.port.inject(origin, self.session_key, text)
+
+    # -- cron jobs: the owner's, so only from an agent's main session ------------------------
+
+    def _cron_store(self):  # noqa: ANN202 - CronStore, imported lazily
+        if not self._is_main():
+            raise ServiceUnavailable(f"this is a {session_kind(self.session_key)} session: only the agent's main session may see or change cron jobs")
+        from clawbot.automation.service import cron_store
+
+        return cron_store(self._kernel)
+
+    def _cron_changed(self) -> None:
+        if self.shared.cron is not None:
+            self.shared.cron.changed()
+
+    def cron_jobs(self) -> list[CronJob]:
+        return self._cron_store().jobs()
+
+    def cron_add(self, job: CronJob) -> CronJob:
+        from clawbot.automation.jobs import JobError, add_job
+
+        store = self._cron_store()
+        try:
+            added = add_job(store, attrs.evolve(job, agent_id=job.agent_id or self.agent_id), self._kernel.config, datetime.now().astimezone())
+        except JobError as exc:
+            raise ServiceUnavailable(str(exc)) from None
+        self._cron_changed()
+        return added
+
+    def cron_edit(self, name: str, **changes: object) -> CronJob:
+        from clawbot.automation.jobs import JobError, edit_job
+
+        try:
+            edited = edit_job(self._cron_store(), name, self._kernel.config, dict(changes))
+        except JobError as exc:
+            raise ServiceUnavailable(str(exc)) from None
+        self._cron_changed()
+        return edited
+
+    def cron_remove(self, name: str) -> bool:
+        removed = self._cron_store().remove(name)
+        self._cron_changed()
+        return removed
+
+    async def cron_run_now(self, name: str) -> CronRun:
+        store = self._cron_store()
+        job = store.get(name)
+        if job is None:
+            raise ServiceUnavailable(f"no cron job is named {name!r}")
+        if self.shared.cron is not None:
+            return await self.shared.cron.run_now(job)
+        from clawbot.automation.cron_runner import run_cron_job
+
+        run = await run_cron_job(self.shared, job, datetime.now().astimezone(), "manual")
+        store.append_run(run)
+        return run
+

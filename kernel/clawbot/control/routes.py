@@ -26,6 +26,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/v1/turns", turns)
     app.router.add_get("/v1/approvals", approvals)
     app.router.add_post("/v1/approvals/{id}", approve)
+    app.router.add_post("/v1/cron/{name}/run", cron_run)
 
 
 def _channel(request: web.Request) -> ApiChannel:
@@ -112,3 +113,19 @@ async def approve(request: web.Request) -> web.Response:
         return json_error(400, 'the body must be a JSON object: {"choice": "allow-once" | "allow-always" | "deny"}')
     status, answer = await answer_approval(_channel(request), request.match_info["id"], body.get("choice"))
     return web.json_response(answer, status=status)
+
+
+async def cron_run(request: web.Request) -> web.Response:
+    """Run a cron job now, in this gateway (its channels deliver); answers the finished run."""
+    from clawbot.automation.cron_store import converter
+
+    runtime = _channel(request).gateway.runtime
+    scheduler = runtime.services.cron if runtime is not None else None
+    if scheduler is None:
+        return json_error(503, "cron jobs do not run in this gateway (cron.enabled = false)")
+    name = request.match_info["name"]
+    job = scheduler.store.get(name)
+    if job is None:
+        return json_error(404, f"no cron job is named {name!r}")
+    run = await scheduler.run_now(job)
+    return web.json_response(converter.unstructure(run))

@@ -120,6 +120,9 @@ class Gateway:
     _telling: set[asyncio.Task[None]] = attrs.field(factory=set)
     outbox: Outbox = attrs.field(default=attrs.Factory(lambda self: Outbox(self.kernel, self.agent_id), takes_self=True))
     _channels: dict[str, Channel] = attrs.field(factory=dict)
+    services: list[Callable[[], Awaitable[None]]] = attrs.field(factory=list)
+    """What runs beside the channels while the gateway does (the cron scheduler), each in its
+    own task: started once the gateway is up, cancelled when it stops."""
 
     @property
     def lanes(self) -> Lanes:
@@ -157,6 +160,7 @@ class Gateway:
         # in the background: a first sync of a large memory must not hold up the channels
         memory = asyncio.create_task(start_memory(self.kernel), name="memory-start")
         stopper = asyncio.create_task(self._stop.wait())
+        services = [asyncio.create_task(serve(), name=f"service:{getattr(serve, '__qualname__', 'service')}") for serve in self.services]
         try:
             pending: set[asyncio.Task[Any]] = set(tasks)  # the channels, and the stopper while waiting
             while pending and not self._stop.is_set():
@@ -176,9 +180,9 @@ class Gateway:
                     await channel.stop()
                 except Exception:
                     log.exception("channel %s failed to stop", channel.name)
-            for task in [*tasks, stopper, memory, *self._background]:
+            for task in [*tasks, stopper, memory, *services, *self._background]:
                 task.cancel()
-            await asyncio.gather(*tasks, stopper, memory, *self._background, return_exceptions=True)
+            await asyncio.gather(*tasks, stopper, memory, *services, *self._background, return_exceptions=True)
 
     def stop(self, *, at_once: bool = False) -> None:
         """Stop: running turns get ``gateway.shutdown_grace_s`` to finish (none ``at_once``:

@@ -16,6 +16,7 @@ GROUP_MODULES = (
     "clawbot_tools.memory",
     "clawbot_tools.messaging",
     "clawbot_tools.runtime",
+    "clawbot_tools.automation",
 )
 
 

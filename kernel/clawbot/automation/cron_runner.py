@@ -1,0 +1,81 @@
+"""One run of a cron job: a turn of its agent with its message, and the reply delivered.
+
+The turn runs in the job's own session (``agent:<id>:cron:<name>``) or the agent's main
+session (``session = "main"``), as a ``cron`` turn (``clawbot_agent_end`` says so). Its
+reply goes to ``deliver`` (``<channel>:<target>``) through the running gateway; a reply that
+is only ``HEARTBEAT_OK`` or a silent token is not delivered (nothing needed saying). A run
+whose turn or delivery failed is a failed run, with the reason recorded: a job that reports
+success but delivered nothing is what users must never get.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from clawbot.agent.clock import Clock, utc_now
+from clawbot.automation.cron_store import iso
+from clawbot.automation.scheduler import new_run_id
+from clawbot.sessions.keys import main_key
+from clawbot.types import CronJob, CronRun, OutboundMessage
+
+if TYPE_CHECKING:
+    from clawbot.agent.runtime import AgentRuntime
+
+log = logging.getLogger(__name__)
+
+
+def job_agent(job: CronJob, default_agent: str) -> str:
+    return job.agent_id or default_agent
+
+
+def job_session(job: CronJob, agent_id: str) -> str:
+    return main_key(agent_id) if job.session == "main" else f"agent:{agent_id}:cron:{job.name}"
+
+
+def check_deliver(deliver: str) -> str:
+    """``<channel>:<target>`` (or empty); a ValueError naming the option otherwise."""
+    if deliver:
+        channel, sep, target = deliver.partition(":")
+        if not sep or not channel.strip() or not target.strip():
+            raise ValueError(f"deliver: {deliver!r} is not <channel>:<target>, e.g. telegram:123456")
+    return deliver
+
+
+async def run_cron_job(runtime: AgentRuntime, job: CronJob, due: datetime, reason: str, *, clock: Clock = utc_now) -> CronRun:
+    """Run ``job`` once (it was due at ``due``); the finished run, failed or not (never raises)."""
+    from clawbot.agent.turn_options import TurnOptions
+    from clawbot.gateway.reply_protocol import parse_reply
+
+    agent_id = job_agent(job, runtime.kernel.config.default_agent_id())
+    session_key = job_session(job, agent_id)
+    run_id, started = new_run_id(), clock()
+    delivers = bool(job.deliver)
+
+    def finished(status: str, delivered: bool | None, error: str = "") -> CronRun:
+        return CronRun(job.name, run_id, iso(due), iso(started), iso(clock()), status, delivered, error, session_key, reason)  # type: ignore[arg-type]
+
+    try:
+        conversation = await runtime.conversation(agent_id)
+        result = await conversation.send(session_key, job.message, options=TurnOptions(kind="cron"))
+    except Exception as exc:  # a model or tool failure: recorded, never raised into the scheduler
+        log.warning("cron job %s: the turn failed: %s", job.name, exc)
+        return finished("failed", False if delivers else None, f"the turn failed: {getattr(exc, 'user_message', None) or exc}")
+    if result.stopped == "aborted":
+        return finished("failed", False if delivers else None, "the turn was stopped")
+    if not delivers:
+        return finished("ok", None)
+    reply = parse_reply(result.text)
+    if not reply.delivered or not reply.text:  # HEARTBEAT_OK or silent: nothing to say
+        return finished("ok", False)
+    channel, _, target = job.deliver.partition(":")
+    port = runtime.port
+    if port is None:
+        return finished("failed", False, f"delivery to {job.deliver} failed: no gateway is running (start `clawbot run`)")
+    try:
+        await port.deliver(OutboundMessage(channel=channel, peer_id=target, text=reply.text), session_key)
+    except Exception as exc:
+        log.warning("cron job %s: delivery to %s failed: %s", job.name, job.deliver, exc)
+        return finished("failed", False, f"delivery to {job.deliver} failed: {exc}")
+    return finished("ok", True)

@@ -1,0 +1,218 @@
+"""The cron scheduler: one asyncio task that sleeps until the next job is due.
+
+A heap holds each enabled job's next due time; the task sleeps until the earliest (woken
+early by :meth:`Scheduler.changed`, and at least every :data:`RECHECK_S` to notice jobs the
+CLI changed in the jobs file), starts what is due and sleeps again: nothing is polled per
+job, so 10,000 jobs cost nothing while none is due. Tests drive it by :meth:`tick` with a
+clock they set.
+
+Runs missed while clawbot was not running follow ``cron.catch_up``: ``once`` (one run for
+all of a job's missed ones, reason ``catch-up``), ``all`` (each, at most the last 10),
+``none`` (recorded as one ``skipped`` run). At most ``cron.max_concurrent_runs`` run at
+once; one taking longer than ``cron.run_timeout_s`` fails. A job still running when it is
+due again skips that time (recorded).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+import attrs
+
+from clawbot.agent.clock import Clock, utc_now
+from clawbot.automation.cron_store import CronStore, iso, parse_iso
+from clawbot.automation.schedule import ScheduleError, due_between, next_due
+from clawbot.config.automation_schema import CronConfig
+from clawbot.types import CronJob, CronRun
+
+log = logging.getLogger(__name__)
+
+RunJob = Callable[[CronJob, datetime, str], Awaitable[CronRun]]
+"""(job, when it was due, reason) -> the finished run (never raises for a failed turn)."""
+RECHECK_S = 10.0
+CATCH_UP_ALL_MAX = 10
+
+
+def new_run_id() -> str:
+    return secrets.token_hex(6)
+
+
+@attrs.define(eq=False)
+class Scheduler:
+    store: CronStore
+    run_job: RunJob
+    config: CronConfig = attrs.field(factory=CronConfig)
+    user_tz: str = ""
+    clock: Clock = utc_now
+    record: bool = True
+    """Whether runs go to the jobs' history (the benchmark's trivial runs do not)."""
+    _heap: list[tuple[float, int, str]] = attrs.field(factory=list)
+    _due: dict[str, tuple[CronJob, datetime]] = attrs.field(factory=dict)
+    _running: dict[str, asyncio.Task[CronRun]] = attrs.field(factory=dict)
+    _tasks: set[asyncio.Task[object]] = attrs.field(factory=set)
+    _wake: asyncio.Event = attrs.field(factory=asyncio.Event)
+    _slots: asyncio.Semaphore | None = None
+    _version: tuple[int, int] | None = None
+    _seq: int = 0
+    _loaded: bool = False
+
+    # -- the job table -------------------------------------------------------------------------
+
+    def load(self, *, catch_up: bool = True) -> None:
+        """(Re)read the jobs and each one's next due time; on the first load, what was
+        missed while clawbot was not running is caught up per ``cron.catch_up``."""
+        now = self.clock()
+        self._version = self.store.version()
+        jobs = {job.name: job for job in self.store.jobs() if job.enabled}
+        last = self.store.last_due()
+        self._heap, self._due = [], {}
+        missed: list[tuple[CronJob, list[datetime]]] = []
+        for job in jobs.values():
+            anchor = last.get(job.name) or parse_iso(job.created_at) or now
+            try:
+                if catch_up and not self._loaded:
+                    was_due = due_between(job.schedule, anchor, now, self.user_tz, limit=CATCH_UP_ALL_MAX)
+                    if was_due:
+                        missed.append((job, was_due))
+                        anchor = now
+                # a time just passed (the jobs were reread between two ticks) runs at the next tick
+                due = next_due(job.schedule, anchor, self.user_tz)
+            except ScheduleError as exc:
+                log.warning("cron job %s is not scheduled: %s", job.name, exc)
+                continue
+            if due is not None:
+                self._push(job, due)
+        self._loaded = True
+        for job, times in missed:
+            self._catch_up(job, times, now)
+
+    def _push(self, job: CronJob, due: datetime) -> None:
+        self._seq += 1
+        self._due[job.name] = (job, due)
+        heapq.heappush(self._heap, (due.timestamp(), self._seq, job.name))
+
+    def changed(self) -> None:
+        """The jobs changed (added, edited, removed here): reread them and wake up."""
+        self.load(catch_up=False)
+        self._wake.set()
+
+    def next_due(self) -> datetime | None:
+        """When the earliest job is due (``None``: none is scheduled)."""
+        self._drop_stale()
+        return self._due[self._heap[0][2]][1] if self._heap else None
+
+    def due_times(self) -> dict[str, datetime]:
+        return {name: due for name, (_, due) in self._due.items()}
+
+    def _drop_stale(self) -> None:
+        while self._heap:
+            stamp, _, name = self._heap[0]
+            entry = self._due.get(name)
+            if entry is not None and entry[1].timestamp() == stamp:
+                return
+            heapq.heappop(self._heap)  # a job removed or rescheduled since this entry
+
+    # -- running -------------------------------------------------------------------------------
+
+    def tick(self) -> datetime | None:
+        """Start every job due by now; the next due time after them."""
+        now = self.clock()
+        started: dict[str, datetime | None] = {}
+        while (due_at := self.next_due()) is not None and due_at <= now:
+            _, _, name = heapq.heappop(self._heap)
+            job, due = self._due.pop(name)
+            self._start(job, due, "schedule")
+            started[name] = due
+            try:
+                following = next_due(job.schedule, due, self.user_tz)
+                if following is not None and following <= now:  # behind (a suspend): not a burst of runs
+                    following = next_due(job.schedule, now, self.user_tz)
+            except ScheduleError:
+                following = None
+            if following is not None:
+                self._push(job, following)
+        self.store.set_due(started)  # one write for the whole burst
+        return self.next_due()
+
+    def _catch_up(self, job: CronJob, times: list[datetime], now: datetime) -> None:
+        policy = self.config.catch_up
+        self.store.set_due({job.name: now})
+        if policy == "none":
+            error = f"{len(times)} run(s) missed while clawbot was not running; cron.catch_up = none skips them"
+            self._record(CronRun(job.name, new_run_id(), iso(times[-1]), iso(now), iso(now), "skipped", None, error, reason="catch-up"))
+            return
+        for due in times if policy == "all" else times[-1:]:
+            self._start(job, due, "catch-up")
+
+    def _start(self, job: CronJob, due: datetime, reason: str) -> None:
+        if job.name in self._running:
+            now = self.clock()
+            self._record(CronRun(job.name, new_run_id(), iso(due), iso(now), iso(now), "skipped", None, "the previous run was still running", reason=reason))
+            return
+        task = asyncio.get_running_loop().create_task(self._run(job, due, reason), name=f"cron:{job.name}")
+        self._running[job.name] = task
+        self._tasks.add(task)
+        task.add_done_callback(lambda t, name=job.name: self._finished(name, t))
+
+    def _finished(self, name: str, task: asyncio.Task[CronRun]) -> None:
+        self._tasks.discard(task)
+        if self._running.get(name) is task:
+            del self._running[name]
+
+    async def run_now(self, job: CronJob) -> CronRun:
+        """Run ``job`` now (``clawbot cron run``, the cron tool), whatever its schedule."""
+        return await self._run(job, self.clock(), "manual")
+
+    async def _run(self, job: CronJob, due: datetime, reason: str) -> CronRun:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.config.max_concurrent_runs)
+        async with self._slots:
+            started = self.clock()
+            try:
+                run = await asyncio.wait_for(self.run_job(job, due, reason), self.config.run_timeout_s)
+            except TimeoutError:
+                error = f"the run took longer than cron.run_timeout_s ({self.config.run_timeout_s}s)"
+                run = CronRun(job.name, new_run_id(), iso(due), iso(started), iso(self.clock()), "failed", None, error, reason=reason)
+            except Exception as exc:  # a job that fails must not stop the others
+                log.exception("cron job %s failed", job.name)
+                run = CronRun(job.name, new_run_id(), iso(due), iso(started), iso(self.clock()), "failed", None, f"{type(exc).__name__}: {exc}", reason=reason)
+        self._record(run)
+        return run
+
+    def _record(self, run: CronRun) -> None:
+        if not self.record:
+            return
+        try:
+            self.store.append_run(run)
+        except OSError:
+            log.exception("recording a run of cron job %s failed", run.job)
+
+    async def serve(self) -> None:
+        """Run until cancelled: sleep until the next due job, start it, and so on."""
+        if not self._loaded:
+            self.load()
+        try:
+            while True:
+                upcoming = self.tick()
+                self._wake.clear()
+                wait = RECHECK_S if upcoming is None else min(RECHECK_S, (upcoming - self.clock()).total_seconds())
+                if wait > 0:
+                    try:
+                        await asyncio.wait_for(self._wake.wait(), wait)
+                    except TimeoutError:
+                        pass
+                if self.store.version() != self._version:  # the CLI changed the jobs file
+                    self.load(catch_up=False)
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
