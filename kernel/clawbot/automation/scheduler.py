@@ -126,7 +126,7 @@ class Scheduler:
         while (due_at := self.next_due()) is not None and due_at <= now:
             _, _, name = heapq.heappop(self._heap)
             job, due = self._due.pop(name)
-            self._start(job, due, "schedule")
+            self._start(job, [due], "schedule")
             started[name] = due
             try:
                 following = next_due(job.schedule, due, self.user_tz)
@@ -146,15 +146,16 @@ class Scheduler:
             error = f"{len(times)} run(s) missed while clawbot was not running; cron.catch_up = none skips them"
             self._record(CronRun(job.name, new_run_id(), iso(times[-1]), iso(now), iso(now), "skipped", None, error, reason="catch-up"))
             return
-        for due in times if policy == "all" else times[-1:]:
-            self._start(job, due, "catch-up")
+        self._start(job, times if policy == "all" else times[-1:], "catch-up")
 
-    def _start(self, job: CronJob, due: datetime, reason: str) -> None:
+    def _start(self, job: CronJob, times: list[datetime], reason: str) -> None:
+        """Run ``job`` for each of ``times`` in turn (several only when catching up)."""
         if job.name in self._running:
             now = self.clock()
-            self._record(CronRun(job.name, new_run_id(), iso(due), iso(now), iso(now), "skipped", None, "the previous run was still running", reason=reason))
+            skipped = "the previous run was still running"
+            self._record(CronRun(job.name, new_run_id(), iso(times[-1]), iso(now), iso(now), "skipped", None, skipped, reason=reason))
             return
-        task = asyncio.get_running_loop().create_task(self._run(job, due, reason), name=f"cron:{job.name}")
+        task = asyncio.get_running_loop().create_task(self._run_each(job, times, reason), name=f"cron:{job.name}")
         self._running[job.name] = task
         self._tasks.add(task)
         task.add_done_callback(lambda t, name=job.name: self._finished(name, t))
@@ -163,6 +164,11 @@ class Scheduler:
         self._tasks.discard(task)
         if self._running.get(name) is task:
             del self._running[name]
+
+    async def _run_each(self, job: CronJob, times: list[datetime], reason: str) -> CronRun:
+        for due in times:
+            run = await self._run(job, due, reason)
+        return run
 
     async def run_now(self, job: CronJob) -> CronRun:
         """Run ``job`` now (``clawbot cron run``, the cron tool), whatever its schedule."""
@@ -210,6 +216,11 @@ class Scheduler:
                     self.load(catch_up=False)
         finally:
             await self.aclose()
+
+    async def settle(self) -> None:
+        """Wait until the runs started so far are over (tests; what a run starts counts too)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def aclose(self) -> None:
         tasks = list(self._tasks)
