@@ -343,7 +343,8 @@ class KernelServices(ToolServices):
 
         store = self._cron_store()
         try:
-            added = add_job(store, attrs.evolve(job, agent_id=job.agent_id or self.agent_id), self._kernel.config, datetime.now().astimezone())
+            now = self.shared.cron.clock() if self.shared.cron is not None else datetime.now().astimezone()
+            added = add_job(store, attrs.evolve(job, agent_id=job.agent_id or self.agent_id), self._kernel.config, now)
         except JobError as exc:
             raise ServiceUnavailable(str(exc)) from None
         self._cron_changed()
