@@ -28,13 +28,16 @@ from clawbot.agent.clock import Clock, utc_now
 from clawbot.automation.cron_store import CronStore, iso, parse_iso
 from clawbot.automation.schedule import ScheduleError, due_between, next_due
 from clawbot.config.automation_schema import CronConfig
-from clawbot.types import CronJob, CronRun
+from clawbot.types import CronJob, CronRun, CronSchedule
 
 log = logging.getLogger(__name__)
 
 RunJob = Callable[[CronJob, datetime, str], Awaitable[CronRun]]
 """(job, when it was due, reason) -> the finished run (never raises for a failed turn)."""
 RECHECK_S = 10.0
+FLUSH_S = 1.0
+"""Due times are written at most this often: a burst of jobs costs one write, not one each
+(a crash loses at most this much, which catch-up then treats as missed)."""
 CATCH_UP_ALL_MAX = 10
 
 
@@ -59,6 +62,8 @@ class Scheduler:
     _slots: asyncio.Semaphore | None = None
     _version: tuple[int, int] | None = None
     _seq: int = 0
+    _unsaved: dict[str, datetime] = attrs.field(factory=dict)
+    _saved_at: float = 0.0
     _loaded: bool = False
 
     # -- the job table -------------------------------------------------------------------------
@@ -69,7 +74,7 @@ class Scheduler:
         now = self.clock()
         self._version = self.store.version()
         jobs = {job.name: job for job in self.store.jobs() if job.enabled}
-        last = self.store.last_due()
+        last = {**self.store.last_due(), **self._unsaved}
         self._heap, self._due = [], {}
         missed: list[tuple[CronJob, list[datetime]]] = []
         for job in jobs.values():
@@ -122,22 +127,34 @@ class Scheduler:
     def tick(self) -> datetime | None:
         """Start every job due by now; the next due time after them."""
         now = self.clock()
-        started: dict[str, datetime | None] = {}
+        started = self._unsaved
+        following_of: dict[tuple[CronSchedule, datetime], datetime | None] = {}  # jobs sharing a schedule: computed once
         while (due_at := self.next_due()) is not None and due_at <= now:
             _, _, name = heapq.heappop(self._heap)
             job, due = self._due.pop(name)
             self._start(job, [due], "schedule")
             started[name] = due
-            try:
-                following = next_due(job.schedule, due, self.user_tz)
-                if following is not None and following <= now:  # behind (a suspend): not a burst of runs
-                    following = next_due(job.schedule, now, self.user_tz)
-            except ScheduleError:
-                following = None
-            if following is not None:
-                self._push(job, following)
-        self.store.set_due(started)  # one write for the whole burst
-        return self.next_due()
+            key = (job.schedule, due)
+            if key not in following_of:
+                try:
+                    following = next_due(job.schedule, due, self.user_tz)
+                    if following is not None and following <= now:  # behind (a suspend): not a burst of runs
+                        following = next_due(job.schedule, now, self.user_tz)
+                except ScheduleError:
+                    following = None
+                following_of[key] = following
+            if following_of[key] is not None:
+                self._push(job, following_of[key])  # type: ignore[arg-type]
+        upcoming = self.next_due()
+        if started and (now.timestamp() - self._saved_at >= FLUSH_S or upcoming is None or (upcoming - now).total_seconds() >= FLUSH_S):
+            self.save()
+        return upcoming
+
+    def save(self) -> None:
+        """Write when the jobs started so far were due (what catch-up counts from)."""
+        unsaved, self._unsaved = self._unsaved, {}
+        self._saved_at = self.clock().timestamp()
+        self.store.set_due(unsaved)  # type: ignore[arg-type]
 
     def _catch_up(self, job: CronJob, times: list[datetime], now: datetime) -> None:
         policy = self.config.catch_up
@@ -180,7 +197,8 @@ class Scheduler:
         async with self._slots:
             started = self.clock()
             try:
-                run = await asyncio.wait_for(self.run_job(job, due, reason), self.config.run_timeout_s)
+                async with asyncio.timeout(self.config.run_timeout_s):  # no extra task per run, unlike wait_for
+                    run = await self.run_job(job, due, reason)
             except TimeoutError:
                 error = f"the run took longer than cron.run_timeout_s ({self.config.run_timeout_s}s)"
                 run = CronRun(job.name, new_run_id(), iso(due), iso(started), iso(self.clock()), "failed", None, error, reason=reason)
@@ -207,6 +225,8 @@ class Scheduler:
                 upcoming = self.tick()
                 self._wake.clear()
                 wait = RECHECK_S if upcoming is None else min(RECHECK_S, (upcoming - self.clock()).total_seconds())
+                if self._unsaved:
+                    wait = min(wait, FLUSH_S)
                 if wait > 0:
                     try:
                         await asyncio.wait_for(self._wake.wait(), wait)
@@ -223,6 +243,8 @@ class Scheduler:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def aclose(self) -> None:
+        if self._unsaved:
+            self.save()
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
