@@ -220,6 +220,7 @@ class Conversation:
                 thinking=result.thinking,
                 transcript=session.transcript,
                 system_event=system_event,
+                kind=options.kind,
             )
         await self._ended(session_key, options, "ok", result.usage)
         return attrs.evolve(result, notices=(*session.notices, *result.notices, *watching.notices))

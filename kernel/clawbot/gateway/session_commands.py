@@ -139,6 +139,9 @@ async def status_text(kernel: Kernel, runtime: AgentRuntime | None, session_key:
     if info is not None:
         u = info.usage
         lines.append(f"Tokens: {u.prompt_tokens:,} in ({u.cache_hit_share:.0%} from the cache), {u.output_tokens:,} out")
+        if info.heartbeats:  # clawbot's own check-ins, apart from what the chat cost
+            h = info.heartbeat_usage
+            lines.append(f"Heartbeats: {info.heartbeats:,} runs, {h.prompt_tokens + h.output_tokens:,} tokens of these")
         lines.append(f"Context: {_context_share(kernel, info, models[0])}")
         lines.append(f"Token estimate: {_estimate_error(kernel, models[0])}")
         cost = "no price configured (usage.prices)" if info.cost_usd is None else f"${info.cost_usd:.4f}"

@@ -191,7 +191,7 @@ def everything(workspace: Path, **overrides: Any) -> PromptContext:
 
 
 def test_spec_table_keys_unique_orders_spaced_and_only_messaging_and_runtime_volatile() -> None:
-    assert len({s.key for s in SECTIONS}) == len(SECTIONS) == 24
+    assert len({s.key for s in SECTIONS}) == len(SECTIONS) == 25
     orders = [s.order for s in SECTIONS]
     assert orders == sorted(orders) and all(b - a == 10 for a, b in itertools.pairwise(orders))
     assert {s.key for s in SECTIONS if not s.stable} == {"messaging", "runtime"}
