@@ -16,6 +16,7 @@ from clawbot.automation.heartbeat import HeartbeatService
 from clawbot.gateway.session_commands import status_text
 from clawbot.paths import expand_user_path
 from clawbot.testing import FakeChannel, plugin_from_hooks
+from clawbot.types import ChannelCapabilities
 
 from .chatkit import open_chat
 
@@ -63,7 +64,7 @@ class LiveChannel(FakeChannel):
 def config(**heartbeat: object) -> str:
     values = {"prompt": PROMPT, **heartbeat}
     lines = "\n".join(f"{k} = {v!r}" if isinstance(v, str) else f"{k} = {v}" for k, v in values.items())
-    return f'\n[agents.defaults.heartbeat]\n{lines.replace(chr(39), chr(34))}\n'
+    return f"\n[agents.defaults.heartbeat]\n{lines.replace(chr(39), chr(34))}\n"
 
 
 async def chat(make_kernel, provider, channel, checklist: str | None = "- check the inbox\n", **heartbeat: object):
@@ -216,5 +217,26 @@ async def test_a_failing_heartbeat_is_logged_and_the_gateway_goes_on(make_kernel
         assert "the provider broke" in caplog.text
         await channel.inject("still there?")
         assert channel.sent[-1].text == "later"
+    finally:
+        await opened.close()
+
+
+class RequestsOnly(LiveChannel):
+    """A surface that only answers open requests, like the control API's clients."""
+
+    capabilities = ChannelCapabilities(unprompted=False)
+
+
+async def test_a_chat_that_only_answers_open_requests_is_never_the_heartbeats_target(make_kernel) -> None:
+    """A control API client hears only the turns it asked for: a heartbeat reply sent there
+    would be lost, so such a chat is never the "last chat" a heartbeat reports to."""
+    channel = RequestsOnly()
+    provider = Streaming("hello", "Reminder: call the dentist back before 15:00.")
+    opened, service, _ = await chat(make_kernel, provider, channel)
+    try:
+        await channel.inject("hi", peer_id="client-1")
+        await beat(service, opened.gateway)
+        assert len(provider.requests) == 2  # the heartbeat ran
+        assert [m.text for m in channel.sent] == ["hello"]  # its reply went nowhere
     finally:
         await opened.close()

@@ -126,9 +126,7 @@ class HeartbeatService:
             return self._skipped(agent_id, now, "HEARTBEAT.md is missing or asks for nothing")
         chat = gateway.last_chat(session_key) if heartbeat.target == "last" else None
         channel, origin = chat if chat is not None else (self._nowhere, InboundMessage(channel=self._nowhere.name, peer_id="heartbeat", text=""))
-        event = attrs.evolve(
-            origin, text=heartbeat.prompt, system_event=True, message_id=None, reply_to_id=None, timestamp=now, attachments=(), mentions=()
-        )
+        event = attrs.evolve(origin, text=heartbeat.prompt, system_event=True, message_id=None, reply_to_id=None, timestamp=now, attachments=(), mentions=())
         log.info("heartbeat of agent %s", agent_id)
         answered = gateway.run_event(channel, event, session_key, kind="heartbeat", model=heartbeat.model or None)
         return Beat(agent_id, now, "ran", answered=answered)

@@ -93,9 +93,7 @@ class Lanes:
     def __attrs_post_init__(self) -> None:
         self._slots = asyncio.Semaphore(max(1, self.max_concurrent))
 
-    def submit(
-        self, session_key: str, channel: Channel, message: InboundMessage, *, kind: RunKind = "chat", model: str | None = None
-    ) -> asyncio.Future[None]:
+    def submit(self, session_key: str, channel: Channel, message: InboundMessage, *, kind: RunKind = "chat", model: str | None = None) -> asyncio.Future[None]:
         """Queue ``message`` in its session's lane; the future is done once it was answered."""
         answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if self._closed:  # shutting down: nothing new starts

@@ -311,7 +311,7 @@ class Gateway:
         ``kind`` and ``model``: a run clawbot started itself (a heartbeat) and its model."""
         if session_key is None:
             session_key = self.router.route(message).session_key
-        if not message.system_event:  # where a heartbeat's reply goes (heartbeat.target = "last")
+        if not message.system_event and channel.capabilities.unprompted:  # where a heartbeat's reply goes
             self._last_chat[session_key] = (channel, message)
         for received in (*earlier, message):
             if not received.system_event:
