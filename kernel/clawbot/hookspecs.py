@@ -356,6 +356,8 @@ def clawbot_session_end(event: SessionEvent) -> None:
     sessions reset`` (reason: the command), or when a message arrives for a session the
     ``session.reset`` policy finds stale (reason: the policy's), once for the old session,
     whose transcript is kept, before ``clawbot_session_start`` of the new one.
+    Also called when a sub-agent's run ends (reason ``"sub-agent done"``, ``"sub-agent
+    failed"``, ``"sub-agent timed out"``, ``"sub-agent stopped"``): its session is over.
 
     Result rule: notification; every implementation runs, errors are logged.
     """

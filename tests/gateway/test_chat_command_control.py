@@ -43,6 +43,7 @@ ALLOWED_REPLY = {  # what each command answers someone allowed to use it (prefix
     "verbose": "Verbose (a line per tool call): off (the default).",
     "reasoning": "Reasoning shown: off (the default).",
     "usage": "Usage footer: off (the default).",
+    "subagents": "This session has started no sub-agents since clawbot started.",
     "whoami": "Channel: fake",
     "compact": "No compaction strategy is installed",
     "ping": "pong",  # a plugin's command

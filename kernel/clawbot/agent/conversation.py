@@ -220,6 +220,7 @@ class Conversation:
                 thinking=result.thinking,
                 transcript=session.transcript,
                 system_event=system_event,
+                kind=options.kind,
             )
         await self._ended(session_key, options, "ok", result.usage)
         return attrs.evolve(result, notices=(*session.notices, *result.notices, *watching.notices))
@@ -264,7 +265,7 @@ class Conversation:
         system = await self.system_prompt(session_key, channel, model)
         specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in self.tools.values())
         window = model.info().context_window
-        services = None if self.services is None else self.services.for_turn(self.agent_id, session_key, origin, model.ref)
+        services = None if self.services is None else self.services.for_turn(self.agent_id, session_key, origin, model.ref, self.tools)
         run_ctx = ToolRunContext(self.kernel, self.tools, self.agent_id, session_key, self.workspace, services=services)
         usage, calls = Usage(), 0
         costs: list[float | None] = []

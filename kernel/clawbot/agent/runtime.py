@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import attrs
+
 from clawbot.agent.approvals import ApprovalBroker
 from clawbot.agent.services import GatewayPort, SharedServices
 from clawbot.kernel import Kernel
 from clawbot.sessions.store import agent_of
-from clawbot.types import InboundMessage
+from clawbot.types import InboundMessage, RunKind
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
@@ -67,17 +69,22 @@ class AgentRuntime:
         *,
         live: LiveTurn | None = None,
         earlier: tuple[InboundMessage, ...] = (),
+        kind: RunKind = "chat",
+        model: str | None = None,
     ) -> str | None:
         """The gateway's responder: one turn of the session's agent; ``live`` is told its
         text and tool calls as they happen; ``earlier``: the chat's messages that waited
         for this turn, kept as their own messages before ``message``. The message's
         directives apply to this turn, and the chat's /verbose, /reasoning and /usage
-        settings show what they show."""
+        settings show what they show. ``kind``: what started the turn (a heartbeat: clawbot);
+        ``model``: the model of this turn only (a heartbeat's cheaper one)."""
         from clawbot.gateway.turn_setup import setup_turn
 
         conversation = await self.conversation(agent_of(session_key))
         on_text, on_tool_calls = (live.text, live.tool_calls) if live is not None else (None, None)
         turn = setup_turn(self.kernel, self.port, message, session_key)
+        if kind != "chat" or model:
+            turn.options = attrs.evolve(turn.options, kind=kind, model=model or turn.options.model)
         result = await conversation.send(
             session_key,
             turn.text,

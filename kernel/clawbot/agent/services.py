@@ -14,7 +14,7 @@ import asyncio
 import contextvars
 import logging
 import os
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
@@ -22,6 +22,7 @@ import attrs
 
 from clawbot.agent.approvals import ApprovalBroker
 from clawbot.agent.clock import user_timezone
+from clawbot.agent.subagents import Subagents
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.keys import session_kind
@@ -42,6 +43,7 @@ from clawbot.types import (
     ServiceUnavailable,
     SessionStatus,
     SessionSummary,
+    SubagentSummary,
     ToolServices,
     Usage,
 )
@@ -88,9 +90,11 @@ class SharedServices:
     local_origin: InboundMessage | None = None
     _background: set[asyncio.Task[object]] = attrs.field(factory=set)
     cron: Scheduler | None = None  # the running gateway's cron scheduler
+    subagents: Subagents = attrs.field(default=attrs.Factory(lambda self: Subagents(self), takes_self=True))
 
-    def for_turn(self, agent_id: str, session_key: str, origin: InboundMessage | None, model: str) -> KernelServices:
-        return KernelServices(self, agent_id, session_key, origin, model)
+    def for_turn(self, agent_id: str, session_key: str, origin: InboundMessage | None, model: str, tools: Iterable[str] | None = None) -> KernelServices:
+        """``tools``: the names this turn's model was offered (a sub-agent it starts gets no more)."""
+        return KernelServices(self, agent_id, session_key, origin, model, frozenset(tools) if tools is not None else None)
 
     @property
     def background(self) -> frozenset[asyncio.Task[object]]:
@@ -129,6 +133,8 @@ class KernelServices(ToolServices):
     session_key: str
     origin: InboundMessage | None = None
     model: str = ""
+    tools: frozenset[str] | None = None
+    """The tools this turn offers (``None``: what the agent's policy allows)."""
 
     @property
     def _kernel(self) -> Kernel:
@@ -179,6 +185,7 @@ class KernelServices(ToolServices):
         config = self._kernel.config
         default = config.default_agent_id()
         found = []
+        main = self._is_main()
         for agent_id in config.agent_ids() or [default]:
             agent = config.agent(agent_id)
             model = agent.model.primary if agent is not None and agent.model is not None else None
@@ -189,6 +196,7 @@ class KernelServices(ToolServices):
                     default=agent_id == default,
                     workspace=str(expand_user_path(config.agent_workspace(agent_id), self._kernel.env)),
                     model=model or config.agents.defaults.model.primary or None,
+                    may_spawn=self.shared.subagents.may_spawn_agent(self.agent_id, agent_id, main=main, reachable=self._agent_reachable),
                 )
             )
         return found
@@ -378,3 +386,30 @@ class KernelServices(ToolServices):
         store.append_run(run)
         return run
 
+    # -- sub-agents ----------------------------------------------------------------------------
+
+    async def spawn_subagent(self, task: str, *, agent_id: str | None = None, model: str | None = None, timeout_s: float | None = None) -> SubagentSummary:
+        from clawbot.agent.policy import agent_tools
+
+        config = self._kernel.config
+        target = agent_id or self.agent_id
+        if target not in (config.agent_ids() or [config.default_agent_id()]):
+            raise ServiceUnavailable(f"no agent {target!r} is configured; agents_list shows them")
+        if not self.shared.subagents.may_spawn_agent(self.agent_id, target, main=self._is_main(), reachable=self._agent_reachable):
+            raise ServiceUnavailable(
+                f"agent {self.agent_id!r} may not start a sub-agent of agent {target!r}: only the main session may, "
+                "with both listed in tools.agent_to_agent; agents_list shows which agents may be spawned"
+            )
+        return await self.shared.subagents.spawn(
+            task=task,
+            parent_agent=self.agent_id,
+            parent_session_key=self.session_key,
+            parent_origin=self.origin,
+            parent_tools=self.tools if self.tools is not None else frozenset(agent_tools(self._kernel, self.agent_id)),
+            agent_id=target,
+            model=model,
+            timeout_s=timeout_s,
+        )
+
+    def subagents(self) -> list[SubagentSummary]:
+        return self.shared.subagents.of_parent(self.session_key)

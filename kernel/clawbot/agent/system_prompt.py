@@ -84,6 +84,13 @@ def _channel_capabilities(kernel: Kernel, channel: str | None) -> tuple[str, ...
     return found.capabilities.names() if found is not None else ()
 
 
+def _heartbeat_prompt(kernel: Kernel, agent_id: str) -> str:
+    from clawbot.automation.heartbeat_plan import heartbeat_of
+
+    heartbeat = heartbeat_of(kernel.config, agent_id)
+    return heartbeat.prompt if heartbeat.on else ""
+
+
 async def build_system_prompt(kernel: Kernel, request: PromptRequest) -> BuiltPrompt:
     from clawbot.agent.bootstrap import load_injected_files
     from clawbot.agent.clock import user_timezone
@@ -113,6 +120,7 @@ async def build_system_prompt(kernel: Kernel, request: PromptRequest) -> BuiltPr
         capabilities=_channel_capabilities(kernel, request.channel),
         runtime=runtime_info(),
         reasoning_tags=request.reasoning_tags,
+        heartbeat_prompt=_heartbeat_prompt(kernel, request.agent_id),
     )
     sections = tuple(await collect_sections(kernel, ctx)) if mode != "none" else ()
     stable = "\n\n".join([IDENTITY_LINE, *(s.text for s in sections if s.stable)])

@@ -13,7 +13,7 @@ from clawbot.types import Tool
 CORE_TOOL_ORDER = (
     "read", "write", "edit", "apply_patch", "grep", "find", "ls",
     "exec", "process", "web_search", "web_fetch", "message",
-    "agents_list", "sessions_list", "sessions_history", "sessions_send", "session_status",
+    "agents_list", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "session_status",
     "memory_search", "memory_get", "cron", "image", "gateway",
 )  # fmt: skip
 _CORE_RANK = {name: rank for rank, name in enumerate(CORE_TOOL_ORDER)}

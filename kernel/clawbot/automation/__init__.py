@@ -1,1 +1,1 @@
-"""Runs clawbot starts on its own: cron jobs (schedules, their store and the scheduler)."""
+"""What clawbot does on its own schedule: heartbeats and cron jobs."""

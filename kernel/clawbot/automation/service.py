@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -30,19 +29,19 @@ def cron_scheduler(runtime: AgentRuntime) -> Scheduler:
     return Scheduler(cron_store(kernel), run_job, kernel.config.cron, kernel.config.agents.defaults.timezone)
 
 
-def cron_service(runtime: AgentRuntime) -> Callable[[], Awaitable[None]] | None:
-    """What the gateway runs while it serves (``None`` when ``cron.enabled`` is off); the
-    scheduler is offered to the agents' tools and the control API while it runs."""
-    if not runtime.kernel.config.cron.enabled:
-        return None
-    scheduler = cron_scheduler(runtime)
+class CronService:
+    """The scheduler as one of the gateway's background services (``cron.enabled``); while
+    it runs it is offered to the agents' tools and the control API (``run now``)."""
 
-    async def serve() -> None:
-        runtime.services.cron = scheduler
+    def __init__(self, runtime: AgentRuntime) -> None:
+        self.runtime = runtime
+        self.scheduler = cron_scheduler(runtime)
+
+    async def serve(self, gateway: object) -> None:
+        services = self.runtime.services
+        services.cron = self.scheduler
         try:
-            await scheduler.serve()
+            await self.scheduler.serve()
         finally:
-            if runtime.services.cron is scheduler:
-                runtime.services.cron = None
-
-    return serve
+            if services.cron is self.scheduler:
+                services.cron = None

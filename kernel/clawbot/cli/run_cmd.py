@@ -65,9 +65,13 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
         echo(str(exc), err=True)
         return 1
     gateway = Gateway(kernel, runtime.respond, agent_id, runtime=runtime)
-    from clawbot.automation.service import cron_service
+    from clawbot.automation.heartbeat import HeartbeatService
 
-    gateway.services.extend(s for s in (cron_service(runtime),) if s is not None)
+    gateway.services.append(HeartbeatService(kernel))
+    from clawbot.automation.service import CronService
+
+    if kernel.config.cron.enabled:
+        gateway.services.append(CronService(runtime))
     from clawbot.control.api_channel import api_channel_for
     from clawbot.control.settings import ControlApiError
 

@@ -55,6 +55,16 @@ def status(state: CliState, as_json: bool) -> None:
         echo(f"page: {client.address}{page.get('path')} ({page.get('plugin')}; log in with the token in {token_path(root)})")
     turns = health.get("running_turns") or []
     echo(f"running turns: {', '.join(turns) if turns else 'none'}")
+    for row in health.get("heartbeats") or []:
+        echo(f"heartbeats ({row.get('agent')}): {_heartbeat_line(row)}")
+
+
+def _heartbeat_line(row: dict[str, Any]) -> str:
+    every = row.get("every_minutes") or 0
+    cadence = f"every {every} min" if every else "off"
+    tokens = row.get("tokens") or 0
+    shown = f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+    return f"{cadence}; {row.get('runs') or 0} runs, {shown} tokens"
 
 
 def _say_not_running(message: str, as_json: bool) -> NoReturn:

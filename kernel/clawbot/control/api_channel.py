@@ -26,7 +26,8 @@ NAME = "api"
 
 class ApiChannel(Channel):
     name = NAME
-    capabilities = ChannelCapabilities(markdown="markdown")
+    # a client hears only the turns it asked for, while its request is open
+    capabilities = ChannelCapabilities(markdown="markdown", unprompted=False)
 
     def __init__(self, gateway: Gateway, settings: ApiSettings, routes: list[tuple[str, WebRoute]] | None = None) -> None:
         self.gateway = gateway

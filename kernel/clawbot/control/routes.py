@@ -44,6 +44,8 @@ def version() -> str:
 
 
 async def health(request: web.Request) -> web.Response:
+    from clawbot.automation.heartbeat import heartbeat_report
+
     channel = _channel(request)
     gateway = channel.gateway
     return web.json_response(
@@ -54,6 +56,7 @@ async def health(request: web.Request) -> web.Response:
             "agent": gateway.agent_id,
             "channels": channel.health(),
             "running_turns": gateway.running_sessions(),
+            "heartbeats": heartbeat_report(gateway.kernel),
             # the plugins' pages a person opens (the web chat's /chat/), by the plugin offering them
             "pages": [
                 {"path": route.path, "plugin": plugin}

@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 import attrs
 
-from clawbot.types import Channel, InboundMessage
+from clawbot.types import Channel, InboundMessage, RunKind
 
 log = logging.getLogger(__name__)
 
@@ -44,12 +44,16 @@ class Waiting:
     channel: Channel
     message: InboundMessage
     answered: asyncio.Future[None]
+    kind: RunKind = "chat"
+    """What asks for the turn: a chat message (or clawbot's event), or a heartbeat ..."""
+    model: str | None = None
+    """The model of this turn only (a heartbeat's own model), ``None``: the session's."""
 
     def chat(self) -> tuple[object, ...]:
-        """What one turn's messages must share: the chat they came from, and who wrote them
-        in the sense of people versus clawbot's own events."""
+        """What one turn's messages must share: the chat they came from, who wrote them in
+        the sense of people versus clawbot's own events, and what kind of run it is."""
         m = self.message
-        return (self.channel.name, m.account_id, m.peer_id, m.thread_id, m.system_event)
+        return (self.channel.name, m.account_id, m.peer_id, m.thread_id, m.system_event, self.kind)
 
 
 RunTurn = Callable[[str, tuple[Waiting, ...]], Coroutine[Any, Any, None]]
@@ -89,7 +93,7 @@ class Lanes:
     def __attrs_post_init__(self) -> None:
         self._slots = asyncio.Semaphore(max(1, self.max_concurrent))
 
-    def submit(self, session_key: str, channel: Channel, message: InboundMessage) -> asyncio.Future[None]:
+    def submit(self, session_key: str, channel: Channel, message: InboundMessage, *, kind: RunKind = "chat", model: str | None = None) -> asyncio.Future[None]:
         """Queue ``message`` in its session's lane; the future is done once it was answered."""
         answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if self._closed:  # shutting down: nothing new starts
@@ -100,7 +104,7 @@ class Lanes:
         lane = self._lanes.get(session_key)
         if lane is None:
             lane = self._lanes[session_key] = _Lane()
-        lane.waiting.append(Waiting(channel, message, answered))
+        lane.waiting.append(Waiting(channel, message, answered, kind, model))
         lane.arrived.set()
         while len(lane.waiting) > self.cap:
             dropped = lane.waiting.popleft()

@@ -16,7 +16,7 @@ import json
 import logging
 
 from clawbot.agent.notices import MARKS, quoted_line
-from clawbot.gateway.reply_protocol import ReplyReader
+from clawbot.gateway.reply_protocol import HEARTBEAT_ACK_MAX_CHARS, ReplyReader
 from clawbot.safetext import SafeStream
 from clawbot.types import Activity, ActivitySink, TextDelta, ToolCallBlock, ToolCallStarted, TurnFailed
 
@@ -48,12 +48,13 @@ def _short_json(value: object, limit: int) -> str:
 class LiveTurn:
     """Feeds one turn's text and tool calls to a channel's :data:`ActivitySink`."""
 
-    def __init__(self, sink: ActivitySink, channel: str) -> None:
+    def __init__(self, sink: ActivitySink, channel: str, ack_max_chars: int = HEARTBEAT_ACK_MAX_CHARS, *, heartbeat: bool = False) -> None:
         self._sink: ActivitySink | None = sink
         self._channel = channel
         self._stream = SafeStream(MARKS)
         self._segment: list[str] = []  # the text since the last tool call: the reply, if the turn ends now
-        self._reader = ReplyReader()
+        self._ack, self._heartbeat = ack_max_chars, heartbeat
+        self._reader = ReplyReader(ack_max_chars, heartbeat=heartbeat)
         self._shown = ""  # what of the segment has been shown (before making it safe)
         self.showed_reply = False
         """Whether some of the final reply has been shown (it cannot be taken back)."""
@@ -95,7 +96,7 @@ class LiveTurn:
         await self._emit_text(self._stream.flush())
         showed = bool(self._shown)
         self._stream = SafeStream(MARKS)
-        self._segment, self._reader, self._shown = [], ReplyReader(), ""
+        self._segment, self._reader, self._shown = [], ReplyReader(self._ack, heartbeat=self._heartbeat), ""
         return showed
 
     async def _emit_text(self, text: str) -> None:

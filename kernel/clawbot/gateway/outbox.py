@@ -40,7 +40,7 @@ class Outbox:
         from clawbot.sessions.store import agent_of
 
         try:
-            parsed = parse_reply(text)
+            parsed = parse_reply(text, self.kernel.config.agents.defaults.heartbeat.ack_max_chars)
             if not parsed.delivered and not shown:
                 return
             workspace = expand_user_path(self.kernel.config.agent_workspace(agent_of(session_key)), self.kernel.env)

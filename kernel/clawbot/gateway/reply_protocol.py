@@ -10,8 +10,8 @@ The model may write directives into a reply; they are read and removed before it
   workspace) or http(s) link; the line itself is not shown;
 * ``HEARTBEAT_OK``: the agent's "nothing needs attention". The token is never shown
   (wherever it is, with any Markdown around it); a
-  reply that holds it and at most :data:`HEARTBEAT_ACK_MAX_CHARS` characters of anything
-  else is not sent at all.
+  reply that holds it and at most ``agents.defaults.heartbeat.ack_max_chars`` (300)
+  characters of anything else is not sent at all.
 
 Tags and MEDIA lines count only outside code fences: a fenced block is something the model
 quotes and goes out as written. A reply that is only a silent token (``NO_REPLY``,
@@ -20,8 +20,8 @@ quotes and goes out as written. A reply that is only a silent token (``NO_REPLY`
 :class:`ReplyReader` reads a reply as it streams, so a channel that shows it live never sees
 a directive either: a line that may still become a MEDIA line, a ``[[`` that may still
 become a tag and a word that may still become ``HEARTBEAT_OK`` are held back until they
-cannot; a reply that begins with ``HEARTBEAT_OK`` is held back until more than
-:data:`HEARTBEAT_ACK_MAX_CHARS` other characters came (it is then a real answer). Text shown
+cannot; a reply that begins with ``HEARTBEAT_OK`` (and any reply to a heartbeat) is held back until more than
+that many other characters came (it is then a real answer). Text shown
 before a later ``HEARTBEAT_OK`` cannot be taken back; the token itself never shows.
 """
 
@@ -62,19 +62,21 @@ class ParsedReply:
     media: tuple[str, ...] = ()
     heartbeat: bool = False
     silent: bool = False
+    ack_max_chars: int = HEARTBEAT_ACK_MAX_CHARS
+    """At most this much other text beside ``HEARTBEAT_OK``: an acknowledgement, not sent."""
 
     @property
     def delivered(self) -> bool:
         """Whether anything goes to the chat at all."""
         if self.silent:
             return False
-        if self.heartbeat and not self.media and len(self.text) <= HEARTBEAT_ACK_MAX_CHARS:
+        if self.heartbeat and not self.media and len(self.text) <= self.ack_max_chars:
             return False
         return bool(self.text or self.media)
 
 
-def parse_reply(raw: str) -> ParsedReply:
-    reader = ReplyReader()
+def parse_reply(raw: str, ack_max_chars: int = HEARTBEAT_ACK_MAX_CHARS) -> ParsedReply:
+    reader = ReplyReader(ack_max_chars)
     reader.feed(raw)
     return reader.result()
 
@@ -122,7 +124,10 @@ class ReplyReader:
     :meth:`result` the whole reply read once it is complete. Each complete line is read
     once, so a long reply costs no more than reading it whole."""
 
-    def __init__(self) -> None:
+    def __init__(self, ack_max_chars: int = HEARTBEAT_ACK_MAX_CHARS, *, heartbeat: bool = False) -> None:
+        self.ack_max_chars = ack_max_chars  # agents.defaults.heartbeat.ack_max_chars
+        #: a heartbeat's reply: any short text may still end in HEARTBEAT_OK, so none is shown
+        self.hold_short = heartbeat
         self._lines: list[str] = []  # complete lines, cleaned
         self._raw = ""  # the reply so far, for the silent check
         self._tail = ""  # the line still being written
@@ -212,7 +217,7 @@ class ReplyReader:
         lead = self._raw[:_LEAD].lstrip()
         while lead.startswith("[[") and (tag := _TAG.match(lead)) is not None:
             lead = lead[tag.end() :].lstrip()
-        if _heartbeat_led(lead[: len(HEARTBEAT_TOKEN) + 4]) and len(text) <= HEARTBEAT_ACK_MAX_CHARS:
+        if (self.hold_short or _heartbeat_led(lead[: len(HEARTBEAT_TOKEN) + 4])) and len(text) <= self.ack_max_chars:
             return ""  # may still be a heartbeat acknowledgement, which is never shown
         return text
 
@@ -231,4 +236,5 @@ class ReplyReader:
             media=tuple(self.media),
             heartbeat=self.heartbeat,
             silent=is_silent(self._raw) or is_silent(text),
+            ack_max_chars=self.ack_max_chars,
         )

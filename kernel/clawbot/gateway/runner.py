@@ -46,6 +46,7 @@ import attrs
 
 from clawbot.agent.notices import outgoing_text, quoted
 from clawbot.gateway.access import Access
+from clawbot.gateway.background import BackgroundService, serving
 from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
 from clawbot.gateway.commands import ParsedCommand, shadowed_commands
 from clawbot.gateway.health import ChannelBoard, ChannelHealth
@@ -63,6 +64,7 @@ from clawbot.types import (
     InboundEvent,
     InboundMessage,
     OutboundMessage,
+    RunKind,
 )
 
 if TYPE_CHECKING:
@@ -120,9 +122,9 @@ class Gateway:
     _telling: set[asyncio.Task[None]] = attrs.field(factory=set)
     outbox: Outbox = attrs.field(default=attrs.Factory(lambda self: Outbox(self.kernel, self.agent_id), takes_self=True))
     _channels: dict[str, Channel] = attrs.field(factory=dict)
-    services: list[Callable[[], Awaitable[None]]] = attrs.field(factory=list)
-    """What runs beside the channels while the gateway does (the cron scheduler), each in its
-    own task: started once the gateway is up, cancelled when it stops."""
+    _last_chat: dict[str, tuple[Channel, InboundMessage]] = attrs.field(factory=dict)
+    services: list[BackgroundService] = attrs.field(factory=list)
+    """Run beside the channels while the gateway runs (heartbeats, cron), stopped with it."""
 
     @property
     def lanes(self) -> Lanes:
@@ -159,8 +161,8 @@ class Gateway:
 
         # in the background: a first sync of a large memory must not hold up the channels
         memory = asyncio.create_task(start_memory(self.kernel), name="memory-start")
+        services = [asyncio.create_task(serving(service, self), name=f"service:{type(service).__name__}") for service in self.services]
         stopper = asyncio.create_task(self._stop.wait())
-        services = [asyncio.create_task(serve(), name=f"service:{getattr(serve, '__qualname__', 'service')}") for serve in self.services]
         try:
             pending: set[asyncio.Task[Any]] = set(tasks)  # the channels, and the stopper while waiting
             while pending and not self._stop.is_set():
@@ -273,7 +275,7 @@ class Gateway:
     async def _turn(self, session_key: str, batch: tuple[Waiting, ...]) -> None:
         """One turn of a lane: the last message is its origin, the others came before it."""
         last = batch[-1]
-        await self.handle(last.channel, last.message, session_key, earlier=tuple(w.message for w in batch[:-1]))
+        await self.handle(last.channel, last.message, session_key, earlier=tuple(w.message for w in batch[:-1]), kind=last.kind, model=last.model)
 
     def _unanswered(self, waiting: Waiting) -> None:
         """clawbot stopped before answering: the sender is told, before the channels stop."""
@@ -301,26 +303,37 @@ class Gateway:
         session_key: str | None = None,
         *,
         earlier: tuple[InboundMessage, ...] = (),
+        kind: RunKind = "chat",
+        model: str | None = None,
     ) -> None:
         """Answer one inbound message (with ``earlier`` ones of the same chat that waited
-        for it: one turn answers them all); errors become a short reply, never a crash."""
+        for it: one turn answers them all); errors become a short reply, never a crash.
+        ``kind`` and ``model``: a run clawbot started itself (a heartbeat) and its model."""
         if session_key is None:
             session_key = self.router.route(message).session_key
+        if not message.system_event and channel.capabilities.unprompted:  # where a heartbeat's reply goes
+            self._last_chat[session_key] = (channel, message)
         for received in (*earlier, message):
             if not received.system_event:
                 event = InboundEvent(received, agent_of(session_key), session_key)
                 await self.kernel.plugins.notify("clawbot_message_received", event=event)
-        live = self._live(channel, message)
+        live = self._live(channel, message, heartbeat=kind == "heartbeat")
         extra: dict[str, Any] = {} if live is None else {"live": live}
         if earlier and self._respond_takes("earlier"):
             extra["earlier"] = earlier
         elif earlier:  # a responder that takes one message: the texts together, in order
             message = attrs.evolve(message, text="\n\n".join(m.text for m in (*earlier, message)))
+        if kind != "chat" and self._respond_takes("kind"):
+            extra.update(kind=kind, model=model)
         async with typing_while(channel, message):
             try:
                 text = await self.respond(message, session_key, **extra)
             except Exception as exc:
                 log.exception("answering a message on %s failed", channel.name)
+                if kind == "heartbeat":  # nobody asked: the failure is logged, the chat not bothered
+                    if live is not None:
+                        await live.finish(None)
+                    return
                 # a failure's message may name what someone typed (a /model choice): quoted
                 failure = quoted(getattr(exc, "user_message", None) or FAILURE_REPLY)
                 if live is not None:
@@ -330,7 +343,7 @@ class Gateway:
             streamed = live is not None and await live.finish(text)
             await self.outbox.send_reply(channel, message, session_key, text or "", streamed=streamed, shown=live is not None and live.showed_reply)
 
-    def _live(self, channel: Channel, message: InboundMessage) -> LiveTurn | None:
+    def _live(self, channel: Channel, message: InboundMessage, *, heartbeat: bool = False) -> LiveTurn | None:
         """The turn's live activity for a channel that shows it and a responder that reports it.
 
         Not while a plugin implements ``clawbot_message_sending``: it may cancel or rewrite
@@ -342,7 +355,7 @@ class Gateway:
         except Exception:
             log.exception("channel %s failed to offer live activity", channel.name)
             return None
-        return None if sink is None else LiveTurn(sink, channel.name)
+        return None if sink is None else LiveTurn(sink, channel.name, self.kernel.config.agents.defaults.heartbeat.ack_max_chars, heartbeat=heartbeat)
 
     def _respond_takes(self, keyword: str) -> bool:
         """Whether the responder takes ``keyword`` (``live``: reports the turn's activity;
@@ -381,6 +394,16 @@ class Gateway:
             running = ", ".join(self.channel_names()) or "none"
             raise ServiceUnavailable(f"channel {message.channel!r} is not running (running: {running})")
         await self.outbox.hand_over(channel, message, session_key, notice=notice)
+
+    def last_chat(self, session_key: str) -> tuple[Channel, InboundMessage] | None:
+        """The channel and the last message a person wrote in ``session_key`` since the
+        gateway started (``None``: nobody wrote there yet)."""
+        return self._last_chat.get(session_key)
+
+    def run_event(self, channel: Channel, event: InboundMessage, session_key: str, *, kind: RunKind, model: str | None = None) -> asyncio.Future[None]:
+        """Queue clawbot's own ``event`` (a system event) in the session's lane as a ``kind``
+        run with ``model`` for that turn; its reply goes to ``channel`` as any reply would."""
+        return self.lanes.submit(session_key, channel, event, kind=kind, model=model)
 
     def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
         channel = self._channels.get(origin.channel)

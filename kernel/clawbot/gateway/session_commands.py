@@ -1,4 +1,4 @@
-"""The answers of the session commands: /help, /commands, /status, /whoami and /model.
+"""The answers of the session commands: /help, /commands, /status, /whoami, /model, /subagents.
 
 They are clawbot's own notices, answered by the gateway without asking the model, so
 whatever came from outside (a sender's name, a model name someone typed, an error naming
@@ -139,6 +139,9 @@ async def status_text(kernel: Kernel, runtime: AgentRuntime | None, session_key:
     if info is not None:
         u = info.usage
         lines.append(f"Tokens: {u.prompt_tokens:,} in ({u.cache_hit_share:.0%} from the cache), {u.output_tokens:,} out")
+        if info.heartbeats:  # clawbot's own check-ins, apart from what the chat cost
+            h = info.heartbeat_usage
+            lines.append(f"Heartbeats: {info.heartbeats:,} runs, {h.prompt_tokens + h.output_tokens:,} tokens of these")
         lines.append(f"Context: {_context_share(kernel, info, models[0])}")
         lines.append(f"Token estimate: {_estimate_error(kernel, models[0])}")
         cost = "no price configured (usage.prices)" if info.cost_usd is None else f"${info.cost_usd:.4f}"
@@ -235,6 +238,10 @@ async def answer(
             return await status_text(kernel, runtime, session_key)
         if name == "model":
             return await model_text(kernel, runtime, session_key, args, owner=owner)
+        if name == "subagents":
+            from clawbot.gateway.subagent_command import subagents_text
+
+            return subagents_text(runtime, session_key, args, owner=owner)
     except Exception as exc:  # a report must never take the chat down
         log.exception("/%s failed", name)
         return f"/{name} failed: {type(exc).__name__}"

@@ -59,6 +59,9 @@ class SessionInfo:
     last_user_at: str | None = None
     #: what the chat set with /think, /verbose, /reasoning, /usage (:mod:`clawbot.sessions.settings`)
     settings: dict[str, str] = attrs.field(factory=dict)
+    #: the heartbeat turns among ``turns`` and their part of ``usage`` (reported apart)
+    heartbeats: int = 0
+    heartbeat_usage: Usage = attrs.field(factory=Usage)
 
     @property
     def last_person_activity(self) -> str:
@@ -200,6 +203,9 @@ class SessionIndex:
                         continue
                     info.turns += 1
                     info.usage = info.usage + Usage(*(usage.get(name, 0) for name in _USAGE))
+                    if record.get("kind") == "heartbeat":
+                        info.heartbeats += 1
+                        info.heartbeat_usage = info.heartbeat_usage + Usage(*(usage.get(name, 0) for name in _USAGE))
                     if cost is not None:
                         info.cost_usd = (info.cost_usd or 0.0) + cost
                     for name in ("timestamp", *_OPTIONAL_TEXTS):
@@ -242,14 +248,16 @@ def entry_problem(key: str, value: object) -> str | None:
     settings = value.get("settings", {})
     if not isinstance(settings, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in settings.items()):
         return f"settings is {shown(settings)}, not an object of words"
-    if "turns" in value and not is_count(value["turns"]):
-        return f"turns is {shown(value['turns'])}, not a count"
-    usage = value.get("usage", {})
-    if not isinstance(usage, dict):
-        return f"usage is {shown(usage)}, not an object"
-    for name in _USAGE:
-        if name in usage and not is_count(usage[name]):
-            return f"usage.{name} is {shown(usage[name])}, not a count"
+    for counted in ("turns", "heartbeats"):
+        if counted in value and not is_count(value[counted]):
+            return f"{counted} is {shown(value[counted])}, not a count"
+    for field in ("usage", "heartbeat_usage"):
+        usage = value.get(field, {})
+        if not isinstance(usage, dict):
+            return f"{field} is {shown(usage)}, not an object"
+        for name in _USAGE:
+            if name in usage and not is_count(usage[name]):
+                return f"{field}.{name} is {shown(usage[name])}, not a count"
     cost = value.get("cost_usd")
     if cost is not None and not is_number(cost, high=1e12):
         return f"cost_usd is {shown(cost)}, not an amount"

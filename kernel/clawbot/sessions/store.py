@@ -54,6 +54,7 @@ class _Totals:
     auth_profile: str | None
     thinking: str | None
     system_event: bool
+    kind: str = "chat"
 
 
 class _Lane:
@@ -234,12 +235,14 @@ class SessionStore:
         thinking: str | None = None,
         transcript: Transcript | None = None,
         system_event: bool = False,
+        kind: str = "chat",
     ) -> SessionInfo:
         """:meth:`record_turn` for a turn in the event loop: its index change is written
-        together with those of the turns that end in the same tick (one write for all)."""
+        together with those of the turns that end in the same tick (one write for all).
+        A ``kind = "heartbeat"`` turn is also counted apart (``SessionInfo.heartbeats``)."""
         agent_id = agent_of(key)
         writer = self.writer(agent_id)
-        totals = _Totals(usage, model, cost_usd, auth_profile, thinking, system_event)
+        totals = _Totals(usage, model, cost_usd, auth_profile, thinking, system_event, kind)
         try:
             info = await writer.update(lambda raw: self._counted(writer.index, raw, key, session_id, totals))
         except OSError as exc:
@@ -247,7 +250,7 @@ class SessionStore:
             stamp = now_iso()
             info = SessionInfo(key, session_id or "", stamp, stamp, model, thinking, 1, usage, cost_usd, auth_profile, last_user_at=stamp)
         if transcript is not None:  # after the index: a rebuild meanwhile must not count this turn twice
-            self._append_turn(transcript, usage, model, cost_usd, auth_profile, thinking, system_event)
+            self._append_turn(transcript, usage, model, cost_usd, auth_profile, thinking, system_event, kind)
         return info
 
     async def open_merged(self, key: str) -> Session:
@@ -292,6 +295,9 @@ class SessionStore:
         info.thinking = totals.thinking or info.thinking
         if totals.cost_usd is not None:
             info.cost_usd = (info.cost_usd or 0.0) + totals.cost_usd
+        if totals.kind == "heartbeat":
+            info.heartbeats += 1
+            info.heartbeat_usage = info.heartbeat_usage + totals.usage
         raw[key] = self.converter.unstructure(info)
         return info
 
@@ -304,10 +310,13 @@ class SessionStore:
         auth_profile: str | None,
         thinking: str | None,
         system_event: bool = False,
+        kind: str = "chat",
     ) -> None:
         fields = {"usage": self.converter.unstructure(usage), "cost_usd": cost_usd, "model": model, "auth_profile": auth_profile, "thinking": thinking}
         if system_event:  # a rebuilt index does not count it as the user's activity
             fields["system_event"] = True
+        if kind != "chat":  # a rebuilt index counts heartbeats apart
+            fields["kind"] = kind
         try:
             transcript.append("turn", **{name: value for name, value in fields.items() if value is not None})
         except OSError as exc:  # the reply is stored; only a rebuilt index would miss this turn

@@ -81,6 +81,9 @@ class ChannelCapabilities:
     threads: bool = False
     reactions: bool = False
     replies: bool = False
+    unprompted: bool = True
+    """A message nobody is waiting for (a heartbeat's or a cron job's report) reaches the chat
+    later; ``False`` for a surface that only answers requests while they are open."""
 
     def names(self) -> tuple[str, ...]:
         """The features the surface has, as the system prompt's runtime line names them."""

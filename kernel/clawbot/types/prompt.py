@@ -107,6 +107,8 @@ class PromptContext:
     capabilities: tuple[str, ...] = ()
     runtime: RuntimeInfo | None = None
     reasoning_tags: bool = False
+    heartbeat_prompt: str = ""
+    """What a heartbeat poll says, when heartbeats run for this agent (empty: they do not)."""
 
     def has_tool(self, name: str) -> bool:
         return any(t.name == name for t in self.tools)

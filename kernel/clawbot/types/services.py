@@ -87,6 +87,8 @@ class AgentSummary:
     default: bool
     workspace: str
     model: str | None
+    may_spawn: bool = False
+    """Whether the asking session may start a sub-agent of this agent (``sessions_spawn``)."""
 
 
 @attrs.frozen

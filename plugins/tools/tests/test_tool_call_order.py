@@ -95,7 +95,7 @@ READ_ONLY = {
     "memory_search",
     "memory_get",
 }
-CHANGES_STATE = {"write", "edit", "apply_patch", "exec", "process", "message", "sessions_send", "cron"}
+CHANGES_STATE = {"write", "edit", "apply_patch", "exec", "process", "message", "sessions_send", "sessions_spawn", "cron"}
 
 
 async def test_every_tool_declares_whether_its_calls_may_overlap(make_kernel, workspace) -> None:

@@ -1,9 +1,9 @@
 """The system prompt promises only what this run can do.
 
 Each row names a capability the prompt talks about and what makes it available (a tool in
-the run, a channel feature); the prompt is built with and without it. Features clawbot does
-not have (heartbeat polls, reply tags and ``MEDIA:`` lines parsed from replies) appear in
-no prompt and no starter file, and ``web_search`` is offered only with a search provider.
+the run, a channel feature); the prompt is built with and without it. Heartbeat polls are
+explained only to an agent whose heartbeats run, and ``web_search`` is offered only with a
+search provider.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from clawbot import LLMProvider, Message, Tool, ToolResult
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.types import PromptContext, SkillEntry
-from clawbot_workspace.init import TEMPLATE_NAMES, template_text
+from clawbot_workspace.init import template_text
 from clawbot_workspace.sections import all_sections
 
 BASE_TOOLS = ("write", "ls")
@@ -76,15 +76,22 @@ EVERYTHING = {
     "capabilities": ("reactions",),
     "skills": True,
 }
-NOT_YET = ["heartbeat", "HEARTBEAT_OK"]
 
 
-@pytest.mark.parametrize("marker", NOT_YET)
-def test_features_clawbot_does_not_have_are_promised_nowhere(workspace: Path, marker: str) -> None:
-    assert marker.lower() not in prompt(workspace, **EVERYTHING).lower()
-    promised = [name for name in TEMPLATE_NAMES if name != "HEARTBEAT.md" and marker.lower() in template_text(name).lower()]
-    assert promised == []
-    assert "does not run heartbeats yet" in template_text("HEARTBEAT.md")
+def test_heartbeat_polls_are_explained_only_when_heartbeats_run(workspace: Path) -> None:
+    assert "HEARTBEAT_OK" not in prompt(workspace, **EVERYTHING)  # heartbeats off for the agent
+    ctx = PromptContext(agent_id="main", mode="full", session_key="agent:main:main", workspace=workspace, heartbeat_prompt="Check in.")
+    text = "\n\n".join(section.text for section in all_sections(ctx))
+    assert "## Heartbeats\nHeartbeat prompt: Check in.\n" in text
+    assert "reply exactly: HEARTBEAT_OK" in text
+    assert "does not run heartbeats" not in template_text("HEARTBEAT.md")
+
+
+@pytest.mark.parametrize(("config", "shown"), [(None, True), ("[agents.defaults.heartbeat]\nevery_minutes = 0\n", False)], ids=["on", "off"])
+async def test_the_prompt_explains_heartbeats_as_configured_and_stays_byte_stable(make_kernel, config: str | None, shown: bool) -> None:
+    first = await system_prompt(make_kernel, {}, config)
+    assert ("## Heartbeats" in first) is shown
+    assert (await system_prompt(make_kernel, {}, config)) == first
 
 
 class Silent(LLMProvider):

@@ -191,7 +191,7 @@ def everything(workspace: Path, **overrides: Any) -> PromptContext:
 
 
 def test_spec_table_keys_unique_orders_spaced_and_only_messaging_and_runtime_volatile() -> None:
-    assert len({s.key for s in SECTIONS}) == len(SECTIONS) == 24
+    assert len({s.key for s in SECTIONS}) == len(SECTIONS) == 25
     orders = [s.order for s in SECTIONS]
     assert orders == sorted(orders) and all(b - a == 10 for a, b in itertools.pairwise(orders))
     assert {s.key for s in SECTIONS if not s.stable} == {"messaging", "runtime"}
@@ -360,7 +360,7 @@ def test_tooling_core_order_then_others_alphabetically(workspace: Path) -> None:
     listed = [line[2:].split(":")[0] for line in tool_lines(ctx)]
     assert listed == ["read", "exec", "session_status", "memory_get", "cron", "gateway", "Alpha", "weather", "zeta"]
     assert listed.index("weather") > listed.index("session_status")
-    assert len(CORE_TOOL_ORDER) == len(set(CORE_TOOL_ORDER)) == 22
+    assert len(CORE_TOOL_ORDER) == len(set(CORE_TOOL_ORDER)) == 23
 
 
 def test_tool_summary_falls_back_to_the_first_sentence_of_the_description() -> None:

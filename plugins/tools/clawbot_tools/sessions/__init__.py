@@ -1,4 +1,4 @@
-"""The ``sessions`` tool group: the clock and usage, other agents and sessions.
+"""The ``sessions`` tool group: the clock and usage, other agents and sessions, sub-agents.
 
 These tools only talk to the kernel through ``call.services`` (a narrow facade bound to the
 calling session); outside an agent turn there are no services and they say so.
@@ -12,6 +12,6 @@ from clawbot_tools.config import ToolsSettings
 
 
 def tools(settings: ToolsSettings) -> list[Tool]:
-    from clawbot_tools.sessions import agents_list, history, send, session_list, status
+    from clawbot_tools.sessions import agents_list, history, send, session_list, spawn, status
 
-    return [module.make_tool() for module in (status, agents_list, session_list, history, send)]
+    return [module.make_tool() for module in (status, agents_list, session_list, history, send, spawn)]

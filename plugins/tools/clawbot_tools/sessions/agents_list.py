@@ -1,4 +1,5 @@
-"""``agents_list``: the configured agents, which one is the default, and their models."""
+"""``agents_list``: the configured agents, which one is the default, their models, and which
+of them this session may start as a sub-agent (``sessions_spawn``)."""
 
 from __future__ import annotations
 
@@ -19,18 +20,22 @@ def agents_list(call: ToolCall) -> ToolResult:
         + (" [default]" if a.default else "")
         + f": model {a.model or 'auto'}"
         + (" <- you" if a.id == services.agent_id else "")
+        + ("" if a.may_spawn else " (cannot be spawned from here)")
         for a in agents
     ]
     return ToolResult.text(
         f"{len(agents)} agent(s):\n" + "\n".join(lines),
-        agents=[{"id": a.id, "name": a.name, "default": a.default, "model": a.model} for a in agents],
+        agents=[{"id": a.id, "name": a.name, "default": a.default, "model": a.model, "may_spawn": a.may_spawn} for a in agents],
     )
 
 
 def make_tool() -> Tool:
     return Tool(
         name="agents_list",
-        description="List the agents configured in this clawbot (id, name, default, model); use an id with sessions_send.",
+        description=(
+            "List the agents configured in this clawbot (id, name, default, model) and which this session "
+            "may start as a sub-agent; use an id with sessions_send or sessions_spawn."
+        ),
         parameters=schema({}),
         handler=agents_list,
         summary="List the configured agents",

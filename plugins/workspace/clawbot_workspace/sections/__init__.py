@@ -8,7 +8,7 @@ before the provider cache boundary (``stable``), and a builder that returns its 
 
 A section promises the model only what this run can do: one about a tool appears only when
 the tool is in ``ctx.tools``, one about a channel feature only when the channel declares it.
-Features clawbot does not have yet (heartbeat polls) have no section until they exist.
+Heartbeat polls are explained only to an agent whose heartbeats run.
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ SECTIONS: tuple[SectionSpec, ...] = _specs(
     ("reasoning_format", output.reasoning_format),
     ("project_context", files.project_context, FULL_AND_MINIMAL),
     ("silent_replies", output.silent_replies),
+    ("heartbeats", output.heartbeats),
     ("runtime", environment.runtime, FULL_AND_MINIMAL, False),
 )
 

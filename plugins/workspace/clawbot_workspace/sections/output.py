@@ -27,6 +27,20 @@ def silent_replies(ctx: PromptContext) -> str:
     )
 
 
+def heartbeats(ctx: PromptContext) -> str | None:
+    """Only where heartbeats run for the agent: the poll they send and the answer to nothing."""
+    if not ctx.heartbeat_prompt:
+        return None
+    return block(
+        "## Heartbeats",
+        f"Heartbeat prompt: {ctx.heartbeat_prompt}",
+        "If you receive a heartbeat poll (a system event from clawbot matching the heartbeat prompt above), "
+        "and there is nothing that needs attention, reply exactly: HEARTBEAT_OK",
+        "clawbot treats a leading/trailing HEARTBEAT_OK as a heartbeat ack and does not send it.",
+        "If something needs attention, do NOT include HEARTBEAT_OK; reply with the alert text instead.",
+    )
+
+
 def output_directives(ctx: PromptContext) -> str | None:
     """Reply tags and ``MEDIA:`` lines, offered only where the channel delivers them."""
     lines = []

@@ -1,0 +1,37 @@
+"""``/subagents``: the sub-agents this session started and how they stand; ``/subagents stop
+<id>`` stops one (the owner only: it ends work the owner's session asked for)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from clawbot.agent.notices import quoted_line
+
+if TYPE_CHECKING:
+    from clawbot.agent.runtime import AgentRuntime
+
+USAGE = "Usage: /subagents lists this session's sub-agents; /subagents stop <id> stops one."
+
+
+def subagents_text(runtime: AgentRuntime | None, session_key: str, args: str, *, owner: bool) -> str:
+    if runtime is None:
+        return "No agent answers here."
+    registry = runtime.services.subagents
+    words = args.split()
+    if words and words[0].lower() == "stop":
+        if not owner:
+            return "Only the owner can stop sub-agents."
+        if len(words) != 2:
+            return USAGE
+        return registry.stop(session_key, words[1])
+    if words:
+        return USAGE
+    runs = registry.of_parent(session_key)
+    if not runs:
+        return "This session has started no sub-agents since clawbot started."
+    lines = [f"{len(runs)} sub-agent(s), newest first:"]
+    for run in runs:
+        task = " ".join(run.task.split())
+        task = task if len(task) <= 80 else task[:79] + "\u2026"
+        lines.append(f"- {run.run_id} [{run.status}] agent {quoted_line(run.agent_id)}, started {run.started_at}: {quoted_line(task)}")
+    return "\n".join(lines)

@@ -1,0 +1,233 @@
+"""Sub-agents: sessions_spawn starts one in its own session, with the minimal prompt and at most
+its parent's tools; its result is announced back to the parent as a system event.
+
+Real kernel, tools, workspace plugin, session files and gateway; the model is the fake LLM
+server (the round trip) or a provider that answers by who asks (the limits).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import clawbot_tools.plugin
+import clawbot_workspace.plugin
+import pytest
+from clawbot import LLMProvider, Message, ModelInfo, Role, StopReason, TextBlock, Tool, ToolCallBlock, ToolResult, Usage, hookimpl
+from clawbot.agent.models import ModelChoice
+from clawbot.agent.runtime import AgentRuntime
+from clawbot.cli.oneshot import OneShotPort, local_user
+from clawbot.testing import plugin_from_hooks
+from clawbot.testing.fake_llm import Reply, ToolCallSpec
+
+from ..e2e.e2etools import make_provider, providers_plugin
+from ..gateway.chatkit import eventually, open_chat
+
+OWNER = {"peer_id": "alice"}
+MAIN = "agent:main:main"
+
+
+def _config(workspace, extra: str = "") -> str:
+    return (
+        f'[agents.defaults]\nworkspace = "{workspace}"\nowner_ids = ["fake:alice"]\n\n'
+        '[agents.defaults.model]\nprimary = "anthropic/claude-test"\n' + extra
+    )
+
+
+def _system(request) -> str:  # noqa: ANN001
+    return json.dumps(request.body.get("system"))
+
+
+def _last_user(request) -> str:  # noqa: ANN001
+    content = request.body["messages"][-1]["content"]
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+class Observer:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+
+    @hookimpl
+    def clawbot_session_start(self, event) -> None:  # noqa: ANN001
+        self.calls.append(("session_start", event))
+
+    @hookimpl
+    def clawbot_session_end(self, event) -> None:  # noqa: ANN001
+        self.calls.append(("session_end", event))
+
+    @hookimpl
+    def clawbot_agent_end(self, event) -> None:  # noqa: ANN001
+        self.calls.append(("agent_end", event))
+
+
+async def test_a_sub_agent_round_trip_through_the_gateway(make_kernel, fake_channel, fake_llm, workspace) -> None:
+    for name in ("AGENTS.md", "TOOLS.md", "SOUL.md", "USER.md", "HEARTBEAT.md"):
+        (workspace / name).write_text(f"contents of {name}\n")
+
+    def brain(request):  # noqa: ANN001, ANN202 - answers by who asks
+        if "## Sub-agent" in _system(request):
+            return Reply(text="the answer is 42")
+        last = _last_user(request)
+        if "Sub-agent" in last and "finished" not in last and "done after" in last:
+            return Reply(text="Your sub-agent found: 42")
+        if "tool_result" in last:
+            return Reply(text="On it.")
+        return Reply(tool_calls=(ToolCallSpec("sessions_spawn", {"task": "compute the answer"}),))
+
+    fake_llm.queue(*[brain] * 4)
+    anthropic = make_provider("anthropic", fake_llm)
+    observer = Observer()
+    plugins = {"llm": providers_plugin(anthropic), "tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin, "observer": observer}
+    chat = await open_chat(make_kernel, fake_channel, anthropic, config=_config(workspace), plugins=plugins, model="claude-test")
+    await fake_channel.inject("find the answer in the background", **OWNER)
+    await eventually(lambda: len(fake_channel.texts()) >= 2)
+    await fake_channel.inject("/subagents", **OWNER)
+    await chat.close()
+
+    parent_first = fake_llm.requests[0]
+    (sub,) = [r for r in fake_llm.requests if "## Sub-agent" in _system(r)]
+    system = _system(sub)
+    assert "contents of AGENTS.md" in system and "contents of TOOLS.md" in system
+    for left_out in ("contents of SOUL.md", "contents of USER.md", "contents of HEARTBEAT.md", "## Skills", "## Memory", "## Heartbeats"):
+        assert left_out not in system, left_out
+    assert "contents of SOUL.md" in _system(parent_first)  # the parent has the full prompt
+    assert "compute the answer" in _last_user(sub)
+    sub_tools = {t["name"] for t in sub.body["tools"]}
+    assert sub_tools <= {t["name"] for t in parent_first.body["tools"]} and "sessions_spawn" not in sub_tools  # max_depth 1
+    report = [r for r in fake_llm.requests if "done after" in _last_user(r)]
+    assert report and "the answer is 42" in _last_user(report[0])
+    texts = fake_channel.texts()
+    assert texts[:2] == ["On it.", "Your sub-agent found: 42"]
+    assert "[done]" in texts[2] and "compute the answer" in texts[2]
+    key = next(e.session_key for n, e in observer.calls if n == "session_start" and ":subagent:" in e.session_key)
+    assert key.startswith("agent:main:subagent:")
+    ends = [(e.session_key, e.kind, e.status) for n, e in observer.calls if n == "agent_end"]
+    assert (key, "subagent", "ok") in ends and (MAIN, "chat", "ok") in ends
+    assert any(n == "session_end" and e.session_key == key and e.reason == "sub-agent done" for n, e in observer.calls)
+
+
+# -- limits, with a provider that answers by who asks ---------------------------------------------
+
+
+class Brain(LLMProvider):
+    """The parent calls the tools scripted for it, once each; a sub-agent runs ``sub``."""
+
+    name = "brain"
+
+    def __init__(self, parent: list[list[ToolCallBlock] | str], sub: list[ToolCallBlock] | str = "sub result") -> None:
+        self.parent, self.sub = list(parent), sub
+        self.requests: list = []
+
+    def model_info(self, model_id: str) -> ModelInfo:
+        return ModelInfo(model_id, context_window=200_000)
+
+    async def complete(self, request, on_text=None):  # noqa: ANN001, ANN201
+        self.requests.append(request)
+        is_sub = "## Sub-agent" in request.system.text
+        done = request.messages[-1].role == Role.TOOL_RESULT and (is_sub or not self.parent)
+        reply = "finished" if done else (self.sub if is_sub else self.parent.pop(0) if self.parent else "ok")
+        if isinstance(reply, str):
+            return Message(Role.ASSISTANT, (TextBlock(reply),), usage=Usage(10, 2), stop_reason=StopReason.END_TURN)
+        return Message(Role.ASSISTANT, tuple(reply), usage=Usage(10, 2), stop_reason=StopReason.TOOL_USE)
+
+
+def spawn(call_id: str, **arguments) -> ToolCallBlock:
+    return ToolCallBlock(id=call_id, name="sessions_spawn", arguments={"task": "work", **arguments})
+
+
+async def _forever(call) -> ToolResult:  # noqa: ANN001
+    await asyncio.Event().wait()
+    return ToolResult.text("never")
+
+
+def _tools(*names: str) -> list[Tool]:
+    return [Tool(n, n, {"type": "object"}, lambda c: ToolResult.text("ran"), group="fs") for n in names] + [Tool("hang", "waits", {"type": "object"}, _forever)]
+
+
+async def _runtime(make_kernel, workspace, brain: Brain, extra: str = "", tools: tuple[str, ...] = ()):
+    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin, "extra": plugin_from_hooks(clawbot_tools=lambda ctx: _tools(*tools))}
+    kernel = await make_kernel(plugins=plugins, config=f'[agents.defaults]\nworkspace = "{workspace}"\n' + extra)
+    port = OneShotPort()
+    runtime = AgentRuntime(kernel, port=port)
+    runtime.services.local_origin = local_user()
+    conversation = await runtime.conversation("main", chain=[ModelChoice(brain, "m")])
+    return kernel, runtime, port, conversation
+
+
+def _results(brain: Brain) -> list[str]:
+    return [b.text for r in brain.requests for m in r.messages[-1:] if m.role == Role.TOOL_RESULT for b in m.content if hasattr(b, "text")]
+
+
+async def test_past_max_concurrent_a_spawn_is_refused(make_kernel, workspace) -> None:
+    brain = Brain([[spawn("a"), spawn("b"), spawn("c")]], sub=[ToolCallBlock("h", "hang", {})])
+    kernel, runtime, _, conversation = await _runtime(make_kernel, workspace, brain, "\n[agents.defaults.subagents]\nmax_concurrent = 2\n")
+    await conversation.send(MAIN, "go", channel="cli")
+    running = runtime.services.subagents.running()
+    results = str(brain.requests[1].messages)
+    await runtime.aclose()
+    await kernel.aclose()
+    assert len(running) == 2
+    assert results.count("Started sub-agent") == 2 and "2 sub-agents are running already" in results
+
+
+async def test_a_sub_agent_that_runs_too_long_is_timed_out_and_reported(make_kernel, workspace) -> None:
+    brain = Brain([[spawn("a", timeout_seconds=0.05)]], sub=[ToolCallBlock("h", "hang", {})])
+    kernel, runtime, port, conversation = await _runtime(make_kernel, workspace, brain)
+    await conversation.send(MAIN, "go", channel="cli")
+    (event,) = await asyncio.wait_for(port.next_events(1), 5)
+    summary = runtime.services.subagents.of_parent(MAIN)[0]
+    await runtime.aclose()
+    await kernel.aclose()
+    assert summary.status == "timed out" and "timed out after" in event and "longer than its 0.05 s" in event
+
+
+async def test_nested_spawning_is_refused_at_max_depth(make_kernel, workspace) -> None:
+    from clawbot.types import ServiceUnavailable
+
+    brain = Brain(["ok"])
+    kernel, runtime, _, _ = await _runtime(make_kernel, workspace, brain)
+    services = runtime.services.for_turn("main", "agent:main:subagent:abcd", None, "m")
+    with pytest.raises(ServiceUnavailable, match="nest only 1 level"):
+        await services.spawn_subagent("deeper")
+    await runtime.aclose()
+    await kernel.aclose()
+
+
+# parent's tools, the agent's policy -> what the sub-agent is offered
+NARROWING = {
+    "the parent's narrower set wins": ({"read", "session_status"}, "", {"read", "session_status"}),
+    "the agent's policy wins": ({"read", "write", "session_status"}, '[tools]\ndeny = ["write"]\n', {"read", "session_status"}),
+    "never a tool neither has": ({"read"}, '[tools]\nallow = ["write", "read"]\n', {"read"}),
+}
+
+
+@pytest.mark.parametrize("case", NARROWING)
+async def test_a_sub_agent_never_gets_more_tools_than_its_parent(make_kernel, workspace, case) -> None:
+    parent_tools, policy, expected = NARROWING[case]
+    brain = Brain([])
+    kernel, runtime, port, _ = await _runtime(make_kernel, workspace, brain, "\n" + policy)
+    services = runtime.services.for_turn("main", MAIN, None, "m", parent_tools)
+    await services.spawn_subagent("list things")
+    await asyncio.wait_for(port.next_events(1), 5)
+    await runtime.aclose()
+    await kernel.aclose()
+    (sub,) = [r for r in brain.requests if "## Sub-agent" in r.system.text]
+    assert {t.name for t in sub.tools} == expected
+
+
+async def test_subagents_lists_and_the_owner_stops_one(make_kernel, fake_channel, workspace) -> None:
+    brain = Brain([[spawn("a")], "started"], sub=[ToolCallBlock("h", "hang", {})])
+    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
+    chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=_config(workspace).split("[agents.defaults.model]")[0], plugins=plugins)
+    await fake_channel.inject("go", **OWNER)
+    await fake_channel.inject("/subagents", **OWNER)
+    (run,) = chat.runtime.services.subagents.of_parent(MAIN)
+    await fake_channel.inject(f"/subagents stop {run.run_id}", peer_id="team", chat_type="group", sender_id="mallory")
+    await fake_channel.inject(f"/subagents stop {run.run_id}", **OWNER)
+    await eventually(lambda: chat.runtime.services.subagents.of_parent(MAIN)[0].status == "stopped")
+    await eventually(lambda: any("stopped after" in str(r.messages[-1].text) for r in brain.requests))
+    await chat.close()
+    texts = fake_channel.texts()
+    assert f"- {run.run_id} [running] agent main" in texts[1]
+    assert "Only the owner can" in texts[2]
+    assert texts[3] == f"Stopping sub-agent {run.run_id}; its session reports that it stopped."

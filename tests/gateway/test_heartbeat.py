@@ -1,0 +1,242 @@
+"""Heartbeats through a real gateway: the turn, its reply, its model, its usage, its hook.
+
+Real kernel, gateway, lanes and conversation; the model streams scripted replies in pieces
+and records its requests. Time is driven by calling :meth:`HeartbeatService.tick` with the
+time it is: nothing sleeps.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from clawbot import LLMProvider, Message, ModelInfo, Role, StopReason, TextBlock, TextDelta, Usage
+from clawbot.agent.inbound import SYSTEM_EVENT_LABEL
+from clawbot.automation.heartbeat import HeartbeatService
+from clawbot.gateway.session_commands import status_text
+from clawbot.paths import expand_user_path
+from clawbot.testing import FakeChannel, plugin_from_hooks
+from clawbot.types import ChannelCapabilities
+
+from .chatkit import open_chat
+
+START = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
+PROMPT = "Check HEARTBEAT.md; reply HEARTBEAT_OK if nothing needs attention."
+
+
+class Streaming(LLMProvider):
+    """Streams each scripted reply through ``on_text`` in ``size``-character pieces; records requests."""
+
+    name = "streaming"
+
+    def __init__(self, *replies: str, size: int = 3) -> None:
+        self.replies, self.size, self.requests = list(replies), size, []
+
+    def model_info(self, model_id: str) -> ModelInfo:
+        return ModelInfo(model_id, context_window=200_000)
+
+    async def complete(self, request, on_text=None):
+        self.requests.append(request)
+        text = self.replies.pop(0) if self.replies else "done"
+        for start in range(0, len(text), self.size):
+            if on_text is not None:
+                await on_text(text[start : start + self.size])
+        return Message(Role.ASSISTANT, (TextBlock(text),), usage=Usage(100, 20), stop_reason=StopReason.END_TURN)
+
+
+class LiveChannel(FakeChannel):
+    """Shows turns live: every activity is recorded."""
+
+    def __init__(self) -> None:
+        super().__init__("fake")
+        self.activity: list[object] = []
+
+    def live(self, message):
+        return self._show
+
+    async def _show(self, event) -> None:
+        self.activity.append(event)
+
+    def shown(self) -> str:
+        return "".join(e.text for e in self.activity if isinstance(e, TextDelta))
+
+
+def config(**heartbeat: object) -> str:
+    values = {"prompt": PROMPT, **heartbeat}
+    lines = "\n".join(f"{k} = {v!r}" if isinstance(v, str) else f"{k} = {v}" for k, v in values.items())
+    return f"\n[agents.defaults.heartbeat]\n{lines.replace(chr(39), chr(34))}\n"
+
+
+async def chat(make_kernel, provider, channel, checklist: str | None = "- check the inbox\n", **heartbeat: object):
+    ended: list[object] = []
+    plugins = {
+        "llm": plugin_from_hooks(clawbot_llm_providers=lambda ctx: [provider]),
+        "ends": plugin_from_hooks(clawbot_agent_end=lambda event: ended.append(event)),
+    }
+    opened = await open_chat(make_kernel, channel, provider, config=config(**heartbeat), plugins=plugins)
+    workspace = expand_user_path(opened.kernel.config.agent_workspace("main"), opened.kernel.env)
+    workspace.mkdir(parents=True, exist_ok=True)
+    if checklist is not None:
+        (workspace / "HEARTBEAT.md").write_text(checklist)
+    return opened, HeartbeatService(opened.kernel), ended
+
+
+async def beat(service, gateway, now=START):
+    beats = service.tick(gateway, now)
+    for b in beats:
+        if b.answered is not None:
+            await b.answered
+    return beats
+
+
+REPLIES = ["HEARTBEAT_OK", "**HEARTBEAT_OK**", "HEARTBEAT_OK. All quiet, nothing due today.", "Nothing new. HEARTBEAT_OK"]
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 50])
+@pytest.mark.parametrize("reply", REPLIES)
+async def test_heartbeat_ok_never_reaches_the_channel_also_when_streamed_in_pieces(make_kernel, reply, size) -> None:
+    channel = LiveChannel()
+    provider = Streaming("hello", reply, size=size)
+    opened, service, _ = await chat(make_kernel, provider, channel)
+    try:
+        await channel.inject("hi")  # the main session's last chat
+        sent_before, shown_before = len(channel.sent), channel.shown()
+        beats = await beat(service, opened.gateway)
+        assert [b.status for b in beats] == ["ran"]
+        assert len(provider.requests) == 2  # the heartbeat did call the model
+        assert len(channel.sent) == sent_before and channel.shown() == shown_before
+        assert not any("HEARTBEAT" in m.text for m in channel.sent)
+    finally:
+        await opened.close()
+
+
+async def test_a_longer_reply_goes_to_the_last_chat_as_clawbots_event_with_the_heartbeat_model(make_kernel) -> None:
+    channel = LiveChannel()
+    provider = Streaming("hello", "Reminder: the dentist called back, you have an appointment at 15:00 today.")
+    opened, service, ended = await chat(make_kernel, provider, channel, model="streaming/cheap")
+    try:
+        await channel.inject("hi", peer_id="user-7")
+        await beat(service, opened.gateway)
+        assert [m.peer_id for m in channel.sent] == ["user-7", "user-7"]
+        assert channel.sent[-1].text.startswith("Reminder: the dentist")
+        request = provider.requests[-1]
+        assert [r.model for r in provider.requests] == ["m", "cheap"]  # the heartbeat's own model, this turn only
+        asked = request.messages[-1].text
+        assert SYSTEM_EVENT_LABEL in asked and PROMPT in asked  # clawbot's event, not the user's words
+        assert [(e.kind, e.session_key) for e in ended] == [("chat", "agent:main:main"), ("heartbeat", "agent:main:main")]
+        info = opened.kernel.sessions.get("agent:main:main")
+        assert (info.turns, info.heartbeats, info.heartbeat_usage) == (2, 1, Usage(100, 20))
+        status = await status_text(opened.kernel, opened.runtime, "agent:main:main")
+        assert "Heartbeats: 1 runs, 120 tokens of these" in status
+    finally:
+        await opened.close()
+
+
+@pytest.mark.parametrize(
+    "checklist",
+    [None, "", "   \n\n", "# HEARTBEAT.md\n\n# keep it empty\n## Tasks\n", "<!-- nothing yet -->\n- \n- [ ]\n"],
+    ids=["missing", "empty", "blank", "headings-and-comments", "html-comment-and-bare-items"],
+)
+async def test_an_empty_or_missing_checklist_makes_no_model_call(make_kernel, fake_channel, checklist) -> None:
+    provider = Streaming()
+    opened, service, ended = await chat(make_kernel, provider, fake_channel, checklist=checklist)
+    try:
+        beats = await beat(service, opened.gateway)
+        assert [(b.status, b.reason) for b in beats] == [("skipped", "HEARTBEAT.md is missing or asks for nothing")]
+        assert provider.requests == [] and ended == [] and fake_channel.sent == []
+        assert service.next_due() == START + timedelta(minutes=30)
+    finally:
+        await opened.close()
+
+
+async def test_a_busy_main_session_is_skipped_without_a_model_call_and_runs_at_the_next_slot(make_kernel) -> None:
+    channel = LiveChannel()
+    gate_open = __import__("asyncio").Event()
+
+    class Slow(Streaming):
+        async def complete(self, request, on_text=None):
+            if len(self.requests) == 0:
+                self.requests.append(request)
+                await gate_open.wait()
+                return Message(Role.ASSISTANT, (TextBlock("answered"),), usage=Usage(1, 1), stop_reason=StopReason.END_TURN)
+            return await super().complete(request, on_text)
+
+    provider = Slow("Your 15:00 appointment is in an hour: leave by 14:20 to be on time, traffic is heavy.")
+    opened, service, _ = await chat(make_kernel, provider, channel)
+    try:
+        answered = await channel.inject("a long question", wait=False)
+        del answered
+        from .chatkit import eventually
+
+        await eventually(lambda: len(provider.requests) == 1)
+        beats = service.tick(opened.gateway, START)
+        assert [(b.status, b.reason) for b in beats] == [("skipped", "the main session is busy")]
+        assert len(provider.requests) == 1
+        assert service.tick(opened.gateway, START + timedelta(minutes=10)) == []  # not before the next slot
+        gate_open.set()
+        await eventually(lambda: not opened.gateway.turn_running("agent:main:main"))
+        beats = await beat(service, opened.gateway, START + timedelta(minutes=30))
+        assert [b.status for b in beats] == ["ran"] and len(provider.requests) == 2
+        assert channel.sent[-1].text.startswith("Your 15:00 appointment")
+    finally:
+        await opened.close()
+
+
+async def test_target_none_and_no_chat_yet_deliver_nowhere(make_kernel) -> None:
+    for target in ("none", "last"):
+        channel = LiveChannel()
+        provider = Streaming("hello", "Two open follow-ups in memory/ need an answer this week; I drafted both for you.")
+        opened, service, _ = await chat(make_kernel, provider, channel, target=target)
+        try:
+            if target == "none":
+                await channel.inject("hi")
+            sent = len(channel.sent)
+            beats = await beat(service, opened.gateway)
+            assert [b.status for b in beats] == ["ran"]
+            assert len(channel.sent) == sent and "follow-ups" not in channel.shown()
+        finally:
+            await opened.close()
+
+
+async def test_a_failing_heartbeat_is_logged_and_the_gateway_goes_on(make_kernel, caplog) -> None:
+    channel = LiveChannel()
+
+    class Failing(Streaming):
+        async def complete(self, request, on_text=None):
+            if len(self.requests) == 1:
+                self.requests.append(request)
+                raise RuntimeError("the provider broke")
+            return await super().complete(request, on_text)
+
+    provider = Failing("hello", "later")
+    opened, service, _ = await chat(make_kernel, provider, channel)
+    try:
+        await channel.inject("hi")
+        await beat(service, opened.gateway)
+        assert [m.text for m in channel.sent] == ["hello"]  # no failure notice for a heartbeat nobody asked for
+        assert "the provider broke" in caplog.text
+        await channel.inject("still there?")
+        assert channel.sent[-1].text == "later"
+    finally:
+        await opened.close()
+
+
+class RequestsOnly(LiveChannel):
+    """A surface that only answers open requests, like the control API's clients."""
+
+    capabilities = ChannelCapabilities(unprompted=False)
+
+
+async def test_a_chat_that_only_answers_open_requests_is_never_the_heartbeats_target(make_kernel) -> None:
+    """A control API client hears only the turns it asked for: a heartbeat reply sent there
+    would be lost, so such a chat is never the "last chat" a heartbeat reports to."""
+    channel = RequestsOnly()
+    provider = Streaming("hello", "Reminder: call the dentist back before 15:00.")
+    opened, service, _ = await chat(make_kernel, provider, channel)
+    try:
+        await channel.inject("hi", peer_id="client-1")
+        await beat(service, opened.gateway)
+        assert len(provider.requests) == 2  # the heartbeat ran
+        assert [m.text for m in channel.sent] == ["hello"]  # its reply went nowhere
+    finally:
+        await opened.close()
