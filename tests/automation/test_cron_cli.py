@@ -95,7 +95,13 @@ def test_run_goes_through_a_running_gateway(tmp_path: Path, fake_llm_thread) -> 
     add = [sys.executable, "-m", "clawbot.cli.main", "cron", "add", "--name", "ping", "--every", "1d", "--message", "Ping"]
     assert subprocess.run(add, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60).returncode == 0
     process = subprocess.Popen(
-        [sys.executable, "-m", "clawbot.cli.main", "run"], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "clawbot.cli.main", "run"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 30

@@ -68,7 +68,9 @@ def hourly(name: str, deliver: str = "fake:alice", **fields: Any) -> CronJob:
 async def running(make_kernel, fake_channel, fake_llm_server, workspace):
     seen: list[Any] = []
     observer = plugin_from_hooks(clawbot_agent_end=lambda event: seen.append(event))
-    kernel = await make_kernel(config=config(fake_llm_server, workspace), load_entrypoints=True, plugins={"fake": fake_channel.as_plugin(), "observer": observer})
+    kernel = await make_kernel(
+        config=config(fake_llm_server, workspace), load_entrypoints=True, plugins={"fake": fake_channel.as_plugin(), "observer": observer}
+    )
     async with Running(kernel, fake_channel) as gateway:
         gateway.ended = seen
         yield gateway
@@ -137,7 +139,9 @@ async def test_a_failed_turn_is_a_failed_run(running: Running, fake_llm_server) 
 
 
 async def test_the_cron_tool_adds_lists_and_runs_jobs(running: Running, fake_llm_server) -> None:
-    fake_llm_server.reply(tool_calls=[ToolCallSpec("cron", {"action": "add", "name": "tea", "every": "2h", "message": "Time for tea?", "deliver": "fake:alice"})])
+    fake_llm_server.reply(
+        tool_calls=[ToolCallSpec("cron", {"action": "add", "name": "tea", "every": "2h", "message": "Time for tea?", "deliver": "fake:alice"})]
+    )
     fake_llm_server.reply(tool_calls=[ToolCallSpec("cron", {"action": "run", "name": "tea"})])
     fake_llm_server.reply("Yes, tea time.")  # the run's own turn
     fake_llm_server.reply(tool_calls=[ToolCallSpec("cron", {"action": "add", "name": "bad", "cron": "0 25 * * *", "message": "x"})])

@@ -22,6 +22,7 @@ import attrs
 
 from clawbot.agent.approvals import ApprovalBroker
 from clawbot.agent.clock import user_timezone
+from clawbot.agent.cron_services import CronServices
 from clawbot.agent.subagents import Subagents
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
@@ -31,8 +32,6 @@ from clawbot.types import (
     AgentSummary,
     ApprovalRequest,
     ApprovalTicket,
-    CronJob,
-    CronRun,
     InboundMessage,
     MemoryExcerpt,
     MemoryProvider,
@@ -68,9 +67,10 @@ class GatewayPort(Protocol):
 
     def channel_names(self) -> list[str]: ...
 
-    async def deliver(self, message: OutboundMessage, session_key: str | None, *, notice: bool = False) -> None:
+    async def deliver(self, message: OutboundMessage, session_key: str | None, *, notice: bool = False) -> bool:
         """Send ``message`` on its channel; ``notice`` (set by kernel code only, never from a
-        tool's message) marks it as clawbot's own text."""
+        tool's message) marks it as clawbot's own text. Whether it went out (``False``: a
+        ``message_sending`` hook cancelled it)."""
 
     def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
         """Answer ``text`` as a system event in ``session_key``; the reply goes to ``origin``."""
@@ -127,7 +127,7 @@ class SharedServices:
 
 
 @attrs.define
-class KernelServices(ToolServices):
+class KernelServices(CronServices, ToolServices):
     shared: SharedServices
     agent_id: str
     session_key: str
@@ -331,60 +331,6 @@ class KernelServices(ToolServices):
         self.shared.port.inject(origin, self.session_key, text)
 
     # -- cron jobs: the owner's, so only from an agent's main session ------------------------
-
-    def _cron_store(self):  # noqa: ANN202 - CronStore, imported lazily
-        if not self._is_main():
-            raise ServiceUnavailable(f"this is a {session_kind(self.session_key)} session: only the agent's main session may see or change cron jobs")
-        from clawbot.automation.service import cron_store
-
-        return cron_store(self._kernel)
-
-    def _cron_changed(self) -> None:
-        if self.shared.cron is not None:
-            self.shared.cron.changed()
-
-    def cron_jobs(self) -> list[CronJob]:
-        return self._cron_store().jobs()
-
-    def cron_add(self, job: CronJob) -> CronJob:
-        from clawbot.automation.jobs import JobError, add_job
-
-        store = self._cron_store()
-        try:
-            now = self.shared.cron.clock() if self.shared.cron is not None else datetime.now().astimezone()
-            added = add_job(store, attrs.evolve(job, agent_id=job.agent_id or self.agent_id), self._kernel.config, now)
-        except JobError as exc:
-            raise ServiceUnavailable(str(exc)) from None
-        self._cron_changed()
-        return added
-
-    def cron_edit(self, name: str, **changes: object) -> CronJob:
-        from clawbot.automation.jobs import JobError, edit_job
-
-        try:
-            edited = edit_job(self._cron_store(), name, self._kernel.config, dict(changes))
-        except JobError as exc:
-            raise ServiceUnavailable(str(exc)) from None
-        self._cron_changed()
-        return edited
-
-    def cron_remove(self, name: str) -> bool:
-        removed = self._cron_store().remove(name)
-        self._cron_changed()
-        return removed
-
-    async def cron_run_now(self, name: str) -> CronRun:
-        store = self._cron_store()
-        job = store.get(name)
-        if job is None:
-            raise ServiceUnavailable(f"no cron job is named {name!r}")
-        if self.shared.cron is not None:
-            return await self.shared.cron.run_now(job)
-        from clawbot.automation.cron_runner import run_cron_job
-
-        run = await run_cron_job(self.shared, job, datetime.now().astimezone(), "manual")
-        store.append_run(run)
-        return run
 
     # -- sub-agents ----------------------------------------------------------------------------
 

@@ -11,8 +11,9 @@ success but delivered nothing is what users must never get.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from clawbot.agent.clock import Clock, utc_now
 from clawbot.automation.cron_store import iso
@@ -21,9 +22,23 @@ from clawbot.sessions.keys import main_key
 from clawbot.types import CronJob, CronRun, OutboundMessage
 
 if TYPE_CHECKING:
-    from clawbot.agent.runtime import AgentRuntime
+    from clawbot.agent.conversation import Conversation
+    from clawbot.agent.services import GatewayPort
 
 log = logging.getLogger(__name__)
+
+
+class CronHost(Protocol):
+    """What a run needs: the kernel, the agents' conversations and the running gateway
+    (an AgentRuntime, or the SharedServices a tool sees)."""
+
+    @property
+    def kernel(self) -> Any: ...
+
+    @property
+    def port(self) -> GatewayPort | None: ...
+
+    def conversation(self, agent_id: str) -> Awaitable[Conversation]: ...
 
 
 def job_agent(job: CronJob, default_agent: str) -> str:
@@ -43,7 +58,7 @@ def check_deliver(deliver: str) -> str:
     return deliver
 
 
-async def run_cron_job(runtime: AgentRuntime, job: CronJob, due: datetime, reason: str, *, clock: Clock = utc_now) -> CronRun:
+async def run_cron_job(runtime: CronHost, job: CronJob, due: datetime, reason: str, *, clock: Clock = utc_now) -> CronRun:
     """Run ``job`` once (it was due at ``due``); the finished run, failed or not (never raises)."""
     from clawbot.agent.turn_options import TurnOptions
     from clawbot.gateway.reply_protocol import parse_reply
@@ -66,16 +81,41 @@ async def run_cron_job(runtime: AgentRuntime, job: CronJob, due: datetime, reaso
         return finished("failed", False if delivers else None, "the turn was stopped")
     if not delivers:
         return finished("ok", None)
-    reply = parse_reply(result.text)
-    if not reply.delivered or not reply.text:  # HEARTBEAT_OK or silent: nothing to say
+    # a job's reply is its report: only a reply that is nothing but a silent token or
+    # HEARTBEAT_OK says nothing; beside other text the token is dropped and the rest sent
+    reply = parse_reply(result.text, ack_max_chars=0)
+    if not reply.delivered or not (reply.text or reply.media):
         return finished("ok", False)
     channel, _, target = job.deliver.partition(":")
     port = runtime.port
     if port is None:
         return finished("failed", False, f"delivery to {job.deliver} failed: no gateway is running (start `clawbot run`)")
+    text, media = _with_attachments(runtime, agent_id, reply.text, reply.media)
     try:
-        await port.deliver(OutboundMessage(channel=channel, peer_id=target, text=reply.text), session_key)
+        sent = await port.deliver(OutboundMessage(channel=channel, peer_id=target, text=text, media=media), session_key)
     except Exception as exc:
         log.warning("cron job %s: delivery to %s failed: %s", job.name, job.deliver, exc)
         return finished("failed", False, f"delivery to {job.deliver} failed: {exc}")
+    if sent is False:
+        return finished("failed", False, f"delivery to {job.deliver} failed: a plugin's message_sending hook cancelled it")
     return finished("ok", True)
+
+
+def _with_attachments(runtime: CronHost, agent_id: str, text: str, refs: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """The reply's ``MEDIA:`` files, confined to the agent's workspace and copied as a chat's
+    reply's are (:mod:`clawbot.gateway.reply_media`); a refused one becomes a note."""
+    if not refs:
+        return text, ()
+    from clawbot.gateway.reply_media import attachment
+    from clawbot.paths import expand_user_path
+
+    kernel = runtime.kernel
+    workspace = expand_user_path(kernel.config.agent_workspace(agent_id), kernel.env)
+    media, notes = [], []
+    for ref in refs:
+        attached, refused = attachment(ref, workspace, kernel.paths.root / "media" / "outbound")
+        if attached is None:
+            notes.append(f"({ref[:80]} was not attached: {refused})")
+        else:
+            media.append(attached)
+    return "\n".join(part for part in (text, *notes) if part), tuple(media)

@@ -20,11 +20,12 @@ class JobError(ValueError):
     """A job that cannot be added or changed; the message names the field and the fix."""
 
 
-def checked(job: CronJob, config: ClawbotConfig) -> CronJob:
-    """``job`` when everything in it can be used; :class:`JobError` naming what cannot."""
+def checked(job: CronJob, config: ClawbotConfig, now: datetime | None = None) -> CronJob:
+    """``job`` when everything in it can be used; :class:`JobError` naming what cannot.
+    With ``now`` (a new or rescheduled job) a schedule never due again is refused too."""
     try:
         check_name(job.name)
-        validate(job.schedule, config.agents.defaults.timezone)
+        validate(job.schedule, config.agents.defaults.timezone, now)
         check_deliver(job.deliver)
     except (ScheduleError, CronStoreError, ValueError) as exc:
         raise JobError(str(exc)) from None
@@ -40,7 +41,7 @@ def checked(job: CronJob, config: ClawbotConfig) -> CronJob:
 
 def add_job(store: CronStore, job: CronJob, config: ClawbotConfig, now: datetime) -> CronJob:
     try:
-        return store.add(checked(job, config), now)
+        return store.add(checked(job, config, now), now)
     except CronStoreError as exc:
         raise JobError(str(exc)) from None
 
@@ -57,7 +58,10 @@ def edit_job(store: CronStore, name: str, config: ClawbotConfig, changes: dict[s
             changes["schedule"] = CronSchedule(**changes["schedule"])
         except TypeError:
             raise JobError("schedule: give kind (cron, at or every), expr and optionally tz") from None
+    from datetime import UTC
+
+    now = datetime.now(UTC) if "schedule" in changes else None  # a new schedule must be due again
     try:
-        return store.replace(checked(attrs.evolve(job, **changes), config))
+        return store.replace(checked(attrs.evolve(job, **changes), config, now))
     except CronStoreError as exc:
         raise JobError(str(exc)) from None

@@ -36,7 +36,10 @@ def parse_every(expr: str) -> timedelta:
     if found is None or not any(found.groups()):
         raise ScheduleError(f"every: {expr!r} is not a duration; write it like 90s, 15m, 2h, 1d or 1h30m")
     days, hours, minutes, seconds = (int(part or 0) for part in found.groups())
-    every = timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
+    try:
+        every = timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
+    except OverflowError:
+        raise ScheduleError(f"every: {expr!r} is longer than a year; use --cron or --at for rare runs") from None
     if every <= timedelta(0):
         raise ScheduleError(f"every: {expr!r} is zero; a job needs at least 1s between runs")
     if every > MAX_EVERY:
@@ -83,8 +86,9 @@ def _check_cron(expr: str) -> None:
         raise ScheduleError(f"cron: {expr!r} is not a valid cron expression")
 
 
-def validate(schedule: CronSchedule, user_tz: str = "") -> None:
-    """Raise :class:`ScheduleError` when ``schedule`` cannot be read."""
+def validate(schedule: CronSchedule, user_tz: str = "", now: datetime | None = None) -> None:
+    """Raise :class:`ScheduleError` when ``schedule`` cannot be read, or (with ``now``) will
+    never be due: an ``at`` time already past, a date no calendar has (``0 0 30 2 *``)."""
     zone = zone_of(schedule, user_tz)
     if schedule.kind == "cron":
         _check_cron(schedule.expr)
@@ -94,6 +98,21 @@ def validate(schedule: CronSchedule, user_tz: str = "") -> None:
         parse_every(schedule.expr)
     else:
         raise ScheduleError(f"kind: {schedule.kind!r} is not a schedule kind; use cron, at or every")
+    if now is not None and safe_next_due(schedule, now, user_tz) is None:
+        if schedule.kind == "at" and parse_at(schedule.expr, zone) <= now:
+            raise ScheduleError(f"at: {schedule.expr!r} has already passed (now is {now.astimezone(zone or UTC).isoformat(timespec='minutes')})")
+        raise ScheduleError(f"{schedule.kind}: {schedule.expr!r} is never due (no such date)")
+
+
+def safe_next_due(schedule: CronSchedule, after: datetime, user_tz: str = "") -> datetime | None:
+    """:func:`next_due`, with a schedule that cannot be computed (an impossible date, a time
+    past the calendar's end) read as never due instead of raising."""
+    try:
+        return next_due(schedule, after, user_tz)
+    except ScheduleError:
+        raise
+    except Exception:  # croniter's "no next date", an overflow far in the future
+        return None
 
 
 def next_due(schedule: CronSchedule, after: datetime, user_tz: str = "") -> datetime | None:

@@ -16,6 +16,7 @@ due again skips that time (recorded).
 from __future__ import annotations
 
 import asyncio
+import functools
 import heapq
 import logging
 import secrets
@@ -26,7 +27,7 @@ import attrs
 
 from clawbot.agent.clock import Clock, utc_now
 from clawbot.automation.cron_store import CronStore, iso, parse_iso
-from clawbot.automation.schedule import ScheduleError, due_between, next_due
+from clawbot.automation.schedule import due_between, safe_next_due
 from clawbot.config.automation_schema import CronConfig
 from clawbot.types import CronJob, CronRun, CronSchedule
 
@@ -75,6 +76,7 @@ class Scheduler:
         self._version = self.store.version()
         jobs = {job.name: job for job in self.store.jobs() if job.enabled}
         last = {**self.store.last_due(), **self._unsaved}
+        scheduled = {name: due for name, (_, due) in self._due.items()}  # what was due until now
         self._heap, self._due = [], {}
         missed: list[tuple[CronJob, list[datetime]]] = []
         for job in jobs.values():
@@ -85,9 +87,14 @@ class Scheduler:
                     if was_due:
                         missed.append((job, was_due))
                         anchor = now
-                # a time just passed (the jobs were reread between two ticks) runs at the next tick
-                due = next_due(job.schedule, anchor, self.user_tz)
-            except ScheduleError as exc:
+                due = safe_next_due(job.schedule, anchor, self.user_tz)
+                if not catch_up and due is not None and due <= now and scheduled.get(job.name) != due:
+                    # resumed or rescheduled: due from now on, never at once for a time long
+                    # past; a new job whose time passed while the change was on its way (the
+                    # CLI's, seen within RECHECK_S) still runs at the next tick
+                    if job.name in last or (now - due).total_seconds() > 2 * RECHECK_S:
+                        due = safe_next_due(job.schedule, now, self.user_tz)
+            except Exception as exc:  # one job that cannot be scheduled never stops the others
                 log.warning("cron job %s is not scheduled: %s", job.name, exc)
                 continue
             if due is not None:
@@ -137,10 +144,11 @@ class Scheduler:
             key = (job.schedule, due)
             if key not in following_of:
                 try:
-                    following = next_due(job.schedule, due, self.user_tz)
+                    following = safe_next_due(job.schedule, due, self.user_tz)
                     if following is not None and following <= now:  # behind (a suspend): not a burst of runs
-                        following = next_due(job.schedule, now, self.user_tz)
-                except ScheduleError:
+                        following = safe_next_due(job.schedule, now, self.user_tz)
+                except Exception:  # this job is done being scheduled; the others go on
+                    log.warning("cron job %s cannot be scheduled again", job.name, exc_info=True)
                     following = None
                 following_of[key] = following
             if following_of[key] is not None:
@@ -175,7 +183,7 @@ class Scheduler:
         task = asyncio.get_running_loop().create_task(self._run_each(job, times, reason), name=f"cron:{job.name}")
         self._running[job.name] = task
         self._tasks.add(task)
-        task.add_done_callback(lambda t, name=job.name: self._finished(name, t))
+        task.add_done_callback(functools.partial(self._finished, job.name))
 
     def _finished(self, name: str, task: asyncio.Task[CronRun]) -> None:
         self._tasks.discard(task)
@@ -202,6 +210,10 @@ class Scheduler:
             except TimeoutError:
                 error = f"the run took longer than cron.run_timeout_s ({self.config.run_timeout_s}s)"
                 run = CronRun(job.name, new_run_id(), iso(due), iso(started), iso(self.clock()), "failed", None, error, reason=reason)
+            except asyncio.CancelledError:  # clawbot stopped mid-run: the history says so
+                error = "interrupted: clawbot stopped while it ran"
+                self._record(CronRun(job.name, new_run_id(), iso(due), iso(started), iso(self.clock()), "failed", None, error, reason=reason))
+                raise
             except Exception as exc:  # a job that fails must not stop the others
                 log.exception("cron job %s failed", job.name)
                 run = CronRun(job.name, new_run_id(), iso(due), iso(started), iso(self.clock()), "failed", None, f"{type(exc).__name__}: {exc}", reason=reason)

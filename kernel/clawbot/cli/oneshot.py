@@ -56,10 +56,11 @@ class OneShotPort:
     def channel_names(self) -> list[str]:
         return [CHANNEL]
 
-    async def deliver(self, message: OutboundMessage, session_key: str | None, *, notice: bool = False) -> None:
+    async def deliver(self, message: OutboundMessage, session_key: str | None, *, notice: bool = False) -> bool:
         if notice and message.text.startswith(NOTICE_HEAD):
-            return  # asked on the terminal once the turn is over
+            return True  # asked on the terminal once the turn is over
         echo(outgoing_text(message.text, notice=notice), err=notice)
+        return True
 
     def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
         self.events.append(text)

@@ -67,17 +67,19 @@ class Outbox:
         except Exception:
             log.exception("sending a reply on %s failed", channel.name)
 
-    async def hand_over(self, channel: Channel, message: OutboundMessage, session_key: str | None, *, notice: bool) -> None:
+    async def hand_over(self, channel: Channel, message: OutboundMessage, session_key: str | None, *, notice: bool) -> bool:
         """The one way out to a channel: cleaned before the ``message_sending`` hooks see it
         and again after they rewrote it, with ``notice`` (and the approval a notice offers)
-        as the kernel decided. A reply a hook rewrote is no longer the text that streamed."""
+        as the kernel decided. A reply a hook rewrote is no longer the text that streamed.
+        Whether it went out (``False``: a hook cancelled it)."""
         approval = message.approval if notice else None
         cleaned = attrs.evolve(message, text=outgoing_text(message.text, notice=notice), notice=notice, approval=approval)
         final = await self.kernel.plugins.message_sending(OutboundEvent(cleaned, agent_of(session_key) if session_key else self.agent_id, session_key))
         if final is None:
-            return
+            return False
         streamed = cleaned.streamed and final.text == cleaned.text
         text = outgoing_text(final.text, notice=notice)
         whole = attrs.evolve(final, text=text, notice=notice, approval=approval, streamed=streamed)
         for piece in split_message(whole, channel.capabilities.max_text_length):  # the hooks saw it whole
             await channel.send(piece)
+        return True

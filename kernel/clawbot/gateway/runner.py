@@ -383,17 +383,18 @@ class Gateway:
     def channel_names(self) -> list[str]:
         return sorted(self._channels)
 
-    async def deliver(self, message: OutboundMessage, session_key: str | None, *, notice: bool = False) -> None:
+    async def deliver(self, message: OutboundMessage, session_key: str | None, *, notice: bool = False) -> bool:
         """Send ``message`` on its channel (``message_sending`` hooks apply); raise when the
         channel is not running, so the tool can tell the model. ``notice`` is for kernel code:
-        a tool's message is never a notice, whatever it says."""
+        a tool's message is never a notice, whatever it says. Whether it went out (``False``:
+        a hook cancelled it)."""
         from clawbot.types import ServiceUnavailable
 
         channel = self._channels.get(message.channel)
         if channel is None:
             running = ", ".join(self.channel_names()) or "none"
             raise ServiceUnavailable(f"channel {message.channel!r} is not running (running: {running})")
-        await self.outbox.hand_over(channel, message, session_key, notice=notice)
+        return await self.outbox.hand_over(channel, message, session_key, notice=notice)
 
     def last_chat(self, session_key: str) -> tuple[Channel, InboundMessage] | None:
         """The channel and the last message a person wrote in ``session_key`` since the
