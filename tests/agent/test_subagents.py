@@ -28,10 +28,7 @@ MAIN = "agent:main:main"
 
 
 def _config(workspace, extra: str = "") -> str:
-    return (
-        f'[agents.defaults]\nworkspace = "{workspace}"\nowner_ids = ["fake:alice"]\n\n'
-        '[agents.defaults.model]\nprimary = "anthropic/claude-test"\n' + extra
-    )
+    return f'[agents.defaults]\nworkspace = "{workspace}"\nowner_ids = ["fake:alice"]\n\n[agents.defaults.model]\nprimary = "anthropic/claude-test"\n' + extra
 
 
 def _system(request) -> str:  # noqa: ANN001
@@ -231,3 +228,31 @@ async def test_subagents_lists_and_the_owner_stops_one(make_kernel, fake_channel
     assert f"- {run.run_id} [running] agent main" in texts[1]
     assert "Only the owner can" in texts[2]
     assert texts[3] == f"Stopping sub-agent {run.run_id}; its session reports that it stopped."
+
+
+@pytest.mark.parametrize("command", ["/stop", "/new"])
+async def test_stop_and_new_end_the_chats_sub_agents_without_a_report(make_kernel, fake_channel, workspace, command) -> None:
+    brain = Brain([[spawn("a"), spawn("b")], "started"], sub=[ToolCallBlock("h", "hang", {})])
+    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
+    chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=_config(workspace).split("[agents.defaults.model]")[0], plugins=plugins)
+    await fake_channel.inject("go", **OWNER)
+    registry = chat.runtime.services.subagents
+    assert len(registry.running()) == 2
+    await fake_channel.inject(command, **OWNER)
+    await eventually(lambda: not registry.running())
+    requests = len(brain.requests)
+    await asyncio.sleep(0.2)  # a report would start a turn now
+    await chat.close()
+    assert len(brain.requests) == requests  # nobody reported into the chat that was stopped
+    assert {r.status for r in registry.of_parent(MAIN)} == {"stopped"}
+    if command == "/stop":
+        assert "2 sub-agent(s) stopped too." in fake_channel.texts()[-1]
+
+
+async def test_only_the_owners_turn_may_pick_a_sub_agents_model(make_kernel, fake_channel, workspace) -> None:
+    brain = Brain([[spawn("a", model="anthropic/claude-test")], "ok"], sub=["done"])
+    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
+    chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=_config(workspace).split("[agents.defaults.model]")[0], plugins=plugins)
+    await fake_channel.inject("go", peer_id="bob", chat_type="direct")  # the fake lets anyone in: bob is not the owner
+    await chat.close()
+    assert chat.runtime.services.subagents.running() == [] and "only the owner" in str(brain.requests[1].messages[-1])

@@ -346,6 +346,11 @@ class KernelServices(CronServices, ToolServices):
                 f"agent {self.agent_id!r} may not start a sub-agent of agent {target!r}: only the main session may, "
                 "with both listed in tools.agent_to_agent; agents_list shows which agents may be spawned"
             )
+        if model is not None and self.origin is not None:
+            from clawbot.agent.owners import is_owner, owner_ids_for
+
+            if not is_owner(self.origin, owner_ids_for(config, self.origin.channel)):  # as /model: the owner's choice
+                raise ServiceUnavailable("only the owner's turns may pick a sub-agent's model; leave model out to use the agent's own")
         return await self.shared.subagents.spawn(
             task=task,
             parent_agent=self.agent_id,

@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 SPAWN_TOOL = "sessions_spawn"
 TASK_SHOWN = 120  # characters of a task that /subagents and announcements show
+KEEP_FINISHED = 200  # finished runs /subagents still lists
 
 
 @attrs.define(eq=False)
@@ -54,6 +55,8 @@ class SubagentRun:
     started: float = attrs.field(factory=time.monotonic)
     job: asyncio.Task[object] | None = None
     stop_asked: bool = False
+    announce: bool = True
+    """``False`` once the parent's chat was stopped or started over: its result is not wanted."""
 
     def summary(self) -> SubagentSummary:
         return SubagentSummary(self.run_id, self.session_key, self.agent_id, self.task, self.status, self.started_at, self.parent_session_key)
@@ -143,6 +146,25 @@ class Subagents:
         run.job.cancel()
         return f"Stopping sub-agent {run_id}; its session reports that it stopped."
 
+    def stop_all(self, parent_session_key: str) -> int:
+        """``/stop``, ``/new``: the session's running sub-agents end, unannounced (nobody
+        wants their results in a chat that was stopped or started over); how many."""
+        stopped = 0
+        for run in self._runs.values():
+            if run.parent_session_key == parent_session_key and run.status == "running" and run.job is not None:
+                run.stop_asked, run.announce = True, False
+                run.job.cancel()
+                stopped += 1
+        self._forget_old()
+        return stopped
+
+    def _forget_old(self) -> None:
+        """Keep the newest finished runs only (``/subagents`` lists them), so a long-running
+        gateway does not keep every run it ever started."""
+        finished = [key for key, run in self._runs.items() if run.status != "running"]
+        for key in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+            del self._runs[key]
+
     def may_spawn_agent(self, parent_agent: str, target: str, *, main: bool, reachable: Callable[[str], bool]) -> bool:
         """Its own agent always; another only from the main session, per ``tools.agent_to_agent``."""
         return target == parent_agent or (main and reachable(target))
@@ -204,6 +226,7 @@ class Subagents:
             datetime.now(UTC).isoformat(timespec="seconds"),
             parent_origin=parent_origin,
         )
+        self._forget_old()
         self._runs[run_id] = run
         from clawbot.agent.user_turns import session_message
 
@@ -253,6 +276,8 @@ class Subagents:
         if info is not None:  # its session is over: plugins see it end like any other
             event = SessionEvent(run.agent_id, run.session_key, info.session_id, f"sub-agent {run.status}")
             await kernel.plugins.notify("clawbot_session_end", event=event)
+        if not run.announce:
+            return
         text = announcement(run)
         if session_kind(run.parent_session_key) == "subagent":
             parent = self._by_session(run.parent_session_key)

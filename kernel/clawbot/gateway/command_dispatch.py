@@ -99,6 +99,10 @@ async def answer_command(
         return CommandReply(f"/{command.name} failed: {type(exc).__name__}")
 
 
+def _children(count: int) -> str:
+    return f" {count} sub-agent(s) stopped too." if count else ""
+
+
 async def _answer(
     kernel: Kernel,
     runtime: AgentRuntime | None,
@@ -115,11 +119,16 @@ async def _answer(
         return _approval(runtime, session_key, args, name == "deny", owner, turns)
     if name not in OPEN_COMMANDS and not owner and not controls_own_session(message, session_key):
         return CommandReply(refusal(name))
+    if name in ("stop", "new", "reset") and runtime is not None:  # the chat's sub-agents end with it
+        children = runtime.services.subagents.stop_all(session_key)
+    else:
+        children = 0
     if name == "stop":
         if turns is None:
             return CommandReply("Nothing is running: a one-shot run ends with its turn.")
         running, queued = await turns.stop_turns(session_key)
-        return CommandReply("Stopped." + _dropped(queued) if running or queued else "Nothing is running.")
+        stopped = "Stopped." + _dropped(queued) + _children(children)
+        return CommandReply(stopped if running or queued or children else "Nothing is running.")
     if name in ("new", "reset"):
         return await _new_session(kernel, session_key, name, args, turns)
     if name == "context":
