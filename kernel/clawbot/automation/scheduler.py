@@ -16,7 +16,7 @@ due again skips that time (recorded).
 from __future__ import annotations
 
 import asyncio
-import functools
+import collections
 import heapq
 import logging
 import secrets
@@ -57,8 +57,12 @@ class Scheduler:
     """Whether runs go to the jobs' history (the benchmark's trivial runs do not)."""
     _heap: list[tuple[float, int, str]] = attrs.field(factory=list)
     _due: dict[str, tuple[CronJob, datetime]] = attrs.field(factory=dict)
-    _running: dict[str, asyncio.Task[CronRun]] = attrs.field(factory=dict)
+    _busy: set[str] = attrs.field(factory=set)
+    """Jobs queued or running: one due again meanwhile is skipped, not run twice at once."""
+    _queue: collections.deque[tuple[CronJob, list[datetime], str]] = attrs.field(factory=collections.deque)
     _tasks: set[asyncio.Task[object]] = attrs.field(factory=set)
+    """The workers (at most ``cron.max_concurrent_runs``): each runs queued jobs in turn, so a
+    burst of jobs due at one instant costs no task apiece."""
     _wake: asyncio.Event = attrs.field(factory=asyncio.Event)
     _slots: asyncio.Semaphore | None = None
     _version: tuple[int, int] | None = None
@@ -174,26 +178,28 @@ class Scheduler:
         self._start(job, times if policy == "all" else times[-1:], "catch-up")
 
     def _start(self, job: CronJob, times: list[datetime], reason: str) -> None:
-        """Run ``job`` for each of ``times`` in turn (several only when catching up)."""
-        if job.name in self._running:
+        """Queue ``job`` for each of ``times`` in turn (several only when catching up)."""
+        if job.name in self._busy:
             now = self.clock()
             skipped = "the previous run was still running"
             self._record(CronRun(job.name, new_run_id(), iso(times[-1]), iso(now), iso(now), "skipped", None, skipped, reason=reason))
             return
-        task = asyncio.get_running_loop().create_task(self._run_each(job, times, reason), name=f"cron:{job.name}")
-        self._running[job.name] = task
-        self._tasks.add(task)
-        task.add_done_callback(functools.partial(self._finished, job.name))
+        self._busy.add(job.name)
+        self._queue.append((job, times, reason))
+        if len(self._tasks) < self.config.max_concurrent_runs:
+            worker = asyncio.get_running_loop().create_task(self._work(), name="cron-worker")
+            self._tasks.add(worker)
+            worker.add_done_callback(self._tasks.discard)
 
-    def _finished(self, name: str, task: asyncio.Task[CronRun]) -> None:
-        self._tasks.discard(task)
-        if self._running.get(name) is task:
-            del self._running[name]
-
-    async def _run_each(self, job: CronJob, times: list[datetime], reason: str) -> CronRun:
-        for due in times:
-            run = await self._run(job, due, reason)
-        return run
+    async def _work(self) -> None:
+        """Run queued jobs until none is left."""
+        while self._queue:
+            job, times, reason = self._queue.popleft()
+            try:
+                for due in times:
+                    await self._run(job, due, reason)
+            finally:
+                self._busy.discard(job.name)
 
     async def run_now(self, job: CronJob) -> CronRun:
         """Run ``job`` now (``clawbot cron run``, the cron tool), whatever its schedule."""
@@ -255,6 +261,12 @@ class Scheduler:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def aclose(self) -> None:
+        now = self.clock()
+        while self._queue:  # due, but never started: the history says so
+            job, times, reason = self._queue.popleft()
+            self._busy.discard(job.name)
+            error = "interrupted: clawbot stopped before it ran"
+            self._record(CronRun(job.name, new_run_id(), iso(times[0]), iso(now), iso(now), "failed", None, error, reason=reason))
         if self._unsaved:
             self.save()
         tasks = list(self._tasks)
