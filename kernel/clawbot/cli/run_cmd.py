@@ -114,15 +114,8 @@ def _ctrl_c_to(gateway):  # noqa: ANN001, ANN202 - Gateway, imported lazily
         if not gateway.interrupt():
             loop.remove_signal_handler(signal.SIGINT)
 
-    try:
-        loop.add_signal_handler(signal.SIGINT, on_ctrl_c)
-    except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here (Windows, a thread)
+    with _on_signal(signal.SIGINT, on_ctrl_c):
         yield
-        return
-    try:
-        yield
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
 
 
 @contextlib.contextmanager
@@ -135,12 +128,21 @@ def _sigterm_stops(gateway):  # noqa: ANN001, ANN202 - Gateway, imported lazily
         loop.remove_signal_handler(signal.SIGTERM)
         gateway.stop()
 
+    with _on_signal(signal.SIGTERM, on_sigterm):
+        yield
+
+
+@contextlib.contextmanager
+def _on_signal(sig: signal.Signals, handler):  # noqa: ANN001, ANN202 - a callable
+    """``handler`` for ``sig`` while the block runs (nothing where the loop takes no signal
+    handlers: Windows, a thread)."""
+    loop = asyncio.get_running_loop()
     try:
-        loop.add_signal_handler(signal.SIGTERM, on_sigterm)
-    except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here (Windows, a thread)
+        loop.add_signal_handler(sig, handler)
+    except (NotImplementedError, RuntimeError, ValueError):
         yield
         return
     try:
         yield
     finally:
-        loop.remove_signal_handler(signal.SIGTERM)
+        loop.remove_signal_handler(sig)

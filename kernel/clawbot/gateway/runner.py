@@ -279,22 +279,21 @@ class Gateway:
 
     def _unanswered(self, waiting: Waiting) -> None:
         """clawbot stopped before answering: the sender is told, before the channels stop."""
-        if waiting.message.system_event:
-            return
-        session_key = self.session_of(waiting.channel, waiting.message)
-        told = asyncio.create_task(self.outbox.send(waiting.channel, waiting.message, session_key, STOPPING_NOTICE, notice=True))
-        self._telling.add(told)
-        told.add_done_callback(self._telling.discard)
+        self._tell(waiting, STOPPING_NOTICE, self._telling)
 
     def _dropped(self, waiting: Waiting) -> None:
         """Too many messages waited: the dropped one's sender is told."""
         log.info("a waiting message on %s was dropped: more than gateway.queue.cap waited", waiting.channel.name)
+        self._tell(waiting, DROPPED_NOTICE, self._background)
+
+    def _tell(self, waiting: Waiting, notice: str, tasks: set[asyncio.Task[None]]) -> None:
+        """clawbot's ``notice`` to the sender of a message it did not answer (not to itself)."""
         if waiting.message.system_event:
             return
         session_key = self.session_of(waiting.channel, waiting.message)
-        told = asyncio.create_task(self.outbox.send(waiting.channel, waiting.message, session_key, DROPPED_NOTICE, notice=True))
-        self._background.add(told)
-        told.add_done_callback(self._background.discard)
+        told = asyncio.create_task(self.outbox.send(waiting.channel, waiting.message, session_key, notice, notice=True))
+        tasks.add(told)
+        told.add_done_callback(tasks.discard)
 
     async def handle(
         self,

@@ -217,8 +217,7 @@ class SessionStore:
         except OSError as exc:
             index.write_failed(exc)
             if info is None:
-                stamp = now_iso()
-                info = SessionInfo(key, session_id or "", stamp, stamp, model, thinking, 1, usage, cost_usd, auth_profile, last_user_at=stamp)
+                info = _unwritten(key, session_id, model, thinking, usage, cost_usd, auth_profile)
         if transcript is not None:  # after the index: a rebuild above must not count this turn twice
             self._append_turn(transcript, usage, model, cost_usd, auth_profile, thinking, system_event)
         return info
@@ -247,8 +246,7 @@ class SessionStore:
             info = await writer.update(lambda raw: self._counted(writer.index, raw, key, session_id, totals))
         except OSError as exc:
             writer.index.write_failed(exc)
-            stamp = now_iso()
-            info = SessionInfo(key, session_id or "", stamp, stamp, model, thinking, 1, usage, cost_usd, auth_profile, last_user_at=stamp)
+            info = _unwritten(key, session_id, model, thinking, usage, cost_usd, auth_profile)
         if transcript is not None:  # after the index: a rebuild meanwhile must not count this turn twice
             self._append_turn(transcript, usage, model, cost_usd, auth_profile, thinking, system_event, kind)
         return info
@@ -328,3 +326,11 @@ class SessionStore:
             return found
         stamp = now_iso()
         return SessionInfo(key, session_id or uuid.uuid4().hex, stamp, stamp, last_user_at=stamp)
+
+
+def _unwritten(
+    key: str, session_id: str | None, model: str | None, thinking: str | None, usage: Usage, cost_usd: float | None, auth_profile: str | None
+) -> SessionInfo:
+    """What a turn reports when the index could not be written (disk full): its own totals."""
+    stamp = now_iso()
+    return SessionInfo(key, session_id or "", stamp, stamp, model, thinking, 1, usage, cost_usd, auth_profile, last_user_at=stamp)

@@ -41,14 +41,6 @@ class Sink:
         return frozenset()
 
 
-@pytest.fixture
-async def api():
-    fake = FakeBotApi()
-    await fake.start()
-    yield fake
-    await fake.close()
-
-
 def make_channel(api: FakeBotApi, tmp_path: Path, **settings) -> TelegramChannel:
     config = TelegramConfig(token=TOKEN, api_base_url=api.base_url, poll_timeout_s=2, owner_ids=["111"], **settings)
     return TelegramChannel(config, state_dir=tmp_path / "telegram")

@@ -45,14 +45,6 @@ def uv(*args: str, cwd: Path = ROOT) -> str:
     return done.stdout
 
 
-@pytest.fixture
-async def api():
-    fake = FakeBotApi()
-    await fake.start()
-    yield fake
-    await fake.close()
-
-
 def user_env(home: Path) -> dict[str, str]:
     """What a user's shell has: no trace of this checkout or its virtual environment."""
     return {"PATH": os.defpath, "HOME": str(home), "CLAWBOT_HOME": str(home / ".clawbot"), "TELEGRAM_BOT_TOKEN": TOKEN, "NO_COLOR": "1", "COLUMNS": "200"}

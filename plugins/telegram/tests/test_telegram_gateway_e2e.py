@@ -26,14 +26,6 @@ OWNER = f'owner_ids = ["{ALICE.id}"]\nallow_from = ["{ALICE.id}"]\ngroups = ["{G
 
 
 @pytest.fixture
-async def api():
-    fake = FakeBotApi()
-    await fake.start()
-    yield fake
-    await fake.close()
-
-
-@pytest.fixture
 def setup(tmp_path: Path, api: FakeBotApi, fake_llm_thread):
     workspace = tmp_path / "workspace"
     workspace.mkdir()
