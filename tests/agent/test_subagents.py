@@ -151,6 +151,12 @@ async def _runtime(make_kernel, workspace, brain: Brain, extra: str = "", tools:
     return kernel, runtime, port, conversation
 
 
+def _parents_follow_up(brain: Brain):  # noqa: ANN202 - a ModelRequest
+    """The parent's request with its tool results (sub-agents' requests may come first: they
+    run beside it)."""
+    return next(r for r in brain.requests if "## Sub-agent" not in r.system.text and r.messages[-1].role == Role.TOOL_RESULT)
+
+
 def _results(brain: Brain) -> list[str]:
     return [b.text for r in brain.requests for m in r.messages[-1:] if m.role == Role.TOOL_RESULT for b in m.content if hasattr(b, "text")]
 
@@ -160,7 +166,7 @@ async def test_past_max_concurrent_a_spawn_is_refused(make_kernel, workspace) ->
     kernel, runtime, _, conversation = await _runtime(make_kernel, workspace, brain, "\n[agents.defaults.subagents]\nmax_concurrent = 2\n")
     await conversation.send(MAIN, "go", channel="cli")
     running = runtime.services.subagents.running()
-    results = str(brain.requests[1].messages)
+    results = str(_parents_follow_up(brain).messages)
     await runtime.aclose()
     await kernel.aclose()
     assert len(running) == 2
@@ -255,4 +261,4 @@ async def test_only_the_owners_turn_may_pick_a_sub_agents_model(make_kernel, fak
     chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=_config(workspace).split("[agents.defaults.model]")[0], plugins=plugins)
     await fake_channel.inject("go", peer_id="bob", chat_type="direct")  # the fake lets anyone in: bob is not the owner
     await chat.close()
-    assert chat.runtime.services.subagents.running() == [] and "only the owner" in str(brain.requests[1].messages[-1])
+    assert chat.runtime.services.subagents.running() == [] and "only the owner" in str(_parents_follow_up(brain).messages[-1])

@@ -29,6 +29,24 @@ PYTHON = "/usr/bin/python3"
 MECHANISMS = CONFINING
 PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 SYSCTL = Path("/proc/sys/kernel/printk_ratelimit")
+#: the sysctl is one for the whole machine, and the suite runs in several processes
+SYSCTL_LOCK = Path("/tmp/clawbot-tests-host-sysctl.lock")
+
+
+@contextlib.contextmanager
+def host_settings(payload: Payload):  # noqa: ANN201 - a context manager
+    """Hold the machine's sysctl for one payload's run: alone for a payload that writes it,
+    shared with the other payloads otherwise (their evidence reads it; another process's
+    write in between would look like theirs, and a restore would undo another's write)."""
+    import fcntl
+
+    exclusive = "{sysctl}" in payload.line
+    with SYSCTL_LOCK.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def usable(name: str) -> None:

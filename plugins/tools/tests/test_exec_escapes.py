@@ -18,7 +18,7 @@ import pytest
 
 from .exec_support import Harness, text_of
 from .sandbox_payloads import PAYLOADS, Payload
-from .sandbox_world import PATH, Driver, Listeners, World, missing, usable
+from .sandbox_world import PATH, Driver, Listeners, World, host_settings, missing, usable
 
 # Lines aimed at the parent (its pid, its session keyring) need the driver as the parent
 THROUGH_EXEC = tuple(p for p in PAYLOADS if not any(mark in p.line for mark in ("{parent_pid}", "$PPID", "{keyctl}")))
@@ -38,6 +38,11 @@ def world(tmp_path_factory: pytest.TempPathFactory):
 
 async def run_through_exec(world: World, payload: Payload, **settings: object) -> tuple[str, str, dict]:
     """(status, output, what it reached) of ``payload`` run by the exec tool under ``settings``."""
+    with host_settings(payload):
+        return await _run_through_exec(world, payload, **settings)
+
+
+async def _run_through_exec(world: World, payload: Payload, **settings: object) -> tuple[str, str, dict]:
     world.reset()
     before = world.snapshot()
     env = {"PATH": PATH, "HOME": str(world.home), "LANG": "C.UTF-8"}

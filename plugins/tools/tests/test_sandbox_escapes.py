@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from .sandbox_payloads import PAYLOADS, Payload
-from .sandbox_world import MECHANISMS, Driver, Listeners, World, missing, usable
+from .sandbox_world import MECHANISMS, Driver, Listeners, World, host_settings, missing, usable
 
 
 @pytest.fixture(scope="module")
@@ -22,10 +22,11 @@ def world(tmp_path_factory: pytest.TempPathFactory):
 
 
 def _run(world: World, mechanism: str, payload: Payload) -> tuple[dict, dict]:
-    world.reset()
-    before = world.snapshot()
-    answer = world.driver.run(world.request(mechanism, world.line(payload), shell=payload.shell, settle_s=payload.settle_s))
-    return answer, world.evidence(before, answer)
+    with host_settings(payload):
+        world.reset()
+        before = world.snapshot()
+        answer = world.driver.run(world.request(mechanism, world.line(payload), shell=payload.shell, settle_s=payload.settle_s))
+        return answer, world.evidence(before, answer)
 
 
 @pytest.mark.parametrize("payload", PAYLOADS, ids=lambda p: p.id)
