@@ -1,29 +1,13 @@
 """Every hook clawbot calls, in one documented leaf module.
 
-Plugins implement these with ``@clawbot.hookimpl``. All hook names start with ``clawbot_``
-so they are greppable. A misspelled one is refused at load time:
-:meth:`clawbot.plugins.manager.PluginManager.register` leaves a plugin that implements an
-unknown hook unregistered and records it as failed ("unknown hook clawbot_tool (did you mean
-clawbot_tools?)"). ``PluginManager.check_pending()`` raises for the same mistake, for plugin
-authors' own tests.
+Plugins implement these with ``@clawbot.hookimpl``; every name starts with ``clawbot_``. A
+plugin implementing an unknown (misspelled) hook is refused at load time and recorded as
+failed, with the likely name ("did you mean clawbot_tools?"); ``check_pending()`` raises.
 
-Calling rules (the kernel's facade, :class:`clawbot.plugins.manager.PluginManager`, enforces
-them):
-
-* **Collect-all** hooks return a list (or ``None``). The kernel calls every implementation
-  on its own, so a failing plugin is recorded by name and the others still contribute, and
-  every returned object is attributed to its plugin (duplicate names are reported with both
-  plugins). Where one item is used (the memory provider, the compaction strategy) the kernel
-  selects it by configured name, or takes the only one installed; never by registration order.
-* **Chained** hooks (``before_tool_call``, ``message_sending``) see the previous plugin's
-  rewrite; the first *block* / *cancel* wins and stops the chain.
-* **Notification** hooks return nothing; every implementation runs, errors are logged.
-* **Wrapper** overrides exist for ``clawbot_bootstrap_files`` only: ``@hookimpl(wrapper=True)``
-  implementations receive the inner result from ``yield`` and return a changed list.
-
-Any implementation may be ``async def`` or return an awaitable; the kernel awaits it. The
-exceptions are ``clawbot_config_schema`` and ``clawbot_commands`` (called before an event loop
-exists) and ``clawbot_bootstrap_files`` (a pluggy wrapper chain): these must be synchronous.
+Each docstring says when the hook is called and its result rule: collect-all, chained
+(``before_tool_call``, ``message_sending``), notification, or the wrapper chain of
+``clawbot_bootstrap_files``. The rules, and which hooks may be ``async``, are spelled out
+once, in docs/plugins/hooks.md; :class:`clawbot.plugins.manager.PluginManager` enforces them.
 
 This module imports nothing at run time except pluggy: the value types are only named for
 type checkers, so loading the specs stays cheap.
@@ -68,9 +52,7 @@ if TYPE_CHECKING:
 
 hookspec = pluggy.HookspecMarker("clawbot")
 
-# --------------------------------------------------------------------------------------
-# Registration: called once while the kernel boots, in this order.
-# --------------------------------------------------------------------------------------
+# -- Registration: called once, while the kernel boots (unless the hook says otherwise).
 
 
 @hookspec
@@ -225,19 +207,16 @@ def clawbot_doctor_checks(ctx: PluginContext) -> list[HealthCheck] | None:
 def clawbot_web_routes(ctx: PluginContext) -> list[WebRoute] | None:
     """Return pages and WebSocket endpoints to serve on the gateway's control API.
 
-    Called once by ``clawbot run`` when the control API starts (never by other commands).
-    The API serves each :class:`~clawbot.types.WebPage` as it is and calls a
-    :class:`~clawbot.types.WebSocketRoute`'s handler only for clients that proved they hold
-    the gateway's token (see :mod:`clawbot.types.web`); plugins never see the token. Paths
+    Called once by ``clawbot run`` when the control API starts (never at boot or by other
+    commands). Pages are served as they are; a socket's handler runs only for clients that
+    proved they hold the token (:mod:`clawbot.types.web`), which plugins never see. Paths
     under ``/v1/`` belong to the API itself and are refused.
 
     Result rule: collect-all; a path offered by two plugins is a startup error naming both.
     """
 
 
-# --------------------------------------------------------------------------------------
-# Per turn: called while the system prompt of one run is assembled.
-# --------------------------------------------------------------------------------------
+# -- Per turn: called while the system prompt of one run is assembled.
 
 
 @hookspec
@@ -275,9 +254,7 @@ def clawbot_bootstrap_files(ctx: BootstrapContext) -> list[BootstrapFile] | None
     """
 
 
-# --------------------------------------------------------------------------------------
-# Lifecycle: tool calls, messages, sessions, compaction, the gateway.
-# --------------------------------------------------------------------------------------
+# -- Lifecycle: tool calls, messages, sessions, compaction, the gateway.
 
 
 @hookspec

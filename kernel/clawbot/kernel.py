@@ -16,7 +16,7 @@ import attrs
 from clawbot.agent.profiles import AuthProfiles
 from clawbot.boot import Loaded
 from clawbot.config import ClawbotConfig, ConfigError, ConfigProblem
-from clawbot.config.schema import DEFAULT_COMPACTION_STRATEGY
+from clawbot.config.context_schema import DEFAULT_COMPACTION_STRATEGY
 from clawbot.paths import StatePaths
 from clawbot.plugins import PluginManager
 from clawbot.registry import Registry

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from clawbot.agent.pruning import SessionPruning, prune_messages
-from clawbot.config.schema import ContextPruningConfig, HardClearConfig, SoftTrimConfig
+from clawbot.config.context_schema import ContextPruningConfig, HardClearConfig, SoftTrimConfig
 from clawbot.types import ImageBlock, Message, Role, TextBlock, ToolCallBlock
 
 WINDOW = 100_000

@@ -29,7 +29,7 @@ from typing import cast
 
 import attrs
 
-from clawbot.config.schema import ContextPruningConfig, SoftTrimConfig
+from clawbot.config.context_schema import ContextPruningConfig, SoftTrimConfig
 from clawbot.statefile import atomic_write_json, is_number, read_state, report_once
 from clawbot.tokens import chars_for_tokens
 from clawbot.types import ImageBlock, Message, Role, TextBlock, ThinkingBlock, ToolCallBlock

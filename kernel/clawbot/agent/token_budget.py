@@ -20,7 +20,7 @@ from pathlib import Path
 import attrs
 
 from clawbot.agent.context_guard import fixed_chars, messages_tokens, request_tokens
-from clawbot.config.schema import CompactionConfig
+from clawbot.config.context_schema import CompactionConfig
 from clawbot.statefile import atomic_write_json, is_count, is_number, locked, make_private_dir, read_state
 from clawbot.tokens import estimate_tokens
 from clawbot.types import Message, ModelRequest, Role, Usage

@@ -9,7 +9,6 @@ user bus) the file is still written and the command says what to do instead.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -136,20 +135,6 @@ def uninstall(state: CliState) -> None:
     echo(f"Removed {path}; the gateway no longer runs as a service.")
 
 
-def running_gateway(state_root: Path) -> dict | None:
-    """The endpoint file of a gateway that runs (its pid alive), or ``None``."""
-    path = state_root / "gateway" / "endpoint.json"
-    try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-        pid = int(found["pid"])
-        os.kill(pid, 0)
-    except PermissionError:  # alive, but another user's
-        return found
-    except (OSError, ValueError, KeyError, TypeError):  # none, unreadable, or its process is gone
-        return None
-    return found if isinstance(found, dict) else None
-
-
 @gateway.command()
 @click.pass_obj
 def status(state: CliState) -> None:
@@ -166,7 +151,9 @@ def status(state: CliState) -> None:
         manager = "systemctl --user is not available here" if _user_bus_missing(code, output) else (output.splitlines() or ["unknown"])[0]
     echo(f"Service file: {path}" + ("" if path.exists() else " (not installed: `clawbot gateway install`)"))
     echo(f"Service manager: {manager}")
-    found = running_gateway(state.paths().root)
+    from clawbot.control.endpoint import live_endpoint
+
+    found = live_endpoint(state.paths().root)
     if found is None:
         echo("Gateway: not running")
     else:

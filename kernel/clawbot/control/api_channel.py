@@ -13,6 +13,8 @@ import asyncio
 import secrets
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from clawbot.control.streams import TurnStream
 from clawbot.types import ActivitySink, Channel, ChannelCapabilities, InboundMessage, InboundSink, OutboundMessage
 
@@ -93,23 +95,8 @@ class ApiChannel(Channel):
         return next((s for s in self._streams.values() if approval_id in s.offered), None)
 
     def health(self) -> list[dict[str, Any]]:
-        """The channels' health as the gateway reports it (names only where it reports none)."""
-        report = getattr(self.gateway, "health", None)
-        if report is None:
-            return [{"name": name} for name in self.gateway.channel_names()]
-        rows = []
-        for item in report():
-            since = getattr(item, "since", None)
-            rows.append(
-                {
-                    "name": getattr(item, "name", str(item)),
-                    "state": str(getattr(item, "state", "")) or None,
-                    "restarts": getattr(item, "restarts", None),
-                    "last_error": getattr(item, "last_error", None),
-                    "since": since if isinstance(since, int | float | str | None) else str(since),
-                }
-            )
-        return rows
+        """The channels' health as the gateway reports it, as JSON."""
+        return [attrs.asdict(item) for item in self.gateway.health()]
 
 
 async def api_channel_for(kernel: Any, gateway: Gateway) -> ApiChannel | None:

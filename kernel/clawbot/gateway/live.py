@@ -12,13 +12,20 @@ left alone for the rest of the turn; it still gets the final reply in full.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from clawbot.agent.notices import MARKS, quoted_line
 from clawbot.gateway.reply_protocol import HEARTBEAT_ACK_MAX_CHARS, ReplyReader
 from clawbot.safetext import SafeStream
-from clawbot.types import Activity, ActivitySink, TextDelta, ToolCallBlock, ToolCallStarted, TurnFailed
+from clawbot.types import Activity, ActivitySink, Channel, InboundMessage, TextDelta, ToolCallBlock, ToolCallStarted, TurnFailed
+
+if TYPE_CHECKING:
+    from clawbot.kernel import Kernel
 
 log = logging.getLogger(__name__)
 
@@ -111,3 +118,35 @@ class LiveTurn:
         except Exception:
             log.exception("channel %s failed to show a turn live; it gets the final reply only", self._channel)
             self._sink = None
+
+
+def live_turn(kernel: Kernel, channel: Channel, message: InboundMessage, *, reports: bool, heartbeat: bool = False) -> LiveTurn | None:
+    """The turn's live activity for a channel that shows it and a responder that ``reports``
+    it. Not while a plugin implements ``clawbot_message_sending``: it may cancel or rewrite
+    the reply, which it can only do before the channel shows any of it."""
+    if not reports or kernel.plugins.impls("clawbot_message_sending"):
+        return None
+    try:
+        sink = channel.live(message)
+    except Exception:
+        log.exception("channel %s failed to offer live activity", channel.name)
+        return None
+    return None if sink is None else LiveTurn(sink, channel.name, kernel.config.agents.defaults.heartbeat.ack_max_chars, heartbeat=heartbeat)
+
+
+def responder_takes(respond: Callable[..., object], keyword: str) -> bool:
+    """Whether the gateway's responder takes ``keyword`` (``live``: it reports the turn's
+    activity; ``earlier``: it answers the messages that waited with the last one, each kept
+    apart)."""
+    try:
+        return _takes(respond, keyword)
+    except TypeError:  # an unhashable responder: asked each time
+        return _takes.__wrapped__(respond, keyword)
+
+
+@functools.lru_cache(maxsize=64)  # asked on every turn; a responder's signature never changes
+def _takes(respond: Callable[..., object], keyword: str) -> bool:
+    try:
+        return keyword in inspect.signature(respond).parameters
+    except (TypeError, ValueError):  # a callable without a signature
+        return False

@@ -37,7 +37,6 @@ agent, in the background (:func:`clawbot.agent.memory.start_memory`).
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -51,7 +50,7 @@ from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_
 from clawbot.gateway.commands import ParsedCommand, shadowed_commands
 from clawbot.gateway.health import ChannelBoard, ChannelHealth
 from clawbot.gateway.lanes import Lanes, Waiting
-from clawbot.gateway.live import LiveTurn
+from clawbot.gateway.live import live_turn, responder_takes
 from clawbot.gateway.outbox import Outbox
 from clawbot.gateway.routing import Route, Router
 from clawbot.gateway.supervisor import supervise
@@ -316,13 +315,13 @@ class Gateway:
             if not received.system_event:
                 event = InboundEvent(received, agent_of(session_key), session_key)
                 await self.kernel.plugins.notify("clawbot_message_received", event=event)
-        live = self._live(channel, message, heartbeat=kind == "heartbeat")
+        live = live_turn(self.kernel, channel, message, reports=responder_takes(self.respond, "live"), heartbeat=kind == "heartbeat")
         extra: dict[str, Any] = {} if live is None else {"live": live}
-        if earlier and self._respond_takes("earlier"):
+        if earlier and responder_takes(self.respond, "earlier"):
             extra["earlier"] = earlier
         elif earlier:  # a responder that takes one message: the texts together, in order
             message = attrs.evolve(message, text="\n\n".join(m.text for m in (*earlier, message)))
-        if kind != "chat" and self._respond_takes("kind"):
+        if kind != "chat" and responder_takes(self.respond, "kind"):
             extra.update(kind=kind, model=model)
         async with typing_while(channel, message):
             try:
@@ -341,28 +340,6 @@ class Gateway:
                 return
             streamed = live is not None and await live.finish(text)
             await self.outbox.send_reply(channel, message, session_key, text or "", streamed=streamed, shown=live is not None and live.showed_reply)
-
-    def _live(self, channel: Channel, message: InboundMessage, *, heartbeat: bool = False) -> LiveTurn | None:
-        """The turn's live activity for a channel that shows it and a responder that reports it.
-
-        Not while a plugin implements ``clawbot_message_sending``: it may cancel or rewrite
-        the reply, which it can only do before the channel shows any of it."""
-        if not self._respond_takes("live") or self.kernel.plugins.impls("clawbot_message_sending"):
-            return None
-        try:
-            sink = channel.live(message)
-        except Exception:
-            log.exception("channel %s failed to offer live activity", channel.name)
-            return None
-        return None if sink is None else LiveTurn(sink, channel.name, self.kernel.config.agents.defaults.heartbeat.ack_max_chars, heartbeat=heartbeat)
-
-    def _respond_takes(self, keyword: str) -> bool:
-        """Whether the responder takes ``keyword`` (``live``: reports the turn's activity;
-        ``earlier``: answers the messages that waited with the last one, each kept apart)."""
-        try:
-            return keyword in inspect.signature(self.respond).parameters
-        except (TypeError, ValueError):  # a callable without a signature
-            return False
 
     def interrupt(self) -> bool:
         """Ctrl-C in the terminal: the channels that take it act on it (stop their turn);
