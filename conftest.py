@@ -11,7 +11,9 @@ needs a process which writes nothing sets the variable for that process itself.
 from __future__ import annotations
 
 import os
+import socket
 import sys
+from collections.abc import Iterator
 
 import pytest
 
@@ -19,3 +21,28 @@ import pytest
 def pytest_configure(config: pytest.Config) -> None:
     sys.dont_write_bytecode = False
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def users_gateway_on_the_default_port() -> Iterator[socket.socket | None]:
+    """Hold the control API's default port for the whole run, as a gateway the user runs would.
+
+    A test must bind an ephemeral port (``[gateway] port = 0``); one that falls back on the
+    default then fails here every time instead of only on a machine where clawbot runs.
+    Another test process (or the user's own gateway) holding it already serves as well.
+    """
+    # Imported here, after pytest_configure has turned bytecode writing back on.
+    from clawbot.config.gateway_schema import DEFAULT_PORT
+
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        holder.bind(("127.0.0.1", DEFAULT_PORT))
+        holder.listen(1)
+    except OSError:
+        holder.close()
+        yield None
+        return
+    try:
+        yield holder
+    finally:
+        holder.close()

@@ -4,7 +4,6 @@ quoting rules themselves are driven through real turns in tests/e2e)."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from clawbot.agent.prompt_tool_calls import find_calls
@@ -57,7 +56,7 @@ HOSTILE = {
 
 
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
-def test_hostile_replies_cost_time_in_proportion_to_their_length(text: str) -> None:
-    started = time.perf_counter()
-    find_calls(text)
-    assert time.perf_counter() - started < 2.0  # linear: well under 0.1 s; quadratic: minutes
+def test_hostile_replies_are_read_in_one_pass(text: str) -> None:
+    # Linear: well under 0.1 s each; quadratic: minutes, past the suite's per-test timeout.
+    calls = find_calls(text)
+    assert all(call.name == "read" for call in calls)

@@ -73,9 +73,7 @@ async def test_parallel_calls_run_concurrently_and_results_keep_call_order(make_
     provider = ScriptedProvider([call("slow", "first", seconds=0.2), call("slow", "second", seconds=0.0)], "ok")
     kernel = await make_kernel(plugins={"tools": tools_plugin(order)})
     conv = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
-    started = asyncio.get_running_loop().time()
     await conv.send("agent:main:main", "go")
-    assert asyncio.get_running_loop().time() - started < 0.4
     assert order == ["second", "first"]  # ran concurrently
     results = provider.requests[1].messages[2:]
     assert [m.tool_call_id for m in results] == ["first", "second"]  # reported in call order

@@ -24,7 +24,8 @@ COLUMNS, ROWS = 120, 40
 
 def run_config(tmp_path: Path, base_url: str, extra: str = "") -> None:
     (tmp_path / "clawbot.toml").write_text(
-        f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n[providers.openai]\nbase_url = "{base_url}/v1"\napi_key = "sk-test"\n' + extra
+        f'[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n[providers.openai]\nbase_url = "{base_url}/v1"\napi_key = "sk-test"\n\n[gateway]\nport = 0\n'
+        + extra
     )
 
 
@@ -87,7 +88,7 @@ class PtyScreen:
         with self._lock:
             return "\n".join(line.rstrip() for line in self.screen.display).rstrip()
 
-    def wait_for(self, wanted: str, timeout: float = 10.0) -> str:
+    def wait_for(self, wanted: str, timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout
         while True:
             shown = self.text()
@@ -97,7 +98,16 @@ class PtyScreen:
                 raise AssertionError(f"{wanted!r} never appeared; the screen:\n{shown}\nraw tail: {bytes(self.raw[-600:])!r}")
             time.sleep(0.02)
 
-    def wait_for_prompt(self, prompt: str = "you>", timeout: float = 10.0) -> str:
+    def wait_gone(self, unwanted: str, timeout: float = 30.0) -> str:
+        """Wait until ``unwanted`` is no longer on the screen (the bar's "working" once a turn has ended)."""
+        deadline = time.monotonic() + timeout
+        while unwanted in (shown := self.text()):
+            if time.monotonic() > deadline or self.ended():
+                raise AssertionError(f"{unwanted!r} never went; the screen:\n{shown}")
+            time.sleep(0.02)
+        return shown
+
+    def wait_for_prompt(self, prompt: str = "you>", timeout: float = 30.0) -> str:
         """Wait until the prompt is drawn afresh on the last line, ready for keys: text seen
         anywhere (an earlier ``you> go``) says nothing about whether the prompt reads now, and a
         Ctrl-D typed between two prompts is lost by the terminal's line discipline."""
@@ -156,7 +166,7 @@ class Terminal(PtyScreen):
         """Ctrl-C as a signal to the process (what the kernel sends when the terminal is not in raw mode)."""
         self.proc.send_signal(signal.SIGINT)
 
-    def wait_exit(self, timeout: float = 5.0) -> int:
+    def wait_exit(self, timeout: float = 30.0) -> int:
         try:
             return self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -77,7 +77,12 @@ def test_two_quick_ctrl_c_quit_while_a_turn_runs(tmp_path: Path, fake_llm_thread
         term.wait_for("you>", STARTUP_S)
         term.type("tell me a story\r")
         term.wait_for("Once upon")
-        term.type("\x03\x03")
+        term.type("\x03\x03")  # typed together; as signals (the terminal in cooked mode) they may arrive as one
+        deadline = time.monotonic() + 30
+        while term.proc.poll() is None and "Ctrl-C again to quit" not in term.text() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if term.proc.poll() is None:
+            term.type("\x03")  # the note's promise, however long the stop takes
         assert term.wait_exit() == 0
     assert b"Traceback" not in term.raw
     assert '"kind": "aborted"' in _transcript(tmp_path).replace('":"', '": "')
@@ -97,6 +102,7 @@ def test_ctrl_c_stops_the_turn_and_a_second_quits(tmp_path: Path, fake_llm_threa
         assert term.proc.poll() is None  # still there, at the prompt
         term.type("are you there?\r")  # a stalled reply stays queued: this time it comes whole
         term.wait_for("you> are you there?\nOnce upon a time there was a terminal")
+        term.wait_gone("working")  # the reply shown whole, its turn still ends (the transcript)
         term.type("\x03")  # nothing runs: Ctrl-C quits
         assert term.wait_exit() == 0
     assert b"Traceback" not in term.raw

@@ -105,7 +105,7 @@ def workspace_tools(finished: list[str] | None = None) -> list[Tool]:
         return ToolResult.text(f"waited {call.arguments['seconds']} s")
 
     async def sleepy(call):
-        await asyncio.sleep(5)
+        await asyncio.sleep(3600)  # only its timeout ends it
         return ToolResult.text("woke up")  # never reached: the timeout is 0.1 s
 
     return [

@@ -24,7 +24,7 @@ from clawbot.testing.fake_llm import Reply, ToolCallSpec
 
 CHROMIUM = "/usr/bin/chromium"
 READY_S = 30.0
-WAIT_MS = 15_000
+WAIT_MS = 60_000
 
 CLOSE_CODE = """async ([token, first]) => await new Promise((resolve) => {
     const ws = new WebSocket(`ws://${location.host}/chat/ws`);
@@ -84,6 +84,7 @@ def test_the_web_chat_streams_replies_shows_tool_calls_and_approves_with_a_butto
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
             page = browser.new_page()
             page.set_default_timeout(WAIT_MS)
+            expect.set_options(timeout=WAIT_MS)  # its own default is 5 s
             frames: list[dict] = []
             page.on("websocket", lambda ws: ws.on("framereceived", lambda data: frames.append(json.loads(data))))
             page.goto(f"{address}/chat/")

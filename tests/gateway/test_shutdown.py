@@ -54,7 +54,7 @@ async def test_a_turn_that_finishes_within_the_grace_is_answered_and_new_message
 
 async def test_a_turn_past_the_grace_is_cancelled_and_recorded_as_interrupted(make_kernel, fake_channel) -> None:
     kernel = await make_kernel(config="[gateway]\nshutdown_grace_s = 0.2\n")
-    provider = ScriptedProvider("too slow", delay=30)
+    provider = ScriptedProvider("too slow", delay=3600)  # only the grace can end it in time
     conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
 
     async def respond(message, session_key):
@@ -65,10 +65,8 @@ async def test_a_turn_past_the_grace_is_cancelled_and_recorded_as_interrupted(ma
     await fake_channel.wait_started()
     await fake_channel.inject("think for a long time", wait=False)
     await _until(lambda: provider.requests)
-    started = time.monotonic()
     gateway.stop()
-    await asyncio.wait_for(task, 5)
-    assert time.monotonic() - started < 2
+    await asyncio.wait_for(task, 60)
     loaded = kernel.sessions.open("agent:main:main").transcript.load()
     assert [m.text for m in loaded.messages()] == ["think for a long time"]
     assert any(e.type == "custom" and e.data.get("kind") == "aborted" for e in loaded.entries)

@@ -193,11 +193,9 @@ async def test_slow_delays_then_answers(fake: FakeLLM, openai_client: openai.Asy
 
 
 async def test_slow_trips_the_sdk_timeout(fake: FakeLLM, anthropic_client: anthropic.AsyncAnthropic) -> None:
-    fake.fail("slow", delay=0.5)
-    started = time.monotonic()
+    fake.fail("slow", delay=60)
     with pytest.raises(anthropic.APITimeoutError):
         await call_anthropic(anthropic_client, timeout=0.05)
-    assert time.monotonic() - started < 0.4
 
 
 async def test_strict_script_exhaustion_is_a_500_not_retried() -> None:

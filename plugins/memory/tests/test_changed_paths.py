@@ -102,7 +102,7 @@ async def test_a_search_on_a_large_memory_syncs_what_the_watcher_saw(tmp_path: P
         write(ws / "MEMORY.md", "Favourite colour: crimson.\n")
         started = time.monotonic()
         while not watcher.pending:
-            assert time.monotonic() - started < 10, "the watcher did not see the edit"
+            assert time.monotonic() - started < 60, "the watcher did not see the edit"
             await asyncio.sleep(0.02)
         found = await provider.search("crimson", agent_id="main", min_score=0.6)
         assert [h.path for h in found.hits] == ["MEMORY.md"]  # long before the debounce
@@ -126,7 +126,7 @@ async def test_a_reader_of_an_older_state_does_not_hold_a_sync_up(tmp_path: Path
             os.utime(ws / "MEMORY.md", (1, 1))
             started = time.monotonic()
             await provider.sync(agent_id="main")
-            assert time.monotonic() - started < 5
+            assert time.monotonic() - started < 60  # held up, it would wait for the other reader to finish
             other.execute("commit")
         finally:
             other.close()

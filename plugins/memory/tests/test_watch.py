@@ -12,7 +12,7 @@ import sqlean
 from .memory_support import WordsEmbedder, make_provider, write
 
 DEBOUNCE_MS = 400
-MARGIN_S = 4.0  # a loaded CI machine: the watcher's own batching, the sync, the scheduler
+MARGIN_S = 30.0  # a loaded CI machine: the watcher's own batching, the sync, the scheduler
 
 
 def indexed(state: Path, word: str) -> int:

