@@ -103,7 +103,7 @@ async def _talk_to_the_api(kernel) -> str:  # noqa: ANN001
             assert response.status == 401
         async with http.ws_connect(url(api, "/v1/ws")) as socket:
             await socket.send_json({"type": "auth", "token": token})
-            assert (await socket.receive_json(timeout=5))["type"] == "ready"
+            assert (await socket.receive_json(timeout=30))["type"] == "ready"
     return token
 
 

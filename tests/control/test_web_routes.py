@@ -51,16 +51,16 @@ async def test_hook_web_routes_pages_are_served_and_sockets_reach_the_plugin_onl
                 assert response.headers["Content-Type"].startswith("text/html")
             async with http.ws_connect(f"{base}/echo/ws") as socket:
                 await socket.send_json({"type": "auth", "token": "wrong"})
-                await socket.receive(timeout=5)
+                await socket.receive(timeout=30)
                 assert socket.close_code == 4401
             assert reached == []  # the plugin never saw that client
             async with http.ws_connect(f"{base}/echo/ws", headers={"Origin": base}) as socket:
                 await socket.send_json({"type": "auth", "token": api.settings.token})
-                assert (await socket.receive_json(timeout=5))["type"] == "ready"
+                assert (await socket.receive_json(timeout=30))["type"] == "ready"
                 await socket.send_json({"say": "hi"})
-                assert await socket.receive_json(timeout=5) == {"type": "echo", "frame": {"say": "hi"}}
+                assert await socket.receive_json(timeout=30) == {"type": "echo", "frame": {"say": "hi"}}
                 await socket.send_str("not json")
-                assert (await socket.receive_json(timeout=5))["type"] == "error"
+                assert (await socket.receive_json(timeout=30))["type"] == "error"
             with pytest.raises(aiohttp.WSServerHandshakeError):
                 await http.ws_connect(f"{base}/echo/ws", headers={"Origin": "https://elsewhere.example"})
         assert len(reached) == 1

@@ -29,7 +29,7 @@ def _tool_result_texts(request) -> list[str]:
     return [json.dumps(r["content"]) if not isinstance(r["content"], str) else r["content"] for r in request.tool_results]
 
 
-async def _until(predicate, timeout: float = 10.0) -> None:
+async def _until(predicate, timeout: float = 30.0) -> None:
     async with asyncio.timeout(timeout):
         while not predicate():
             await asyncio.sleep(0.02)

@@ -33,7 +33,7 @@ def _user_text(message: dict) -> str:
     return "".join(part.get("text", "") for part in content if isinstance(part, dict))
 
 
-async def _until(predicate, timeout: float = 15.0) -> None:
+async def _until(predicate, timeout: float = 30.0) -> None:
     async with asyncio.timeout(timeout):
         while not predicate():
             await asyncio.sleep(0.02)

@@ -100,7 +100,7 @@ async def open_chat(
     return Chat(kernel, runtime, gateway, task, channel)
 
 
-async def eventually(predicate: Any, timeout: float = 5.0) -> None:
+async def eventually(predicate: Any, timeout: float = 30.0) -> None:
     async with asyncio.timeout(timeout):
         while not predicate():
             await asyncio.sleep(0.01)

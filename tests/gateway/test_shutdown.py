@@ -20,7 +20,7 @@ from clawbot.testing.cli import subprocess_env
 from ..agent.scripted import ScriptedProvider
 
 
-async def _until(predicate, timeout: float = 5.0) -> None:
+async def _until(predicate, timeout: float = 30.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
@@ -45,7 +45,7 @@ async def test_a_turn_that_finishes_within_the_grace_is_answered_and_new_message
     gateway.stop()
     await asyncio.sleep(0)
     late = await fake_channel.inject("too late", peer_id="bob", wait=False)
-    await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(task, 30)
     assert late is not None and seen == ["almost done"]
     by_peer = {m.peer_id: m for m in fake_channel.sent}
     assert len(fake_channel.sent) == 2 and by_peer["user-1"].text == "re almost done"

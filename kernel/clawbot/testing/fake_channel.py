@@ -59,7 +59,7 @@ class FakeChannel(Channel):
     async def stop(self) -> None:
         self._stopped.set()
 
-    async def wait_started(self, timeout: float = 5.0) -> None:
+    async def wait_started(self, timeout: float = 30.0) -> None:
         await asyncio.wait_for(self._started.wait(), timeout)
 
     async def disconnect(self, error: BaseException | None = None) -> None:

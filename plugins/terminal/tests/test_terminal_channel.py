@@ -77,7 +77,7 @@ async def test_lines_are_read_while_a_turn_runs_and_answered_before_the_chat_end
     assert not task.done()  # end of input, but the answers are still coming
     for reply in replies[1:]:
         reply.set_result(None)
-    await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(task, 30)
 
 
 async def test_stop_typed_while_a_turn_runs_stops_it(make_kernel) -> None:
@@ -102,7 +102,7 @@ async def test_stop_typed_while_a_turn_runs_stops_it(make_kernel) -> None:
     os.write(write, b"/stop\n")
     await asyncio.wait_for(cancelled.wait(), 5)
     os.close(write)
-    await asyncio.wait_for(gateway, 5)
+    await asyncio.wait_for(gateway, 30)
     stdin.close()
     assert stdout.getvalue() == "[clawbot] Stopped.\n"
 

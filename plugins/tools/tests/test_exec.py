@@ -47,7 +47,7 @@ async def full(ws: Path, tmp_path: Path, env: dict[str, str]):
     await harness.close()
 
 
-async def eventually(predicate, timeout: float = 5.0) -> None:
+async def eventually(predicate, timeout: float = 30.0) -> None:
     async with asyncio.timeout(timeout):
         while not predicate():
             await asyncio.sleep(0.02)

@@ -44,7 +44,7 @@ class Chat:
 
     async def __aexit__(self, *exc) -> None:
         self.gateway.stop()
-        await asyncio.wait_for(self._task, 5)
+        await asyncio.wait_for(self._task, 30)
 
     def page(self, chat: str | None = "web-1") -> tuple[PagePeer, asyncio.Task[None]]:
         peer = PagePeer()
@@ -70,7 +70,7 @@ async def test_a_message_from_the_page_is_the_owners_and_its_reply_comes_back(tm
         assert (message.channel, message.peer_id, message.chat_type, message.from_owner) == ("webchat", "web-abc_1", "direct", True)
         assert message.sender_name == "you"  # the page's own claim is ignored
         peer.disconnect()
-        await asyncio.wait_for(served, 5)
+        await asyncio.wait_for(served, 30)
 
 
 BAD_FRAMES = [
@@ -97,7 +97,7 @@ async def test_a_bad_frame_gets_an_error_naming_what_is_wrong_and_reaches_no_one
         assert peer.sent[0]["type"] == "error" and error in peer.sent[0]["text"], peer.sent
         assert chat.received == [] and not peer.of_type("welcome")
         peer.disconnect()
-        await asyncio.wait_for(served, 5)
+        await asyncio.wait_for(served, 30)
 
 
 BAD_TEXTS = [None, 5, "", "   \n", ["hi"], "x" * 32_001]
@@ -112,7 +112,7 @@ async def test_a_message_without_usable_text_is_refused_naming_text(tmp_path: Pa
         assert error["text"].startswith("text:")
         assert chat.received == []
         peer.disconnect()
-        await asyncio.wait_for(served, 5)
+        await asyncio.wait_for(served, 30)
 
 
 async def test_every_page_of_a_chat_sees_its_replies_and_no_other_chat_does(tmp_path: Path) -> None:
@@ -176,7 +176,7 @@ async def test_a_turn_shows_live_as_deltas_and_tool_lines_and_a_gone_page_is_dro
         ]
         await peer.close(1001)  # the browser went away without a goodbye
         await show(TextDelta(" more"))  # dropped quietly, the turn goes on
-        await asyncio.wait_for(served, 5)
+        await asyncio.wait_for(served, 30)
         assert chat.channel._peers == {}
 
 
