@@ -81,6 +81,11 @@ def grant_lines(job: Job, mechanism: str) -> tuple[str, ...]:
     return tuple(lines)
 
 
+def withheld_lines(verdict: Verdict) -> tuple[str, ...]:
+    """Why the notice offers no "allow-always" where the gate alone would have."""
+    return (f"No allow-always: {verdict.withheld}.",) if verdict.withheld else ()
+
+
 def always_covers(verdict: Verdict, mechanism: str, binding: Binding) -> str | None:
     if verdict.always == "programs":
         programs = ", ".join(p.real for p in verdict.programs)
@@ -105,7 +110,7 @@ def ask(call: ToolCall, rt: RuntimeContext, job: Job, verdict: Verdict, binding:
         on_decision=lambda decision: on_decision(decision, rt, job, verdict, services, binding),
         allow_always=always,
         expires_in_s=float(rt.exec.approval_expiry_s),
-        details=grant_lines(job, mechanism),
+        details=grant_lines(job, mechanism) + withheld_lines(verdict),
         always_covers=always_covers(verdict, mechanism, binding) if always else None,
     )
     try:

@@ -40,19 +40,18 @@ def recall(verdict: Verdict, binding: Binding, allowed: Sequence[Mapping[str, st
         if dict(files or {}) == dict(binding.files) and trusted:
             return Recall(True, verdict)
         if files is None:
-            changed.append("it was allowed before clawbot bound approvals to the files they run")
+            changed.append("it was allowed always before clawbot compared the files commands run")
         else:
             found = changes(files, binding.files)
-            changed += [f"{_relative(path, cwd)} {what}" for path, what in found] or [f"with these grants, {binding.unsure}"]
+            changed += [f"since it was allowed always, {_relative(path, cwd)} {what}" for path, what in found]
+            changed += [] if found else [f"it was allowed always, but with these grants it asks now: {binding.unsure}"]
     reasons = list(verdict.reasons)
     if changed:
-        shown = "; ".join(changed[:MAX_SHOWN]) + (f" (and {len(changed) - MAX_SHOWN} more)" if len(changed) > MAX_SHOWN else "")
-        reasons.insert(0, f"allowed always before, but asks again: {shown} since it was allowed")
-    always = verdict.always
-    if always == "command" and not trusted:
-        always = None
-        reasons.append(f"allow-always is not offered: {binding.unsure}, so a rewritten file would run with these grants unasked")
-    return Recall(False, attrs.evolve(verdict, reasons=tuple(reasons), always=always))
+        more = len(changed) - MAX_SHOWN
+        reasons[:0] = changed[:MAX_SHOWN] + ([f"{more} more files changed since it was allowed always"] if more > 0 else [])
+    if verdict.always == "command" and not trusted:
+        return Recall(False, attrs.evolve(verdict, reasons=tuple(reasons), always=None, withheld=binding.unsure))
+    return Recall(False, attrs.evolve(verdict, reasons=tuple(reasons)))
 
 
 def _relative(path: str, cwd: str) -> str:
