@@ -242,6 +242,31 @@ async def test_allowed_once_it_runs_once(made: Callable) -> None:
     assert (setup.ws / "built.txt").read_text() == "yes"
 
 
+@pytest.mark.parametrize("decision", [ApprovalDecision.ALLOW_ONCE, ApprovalDecision.ALLOW_ALWAYS])
+async def test_a_script_changed_before_the_answer_runs_nothing(made: Callable, decision: ApprovalDecision) -> None:
+    setup = await made(security="allowlist", extra=None)
+    (setup.ws / "build.py").write_text("open('built.txt', 'w').write('yes')\n")
+    result = await setup.exec("python3 build.py", network=True)
+    (setup.ws / "build.py").write_text("open('pwned.txt', 'w').write('ran')\n")  # the turn went on
+    await _answer(setup, result, decision)
+    assert not (setup.ws / "pwned.txt").exists() and not (setup.ws / "built.txt").exists()
+    [event] = setup.port.events
+    assert "the approved command did not run: since you were asked, build.py changed" in event, event
+    again = await setup.exec("python3 build.py", network=True)
+    assert again.details["status"] == "approval-pending", text_of(again)  # nothing was remembered either
+
+
+async def test_what_a_remembered_command_writes_is_not_bound(made: Callable) -> None:
+    setup = await made(security="allowlist", extra=None)
+    (setup.ws / "gen.py").write_text("import random; print(random.random())\n")
+    first = await setup.exec("python3 gen.py > out.txt", network=True)
+    await _answer(setup, first, ApprovalDecision.ALLOW_ALWAYS)
+    written = (setup.ws / "out.txt").read_text()
+    again = await setup.exec("python3 gen.py > out.txt", network=True)
+    assert again.details["status"] == "exited", text_of(again)  # out.txt changed: it is output, not what runs
+    assert (setup.ws / "out.txt").read_text() != written
+
+
 # --- entries written before files were bound -----------------------------------------------
 
 

@@ -8,7 +8,9 @@ sandbox, with network, or outside it), the environment the model adds, and wheth
 read input. A turn started by someone who may not approve is refused at once
 (``ApprovalRefused``): nothing is left pending for a stranger's command.
 
-The answer arrives later, outside the turn, in :func:`on_decision`:
+The answer arrives later, outside the turn, in :func:`on_decision`. When a file the
+command runs changed after the owner was asked (the turn went on and rewrote it), an
+allow answer runs nothing, remembers nothing, and a system event says what changed.
 
 * allow-once: the exact job stored here runs once (same directory, environment, grants
   and timeout) as a background process, and a system event reports how it ended. Its input
@@ -45,6 +47,7 @@ from clawbot_tools.runtime.bound_files import Binding
 from clawbot_tools.runtime.context import Job, RuntimeContext
 from clawbot_tools.runtime.exec_policy import Verdict
 from clawbot_tools.runtime.processes import ManagedProcess
+from clawbot_tools.runtime.remembered_commands import binding_of, changed_since
 from clawbot_tools.runtime.reports import event_text
 
 log = logging.getLogger(__name__)
@@ -187,6 +190,11 @@ def _when(expires_at: datetime) -> str:
 async def on_decision(decision: ApprovalDecision, rt: RuntimeContext, job: Job, verdict: Verdict, services: ToolServices, binding: Binding) -> None:
     if decision in (ApprovalDecision.DENY, ApprovalDecision.EXPIRED):
         log.info("exec approval for agent %s: %s; nothing ran", job.agent_id, decision.value)
+        return
+    changed = changed_since(binding, await asyncio.to_thread(binding_of, rt, job), job.cwd)
+    if changed is not None:  # the owner approved the files as they were when asked
+        why = f"since you were asked, {visible(changed)}. Ask again to run it as it is now"
+        await post(services, f"exec: the approved command did not run: {why}.\nCommand: {visible(job.command)}")
         return
     if decision is ApprovalDecision.ALLOW_ALWAYS and verdict.allow_always:
         if verdict.always == "programs" and verdict.programs:

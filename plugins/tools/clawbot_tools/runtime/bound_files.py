@@ -8,7 +8,7 @@ by content (sha256), and the command asks again when one of them changed, vanish
 appeared, or became a symlink.
 
 Which files (:func:`bind`): every word of every simple command (``sh -c`` scripts
-included) and every redirection target, read as a path from the directory the command runs
+included) and every redirection it reads from, read as a path from the directory the command runs
 in (and the value of ``--option=value`` and ``NAME=value`` words), that lies in one of
 those trees; a program found on ``PATH`` inside them; and what the line runs without
 naming it:
@@ -125,7 +125,7 @@ def _bind(command: str, cwd: str, roots: tuple[str, ...], path_value: str, home:
         if not settable(name, value):
             why(f"it sets {name}, which may change what the programs load")
     words = [(word, where) for segment, where in analysis.segments for word in segment]
-    words += [(r.target, r.cwd) for r in analysis.redirects if r.target is not None]
+    words += [(r.target, r.cwd) for r in analysis.redirects if r.target is not None and _read_from(r.op)]
     for word, where in words:
         if not word.literal:
             why(f"{word.raw!r} is not a fixed word (a variable, glob or substitution may name any file)")
@@ -173,6 +173,13 @@ def changes(allowed: Mapping[str, str], now: Mapping[str, str]) -> list[tuple[st
         else:
             found.append((path, "changed"))
     return found
+
+
+def _read_from(op: str) -> bool:
+    """Whether a redirection reads its target: ``<``, ``<>``, ``<&``; what ``>`` writes runs nothing,
+    and binding it would ask again after every run. A here-document is text of the line."""
+    op = op.lstrip("0123456789")
+    return op.startswith("<") and op not in ("<<", "<<-", "<<<")
 
 
 def _names_its_script(problem: str) -> bool:

@@ -25,12 +25,11 @@ from clawbot_tools.calls import schema
 from clawbot_tools.fs.common import int_arg
 from clawbot_tools.fs.paths import PathRefused, display, resolve, workspace_root
 from clawbot_tools.runtime import approval_flow
-from clawbot_tools.runtime.bound_files import Binding, bind
 from clawbot_tools.runtime.context import Job, RuntimeContext
 from clawbot_tools.runtime.envscrub import EnvRefused, child_env, extra_env
 from clawbot_tools.runtime.exec_policy import PolicyInput, decide
 from clawbot_tools.runtime.processes import ManagedProcess, TooManyProcesses
-from clawbot_tools.runtime.remembered_commands import recall
+from clawbot_tools.runtime.remembered_commands import binding_of, recall
 from clawbot_tools.runtime.reports import event_text, finished_text, shown, yielded_text
 from clawbot_tools.runtime.sandbox import SandboxError
 
@@ -165,7 +164,7 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
         verdict = approval_flow.with_grants(verdict, job, choice.mechanism.name)
     remembered = False
     if verdict.action == "ask":
-        binding = await asyncio.to_thread(_binding, rt, job)  # reads (and hashes) files
+        binding = await asyncio.to_thread(binding_of, rt, job)  # reads (and hashes) files
         if not verdict.destructive:
             allowed = await asyncio.to_thread(rt.store.remembered, job.agent_id, job.remembered_as(choice.mechanism.name))
             extra = job.grants or not confined or rt.sandbox.grants_writes()
@@ -187,11 +186,6 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
             note = rt.sandbox.not_found_hint(job) or note
         return _finished(process, rt, note)
     return _yielded(process, rt, yield_s, call.services, note)
-
-
-def _binding(rt: RuntimeContext, job: Job) -> Binding:
-    """The files ``job`` runs or names that a later turn could rewrite (what "always" binds)."""
-    return bind(job.command, cwd=job.cwd, roots=rt.sandbox.writable_roots(job), path_value=job.env["PATH"], home=rt.home)
 
 
 def _with_note(text: str, note: str | None) -> str:

@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from clawbot_tools.runtime.bound_files import Binding, changes
+from clawbot_tools.runtime.bound_files import Binding, bind, changes
+from clawbot_tools.runtime.context import Job, RuntimeContext
 from clawbot_tools.runtime.exec_policy import Verdict
 
 MAX_SHOWN = 3  # changed files named in the notice
@@ -29,6 +30,19 @@ MAX_SHOWN = 3  # changed files named in the notice
 class Recall:
     runs: bool  # allowed always, and nothing it runs changed: it runs as approved
     verdict: Verdict  # otherwise: what to ask with
+
+
+def binding_of(rt: RuntimeContext, job: Job) -> Binding:
+    """The files ``job`` runs or names that a later turn could rewrite (reads and hashes them)."""
+    return bind(job.command, cwd=job.cwd, roots=rt.sandbox.writable_roots(job), path_value=job.env["PATH"], home=rt.home)
+
+
+def changed_since(asked: Binding, now: Binding, cwd: str) -> str | None:
+    """What changed in the files of a job between asking and the answer (None: nothing)."""
+    found = changes(asked.files, now.files)
+    if not found:
+        return None
+    return "; ".join(f"{_relative(path, cwd)} {what}" for path, what in found[:MAX_SHOWN]) + ("; ..." if len(found) > MAX_SHOWN else "")
 
 
 def recall(verdict: Verdict, binding: Binding, allowed: Sequence[Mapping[str, str] | None], *, extra_grants: bool, cwd: str) -> Recall:
