@@ -208,6 +208,7 @@ UNSURE = {
     "make reading another folder's makefile": "make -C sub",
     "python running a folder": "python3 sub",
     "a substitution": "python3 $(echo build.py)",
+    "the interpreter of a virtual environment in the workspace": ".venv/bin/python build.py",
 }
 
 
@@ -218,6 +219,8 @@ async def test_always_is_not_offered_with_grants_for_a_line_whose_files_cannot_b
     (setup.ws / "sub").mkdir()
     (setup.ws / "build.py").write_text("print('built')\n")
     (setup.ws / "notes.txt").write_text("[1]\n")
+    (setup.ws / ".venv" / "bin").mkdir(parents=True)
+    (setup.ws / ".venv" / "bin" / "python").symlink_to(os.path.realpath(shutil.which("python3") or "/usr/bin/python3"))
     result = await setup.exec(UNSURE[line], **GRANTS[grant])
     assert result.details["status"] == "approval-pending" and result.details["allow_always"] is False, text_of(result)
     notice = notice_of(setup)

@@ -22,8 +22,9 @@ a file a program opens by a name in its own text) is not followed.
 
 ``Binding.unsure`` says why the files a line runs cannot all be named: text the analysis
 could not take apart, a word that is not fixed (``$X``, a glob), a relative word after
-``cd``, code given on the command line (``python3 -c``, ``-m``, ``node -e``), builtins that
-run text (``eval``), variables that change what programs load, or a program that may run
+``cd``, code given on the command line (``python3 -c``, ``-m``, ``node -e``), an
+interpreter of a virtual environment in the workspace (it loads the packages there), builtins
+that run text (``eval``), variables that change what programs load, or a program that may run
 workspace files it is not given by name (build tools, package managers, test runners,
 ``git`` with its hooks ...). Known are only programs that run no code from their arguments
 (:data:`~clawbot_tools.runtime.exec_policy.ALWAYS_OK`), interpreters given a script file,
@@ -231,6 +232,9 @@ def _program(command: Command, path_value: str, roots: tuple[str, ...]) -> list[
     family = _interpreter(program.name)
     if family is None:
         return f"{program.name} may run files of the workspace that the line does not name"
+    named = os.path.normpath(os.path.join(command.cwd or "/", command.name))
+    if "/" in command.name and any(inside(root, named) for root in roots):
+        return f"{command.name} is an interpreter of a virtual environment here, whose packages it loads are not followed"
     return _script(command, family)
 
 
