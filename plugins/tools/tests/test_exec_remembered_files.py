@@ -209,6 +209,7 @@ UNSURE = {
     "python running a folder": "python3 sub",
     "a substitution": "python3 $(echo build.py)",
     "the interpreter of a virtual environment in the workspace": ".venv/bin/python build.py",
+    "a file too large to compare": "python3 build.py big.bin",
 }
 
 
@@ -219,6 +220,8 @@ async def test_always_is_not_offered_with_grants_for_a_line_whose_files_cannot_b
     (setup.ws / "sub").mkdir()
     (setup.ws / "build.py").write_text("print('built')\n")
     (setup.ws / "notes.txt").write_text("[1]\n")
+    with (setup.ws / "big.bin").open("wb") as big:
+        big.truncate(65 * 1024 * 1024)  # sparse: larger than exec reads to compare, using no disk
     (setup.ws / ".venv" / "bin").mkdir(parents=True)
     (setup.ws / ".venv" / "bin" / "python").symlink_to(os.path.realpath(shutil.which("python3") or "/usr/bin/python3"))
     result = await setup.exec(UNSURE[line], **GRANTS[grant])

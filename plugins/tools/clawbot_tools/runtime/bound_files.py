@@ -153,8 +153,8 @@ def _bind(command: str, cwd: str, roots: tuple[str, ...], path_value: str, home:
         return Binding(_states(paths, roots, lenient=True), reasons[0])
     try:
         files = _states(paths, roots)
-    except _TooLarge as exc:
-        return Binding({}, str(exc))
+    except _TooLarge as exc:  # unsure; what can be compared is still bound
+        return Binding(_states(paths, roots, lenient=True), str(exc))
     return Binding(files)
 
 
