@@ -285,8 +285,9 @@ def _states(paths: list[str], roots: tuple[str, ...], *, lenient: bool = False) 
 
 
 def _state(path: str) -> str | None:
-    """What ``path`` is now (None: nothing is there): its content's sha256, a directory, a
-    special file; for a symlink, or a path through a linked directory, where it leads."""
+    """What ``path`` is now (None: nothing there, or a plain directory, whose files a line
+    runs only by naming them): its content's sha256, a special file; for a symlink, or a
+    path through a linked directory, where it leads."""
     try:
         info = os.lstat(path)
     except OSError as exc:
@@ -294,6 +295,8 @@ def _state(path: str) -> str | None:
             return None
         return f"unreadable ({exc.strerror})"
     real = os.path.realpath(path)
+    if stat.S_ISDIR(info.st_mode) and real == path:
+        return None
     if stat.S_ISLNK(info.st_mode):
         prefix = f"symlink to {real}: "
     elif real != path:
