@@ -22,7 +22,7 @@ def test_good_entries_keep_working_and_bad_ones_are_reported_once_then_dropped(t
                 "agents": {
                     "main": {
                         "programs": [{"path": "/usr/bin/jq", "name": "jq"}, {"path": 5, "name": "x"}, 7],
-                        "commands": [COMMAND, {**COMMAND, "network": "yes"}],
+                        "commands": [COMMAND, {**COMMAND, "network": "yes"}, {**COMMAND, "files": {"/ws/Makefile": 5}}],
                     },
                     "other": 5,
                 },
@@ -34,13 +34,13 @@ def test_good_entries_keep_working_and_bad_ones_are_reported_once_then_dropped(t
     with caplog.at_level(logging.WARNING):
         for _ in range(3):  # every exec call reads the file
             assert store.allowed("main") == (Program("/usr/bin/jq", "jq"),)
-            assert store.remembers("main", COMMAND)
+            assert store.remembered("main", COMMAND) == [None]  # written before files were bound
             assert store.allowed("other") == ()
     warnings = [r.getMessage() for r in caplog.records if str(path) in r.getMessage()]
-    assert len(warnings) == 4 and len(set(warnings)) == 4, warnings  # two programs, one command, one agent
+    assert len(warnings) == 5 and len(set(warnings)) == 5, warnings  # two programs, two commands, one agent
     store.add("main", [Program("/usr/bin/wc", "wc")])
     stored = json.loads(path.read_text(encoding="utf-8"))
     assert stored == {
-        "version": 2,
+        "version": 3,
         "agents": {"main": {"programs": [{"path": "/usr/bin/jq", "name": "jq"}, {"path": "/usr/bin/wc", "name": "wc"}], "commands": [COMMAND]}},
     }

@@ -16,9 +16,9 @@ def test_remembered_commands_and_programs_hold_any_text(tmp_path: Path, name: st
     weird = AWKWARD_TEXT[name]
     command = {"command": weird, "cwd": weird, "env": {weird: weird}, "network": False, "sandbox": "bwrap", "interactive": False}
     store = ApprovalsStore(tmp_path / "exec-approvals.json")
-    store.add_command("main", command)
+    store.add_command("main", command, {weird: weird})
     store.add("main", [Program(weird, weird)])
 
     again = ApprovalsStore(tmp_path / "exec-approvals.json")
-    assert again.remembers("main", command)
+    assert again.remembered("main", command) == [{weird: weird}]
     assert again.allowed("main") == (Program(weird, weird),)

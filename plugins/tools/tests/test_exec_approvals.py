@@ -141,7 +141,7 @@ async def test_allow_always_remembers_the_executables_for_that_agent(setup: Setu
     notice = await setup.answer(first, ApprovalDecision.ALLOW_ALWAYS)
     assert "Approved (always)" in notice and (setup.ws / "one.txt").exists()
     stored = json.loads((setup.kernel.paths.root / "exec-approvals.json").read_text())
-    assert stored["version"] == 2
+    assert stored["version"] == 3
     assert stored["agents"]["main"] == {"programs": [{"path": TOUCH, "name": "touch"}], "commands": []}
     second = await setup.exec("touch two.txt && ls")
     assert not second.is_error and second.details["status"] == "exited" and (setup.ws / "two.txt").exists()

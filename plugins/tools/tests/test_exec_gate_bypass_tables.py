@@ -26,6 +26,7 @@ from clawbot.types import ApprovalTicket
 from clawbot_tools.runtime import exec_policy as policy
 from clawbot_tools.runtime import safe_bins
 from clawbot_tools.runtime.approval_flow import always_covers, pending
+from clawbot_tools.runtime.bound_files import Binding
 from clawbot_tools.runtime.context import Job
 from clawbot_tools.runtime.envscrub import EnvRefused, child_env, extra_env
 from clawbot_tools.runtime.exec_policy import Verdict, always_ok
@@ -313,7 +314,7 @@ def test_the_notice_says_allow_always_allows_any_arguments() -> None:
     ticket = ApprovalTicket("ab12cd", datetime.now(UTC) + timedelta(minutes=30), "/approve ab12cd allow-once")
     job = Job("touch x", "/ws", {}, 60.0, "agent:main:x", "main")
     verdict_ = Verdict("ask", ("/usr/bin/touch is not in the exec allowlist",), always="programs", programs=(Program("/usr/bin/touch", "touch"),))
-    text = text_of(pending(ticket, job, verdict_, allow_always=True, covers=always_covers(verdict_, "bwrap")))
+    text = text_of(pending(ticket, job, verdict_, allow_always=True, covers=always_covers(verdict_, "bwrap", Binding())))
     assert "/approve ab12cd allow-always" in text
     assert "/usr/bin/touch with any arguments, inside the sandbox (bwrap), without network run for this agent without asking" in text
 

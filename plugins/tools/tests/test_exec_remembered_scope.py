@@ -67,7 +67,7 @@ async def test_without_a_sandbox_allow_always_remembers_the_exact_command_only(s
     again = await setup.exec(f"cat {clawbot_home}/.ssh/id_rsa")
     assert again.details["status"] == "approval-pending" and "SSH-CANARY-77" not in text_of(again), text_of(again)
     same = await setup.exec("cat notes.txt")
-    assert same.details["status"] == "exited" and "hello" in text_of(same)  # the exact command was remembered
+    assert same.details["status"] == "exited" and "hello" in text_of(same), text_of(same)  # the exact command was remembered
 
 
 def _remembering(world: Path, *names: str) -> None:

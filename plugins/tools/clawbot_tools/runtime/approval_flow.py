@@ -8,7 +8,9 @@ sandbox, with network, or outside it), the environment the model adds, and wheth
 read input. A turn started by someone who may not approve is refused at once
 (``ApprovalRefused``): nothing is left pending for a stranger's command.
 
-The answer arrives later, outside the turn, in :func:`on_decision`:
+The answer arrives later, outside the turn, in :func:`on_decision`. When a file the
+command runs changed after the owner was asked (the turn went on and rewrote it), an
+allow answer runs nothing, remembers nothing, and a system event says what changed.
 
 * allow-once: the exact job stored here runs once (same directory, environment, grants
   and timeout) as a background process, and a system event reports how it ended. Its input
@@ -16,7 +18,9 @@ The answer arrives later, outside the turn, in :func:`on_decision`:
   interactive one asks again each time (:mod:`~clawbot_tools.runtime.process`);
 * allow-always: the same, after remembering what the notice said it would
   (``Verdict.always``): the programs, when each runs no code from its arguments
-  (``exec_policy.ALWAYS_OK``), or else this exact command with its grants;
+  (``exec_policy.ALWAYS_OK``), or else this exact command with its grants and the files
+  it runs as they were when the owner was asked (:mod:`~clawbot_tools.runtime.bound_files`;
+  a changed file asks again);
 * deny / expired: nothing runs (logged only: the user already saw "Denied", and an
   unprompted turn half an hour later about an expired request helps nobody).
 """
@@ -39,9 +43,11 @@ from clawbot.types import (
     ToolServices,
 )
 
+from clawbot_tools.runtime.bound_files import Binding
 from clawbot_tools.runtime.context import Job, RuntimeContext
 from clawbot_tools.runtime.exec_policy import Verdict
 from clawbot_tools.runtime.processes import ManagedProcess
+from clawbot_tools.runtime.remembered_commands import binding_of, changed_since
 from clawbot_tools.runtime.reports import event_text
 
 log = logging.getLogger(__name__)
@@ -78,16 +84,23 @@ def grant_lines(job: Job, mechanism: str) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def always_covers(verdict: Verdict, mechanism: str) -> str | None:
+def withheld_lines(verdict: Verdict) -> tuple[str, ...]:
+    """Why the notice offers no "allow-always" where the gate alone would have."""
+    return (f"No allow-always: {verdict.withheld}.",) if verdict.withheld else ()
+
+
+def always_covers(verdict: Verdict, mechanism: str, binding: Binding) -> str | None:
     if verdict.always == "programs":
         programs = ", ".join(p.real for p in verdict.programs)
         return f"{programs} with any arguments, inside the sandbox ({mechanism}), without network"
+    if verdict.always == "command" and binding.files:  # short: the notice shows one line of it
+        return "this exact command in this directory, same environment and grants, until a file it runs changes"
     if verdict.always == "command":
         return "this exact command, in this directory, with the same environment and the same grants"
     return None
 
 
-def ask(call: ToolCall, rt: RuntimeContext, job: Job, verdict: Verdict) -> ToolResult:
+def ask(call: ToolCall, rt: RuntimeContext, job: Job, verdict: Verdict, binding: Binding) -> ToolResult:
     services = call.services
     always = verdict.allow_always and rt.store.available
     if services is None:
@@ -97,11 +110,11 @@ def ask(call: ToolCall, rt: RuntimeContext, job: Job, verdict: Verdict) -> ToolR
         tool_name="exec",
         command=job.command,
         reason="; ".join(verdict.reasons),
-        on_decision=lambda decision: on_decision(decision, rt, job, verdict, services),
+        on_decision=lambda decision: on_decision(decision, rt, job, verdict, services, binding),
         allow_always=always,
         expires_in_s=float(rt.exec.approval_expiry_s),
-        details=grant_lines(job, mechanism),
-        always_covers=always_covers(verdict, mechanism) if always else None,
+        details=grant_lines(job, mechanism) + withheld_lines(verdict),
+        always_covers=always_covers(verdict, mechanism, binding) if always else None,
     )
     try:
         ticket = services.request_approval(request)
@@ -174,15 +187,21 @@ def _when(expires_at: datetime) -> str:
     return f"{expires_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC (in {minutes} min)"
 
 
-async def on_decision(decision: ApprovalDecision, rt: RuntimeContext, job: Job, verdict: Verdict, services: ToolServices) -> None:
+async def on_decision(decision: ApprovalDecision, rt: RuntimeContext, job: Job, verdict: Verdict, services: ToolServices, binding: Binding) -> None:
     if decision in (ApprovalDecision.DENY, ApprovalDecision.EXPIRED):
         log.info("exec approval for agent %s: %s; nothing ran", job.agent_id, decision.value)
+        return
+    changed = changed_since(binding, await asyncio.to_thread(binding_of, rt, job), job.cwd)
+    if changed is not None:  # the owner approved the files as they were when asked
+        why = f"since you were asked, {visible(changed)}. Ask again to run it as it is now"
+        await post(services, f"exec: the approved command did not run: {why}.\nCommand: {visible(job.command)}")
         return
     if decision is ApprovalDecision.ALLOW_ALWAYS and verdict.allow_always:
         if verdict.always == "programs" and verdict.programs:
             await asyncio.to_thread(rt.store.add, job.agent_id, verdict.programs)
         elif verdict.always == "command":
-            await asyncio.to_thread(rt.store.add_command, job.agent_id, job.remembered_as(rt.sandbox.choice().mechanism.name))
+            key = job.remembered_as(rt.sandbox.choice().mechanism.name)
+            await asyncio.to_thread(rt.store.add_command, job.agent_id, key, binding.files)
     try:
         process = await start_job(rt, job, approved=True)
     except Exception as exc:  # the owner must hear why their approved command did not run

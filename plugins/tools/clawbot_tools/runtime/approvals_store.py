@@ -8,20 +8,26 @@
   arguments, inside the sandbox, without network;
 * **a command**: this exact command line, in this directory, with the same added
   environment and the same grants (network, interactive input) and the same sandbox (the
-  mechanism it ran in, or "outside"); it runs again unasked only when all of that is
-  identical: a command approved under bwrap asks again where only Landlock or nothing runs.
+  mechanism it ran in, or "outside"), and the files it runs or names that the agent can
+  rewrite, by content (:mod:`~clawbot_tools.runtime.bound_files`); it runs again unasked
+  only when all of that is identical: a command approved under bwrap asks again where only
+  Landlock or nothing runs, and ``python3 build.py`` asks again once ``build.py`` changed.
 
 The file is read on every check (another ``clawbot`` process may have written it) and
 written under the state-file lock, atomically.
 
-Format (version 2)::
+Format (version 3)::
 
-    {"version": 2, "agents": {"<agent id>": {
+    {"version": 3, "agents": {"<agent id>": {
         "programs": [{"path": "/usr/bin/jq", "name": "jq"}],
         "commands": [{"command": "make test", "cwd": "/ws", "env": {}, "network": false,
-                      "sandbox": "bwrap", "interactive": false}]}}}
+                      "sandbox": "bwrap", "interactive": false,
+                      "files": {"/ws/Makefile": "sha256:9f2c..."}}]}}}
 
-An entry written before the mechanism was recorded (``"sandbox": true``) matches nothing.
+A command allowed again replaces its entry (the files as they are now). An entry written
+before the mechanism was recorded (``"sandbox": true``) matches nothing. An entry written
+before the files were recorded (version 2, no ``"files"``) is read as binding no files: a
+command that runs or names a workspace file asks again.
 
 Version 1 stored a plain list of programs per agent; it is still read.
 
@@ -45,7 +51,7 @@ from clawbot_tools.runtime.executables import Program
 log = logging.getLogger(__name__)
 
 FILE_NAME = "exec-approvals.json"
-VERSION = 2
+VERSION = 3
 COMMAND_KEYS = ("command", "cwd", "env", "network", "sandbox", "interactive")
 IGNORED = "ignored: what it allowed asks again"
 
@@ -65,19 +71,21 @@ class ApprovalsStore:
         entries = self._read().get(agent_id, {}).get("programs", [])
         return tuple(Program(e["path"], e["name"]) for e in entries)
 
-    def remembers(self, agent_id: str, command: Mapping[str, Any]) -> bool:
-        """Whether this exact command (see :data:`COMMAND_KEYS`) was allowed always."""
+    def remembered(self, agent_id: str, command: Mapping[str, Any]) -> list[dict[str, str] | None]:
+        """The files bound to each approval of this exact command (see :data:`COMMAND_KEYS`)
+        for ``agent_id``: path -> state; ``None`` for an entry written before files were bound."""
         wanted = _command_entry(command)
-        return any(_command_entry(e) == wanted for e in self._read().get(agent_id, {}).get("commands", []))
+        return [e.get("files") for e in self._read().get(agent_id, {}).get("commands", []) if _command_entry(e) == wanted]
 
     def add(self, agent_id: str, programs: Iterable[Program]) -> None:
         entries = [{"path": program.real, "name": program.name} for program in programs]
         self._update(agent_id, "programs", entries)
 
-    def add_command(self, agent_id: str, command: Mapping[str, Any]) -> None:
-        self._update(agent_id, "commands", [_command_entry(command)])
+    def add_command(self, agent_id: str, command: Mapping[str, Any], files: Mapping[str, str]) -> None:
+        """Remember ``command`` with the files it runs as they are now (replacing an older approval of it)."""
+        self._update(agent_id, "commands", [{**_command_entry(command), "files": dict(sorted(files.items()))}], replace=True)
 
-    def _update(self, agent_id: str, kind: str, new: list[dict[str, Any]]) -> None:
+    def _update(self, agent_id: str, kind: str, new: list[dict[str, Any]], *, replace: bool = False) -> None:
         if self.path is None:
             raise RuntimeError("no state directory to remember approvals in")
         make_private_dir(self.path.parent)  # the state dir, when this creates it: private
@@ -85,6 +93,9 @@ class ApprovalsStore:
             agents = self._read()  # only the good entries: the bad ones are dropped for good
             entry = agents.setdefault(agent_id, {"programs": [], "commands": []})
             entries = entry[kind]
+            if replace:
+                keys = [_command_entry(item) for item in new]
+                entries[:] = [item for item in entries if _command_entry(item) not in keys]
             entries.extend(item for item in new if item not in entries)
             atomic_write_json(self.path, {"version": VERSION, "agents": agents})
 
@@ -147,6 +158,9 @@ def _command_problem(item: object) -> str | None:
             return f"{name} is {shown(item.get(name))}, not true or false"
     if not isinstance(item.get("sandbox"), (str, bool)):  # true: written before the mechanism was named
         return f"sandbox is {shown(item.get('sandbox'))}, not a sandbox name"
+    files = item.get("files", {})  # absent: written before files were bound
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        return f"files is {shown(files)}, not an object of texts"
     return None
 
 

@@ -29,6 +29,7 @@ from clawbot_tools.runtime.context import Job, RuntimeContext
 from clawbot_tools.runtime.envscrub import EnvRefused, child_env, extra_env
 from clawbot_tools.runtime.exec_policy import PolicyInput, decide
 from clawbot_tools.runtime.processes import ManagedProcess, TooManyProcesses
+from clawbot_tools.runtime.remembered_commands import binding_of, recall
 from clawbot_tools.runtime.reports import event_text, finished_text, shown, yielded_text
 from clawbot_tools.runtime.sandbox import SandboxError
 
@@ -161,13 +162,16 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
         return ToolResult.error(f"exec: {verdict.reasons[0]}. Nothing ran.", status="refused")
     if job.grants:
         verdict = approval_flow.with_grants(verdict, job, choice.mechanism.name)
-    remembered = (
-        verdict.action == "ask"
-        and not verdict.destructive
-        and await asyncio.to_thread(rt.store.remembers, job.agent_id, job.remembered_as(choice.mechanism.name))
-    )
-    if verdict.action == "ask" and not remembered:
-        return approval_flow.ask(call, rt, job, verdict)
+    remembered = False
+    if verdict.action == "ask":
+        binding = await asyncio.to_thread(binding_of, rt, job)  # reads (and hashes) files
+        if not verdict.destructive:
+            allowed = await asyncio.to_thread(rt.store.remembered, job.agent_id, job.remembered_as(choice.mechanism.name))
+            extra = job.grants or not confined or rt.sandbox.grants_writes()
+            recalled = recall(verdict, binding, allowed, extra_grants=extra, cwd=job.cwd)
+            remembered, verdict = recalled.runs, recalled.verdict
+        if not remembered:
+            return approval_flow.ask(call, rt, job, verdict, binding)
     try:  # the user allowed this exact command always: it runs as approved, with the input the approval said
         process = await approval_flow.start_job(rt, job, approved=remembered)
     except TooManyProcesses as exc:

@@ -110,6 +110,7 @@ class Verdict:
     always: Literal["programs", "command"] | None = None
     programs: tuple[Program, ...] = ()  # programs not yet allowed (what "always" stores)
     destructive: bool = False
+    withheld: str | None = None  # why "always" is not offered for a line the gate would remember
 
     @property
     def allow_always(self) -> bool:

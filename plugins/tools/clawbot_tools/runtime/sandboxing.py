@@ -119,6 +119,17 @@ class Sandboxing:
         )
         return mechanism.prepare((SHELL, "-c", job.command), env=job.env, cwd=job.cwd, policy=policy)
 
+    def writable_roots(self, job: Job) -> tuple[str, ...]:
+        """The trees a later turn can rewrite without asking: the workspace, ``sandbox_write``
+        and the session's temp dir (what "allow always" binds by content)."""
+        with self._lock:
+            temp = self._temp.get(job.session_key)
+        return (job.workspace, *self._expanded(self.settings.sandbox_write), *((temp,) if temp else ()))
+
+    def grants_writes(self) -> bool:
+        """Whether sandboxed commands may write outside the workspace (``sandbox_write``)."""
+        return bool(self._expanded(self.settings.sandbox_write))
+
     def _expanded(self, paths: list[str]) -> tuple[str, ...]:
         out = []
         for path in paths:

@@ -124,17 +124,19 @@ def analyse(command: str, cwd: str, home: str | None = None) -> Analysis:
         tuple(out.assigned),
         tuple(out.assignments),
         tuple(out.reveals),
+        tuple(out.segments),
+        tuple(out.unread),
     )
 
 
 def _script(source: str, state: dict, home: str | None, out: Collector, *, depth: int, via: tuple[str, ...]) -> None:
     """``state``: ``cwd``, the real directory commands run in (None: unknown, after a ``cd``)."""
     if depth > MAX_DEPTH:
-        out.problem("shell scripts nested too deeply")
+        out.unreadable("shell scripts nested too deeply")
         return
     lexed = lex(source)
     for problem in lexed.problems:
-        out.problem(problem)
+        out.unreadable(problem)
     segment: list[Word] = []
     redirects: list[Redirect] = []
     pending_redirect: Op | None = None
@@ -166,6 +168,7 @@ def _script(source: str, state: dict, home: str | None, out: Collector, *, depth
 
 def _simple(words: list[Word], state: dict, home: str | None, out: Collector, *, depth: int, via: tuple[str, ...]) -> None:
     """One simple command (already split from its neighbours)."""
+    out.segments.append((tuple(words), state["cwd"]))
     while words:
         first = words[0]
         if first.quoted:

@@ -64,6 +64,11 @@ class Analysis:
     assignments: tuple[tuple[str, str | None], ...] = ()  # (name, value; None: not a fixed word)
     # what looks files up by name (globs, test -e NAME): (what, the name or None for a glob)
     reveals: tuple[tuple[str, str | None], ...] = ()
+    # every simple command as written (assignments and keywords included), with the directory
+    # its relative words name files in (None: unknown, after cd): what a file binding reads
+    segments: tuple[tuple[tuple[Word, ...], str | None], ...] = ()
+    # problems that left text not taken apart into words ($(...), unclosed quotes, nesting)
+    unread: tuple[str, ...] = ()
 
 
 class Collector:
@@ -79,6 +84,8 @@ class Collector:
         self.assignments: list[tuple[str, str | None]] = []
         self.keywords: list[str] = []
         self.reveals: list[tuple[str, str | None]] = []
+        self.segments: list[tuple[tuple[Word, ...], str | None]] = []
+        self.unread: list[str] = []
 
     def assign(self, word: Word, text: str | None = None) -> None:
         name, _, value = (word.value if text is None else text).partition("=")
@@ -92,6 +99,12 @@ class Collector:
     def problem(self, text: str) -> None:
         if text not in self.problems:
             self.problems.append(text)
+
+    def unreadable(self, text: str) -> None:
+        """A problem that leaves part of the line unseen (no word of it reaches the analysis)."""
+        self.problem(text)
+        if text not in self.unread:
+            self.unread.append(text)
 
 
 @attrs.frozen

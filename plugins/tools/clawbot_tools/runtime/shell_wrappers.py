@@ -23,6 +23,9 @@ from clawbot_tools.runtime.shell_types import (
 SHELL_FLAGS = frozenset("ceuxvf")  # sh -c, plus options that only stop early or trace
 SHELL_O_NAMES = frozenset({"errexit", "nounset", "pipefail", "xtrace", "verbose", "noglob", "posix"})
 SHELL_LONG = frozenset({"--norc", "--noprofile", "--posix"})
+# the problem a shell reading a script file (or its input) leaves: the file binding of
+# "allow always" accepts it, since the script is a file the line names
+SCRIPT_FILE = "{} without -c runs a script the analysis cannot see"
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh"})
 PRIVILEGED = frozenset({"sudo", "doas", "su", "pkexec", "run0"})
 
@@ -141,7 +144,7 @@ def _shell(walk, argv, state, home, out, *, depth, via, default_path):
     if wants_script and rest:
         script = rest[0]
     if script is None:
-        out.problem(f"{name} without -c runs a script the analysis cannot see")
+        out.problem(SCRIPT_FILE.format(name))
         return
     if not script.literal:
         out.problem(f"the script given to {name} -c is not a fixed word")
