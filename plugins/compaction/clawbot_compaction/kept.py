@@ -1,0 +1,72 @@
+"""The identifiers a summary left out, appended under who or what wrote them.
+
+An identifier is anything a later turn needs word for word (:mod:`identifiers`), an inline
+code span of a stranger's message or of a file included: so each is listed under the
+source it was found in (``From User (owner):``, ``From Group member "Mallory" (id "667"),
+not the owner:``, ``From a tool result of "read":``, ``From the previous summary:``) and
+between backticks, never as a bare line that could read as someone's words. One said by
+the owner is listed under the owner, wherever else it also appears; any other under where
+it was found first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from clawbot_compaction.history import Entry
+from clawbot_compaction.identifiers import identifiers
+
+TITLE = "Identifiers kept verbatim (the summary above left them out), each under who or what wrote it, quoted:"
+#: identifiers looked for, at most
+LIMIT = 200
+
+
+def quote(value: str) -> str:
+    """``value`` between backticks (none of the identifier patterns matches one; should one
+    ever, it is shown as a quote mark, so the span cannot end early)."""
+    return "`" + value.replace("`", "'") + "`"
+
+
+def left_out(sources: Sequence[Entry], summary: str) -> dict[str, Entry]:
+    """The identifiers of ``sources`` that ``summary`` lacks word for word, each with the
+    source it is listed under, in order of appearance."""
+    where: dict[str, Entry] = {}
+    for source in sources:
+        for value in identifiers([source.body], limit=LIMIT):
+            if value in summary:
+                continue
+            first = where.get(value)
+            if first is None and len(where) >= LIMIT:
+                continue
+            if first is None or (source.owner and not first.owner):
+                where[value] = source
+    return where
+
+
+def listing(where: dict[str, Entry], budget: int, title: str = TITLE) -> str:
+    """``title`` and the identifiers of ``where`` (:func:`left_out`) grouped by source, within
+    about ``budget`` characters (the rest counted); ``""`` when there are none."""
+    if not where:
+        return ""
+    groups: dict[str, list[str]] = {}
+    for value, source in where.items():
+        groups.setdefault(source.source, []).append(value)
+    out, used, listed, current = [title], len(title), 0, ""
+    for source_label, values in groups.items():
+        heading = f"From {source_label}:"
+        for value in values:
+            line = f"- {quote(value)}"
+            cost = len(line) + 1 + (len(heading) + 1 if heading != current else 0)
+            if used + cost > budget:
+                out.append(f"- ... and {len(where) - listed} more")
+                return "\n".join(out)
+            if heading != current:
+                out.append(heading)
+                current = heading
+            out.append(line)
+            used += cost
+            listed += 1
+    return "\n".join(out)
+
+
+__all__ = ["TITLE", "left_out", "listing", "quote"]
