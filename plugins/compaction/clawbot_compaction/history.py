@@ -199,7 +199,6 @@ def describe(who: Speaker) -> str:
 
 
 ASSISTANT = "the assistant"
-PREVIOUS_SUMMARY = "the previous summary"
 
 
 def entry(message: Message) -> Entry:
@@ -242,11 +241,4 @@ def render(messages: Sequence[Message], max_chars: int | None = None) -> list[st
     return [e.text() for e in entries]
 
 
-def said(messages: Sequence[Message], previous_summary: str | None = None) -> list[Entry]:
-    """What the previous summary and ``messages`` say, each with who or what wrote it:
-    where identifiers are looked for (a fence's random id is none)."""
-    previous = [Entry("", shown(previous_summary, owner=True), PREVIOUS_SUMMARY)] if previous_summary else []
-    return previous + [entry(m) for m in messages]
-
-
-__all__ = ["Entry", "describe", "history_tokens", "inert", "kept_budget", "message_chars", "quoted", "said", "shown", "render", "render_message", "split_index"]
+__all__ = ["Entry", "describe", "history_tokens", "inert", "kept_budget", "message_chars", "quoted", "shown", "render", "render_message", "split_index"]

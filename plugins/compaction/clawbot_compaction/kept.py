@@ -6,17 +6,25 @@ source it was found in (``From User (owner):``, ``From Group member "Mallory" (i
 not the owner:``, ``From a tool result of "read":``, ``From the previous summary:``) and
 between backticks, never as a bare line that could read as someone's words. One said by
 the owner is listed under the owner, wherever else it also appears; any other under where
-it was found first.
+it was found first. A later summary keeps the sources the previous one listed, except the
+owner: a heading in a summary is text, and only the owner's own messages put an identifier
+under the owner.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from clawbot_compaction.history import Entry
+from clawbot.safetext import fold
+from clawbot.types import Message
+
+from clawbot_compaction.history import OWNER_TAGS, Entry, entry, shown
 from clawbot_compaction.identifiers import identifiers
 
 TITLE = "Identifiers kept verbatim (the summary above left them out), each under who or what wrote it, quoted:"
+DIGEST_TITLE = "Identifiers kept verbatim, each under who or what wrote it, quoted:"
+PREVIOUS_SUMMARY = "the previous summary"
 #: identifiers looked for, at most
 LIMIT = 200
 
@@ -25,6 +33,31 @@ def quote(value: str) -> str:
     """``value`` between backticks (none of the identifier patterns matches one; should one
     ever, it is shown as a quote mark, so the span cannot end early)."""
     return "`" + value.replace("`", "'") + "`"
+
+
+def sources(messages: Sequence[Message], previous_summary: str | None = None) -> list[Entry]:
+    """What the previous summary and ``messages`` say, each with who or what wrote it: where
+    identifiers are looked for (a fence's random id is none)."""
+    return [*carried(previous_summary), *(entry(m) for m in messages)]
+
+
+def carried(previous_summary: str | None) -> list[Entry]:
+    """The previous summary as sources: its text under the previous summary, and each group
+    of identifiers it listed under its own source again, but the owner's under the previous
+    summary."""
+    if not previous_summary:
+        return []
+    lines = shown(previous_summary, owner=True).split("\n")
+    title = max((index for index, line in enumerate(lines) if line in (TITLE, DIGEST_TITLE)), default=len(lines))
+    out = [Entry("", "\n".join(lines[:title]), PREVIOUS_SUMMARY)]
+    for line in lines[title + 1 :]:
+        if line.startswith("From ") and line.endswith(":"):
+            label = line.removeprefix("From ").removesuffix(":")
+            owners = any(fold(tag) in fold(label) for tag in OWNER_TAGS)
+            out.append(Entry("", "", PREVIOUS_SUMMARY if owners else label))
+        elif line.startswith("- "):
+            out[-1] = replace(out[-1], body=f"{out[-1].body}\n{line}")
+    return out
 
 
 def left_out(sources: Sequence[Entry], summary: str) -> dict[str, Entry]:
@@ -69,4 +102,4 @@ def listing(where: dict[str, Entry], budget: int, title: str = TITLE) -> str:
     return "\n".join(out)
 
 
-__all__ = ["TITLE", "left_out", "listing", "quote"]
+__all__ = ["DIGEST_TITLE", "PREVIOUS_SUMMARY", "TITLE", "carried", "left_out", "listing", "quote", "sources"]

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from clawbot.tokens import chars_for_tokens
 from clawbot.types import CompactionRequest, CompactionResult, CompactionStrategy, Message, ProviderError, SummaryCall
 
-from clawbot_compaction.history import compacted, kept_budget, render, said, shown, split_index
-from clawbot_compaction.kept import left_out, listing
+from clawbot_compaction.history import compacted, kept_budget, render, shown, split_index
+from clawbot_compaction.kept import left_out, listing, sources
 from clawbot_compaction.prompts import SYSTEM, frame_chars, summary_prompt
 from clawbot_compaction.trim import trim
 
@@ -52,7 +52,7 @@ class SummaryStrategy(CompactionStrategy):
             text, parts = await summarise(request.summarize, messages[:start], request, call_tokens=int(request.context_window * CALL_SHARE))
         except SummaryFailed as failure:
             return trim(request, f"{failure}; trimmed instead", first_kept_index=start)
-        dropped = left_out(said(messages[:start], request.previous_summary), text)
+        dropped = left_out(sources(messages[:start], request.previous_summary), text)
         summary = text + (f"\n\n{listing(dropped, IDENTIFIERS_CHARS)}" if dropped else "")
         detail = f"{start} messages summarised" + (f" in {parts} parts" if parts > 1 else "")
         if dropped:

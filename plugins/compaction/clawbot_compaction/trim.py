@@ -20,8 +20,8 @@ from clawbot.promptkit import speaker
 from clawbot.tokens import chars_for_tokens, estimate_tokens
 from clawbot.types import CompactionRequest, CompactionResult, CompactionStrategy, Message, Role
 
-from clawbot_compaction.history import compacted, describe, inert, kept_budget, said, shown, split_index
-from clawbot_compaction.kept import left_out, listing
+from clawbot_compaction.history import compacted, describe, inert, kept_budget, shown, split_index
+from clawbot_compaction.kept import DIGEST_TITLE, left_out, listing, sources
 
 DIGEST_TOKENS = 2_000
 # Characters each part of the digest may use; together within DIGEST_TOKENS
@@ -31,7 +31,6 @@ LINE_CHARS = 160
 KEY_ARGUMENTS = ("path", "file_path", "file", "command", "cmd", "url", "query", "pattern", "name", "id", "session_key", "to")
 PATH_ARGUMENTS = ("path", "file_path", "file", "filename")
 CHANGING_TOOLS = ("write", "edit", "patch", "delete", "move", "rename", "mkdir")
-IDENTIFIERS_TITLE = "Identifiers kept verbatim, each under who or what wrote it, quoted:"
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 
 
@@ -131,7 +130,7 @@ def digest(messages: Sequence[Message], previous_summary: str | None = None) -> 
         if part
     )
     body = inert(body)  # nothing a message said may spell the labels of a summarising prompt
-    listed = listing(left_out(said(messages, previous_summary), body), BUDGETS["identifiers"], IDENTIFIERS_TITLE)
+    listed = listing(left_out(sources(messages, previous_summary), body), BUDGETS["identifiers"], DIGEST_TITLE)
     text = f"{body}\n\n{listed}" if listed else body
     limit = chars_for_tokens(DIGEST_TOKENS)
     return text if estimate_tokens(text) <= DIGEST_TOKENS else text[: limit - 4] + "\n..."
