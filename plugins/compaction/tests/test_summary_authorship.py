@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 import pytest
 from clawbot.safetext import fold, visible
+from clawbot.testing import AWKWARD_TEXT
 from clawbot.types import CompactionRequest, Message, Role, TextBlock
 from clawbot_compaction.summary import SummaryStrategy
 from clawbot_compaction.trim import TrimStrategy
@@ -176,3 +177,19 @@ async def test_a_summary_shows_the_payload_only_as_written_by_whoever_wrote_it(f
         assert listed, "the payload's span was lost"
         expected = PREVIOUS if path == "a summary of a summary" and place == "the owner's message" else PLACES[place][1]
         assert any(group_of(lines, index).startswith(expected) for index, _ in listed)
+
+
+# The strings every writer of text to disk must store (the huge one aside: what it adds here,
+# a surrogate at the end, a shorter one has too)
+AWKWARD = {name: text for name, text in AWKWARD_TEXT.items() if len(text) < 10_000}
+
+
+@pytest.mark.parametrize("awkward", AWKWARD.values(), ids=AWKWARD.keys())
+@pytest.mark.parametrize("place", PLACES, ids=PLACES.keys())
+@pytest.mark.parametrize("path", ["identifiers appended", "the trim digest"])
+async def test_any_string_enters_a_summary_shown_and_storable(fake_llm, in_process_client, path, place, awkward) -> None:
+    messages = history(place, f"x{awkward}y")
+    messages.insert(1, _from(awkward, **GROUP, sender="Mallory", sender_id="667"))
+    summary = await PATHS[path](fake_llm, in_process_client, messages)
+    assert visible(summary) == summary
+    summary.encode("utf-8")  # no lone surrogate: the transcript stores it as it is
