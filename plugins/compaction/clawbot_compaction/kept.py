@@ -60,11 +60,12 @@ def carried(previous_summary: str | None) -> list[Entry]:
     return out
 
 
-def left_out(sources: Sequence[Entry], summary: str) -> dict[str, Entry]:
-    """The identifiers of ``sources`` that ``summary`` lacks word for word, each with the
-    source it is listed under, in order of appearance."""
+def left_out(found_in: Sequence[Entry], summary: str) -> dict[str, Entry]:
+    """The identifiers of ``found_in`` (:func:`sources`) that ``summary`` lacks word for word
+    (a plain substring test), each with the source it is listed under, in order of
+    appearance."""
     where: dict[str, Entry] = {}
-    for source in sources:
+    for source in found_in:
         for value in identifiers([source.body], limit=LIMIT):
             if value in summary:
                 continue

@@ -4,9 +4,9 @@ The newest ``keep_recent_tokens`` stay word for word. The rest goes to the model
 compact transcript, in several parts when it would not fit one call (each part's summary
 carried into the next). Identifiers found in the old part that the model's summary lacks
 are appended to it, each under who or what wrote it, so none is lost and none changes
-author. The model's own text never carries the owner's tag: only clawbot writes that. A model that fails or answers nothing is asked once
-more; after that the history is trimmed without it, and the result says why: an empty or
-broken summary is never returned.
+author. The model's own text never carries the owner's tag: only clawbot writes that. A
+model that fails or answers nothing is asked once more; after that the history is trimmed
+without it, and the result says why: an empty or broken summary is never returned.
 """
 
 from __future__ import annotations
