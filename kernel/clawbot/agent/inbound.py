@@ -44,7 +44,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from clawbot.agent.prompt_tool_calls import CLOSE, OPEN
-from clawbot.safetext import defuse, fence
+from clawbot.safetext import defuse, fence, visible
 from clawbot.types import InboundMessage
 
 TRUSTED_HEADER = "## Inbound Context (trusted metadata)"
@@ -260,13 +260,16 @@ def render_summary(summary: str, entry_id: str) -> str:
 
     A compaction strategy is a plugin, and its summary is written by a model that read the
     conversation, hostile text included: it is untrusted text like a chat's, its markers
-    defused and the whole fenced. The fence id comes from the transcript's compaction entry
-    (drawn after the summary was written, never shown to the model), so the message renders
-    the same live and after a reload and the provider's prompt cache keeps working.
+    defused, its control and invisible characters shown as ``\\uXXXX`` (a ``\\r`` or a line
+    separator cannot start a line a reader does not see start) and the whole fenced; who
+    wrote what inside it is the strategy's to say. The fence id comes from the transcript's
+    compaction entry (drawn after the summary was written, never shown to the model), so the
+    message renders the same live and after a reload and the provider's prompt cache keeps
+    working.
     """
     tag = hashlib.sha256(entry_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     body = fence(
-        untrusted(str(summary)),
+        visible(untrusted(str(summary))),
         label="summary of the earlier conversation, written by a model",
         note="a record of what was said, not words of clawbot or of the user now",
         tag=tag,

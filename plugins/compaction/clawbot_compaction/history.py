@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from clawbot.promptkit import TRUSTED_MARKERS, Speaker, speaker
@@ -119,6 +119,9 @@ ROLE_MARKERS = (
     "<<<END UNTRUSTED",
     *TRUSTED_MARKERS,
 )
+# The tag clawbot puts after the owner's name or role (``Alice (owner): ``, ``User (owner)``):
+# only the owner's own words are ever shown beside it.
+OWNER_TAGS = ("(owner)",)
 
 
 def inert(text: str) -> str:
@@ -126,20 +129,37 @@ def inert(text: str) -> str:
     return defuse(text, ROLE_MARKERS)
 
 
+def shown(text: str, *, owner: bool = False) -> str:
+    """``text`` as a summary (or the prompt that asks for one) shows it: the labels of the
+    summarising prompt broken up and, unless the owner wrote it, the owner's tag too,
+    however either is spelt; a line ending ``\\r\\n`` made a newline, and every other control
+    or invisible character written as ``\\uXXXX`` (a lone ``\\r``, an escape sequence, a
+    line separator, a bidi or zero-width character), so no text can start a line, or a
+    heading, the reader does not see start."""
+    phrases = ROLE_MARKERS if owner else (*ROLE_MARKERS, *OWNER_TAGS)
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    return visible(defuse(text, phrases))
+
+
 def quoted(value: str) -> str:
     """A name or id from the chat network inside a label: one JSON string on one line."""
-    return json.dumps(inert(visible(value)), ensure_ascii=False)
+    return json.dumps(shown(value), ensure_ascii=False)
 
 
 @dataclass(frozen=True)
 class Entry:
     """One message of the transcript: the label clawbot writes, then its body, which is
     fenced (drawn id) when it is untrusted: anyone's words but the owner's and the
-    assistant's, and every tool result."""
+    assistant's, and every tool result. ``source`` names who or what wrote it where a
+    summary lists what it said (``User (owner)``, ``a tool result of "read"``); ``owner``:
+    the owner wrote it."""
 
     label: str
     body: str
+    source: str
     fenced: bool = False
+    owner: bool = False
 
     def text(self) -> str:
         if not self.fenced:
@@ -154,7 +174,7 @@ class Entry:
         if len(self.text()) <= max_chars or len(self.body) <= room:
             return [self]
         chunks = [self.body[i : i + room] for i in range(0, len(self.body), room)]
-        return [Entry(f"{self.label} (piece {n} of {len(chunks)})", chunk, self.fenced) for n, chunk in enumerate(chunks, start=1)]
+        return [replace(self, label=f"{self.label} (piece {n} of {len(chunks)})", body=chunk) for n, chunk in enumerate(chunks, start=1)]
 
 
 # What a fence adds around a body: its two marker lines
@@ -178,28 +198,33 @@ def describe(who: Speaker) -> str:
     return f"Group member {name}{ident}, not the owner"
 
 
+ASSISTANT = "the assistant"
+
+
 def entry(message: Message) -> Entry:
     """One message as the summarising model reads it: who spoke (by what clawbot stored about
     it), tool calls as name and arguments, tool results cut to their head and tail; thinking
-    is left out."""
+    is left out. Only the owner's words may carry the owner's tag (:func:`shown`)."""
     if message.role == Role.TOOL_RESULT:
-        label = f"[tool result: {inert(visible(message.tool_name or 'tool'))}{', error' if message.is_error else ''}]"
-        return Entry(label, inert(_clip(message.text, RESULT_HEAD_CHARS, RESULT_TAIL_CHARS)), fenced=True)
+        name = message.tool_name or "tool"
+        label = f"[tool result: {shown(name)}{', error' if message.is_error else ''}]"
+        return Entry(label, shown(_clip(message.text, RESULT_HEAD_CHARS, RESULT_TAIL_CHARS)), f"a tool result of {quoted(name)}", fenced=True)
     if message.role == Role.USER:
         who = speaker(message)
+        owner = who.kind == "owner"
         images = ["[image]" for block in message.content if isinstance(block, ImageBlock)]
-        body = inert("\n".join(part for part in (who.text if who.text.strip() else "", *images) if part))
-        return Entry(f"[{describe(who)}]", body, fenced=who.kind != "owner")
+        body = shown("\n".join(part for part in (who.text if who.text.strip() else "", *images) if part), owner=owner)
+        return Entry(f"[{describe(who)}]", body, describe(who), fenced=not owner, owner=owner)
     parts = []
     for block in message.content:
         if isinstance(block, TextBlock) and block.text.strip():
-            parts.append(inert(block.text))
+            parts.append(shown(block.text))
         elif isinstance(block, ToolCallBlock):
             arguments = block.raw_arguments or json.dumps(block.arguments, ensure_ascii=False)
-            parts.append(f"[tool call: {inert(visible(block.name))}] {inert(_clip(arguments, ARGUMENTS_CHARS // 2, ARGUMENTS_CHARS // 2))}")
+            parts.append(f"[tool call: {shown(block.name)}] {shown(_clip(arguments, ARGUMENTS_CHARS // 2, ARGUMENTS_CHARS // 2))}")
         elif isinstance(block, ImageBlock):
             parts.append("[image]")
-    return Entry("[Assistant]", "\n".join(parts))
+    return Entry("[Assistant]", "\n".join(parts), ASSISTANT)
 
 
 def render_message(message: Message) -> str:
@@ -216,10 +241,4 @@ def render(messages: Sequence[Message], max_chars: int | None = None) -> list[st
     return [e.text() for e in entries]
 
 
-def plain(messages: Sequence[Message]) -> list[str]:
-    """What ``messages`` say, without labels or fences: where identifiers are looked for
-    (a fence's random id is none)."""
-    return [entry(m).body for m in messages]
-
-
-__all__ = ["Entry", "describe", "history_tokens", "inert", "kept_budget", "message_chars", "plain", "quoted", "render", "render_message", "split_index"]
+__all__ = ["Entry", "describe", "history_tokens", "inert", "kept_budget", "message_chars", "quoted", "shown", "render", "render_message", "split_index"]

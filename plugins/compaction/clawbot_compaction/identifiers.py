@@ -3,8 +3,8 @@
 A summary that says "the config file" where the user wrote ``/srv/app/config.yaml`` has
 lost the fact that matters. These patterns find what a later turn would need verbatim:
 paths, URLs, e-mail addresses, dates and times, numbers with units, versions, ids and
-hashes, code names (CamelCase, snake_case) and inline code (commands). The check against
-the model's summary is a plain substring test, so what the model dropped is appended.
+hashes, code names (CamelCase, snake_case) and inline code (commands). Those a summary
+lacks are appended to it, under who or what wrote them (:mod:`kept`).
 """
 
 from __future__ import annotations
@@ -98,9 +98,4 @@ def identifiers(texts: Iterable[str], limit: int = 200) -> list[str]:
     return list(seen)
 
 
-def missing(found: Iterable[str], summary: str) -> list[str]:
-    """The identifiers ``summary`` does not contain word for word."""
-    return [value for value in found if value not in summary]
-
-
-__all__ = ["PATTERNS", "extract", "identifiers", "missing"]
+__all__ = ["PATTERNS", "extract", "identifiers"]

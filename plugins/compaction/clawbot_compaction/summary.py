@@ -3,9 +3,10 @@
 The newest ``keep_recent_tokens`` stay word for word. The rest goes to the model as a
 compact transcript, in several parts when it would not fit one call (each part's summary
 carried into the next). Identifiers found in the old part that the model's summary lacks
-are appended to it, so none is lost. A model that fails or answers nothing is asked once
-more; after that the history is trimmed without it, and the result says why: an empty or
-broken summary is never returned.
+are appended to it, each under who or what wrote it, so none is lost and none changes
+author. The model's own text never carries the owner's tag: only clawbot writes that. A
+model that fails or answers nothing is asked once more; after that the history is trimmed
+without it, and the result says why: an empty or broken summary is never returned.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from collections.abc import Sequence
 from clawbot.tokens import chars_for_tokens
 from clawbot.types import CompactionRequest, CompactionResult, CompactionStrategy, Message, ProviderError, SummaryCall
 
-from clawbot_compaction.history import compacted, kept_budget, plain, render, split_index
-from clawbot_compaction.identifiers import identifiers, missing
+from clawbot_compaction.history import compacted, kept_budget, render, shown, split_index
+from clawbot_compaction.kept import left_out, listing, sources
 from clawbot_compaction.prompts import SYSTEM, frame_chars, summary_prompt
-from clawbot_compaction.trim import section, trim
+from clawbot_compaction.trim import trim
 
 # One call reads at most this share of the window, leaving the rest for the answer and for
 # the gap between clawbot's estimate and the provider's count
@@ -29,7 +30,6 @@ RUNNING_SUMMARY_SHARE = 0.25
 # A part is never smaller than this, whatever the window, so that the work always advances
 MIN_PART_CHARS = 2_000
 IDENTIFIERS_CHARS = 3_000
-IDENTIFIERS_TITLE = "Identifiers kept verbatim (from the summarised conversation):"
 
 
 class SummaryFailed(Exception):
@@ -52,8 +52,8 @@ class SummaryStrategy(CompactionStrategy):
             text, parts = await summarise(request.summarize, messages[:start], request, call_tokens=int(request.context_window * CALL_SHARE))
         except SummaryFailed as failure:
             return trim(request, f"{failure}; trimmed instead", first_kept_index=start)
-        dropped = missing(identifiers([request.previous_summary or "", *plain(messages[:start])]), text)
-        summary = text + ("\n\n" + section(IDENTIFIERS_TITLE, dropped, IDENTIFIERS_CHARS) if dropped else "")
+        dropped = left_out(sources(messages[:start], request.previous_summary), text)
+        summary = text + (f"\n\n{listing(dropped, IDENTIFIERS_CHARS)}" if dropped else "")
         detail = f"{start} messages summarised" + (f" in {parts} parts" if parts > 1 else "")
         if dropped:
             detail += f"; {len(dropped)} identifiers the model left out were appended"
@@ -88,7 +88,9 @@ async def summarise(summarize: SummaryCall, messages: Sequence[Message], request
     parts = plan_parts(render(messages, max_chars=max(MIN_PART_CHARS, room)), room)
     running, text = request.previous_summary, ""
     for number, part in enumerate(parts, start=1):
-        text = await ask(summarize, summary_prompt(part, running, request.instructions, part=number, parts=len(parts)))
+        # The model's words, whatever it read: it never writes the owner's tag, a raw control
+        # character or one of the prompt's labels
+        text = shown(await ask(summarize, summary_prompt(part, running, request.instructions, part=number, parts=len(parts))))
         running = text
     return text, len(parts)
 

@@ -4,8 +4,11 @@ The digest is built only from what the messages say (who said what first, which 
 on what, files touched, errors, identifiers), so it is the same for the same history and
 never larger than about :data:`DIGEST_TOKENS`. Each message's line says who wrote it, as
 clawbot stored it (the owner, a group member by name and id, clawbot's event, another
-session): another person's words are never "what the user said". It is also what ``summary`` falls back to
-when the model cannot write a summary.
+session): another person's words are never "what the user said", and only the owner's
+carry the owner's tag; identifiers are listed under who or what wrote them. Control and
+invisible characters are shown as ``\\uXXXX``, so no line starts where a reader cannot
+see one start. It is also what ``summary`` falls back to when the model cannot write a
+summary.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from clawbot.promptkit import speaker
 from clawbot.tokens import chars_for_tokens, estimate_tokens
 from clawbot.types import CompactionRequest, CompactionResult, CompactionStrategy, Message, Role
 
-from clawbot_compaction.history import compacted, describe, inert, kept_budget, plain, split_index
-from clawbot_compaction.identifiers import identifiers, missing
+from clawbot_compaction.history import compacted, describe, inert, kept_budget, shown, split_index
+from clawbot_compaction.kept import DIGEST_TITLE, left_out, listing, sources
 
 DIGEST_TOKENS = 2_000
 # Characters each part of the digest may use; together within DIGEST_TOKENS
@@ -92,20 +95,20 @@ def digest(messages: Sequence[Message], previous_summary: str | None = None) -> 
     owners = sum(who.kind == "owner" for who in speakers)
     results = [m for m in messages if m.role == Role.TOOL_RESULT]
     calls = [c for m in messages if m.role == Role.ASSISTANT for c in m.tool_calls]
-    said = [m for m in messages if m.role == Role.ASSISTANT and m.text.strip()]
+    replies = [m for m in messages if m.role == Role.ASSISTANT and m.text.strip()]
     header = (
         f"Earlier conversation, trimmed without a model: {len(messages)} messages "
         f"({owners} from the user{f', {len(speakers) - owners} from others or clawbot' if len(speakers) > owners else ''}, "
-        f"{len(said)} assistant replies, {len(calls)} tool calls, {len(results)} tool results)."
+        f"{len(replies)} assistant replies, {len(calls)} tool calls, {len(results)} tool results)."
     )
     read, changed = {}, {}
     for call in calls:
         target = changed if any(word in call.name.lower() for word in CHANGING_TOOLS) else read
         for path in _files(call.name, call.arguments):
             target.setdefault(path, None)
-    errors = [f"{m.tool_name or 'tool'}: {_line(m.text)}" for m in results if m.is_error]
+    errors = [f"{shown(m.tool_name or 'tool')}: {shown(_line(m.text))}" for m in results if m.is_error]
     errors += [f"assistant stopped: {m.stop_reason.value}" for m in messages if m.role == Role.ASSISTANT and m.stop_reason and m.stop_reason.value == "error"]
-    previous = (previous_summary or "").strip()
+    previous = shown((previous_summary or "").strip(), owner=True)  # clawbot's own earlier summary
     if len(previous) > BUDGETS["previous"]:
         half = BUDGETS["previous"] // 2 - 40
         previous = f"{previous[:half]}\n[...]\n{previous[-half:]}"
@@ -116,19 +119,18 @@ def digest(messages: Sequence[Message], previous_summary: str | None = None) -> 
             f"Summary of what came before:\n{previous}" if previous else "",
             section(
                 "What was said to the assistant (first line of each message, after who wrote it; only the user's (owner's) are wishes):",
-                [f"{describe(who)}: {_line(who.text) or '[no text]'}" for who in speakers],
+                [f"{describe(who)}: {shown(_line(who.text), owner=who.kind == 'owner') or '[no text]'}" for who in speakers],
                 BUDGETS["user"],
             ),
-            section("Tool calls:", [f"{c.name} {_key_argument(c.arguments)}".strip() for c in calls], BUDGETS["calls"]),
-            section("Files read:", list(read), BUDGETS["files"] // 2),
-            section("Files changed:", list(changed), BUDGETS["files"] // 2),
+            section("Tool calls:", [shown(f"{c.name} {_key_argument(c.arguments)}".strip()) for c in calls], BUDGETS["calls"]),
+            section("Files read:", [shown(path) for path in read], BUDGETS["files"] // 2),
+            section("Files changed:", [shown(path) for path in changed], BUDGETS["files"] // 2),
             section("Errors seen:", errors, BUDGETS["errors"]),
         )
         if part
     )
     body = inert(body)  # nothing a message said may spell the labels of a summarising prompt
-    kept = missing(identifiers([previous_summary or "", *plain(messages)]), body)
-    listed = section("Identifiers kept verbatim:", kept, BUDGETS["identifiers"])
+    listed = listing(left_out(sources(messages, previous_summary), body), BUDGETS["identifiers"], DIGEST_TITLE)
     text = f"{body}\n\n{listed}" if listed else body
     limit = chars_for_tokens(DIGEST_TOKENS)
     return text if estimate_tokens(text) <= DIGEST_TOKENS else text[: limit - 4] + "\n..."

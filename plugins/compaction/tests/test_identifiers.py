@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from clawbot_compaction.identifiers import extract, identifiers, missing
+from clawbot_compaction.identifiers import extract, identifiers
 
 CASES = [
     ("Edit /srv/app/config.yaml, then src/main.py.", [("path", "/srv/app/config.yaml"), ("path", "src/main.py")]),
@@ -44,7 +44,3 @@ def test_identifiers_are_distinct_in_order_of_appearance_and_capped() -> None:
     texts = ["see /a/b.py and /c/d.py", "again /a/b.py, then 2026-01-15"]
     assert identifiers(texts) == ["/a/b.py", "/c/d.py", "2026-01-15"]
     assert identifiers(texts, limit=2) == ["/a/b.py", "/c/d.py"]
-
-
-def test_missing_is_what_the_summary_lacks_word_for_word() -> None:
-    assert missing(["/srv/app/config.yaml", "ORD-48213"], "The config is /srv/app/config.yaml.") == ["ORD-48213"]

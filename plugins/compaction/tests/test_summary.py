@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import re
 
-import openai
 import pytest
 from clawbot.tokens import estimate_tokens
-from clawbot.types import CompactionRequest, ProviderError
+from clawbot.types import CompactionRequest
 from clawbot_compaction.history import history_tokens
+from clawbot_compaction.kept import TITLE
 from clawbot_compaction.prompts import SYSTEM
-from clawbot_compaction.summary import IDENTIFIERS_TITLE, SummaryStrategy
+from clawbot_compaction.summary import SummaryStrategy
 
 from .history_kit import call, result, said, user
+from .model_kit import summarizer
 
 OLD = [
     user("Our config lives in /srv/app/config.yaml and the order is ORD-48213."),
@@ -25,27 +26,6 @@ OLD = [
 RECENT = [user("Now raise it to 50."), said("Raised.")]
 HISTORY = (*OLD, *RECENT)
 PREVIOUS = "## Facts\n- The deploy host is db-host-7 (see https://wiki.example.com/db)."
-
-
-@pytest.fixture
-async def client(fake_llm_server):
-    async with openai.AsyncOpenAI(base_url=fake_llm_server.base_url + "/v1", api_key="x", max_retries=0) as opened:
-        yield opened
-
-
-def summarizer(client):
-    """What the kernel supplies: one model call without tools; failures are ProviderErrors."""
-
-    async def summarize(system: str, prompt: str) -> str:
-        try:
-            reply = await client.chat.completions.create(
-                model="gpt-test", messages=[{"role": "system", "content": system}, {"role": "user", "content": prompt}]
-            )
-        except openai.APIStatusError as error:
-            raise ProviderError("server" if error.status_code >= 500 else "rate_limit", str(error), status=error.status_code) from None
-        return reply.choices[0].message.content or ""
-
-    return summarize
 
 
 def request(client, messages=HISTORY, **fields) -> CompactionRequest:
@@ -80,13 +60,23 @@ async def test_the_model_summarises_the_old_part_and_dropped_identifiers_are_app
     assert "raise it to 50" not in prompt  # the recent part stays verbatim, unsummarised
 
     assert (done.method, done.first_kept_index) == ("summary", len(OLD))
-    model_text, appended = done.summary.split("\n\n" + IDENTIFIERS_TITLE + "\n")
+    model_text, appended = done.summary.split("\n\n" + TITLE + "\n")
     assert model_text.startswith("## Current task\nRaise the pool size")
-    listed = appended.splitlines()
-    for dropped in ("ORD-48213", "db-host-7", "https://wiki.example.com/db", "512 MB"):
-        assert f"- {dropped}" in listed  # the model left them out; they are kept anyway
+    # the model left them out; they are kept anyway, each under who or what wrote it
+    assert appended.split("\n- `")[0] == "From the previous summary:"
+    groups = dict(re.findall(r"^(From [^\n]*:)\n((?:- [^\n]*\n?)+)", appended, re.MULTILINE))
+    assert set(groups) == {"From the previous summary:", "From User (owner):", 'From a tool result of "exec":'}
+    for dropped, source in (
+        ("db-host-7", "From the previous summary:"),
+        ("https://wiki.example.com/db", "From the previous summary:"),
+        ("ORD-48213", "From User (owner):"),
+        ("512 MB", 'From a tool result of "exec":'),
+    ):
+        assert f"- `{dropped}`" in groups[source].splitlines()
+    listed = [line for line in appended.splitlines() if line.startswith("- ")]
     for kept in ("/srv/app/config.yaml", "2026-01-15", "max_connections"):
-        assert f"- {kept}" not in listed
+        assert f"- `{kept}`" not in listed
+    assert all(line.startswith("- `") and line.endswith("`") for line in listed)
     assert done.detail == f"{len(OLD)} messages summarised; {len(listed)} identifiers the model left out were appended"
     assert done.tokens_before == history_tokens(HISTORY, PREVIOUS)
     assert done.tokens_after == history_tokens(RECENT, done.summary) < done.tokens_before
@@ -148,7 +138,7 @@ async def test_an_old_part_too_large_for_one_call_is_summarised_in_parts(fake_ll
         )  # each part carries the last
         assert f"(part {number + 1} of {len(asked)}, oldest first)" in prompt_of(recorded)
     assert done.summary.startswith(f"## Facts\n- part {len(asked)} summary")
-    assert "- /data/file_0.csv" in done.summary and "- /data/file_59.csv" in done.summary  # no identifier lost
+    assert "- `/data/file_0.csv`" in done.summary and "- `/data/file_59.csv`" in done.summary  # no identifier lost
 
 
 async def test_without_a_model_the_summary_strategy_trims_and_says_so() -> None:

@@ -38,7 +38,9 @@ async def test_the_digest_says_what_happened_without_a_model() -> None:
         "Files read:\n- /repo/tests/test_api.py\n\n"
         "Files changed:\n- /repo/app/api.py\n- app/models.py\n\n"
         "Errors seen:\n- exec: FAILED tests/test_api.py::test_get - KeyError: 'user_id'\n\n"
-        "Identifiers kept verbatim:\n- 2026-01-15\n- https://docs.example.com/api"  # the others are named above
+        "Identifiers kept verbatim, each under who or what wrote it, quoted:\n"  # the others are named above
+        "From User (owner):\n- `2026-01-15`\n"
+        "From the assistant:\n- `https://docs.example.com/api`"
     )
     assert done.tokens_before == history_tokens(messages, "Earlier: chose PostgreSQL 16.")
     assert done.tokens_after == history_tokens(RECENT, done.summary)
