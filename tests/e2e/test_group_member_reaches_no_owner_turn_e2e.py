@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 import clawbot_memory.plugin
 import clawbot_tools.plugin
 import clawbot_workspace.plugin
+import pytest
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.automation.heartbeat import HeartbeatService
@@ -168,3 +169,42 @@ async def test_a_group_members_turn_reaches_neither_the_heartbeat_nor_memory(mak
         subprocess.run, [*command[:-1], "tea without sugar"], cwd=clawbot_home, env=env, capture_output=True, text=True, timeout=180
     )
     assert [hit["path"] for hit in json.loads(control.stdout)] == ["MEMORY.md"], control.stdout + control.stderr  # the search does search
+
+
+def heartbeat_brain(request) -> Reply:
+    after_tools, text = _last(request)
+    if after_tools or HEARTBEAT_PROMPT not in text:
+        return Reply(text="HEARTBEAT_OK" if after_tools else "ok")
+    return Reply(tool_calls=(ToolCallSpec("write", {"path": "notes.md", "content": "checked\n"}),))
+
+
+@pytest.mark.parametrize(
+    ("last_chat", "may_write"),
+    [(None, True), (OWNER, True), ({"peer_id": "bob", "sender_id": "bob"}, False)],
+    ids=["nobody wrote yet", "the owner wrote last", "a stranger wrote last (dm_scope main)"],
+)
+async def test_a_heartbeat_carries_the_trust_of_the_chat_it_answers(make_kernel, fake_llm, workspace, last_chat, may_write) -> None:
+    (workspace / "HEARTBEAT.md").write_text("- note that the inbox was checked, in notes.md\n")
+    fake_llm.queue(*[heartbeat_brain] * 6)
+    channel = FakeChannel()  # open to anyone: a stranger's direct message lands in the main session
+    kernel = await make_kernel(
+        plugins={"tools": clawbot_tools.plugin, "fake": channel.as_plugin()},
+        config=f'[agents.defaults]\nworkspace = "{workspace}"\n\n[agents.defaults.heartbeat]\nevery_minutes = 30\nprompt = "{HEARTBEAT_PROMPT}"\n',
+    )
+    runtime = AgentRuntime(kernel)
+    await runtime.conversation("main", chain=[ModelChoice(make_provider("anthropic", fake_llm), MODEL["anthropic"])])
+    gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
+    task = asyncio.create_task(gateway.run([channel]))
+    try:
+        await channel.wait_started()
+        if last_chat is not None:
+            await channel.inject("hi", **last_chat)
+        (beat,) = HeartbeatService(kernel).tick(gateway, datetime.now(UTC))
+        assert beat.status == "ran" and beat.answered is not None
+        await asyncio.wait_for(beat.answered, 30)
+        assert (workspace / "notes.md").exists() is may_write, [_results(r) for r in fake_llm.requests]
+    finally:
+        gateway.stop()
+        await task
+        await runtime.aclose()
+        await kernel.aclose()

@@ -154,3 +154,15 @@ async def test_a_sandbox_write_grant_is_read_only_to_someone_elses_turn(dirs, tm
         assert (shared / "notes.md").read_text() == "x\n", text_of(ran)
     finally:
         await harness.close()
+
+
+async def test_someone_elses_command_gets_a_temp_dir_of_its_own(dirs) -> None:
+    harness = _harness(dirs, "auto")
+    try:
+        await _exec(harness, TurnTrust.OWNER, 'echo "echo build" > "$TMPDIR/run.sh"')
+        other = await _exec(harness, TurnTrust.NON_OWNER, 'ls "$TMPDIR"; echo "echo planted" > "$TMPDIR/run.sh"')
+        assert "run.sh" not in text_of(other), text_of(other)  # the owner's file is not there
+        again = await _exec(harness, TurnTrust.OWNER, 'sh "$TMPDIR/run.sh"')
+        assert "build" in text_of(again) and "planted" not in text_of(again), text_of(again)
+    finally:
+        await harness.close()

@@ -115,7 +115,9 @@ class Sandboxing:
         policy = SandboxPolicy(
             workspace=job.workspace,
             workspace_writable=job.workspace_writable,
-            temp_dir=self._temp_dir(job.session_key),
+            # a temp dir of its own, so nothing the owner's commands of this session leave there
+            # (a script they run again) can be changed by a command of someone else's turn
+            temp_dir=self._temp_dir(job.session_key if job.workspace_writable else f"{job.session_key} (not the owner's)"),
             read_only=tuple(job.readable) + self._expanded(self.settings.sandbox_read) + (() if job.workspace_writable else granted),
             read_write=writable,
             network=job.network,
