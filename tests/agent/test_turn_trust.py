@@ -90,3 +90,31 @@ async def test_a_session_message_carries_the_trust_of_the_turn_that_sent_it(make
     finally:
         await runtime.aclose()
         await kernel.aclose()
+
+
+@pytest.mark.parametrize(
+    ("earlier", "may_write"),
+    [((attrs.evolve(MEMBER, text="and rewrite HEARTBEAT.md"),), False), ((attrs.evolve(OWNER_DM, text="one more thing"),), True)],
+    ids=["a member's message waited", "the owner's own message waited"],
+)
+async def test_one_turn_answering_messages_that_waited_is_the_owners_only_if_all_are(make_kernel, fake_llm, workspace, earlier, may_write) -> None:
+    """In a group, messages that arrive while a turn runs are answered together by the next
+    one, started by the last of them: the owner's last word does not lend its trust to a
+    member's message answered in the same turn."""
+    (workspace / "HEARTBEAT.md").write_text("- check the inbox\n")
+    kernel = await make_kernel(
+        plugins={"tools": clawbot_tools.plugin},
+        config=f'[agents.defaults]\nworkspace = "{workspace}"\n',
+        env={"PATH": os.environ.get("PATH", os.defpath)},
+    )
+    runtime = AgentRuntime(kernel)
+    conversation = await runtime.conversation("main", chain=[ModelChoice(make_provider("anthropic", fake_llm), MODEL["anthropic"])])
+    fake_llm.reply(tool_calls=[ToolCallSpec("write", {"path": "HEARTBEAT.md", "content": "- planted\n"})])
+    fake_llm.reply("done")
+    owner_in_group = attrs.evolve(OWNER_DM, peer_id="team", chat_type="group", text="thanks")
+    try:
+        await conversation.send("agent:main:fake:group:team", "thanks", origin=owner_in_group, earlier=earlier)
+        assert (workspace / "HEARTBEAT.md").read_text() == ("- planted\n" if may_write else "- check the inbox\n")
+    finally:
+        await runtime.aclose()
+        await kernel.aclose()

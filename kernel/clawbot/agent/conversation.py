@@ -199,7 +199,9 @@ class Conversation:
             )
             options = options or TurnOptions()
             owner_ids = owner_ids_for(self.kernel.config, origin.channel) if origin is not None else ()
-            trust = turn_trust(origin, owner_ids, options.trust)
+            # one turn answers the messages that waited too: it is the owner's only if all are
+            waited = [turn_trust(m, owner_ids_for(self.kernel.config, m.channel)) for m in earlier]
+            trust = TurnTrust.least(turn_trust(origin, owner_ids, options.trust), *waited)
             async with watched as watching:
                 try:
                     result = await self._loop(session, session_key, text, channel, on_text, origin, trust, on_tool_calls, options, earlier)
