@@ -330,6 +330,8 @@ class KernelServices(CronServices, ToolServices):
                 "(someone else in a group or another person's chat). Nothing ran and nothing is pending; "
                 "do not retry it here. Say that it needs the owner to ask for it in their own chat."
             )
+        if origin.channel not in port.channel_names():  # a heartbeat with no chat to answer: nobody would see it
+            raise ServiceUnavailable("nobody can be asked for approval: this turn answers no chat. Nothing ran and nothing is pending.")
         ticket = self.shared.approvals.register(self.session_key, request)
         # The kernel shows the exact command itself: the model's relay is not trusted.
         notice = attrs.evolve(origin.answer(notice_text(ticket, request)), approval=offer(ticket, request))
