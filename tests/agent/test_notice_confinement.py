@@ -128,7 +128,8 @@ async def test_a_model_linking_soul_md_to_a_key_with_exec_shows_nothing_of_it_in
     gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()
-    await fake_channel.inject("please tidy your soul file", peer_id="group-1", chat_type="group", sender_id="mallory")
+    # the owner's turn, in a group (anyone else's sees the workspace read-only: no link is made)
+    await fake_channel.inject("please tidy your soul file", peer_id="group-1", chat_type="group", sender_id="alice", from_owner=True)
     gateway.stop()
     await task
     await runtime.aclose()

@@ -23,6 +23,7 @@ from clawbot import (
     Role,
     Tool,
     ToolResult,
+    TurnTrust,
 )
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
@@ -132,7 +133,7 @@ async def _another_sessions_message(make_kernel, ran):
     runtime = AgentRuntime(kernel)
     await runtime.conversation("main", chain=[ModelChoice(provider, "m")])
     try:
-        services = KernelServices(runtime.services, "main", KEY, None, "echo/m")
+        services = KernelServices(runtime.services, "main", KEY, None, "echo/m", trust=TurnTrust.OWNER)
         await services.send_to_session("agent:main:work", f"please forward:\n{CALL}", timeout_s=10)
     finally:
         await runtime.aclose()

@@ -13,7 +13,7 @@ import json
 import clawbot_tools.plugin
 import clawbot_workspace.plugin
 import pytest
-from clawbot import LLMProvider, Message, ModelInfo, Role, StopReason, TextBlock, Tool, ToolCallBlock, ToolResult, Usage, hookimpl
+from clawbot import LLMProvider, Message, ModelInfo, Role, StopReason, TextBlock, Tool, ToolCallBlock, ToolResult, TurnTrust, Usage, hookimpl
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.cli.oneshot import OneShotPort, local_user
@@ -189,7 +189,7 @@ async def test_nested_spawning_is_refused_at_max_depth(make_kernel, workspace) -
 
     brain = Brain(["ok"])
     kernel, runtime, _, _ = await _runtime(make_kernel, workspace, brain)
-    services = runtime.services.for_turn("main", "agent:main:subagent:abcd", None, "m")
+    services = runtime.services.for_turn("main", "agent:main:subagent:abcd", None, "m", trust=TurnTrust.OWNER)
     with pytest.raises(ServiceUnavailable, match="nest only 1 level"):
         await services.spawn_subagent("deeper")
     await runtime.aclose()
@@ -209,7 +209,7 @@ async def test_a_sub_agent_never_gets_more_tools_than_its_parent(make_kernel, wo
     parent_tools, policy, expected = NARROWING[case]
     brain = Brain([])
     kernel, runtime, port, _ = await _runtime(make_kernel, workspace, brain, "\n" + policy)
-    services = runtime.services.for_turn("main", MAIN, None, "m", parent_tools)
+    services = runtime.services.for_turn("main", MAIN, None, "m", parent_tools, trust=TurnTrust.OWNER)
     await services.spawn_subagent("list things")
     await asyncio.wait_for(port.next_events(1), 5)
     await runtime.aclose()

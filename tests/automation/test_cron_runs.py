@@ -15,7 +15,7 @@ from clawbot.automation.service import cron_scheduler, cron_store
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import plugin_from_hooks
 from clawbot.testing.fake_llm import ToolCallSpec
-from clawbot.types import CronJob, CronSchedule
+from clawbot.types import CronJob, CronSchedule, TurnTrust
 
 T0 = datetime(2026, 11, 26, 8, 0, tzinfo=UTC)
 
@@ -162,6 +162,6 @@ async def test_the_cron_tool_adds_lists_and_runs_jobs(running: Running, fake_llm
 async def test_only_the_main_session_may_use_cron_jobs(running: Running) -> None:
     from clawbot.types import ServiceUnavailable
 
-    services = running.runtime.services.for_turn("main", "agent:main:fake:group:g1", None, "m")
+    services = running.runtime.services.for_turn("main", "agent:main:fake:group:g1", None, "m", trust=TurnTrust.OWNER)
     with pytest.raises(ServiceUnavailable, match="only the agent's main session"):
         services.cron_jobs()

@@ -16,7 +16,7 @@ from clawbot.automation.cron_store import CronStore
 from clawbot.automation.jobs import JobError, add_job
 from clawbot.automation.service import cron_store
 from clawbot.testing import plugin_from_hooks
-from clawbot.types import CronJob, CronSchedule, ServiceUnavailable
+from clawbot.types import CronJob, CronSchedule, ServiceUnavailable, TurnTrust
 
 from .test_cron_runs import Running, config, hourly
 from .test_scheduler import T0, Clock, make
@@ -112,7 +112,7 @@ async def test_a_delivery_a_plugin_cancels_is_a_failed_run(make_kernel, fake_cha
 
 async def test_the_cron_tool_stays_within_reach_and_out_of_its_own_sessions_way(make_kernel, fake_channel, fake_llm_server, workspace) -> None:
     async with await _running(make_kernel, fake_channel, fake_llm_server, workspace) as running:
-        services = running.runtime.services.for_turn("main", "agent:main:main", None, "m")
+        services = running.runtime.services.for_turn("main", "agent:main:main", None, "m", trust=TurnTrust.OWNER)
         with pytest.raises(ServiceUnavailable, match="may not manage jobs of agent 'other'"):
             services.cron_add(CronJob("elsewhere", CronSchedule("every", "1h"), "x", agent_id="other"))
         with pytest.raises(ServiceUnavailable, match="channel 'nosuch' is not running"):

@@ -34,7 +34,7 @@ from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.memory_flush import SideTurn, flush_during_turn, with_note
 from clawbot.agent.models import ModelChoice, resolve_ref
-from clawbot.agent.owners import owner_ids_for
+from clawbot.agent.owners import owner_ids_for, turn_trust
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.pruning import SessionPruning
 from clawbot.agent.session_control import open_for_turn
@@ -63,6 +63,7 @@ from clawbot.types import (
     Tool,
     ToolCallBlock,
     ToolSpec,
+    TurnTrust,
     Usage,
 )
 
@@ -197,9 +198,13 @@ class Conversation:
                 cache=self.bootstrap_states,
             )
             options = options or TurnOptions()
+            owner_ids = owner_ids_for(self.kernel.config, origin.channel) if origin is not None else ()
+            # one turn answers the messages that waited too: it is the owner's only if all are
+            waited = [turn_trust(m, owner_ids_for(self.kernel.config, m.channel)) for m in earlier]
+            trust = TurnTrust.least(turn_trust(origin, owner_ids, options.trust), *waited)
             async with watched as watching:
                 try:
-                    result = await self._loop(session, session_key, text, channel, on_text, origin, on_tool_calls, options, earlier)
+                    result = await self._loop(session, session_key, text, channel, on_text, origin, trust, on_tool_calls, options, earlier)
                 except asyncio.CancelledError:
                     session.transcript.append("custom", kind="aborted", reason="the turn was cancelled")
                     await self._ended(session_key, options, "aborted")
@@ -243,6 +248,7 @@ class Conversation:
         channel: str | None,
         on_text: TextSink | None,
         origin: InboundMessage | None,
+        trust: TurnTrust,
         on_tool_calls: ToolCallsSink | None = None,
         options: TurnOptions = TurnOptions(),  # noqa: B008 - frozen, never changed
         earlier: Sequence[InboundMessage] = (),
@@ -265,8 +271,8 @@ class Conversation:
         system = await self.system_prompt(session_key, channel, model)
         specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in self.tools.values())
         window = model.info().context_window
-        services = None if self.services is None else self.services.for_turn(self.agent_id, session_key, origin, model.ref, self.tools)
-        run_ctx = ToolRunContext(self.kernel, self.tools, self.agent_id, session_key, self.workspace, services=services)
+        services = None if self.services is None else self.services.for_turn(self.agent_id, session_key, origin, model.ref, self.tools, trust=trust)
+        run_ctx = ToolRunContext(self.kernel, self.tools, self.agent_id, session_key, self.workspace, services=services, trust=trust)
         usage, calls = Usage(), 0
         costs: list[float | None] = []
         limit = max(1, self.kernel.config.agents.defaults.max_iterations)
@@ -296,7 +302,7 @@ class Conversation:
             await run_tool_calls(run_ctx, reply.tool_calls, history.append)
 
         async def flush(history: list[Message], tokens: int, threshold: int) -> Usage | None:
-            return await flush_during_turn(self, session, session_key, history, tokens, threshold, SideTurn(ask, run_tools))
+            return await flush_during_turn(self, session, session_key, history, tokens, threshold, SideTurn(ask, run_tools), trust)
 
         compactor.flush = flush
 

@@ -16,6 +16,13 @@ compaction says the flush was done, and loading a transcript starts at its last 
 so the next cycle starts without one. The entry is written whatever the outcome, a failure
 included: a flush that failed is logged and never stops, nor repeats on every later turn
 of, the user's conversation.
+
+Memory feeds the owner's turns (MEMORY.md is in the main session's prompt, ``memory_search``
+finds the daily notes), so the flush writes only what the owner's word stands behind: it
+runs in an owner's turn (:class:`~clawbot.types.TurnTrust`) of a session that is not a
+group's, whose history holds nothing written by anyone else. Elsewhere it does not run at
+all (the turn's tools could not write the workspace anyway) and leaves no entry, so an
+owner's later turn of that session is not counted as flushed.
 """
 
 from __future__ import annotations
@@ -28,7 +35,9 @@ import attrs
 
 from clawbot.agent.clock import local_date, user_timezone
 from clawbot.agent.replies import is_silent
-from clawbot.types import Message, Role, SystemPrompt, TextBlock, Usage
+from clawbot.agent.user_turns import speaker
+from clawbot.sessions.keys import session_kind
+from clawbot.types import Message, Role, SystemPrompt, TextBlock, TurnTrust, Usage
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
@@ -66,6 +75,14 @@ def with_note(system: SystemPrompt, note: str) -> SystemPrompt:
     return attrs.evolve(system, volatile=f"{system.volatile}\n\n{note}" if system.volatile else note)
 
 
+def owner_only(session_key: str, messages: Iterable[Message], trust: TurnTrust) -> bool:
+    """Whether notes drawn from ``messages`` would carry the owner's word alone: an owner's
+    turn, not in a group's session, with no user message in the history from someone else."""
+    if trust is not TurnTrust.OWNER or session_kind(session_key) == "group":
+        return False
+    return not any(m.role == Role.USER and speaker(m).kind == "other" for m in messages)
+
+
 @attrs.frozen
 class SideTurn:
     """How the flush asks the model and runs its tools beside the turn (the turn's caller,
@@ -78,13 +95,24 @@ class SideTurn:
 
 
 async def flush_during_turn(
-    conversation: Conversation, session: Session, session_key: str, messages: list[Message], tokens: int, threshold: int, side: SideTurn
+    conversation: Conversation,
+    session: Session,
+    session_key: str,
+    messages: list[Message],
+    tokens: int,
+    threshold: int,
+    side: SideTurn,
+    trust: TurnTrust,
 ) -> Usage | None:
-    """Run the flush on a copy of ``messages`` unless this cycle had one: its usage
-    (``None``: nothing ran). ``messages`` itself is left as it was."""
+    """Run the flush on a copy of ``messages`` unless this cycle had one or the notes would
+    not be the owner's alone (:func:`owner_only`): its usage (``None``: nothing ran).
+    ``messages`` itself is left as it was."""
     kernel = conversation.kernel
     settings = kernel.config.agents.defaults.compaction.memory_flush
     if not settings.enabled or flushed_this_cycle(session.transcript.load().entries):
+        return None
+    if not owner_only(session_key, messages, trust):
+        log.info("no memory flush in %s: someone other than the owner wrote in this turn or its history", session_key)
         return None
     date = local_date(conversation.clock(), user_timezone(kernel.config.agents.defaults.timezone)[0])
     history = [*messages, flush_message(settings.prompt, date)]

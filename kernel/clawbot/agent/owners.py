@@ -17,6 +17,15 @@ for one channel; where some channel lets people pick their own ids, qualify ever
 
 Only the sender's own id counts. In a group the peer id is the group, never a person, so
 a message without a sender id there belongs to nobody.
+
+A turn's trust (:class:`~clawbot.types.TurnTrust`, :func:`turn_trust`) follows from the
+message that started it: the owner's message makes an owner turn, anyone else's a
+non-owner turn, whatever session it lands in (a group the owner is in, the main session
+under ``dm_scope = "main"``). A clawbot event carries the facts of the message whose turn
+caused it (a background command's end, an approval, a sub-agent's report), so it gets that
+turn's trust. A turn no message started (a cron job, a one-shot ``clawbot agent`` run) is
+the owner's unless whoever asked for it says less: a sub-agent and a ``sessions_send`` turn
+get the trust of the turn that started them (:class:`~clawbot.agent.turn_options.TurnOptions`).
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from clawbot.types import ChannelConfig, InboundMessage
+from clawbot.types import ChannelConfig, InboundMessage, TurnTrust
 
 if TYPE_CHECKING:
     from clawbot.config.schema import ClawbotConfig
@@ -66,3 +75,10 @@ def is_owner(message: InboundMessage | None, owner_ids: Iterable[str]) -> bool:
     if message is None:
         return False
     return message.from_owner or listed_as_owner(message, owner_ids)
+
+
+def turn_trust(origin: InboundMessage | None, owner_ids: Iterable[str], given: TurnTrust | None = None) -> TurnTrust:
+    """Whose word a turn carries: the lower of what its ``origin`` says (no origin says
+    nothing) and the ``given`` trust of whoever asked for the turn."""
+    said = None if origin is None else TurnTrust.OWNER if is_owner(origin, owner_ids) else TurnTrust.NON_OWNER
+    return TurnTrust.least(said, given)

@@ -44,6 +44,7 @@ from clawbot.types import (
     SessionSummary,
     SubagentSummary,
     ToolServices,
+    TurnTrust,
     Usage,
 )
 
@@ -92,9 +93,19 @@ class SharedServices:
     cron: Scheduler | None = None  # the running gateway's cron scheduler
     subagents: Subagents = attrs.field(default=attrs.Factory(lambda self: Subagents(self), takes_self=True))
 
-    def for_turn(self, agent_id: str, session_key: str, origin: InboundMessage | None, model: str, tools: Iterable[str] | None = None) -> KernelServices:
-        """``tools``: the names this turn's model was offered (a sub-agent it starts gets no more)."""
-        return KernelServices(self, agent_id, session_key, origin, model, frozenset(tools) if tools is not None else None)
+    def for_turn(
+        self,
+        agent_id: str,
+        session_key: str,
+        origin: InboundMessage | None,
+        model: str,
+        tools: Iterable[str] | None = None,
+        *,
+        trust: TurnTrust,
+    ) -> KernelServices:
+        """``tools``: the names this turn's model was offered (a sub-agent it starts gets no
+        more); ``trust``: whose word the turn carries (what it starts gets no more either)."""
+        return KernelServices(self, agent_id, session_key, origin, model, frozenset(tools) if tools is not None else None, trust)
 
     @property
     def background(self) -> frozenset[asyncio.Task[object]]:
@@ -135,6 +146,8 @@ class KernelServices(CronServices, ToolServices):
     model: str = ""
     tools: frozenset[str] | None = None
     """The tools this turn offers (``None``: what the agent's policy allows)."""
+    trust: TurnTrust = TurnTrust.NON_OWNER
+    """Whose word the turn carries (:func:`~clawbot.agent.owners.turn_trust`)."""
 
     @property
     def _kernel(self) -> Kernel:
@@ -208,14 +221,9 @@ class KernelServices(CronServices, ToolServices):
 
     def _is_main(self) -> bool:
         """The main session's reach (other sessions, other chats) is the owner's: a paired or
-        allow-listed person writing into it (``dm_scope = "main"``) gets only their own chat."""
-        if session_kind(self.session_key) != "main":
-            return False
-        if self.origin is None:  # the local CLI, or another session's own agent
-            return True
-        from clawbot.agent.owners import is_owner, owner_ids_for
-
-        return is_owner(self.origin, owner_ids_for(self._kernel.config, self.origin.channel))
+        allow-listed person writing into it (``dm_scope = "main"``), or a turn they caused,
+        gets only their own chat."""
+        return session_kind(self.session_key) == "main" and self.trust is TurnTrust.OWNER
 
     def _agent_reachable(self, agent_id: str) -> bool:
         if agent_id == self.agent_id:
@@ -277,9 +285,13 @@ class KernelServices(CronServices, ToolServices):
         # Labelled by clawbot with who sent it; the receiving model cannot be told otherwise.
         message = session_message(text, from_session=self.session_key, from_agent=self.agent_id)
 
+        from clawbot.agent.turn_options import TurnOptions
+
+        options = TurnOptions(trust=self.trust)  # the receiving turn carries no more than this one
+
         async def turn() -> str:
             _WAITING.set(waiting)
-            return (await conversation.send(session_key, message, channel=SESSION_CHANNEL)).text
+            return (await conversation.send(session_key, message, channel=SESSION_CHANNEL, options=options)).text
 
         if timeout_s <= 0:
             running = sum(1 for t in self.shared.background if t.get_name().startswith("sessions_send:"))
@@ -310,7 +322,7 @@ class KernelServices(CronServices, ToolServices):
         from clawbot.agent.owners import is_owner, owner_ids_for
         from clawbot.types import ApprovalRefused
 
-        if not is_owner(origin, owner_ids_for(self._kernel.config, origin.channel)):
+        if self.trust is not TurnTrust.OWNER or not is_owner(origin, owner_ids_for(self._kernel.config, origin.channel)):
             # Only the owner may approve, so a request from someone else's turn could never
             # be answered: refuse now rather than leave it pending for the owner to stumble on.
             raise ApprovalRefused(
@@ -318,6 +330,8 @@ class KernelServices(CronServices, ToolServices):
                 "(someone else in a group or another person's chat). Nothing ran and nothing is pending; "
                 "do not retry it here. Say that it needs the owner to ask for it in their own chat."
             )
+        if origin.channel not in port.channel_names():  # a heartbeat with no chat to answer: nobody would see it
+            raise ServiceUnavailable("nobody can be asked for approval: this turn answers no chat. Nothing ran and nothing is pending.")
         ticket = self.shared.approvals.register(self.session_key, request)
         # The kernel shows the exact command itself: the model's relay is not trusted.
         notice = attrs.evolve(origin.answer(notice_text(ticket, request)), approval=offer(ticket, request))
@@ -346,16 +360,14 @@ class KernelServices(CronServices, ToolServices):
                 f"agent {self.agent_id!r} may not start a sub-agent of agent {target!r}: only the main session may, "
                 "with both listed in tools.agent_to_agent; agents_list shows which agents may be spawned"
             )
-        if model is not None and self.origin is not None:
-            from clawbot.agent.owners import is_owner, owner_ids_for
-
-            if not is_owner(self.origin, owner_ids_for(config, self.origin.channel)):  # as /model: the owner's choice
-                raise ServiceUnavailable("only the owner's turns may pick a sub-agent's model; leave model out to use the agent's own")
+        if model is not None and self.trust is not TurnTrust.OWNER:  # as /model: the owner's choice
+            raise ServiceUnavailable("only the owner's turns may pick a sub-agent's model; leave model out to use the agent's own")
         return await self.shared.subagents.spawn(
             task=task,
             parent_agent=self.agent_id,
             parent_session_key=self.session_key,
             parent_origin=self.origin,
+            trust=self.trust,
             parent_tools=self.tools if self.tools is not None else frozenset(agent_tools(self._kernel, self.agent_id)),
             agent_id=target,
             model=model,

@@ -27,7 +27,7 @@ import attrs
 
 from clawbot.sessions.keys import session_kind
 from clawbot.sessions.store import agent_of
-from clawbot.types import InboundMessage, Message, Role, ServiceUnavailable, SessionEvent, SubagentSummary, TextBlock
+from clawbot.types import InboundMessage, Message, Role, ServiceUnavailable, SessionEvent, SubagentSummary, TextBlock, TurnTrust
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
@@ -50,6 +50,8 @@ class SubagentRun:
     depth: int
     started_at: str
     parent_origin: InboundMessage | None = None
+    trust: TurnTrust = TurnTrust.NON_OWNER
+    """The trust of the turn that started it: its turns, and its report, carry no more."""
     status: str = "running"
     result: str = ""
     started: float = attrs.field(factory=time.monotonic)
@@ -176,6 +178,7 @@ class Subagents:
         parent_agent: str,
         parent_session_key: str,
         parent_origin: InboundMessage | None,
+        trust: TurnTrust,
         parent_tools: frozenset[str],
         agent_id: str,
         model: str | None,
@@ -225,6 +228,7 @@ class Subagents:
             depth,
             datetime.now(UTC).isoformat(timespec="seconds"),
             parent_origin=parent_origin,
+            trust=trust,
         )
         self._forget_old()
         self._runs[run_id] = run
@@ -237,7 +241,7 @@ class Subagents:
     async def _run(self, run: SubagentRun, conversation: Conversation, message: Message, model: str | None, timeout: float) -> None:
         from clawbot.agent.turn_options import TurnOptions
 
-        options = TurnOptions(model=model, kind="subagent")
+        options = TurnOptions(model=model, kind="subagent", trust=run.trust)
         inbox = self._inbox.setdefault(run.session_key, asyncio.Queue())
         shutting_down = False
         try:
@@ -271,6 +275,8 @@ class Subagents:
                 await self._ended(run)
 
     async def _ended(self, run: SubagentRun) -> None:
+        from clawbot.agent.turn_options import TurnOptions
+
         kernel = self.shared.kernel
         info = kernel.sessions.get(run.session_key)
         if info is not None:  # its session is over: plugins see it end like any other
@@ -294,6 +300,6 @@ class Subagents:
         # still learns the result, and its reply stays in its history.
         try:
             conversation = await self.shared.conversation(agent_of(run.parent_session_key))
-            await conversation.send(run.parent_session_key, _event_message(text))
+            await conversation.send(run.parent_session_key, _event_message(text), options=TurnOptions(trust=run.trust))
         except Exception:
             log.exception("reporting sub-agent %s to %s failed", run.run_id, run.parent_session_key)

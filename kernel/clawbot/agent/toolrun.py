@@ -34,6 +34,7 @@ from clawbot.types import (
     ToolResult,
     ToolResultEvent,
     ToolServices,
+    TurnTrust,
 )
 
 DEFAULT_TOOL_TIMEOUT_S = 120.0
@@ -50,6 +51,8 @@ class ToolRunContext:
     workspace: Path
     default_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S
     services: ToolServices | None = None
+    #: whose word the turn carries: every call of it gets it (``ToolCall.trust``)
+    trust: TurnTrust = TurnTrust.NON_OWNER
 
 
 def schema_problem(schema: Mapping[str, Any]) -> str | None:
@@ -129,7 +132,7 @@ async def _checked_execute(ctx: ToolRunContext, call: ToolCallBlock) -> ToolResu
             listed = "\n".join(f"- {p}" for p in problems)
             return ToolResult.error(f"The call to {call.name} was rewritten by a plugin into invalid arguments, so it did not run:\n{listed}")
     started = time.perf_counter()
-    result = await _invoke(ctx, tool, ToolCall(call.id, call.name, arguments, ctx.agent_id, ctx.session_key, ctx.workspace, ctx.services))
+    result = await _invoke(ctx, tool, ToolCall(call.id, call.name, arguments, ctx.agent_id, ctx.session_key, ctx.workspace, ctx.services, ctx.trust))
     duration_ms = (time.perf_counter() - started) * 1000
     await ctx.kernel.plugins.notify(
         "clawbot_after_tool_call",

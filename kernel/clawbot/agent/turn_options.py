@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import attrs
 
-from clawbot.types import Message, RunKind, ToolCallBlock
+from clawbot.types import Message, RunKind, ToolCallBlock, TurnTrust
 
 ReplyWatcher = Callable[[Message], Awaitable[None]]
 ResultsWatcher = Callable[[Sequence[ToolCallBlock], Sequence[Message]], Awaitable[None]]
@@ -32,3 +32,7 @@ class TurnOptions:
     kind: RunKind = "chat"
     """What started the turn (``clawbot_agent_end`` tells plugins): a chat message, a
     heartbeat, a cron job or a sub-agent."""
+    trust: TurnTrust | None = None
+    """The trust of whoever asked for this turn when no message of theirs starts it (a
+    sub-agent's parent, a ``sessions_send``): the turn gets no more than that
+    (:func:`~clawbot.agent.owners.turn_trust`). ``None``: the message's alone."""

@@ -125,7 +125,11 @@ class HeartbeatService:
         if checklist_empty(read_checklist(workspace)):
             return self._skipped(agent_id, now, "HEARTBEAT.md is missing or asks for nothing")
         chat = gateway.last_chat(session_key) if heartbeat.target == "last" else None
-        channel, origin = chat if chat is not None else (self._nowhere, InboundMessage(channel=self._nowhere.name, peer_id="heartbeat", text=""))
+        # The turn carries the trust of the chat it answers (someone else's chat under
+        # dm_scope = "main": theirs); with no chat, the owner's, whose configuration and
+        # HEARTBEAT.md (which only the owner's turns can write) are all it runs on.
+        nowhere = InboundMessage(channel=self._nowhere.name, peer_id="heartbeat", text="", from_owner=True)
+        channel, origin = chat if chat is not None else (self._nowhere, nowhere)
         event = attrs.evolve(origin, text=heartbeat.prompt, system_event=True, message_id=None, reply_to_id=None, timestamp=now, attachments=(), mentions=())
         log.info("heartbeat of agent %s", agent_id)
         answered = gateway.run_event(channel, event, session_key, kind="heartbeat", model=heartbeat.model or None)

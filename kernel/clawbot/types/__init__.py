@@ -93,6 +93,7 @@ from clawbot.types.tools import (
     ToolResult,
     ToolResultEvent,
 )
+from clawbot.types.trust import TurnTrust
 from clawbot.types.web import WebPage, WebRoute, WebSocketPeer, WebSocketRoute
 
 # spelled out so linters and type checkers see the re-exports (a test keeps it complete)
@@ -195,6 +196,7 @@ __all__ = [
     "ToolResultEvent",
     "ToolServices",
     "ToolSpec",
+    "TurnTrust",
     "TurnFailed",
     "Usage",
 ]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from clawbot.types.messages import ContentBlock, TextBlock
+from clawbot.types.trust import TurnTrust
 
 if TYPE_CHECKING:
     from clawbot.types.services import ToolServices
@@ -41,6 +42,12 @@ class ToolCall:
 
     ``services`` reaches sessions, channels, approvals and the clock (see
     :class:`~clawbot.types.services.ToolServices`); ``None`` outside an agent turn.
+
+    ``trust`` is whose word the turn carries (:class:`~clawbot.types.trust.TurnTrust`), set
+    by the kernel for every call of a turn. A tool that changes what later turns read (files
+    in the workspace, commands that could write there) must refuse, with an error result,
+    when it is not :attr:`TurnTrust.OWNER`. Outside an agent turn (a program calling a
+    handler itself) the caller is the user, so it defaults to the owner.
     """
 
     call_id: str
@@ -50,6 +57,7 @@ class ToolCall:
     session_key: str
     workspace: Path
     services: ToolServices | None = attrs.field(default=None, repr=False, eq=False)
+    trust: TurnTrust = TurnTrust.OWNER
 
 
 ToolHandler = Callable[[ToolCall], "Awaitable[ToolResult] | ToolResult"]

@@ -38,6 +38,7 @@ from clawbot.types import (
     ApprovalTicket,
     InboundMessage,
     OutboundMessage,
+    TurnTrust,
 )
 from clawbot_tools.runtime.approval_flow import pending
 from clawbot_tools.runtime.context import Job
@@ -73,7 +74,7 @@ class Setup:
 
     def services(self, agent_id: str = "main", session: str = SESSION, *, with_port: bool = True) -> KernelServices:
         runtime = self.runtime if with_port else AgentRuntime(self.kernel)
-        return KernelServices(runtime.services, agent_id, session, origin=self.origin if with_port else None)
+        return KernelServices(runtime.services, agent_id, session, origin=self.origin if with_port else None, trust=TurnTrust.OWNER)
 
     async def exec(self, command: str, *, agent_id: str = "main", with_port: bool = True, **arguments: Any) -> ToolResult:
         services = self.services(agent_id, with_port=with_port)
@@ -343,7 +344,9 @@ async def test_full_mode_still_asks_before_leaving_the_sandbox_or_using_the_netw
     )
     runtime = AgentRuntime(kernel, port=RecordingPort())
     try:
-        services = KernelServices(runtime.services, "main", SESSION, origin=InboundMessage(channel="fake", peer_id="a", text="x", from_owner=True))
+        services = KernelServices(
+            runtime.services, "main", SESSION, origin=InboundMessage(channel="fake", peer_id="a", text="x", from_owner=True), trust=TurnTrust.OWNER
+        )
         for arguments in ({"network": True}, {"sandbox": False}):
             call = ToolCall("c1", "exec", {"command": "touch x.txt", **arguments}, "main", SESSION, ws, services)
             result = await kernel.tools["exec"].handler(call)

@@ -23,6 +23,7 @@ from clawbot_tools.fs.patch_apply import Budget, HunkError, apply_hunks
 from clawbot_tools.fs.patch_parse import FileOp, PatchSyntaxError, parse_patch
 from clawbot_tools.fs.paths import PathRefused, confinement_root, display, refuse_directory_name, resolve, workspace_root
 from clawbot_tools.fs.transaction import FileTransaction
+from clawbot_tools.read_only import refusal
 
 MAX_PATCH_CHARS = 4_000_000
 MAX_FILE_BYTES = 16 * 1024 * 1024  # an updated file is held in memory a few times over
@@ -83,6 +84,8 @@ def make_tool(settings: ToolsSettings) -> Tool:
 
 
 def apply_patch(call: ToolCall, settings: ToolsSettings) -> ToolResult:
+    if (read_only := refusal(call)) is not None:
+        return read_only
     text = call.arguments.get("input")
     if not isinstance(text, str):
         return ToolResult.error("apply_patch: input must be a string holding the whole patch")

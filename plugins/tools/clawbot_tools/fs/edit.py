@@ -10,6 +10,7 @@ from clawbot_tools.fs.atomic import atomic_write
 from clawbot_tools.fs.common import GROUP, os_error, refused
 from clawbot_tools.fs.fd import TooLarge, read_limited
 from clawbot_tools.fs.paths import PathRefused, confinement_root, display, resolve
+from clawbot_tools.read_only import refusal
 
 MAX_EDIT_BYTES = 16 * 1024 * 1024  # the file is held in memory a few times over
 
@@ -42,6 +43,8 @@ def make_tool(settings: ToolsSettings) -> Tool:
 
 
 def edit(call: ToolCall, settings: ToolsSettings) -> ToolResult:
+    if (read_only := refusal(call)) is not None:
+        return read_only
     raw = call.arguments.get("path")
     old_text = call.arguments.get("old_text")
     new_text = call.arguments.get("new_text")

@@ -11,6 +11,7 @@ from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs.atomic import atomic_write
 from clawbot_tools.fs.common import GROUP, os_error, refused
 from clawbot_tools.fs.paths import PathRefused, confinement_root, display, refuse_directory_name, resolve
+from clawbot_tools.read_only import refusal
 
 PARAMETERS = schema(
     {
@@ -37,6 +38,8 @@ def make_tool(settings: ToolsSettings) -> Tool:
 
 
 def write(call: ToolCall, settings: ToolsSettings) -> ToolResult:
+    if (read_only := refusal(call)) is not None:
+        return read_only
     raw = call.arguments.get("path")
     content = call.arguments.get("content")
     if not isinstance(content, str):

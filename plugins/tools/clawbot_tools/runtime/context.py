@@ -39,6 +39,7 @@ class Job:
     network: bool = False
     sandboxed: bool = True
     interactive: bool = False  # approved with its input open (each write asks again)
+    workspace_writable: bool = True  # False in a turn the owner did not start: read-only in the sandbox
 
     @property
     def grants(self) -> bool:

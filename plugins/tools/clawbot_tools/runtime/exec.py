@@ -24,6 +24,7 @@ from clawbot.types import ToolServices
 from clawbot_tools.calls import schema
 from clawbot_tools.fs.common import int_arg
 from clawbot_tools.fs.paths import PathRefused, display, resolve, workspace_root
+from clawbot_tools.read_only import WHY, exec_note, may_write
 from clawbot_tools.runtime import approval_flow
 from clawbot_tools.runtime.context import Job, RuntimeContext
 from clawbot_tools.runtime.envscrub import EnvRefused, child_env, extra_env
@@ -133,6 +134,7 @@ def _job(call: ToolCall, rt: RuntimeContext) -> tuple[Job, float]:
         network=_flag(args, "network", False),
         sandboxed=_flag(args, "sandbox", True),
         interactive=_flag(args, "interactive", False),
+        workspace_writable=may_write(call),
     )
     return job, yield_ms / 1000
 
@@ -146,6 +148,8 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
     if problem := rt.sandbox.problem():
         return ToolResult.error(f"exec: {problem}.", status="refused")
     confined = choice.mechanism.confines and job.sandboxed
+    if not confined and not job.workspace_writable:
+        return ToolResult.error(f"exec: refused: {WHY}, and {_unconfined(job)} could not keep it so. Nothing ran.", status="refused")
     given = PolicyInput(
         settings=rt.exec,
         cwd=job.cwd,
@@ -180,12 +184,16 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
         return ToolResult.error(f"exec: the sandbox could not be set up, so nothing ran: {exc}", status="failed")
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
         return ToolResult.error(f"exec: the command could not start, so nothing ran: {exc}", status="failed")
-    note = rt.sandbox.notice_once()
+    note = exec_note(call) or rt.sandbox.notice_once()
     if await process.wait(yield_s):
         if process.exit_code in (126, 127) and job.sandboxed:
             note = rt.sandbox.not_found_hint(job) or note
         return _finished(process, rt, note)
     return _yielded(process, rt, yield_s, call.services, note)
+
+
+def _unconfined(job: Job) -> str:
+    return "a command outside the sandbox" if not job.sandboxed else "without an OS sandbox here, a command"
 
 
 def _with_note(text: str, note: str | None) -> str:

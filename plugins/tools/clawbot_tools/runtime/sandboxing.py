@@ -7,7 +7,9 @@ One :class:`Sandboxing` per plugin instance. It chooses the mechanism once (the
 into the :class:`~clawbot_tools.runtime.sandbox.Launch` the process registry starts:
 
 * read (and run) the system, the skills this agent may read and ``sandbox_read``;
-* read and write the workspace, the session's temp dir and ``sandbox_write``;
+* read and write the workspace, the session's temp dir and ``sandbox_write``; in a turn the
+  owner did not start, only read the workspace and ``sandbox_write`` (the temp dir stays
+  writable), so nothing that feeds the owner's turns changes;
 * nothing of clawbot's state dir or the rest of the home directory, even where an
   allowed tree contains them;
 * no network unless the approval granted it; the resource limits in every case;
@@ -108,11 +110,16 @@ class Sandboxing:
     def prepare(self, job: Job) -> Launch:
         """``job`` as the registry starts it; raises ``SandboxError`` when the sandbox cannot be built."""
         mechanism = self.choice().mechanism if job.sandboxed else OffMechanism()
+        granted = self._expanded(self.settings.sandbox_write)
+        writable = granted if job.workspace_writable else ()
         policy = SandboxPolicy(
             workspace=job.workspace,
-            temp_dir=self._temp_dir(job.session_key),
-            read_only=tuple(job.readable) + self._expanded(self.settings.sandbox_read),
-            read_write=self._expanded(self.settings.sandbox_write),
+            workspace_writable=job.workspace_writable,
+            # a temp dir of its own, so nothing the owner's commands of this session leave there
+            # (a script they run again) can be changed by a command of someone else's turn
+            temp_dir=self._temp_dir(job.session_key if job.workspace_writable else f"{job.session_key} (not the owner's)"),
+            read_only=tuple(job.readable) + self._expanded(self.settings.sandbox_read) + (() if job.workspace_writable else granted),
+            read_write=writable,
             network=job.network,
             limits=self.limits,
             protected=self.protected,

@@ -108,7 +108,7 @@ class BwrapMechanism(Mechanism):
         add("/tmp", "--bind", policy.temp_dir, "/tmp")
         if not inside("/tmp", policy.temp_dir):
             add(policy.temp_dir, "--bind", policy.temp_dir, policy.temp_dir)
-        add(policy.workspace, "--bind", policy.workspace, policy.workspace)
+        add(policy.workspace, "--bind" if policy.workspace_writable else "--ro-bind", policy.workspace, policy.workspace)
         for tree in policy.read_only:
             add(tree, "--ro-bind-try", tree, tree)
         for tree in policy.read_write:

@@ -104,9 +104,10 @@ class LandlockMechanism(Mechanism):
         try:
             for tree in paths.system_trees():
                 _allow(ruleset, tree, read)
-            for tree in policy.read_only:
+            writable = (policy.workspace, policy.temp_dir) if policy.workspace_writable else (policy.temp_dir,)
+            for tree in (*policy.read_only, *(() if policy.workspace_writable else (policy.workspace,))):
                 _allow(ruleset, tree, read)
-            for tree in (policy.workspace, policy.temp_dir, *policy.read_write):
+            for tree in (*writable, *policy.read_write):
                 _allow(ruleset, tree, handled)
             for device_path in paths.DEVICES:
                 _allow(ruleset, device_path, device)

@@ -68,7 +68,7 @@ def _real_paths(values: Sequence[str]) -> tuple[str, ...]:
 class SandboxPolicy:
     """What one command may touch. Paths are made real (symlinks resolved) on construction."""
 
-    workspace: str = attrs.field(converter=_real_path)  # read-write
+    workspace: str = attrs.field(converter=_real_path)  # read-write, unless workspace_writable is False
     temp_dir: str = attrs.field(converter=_real_path)  # private (0700), read-write; TMPDIR points there
     read_only: tuple[str, ...] = attrs.field(default=(), converter=_real_paths)  # skills folders, user config
     read_write: tuple[str, ...] = attrs.field(default=(), converter=_real_paths)
@@ -78,6 +78,9 @@ class SandboxPolicy:
     # state dir (keys, sessions, approvals) and the user's home. An allowed tree inside one
     # of them stays allowed; one containing one is masked (bwrap) or refused (Landlock).
     protected: tuple[str, ...] = attrs.field(default=(), converter=_real_paths)
+    # False: the workspace is mounted (bwrap) or granted (Landlock) for reading only, for a
+    # command of a turn the owner did not start; the temp dir stays writable.
+    workspace_writable: bool = True
 
 
 @attrs.define
