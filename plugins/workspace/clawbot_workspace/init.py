@@ -169,9 +169,9 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
     Existing files are never overwritten. Works without a configuration file. With
     --workspace DIR, DIR becomes the workspace in use: agents.defaults.workspace is set in
     <state dir>/clawbot.toml (created if needed), or for --agent naming another agent than the
-    default one, the workspace of its [[agents.list]] entry; when another file takes
-    precedence, or the agent has a workspace of its own, init prints the line to put where
-    instead.
+    default one, the workspace of its [[agents.list]] entry; when a file named by --config
+    or $CLAWBOT_CONFIG is used instead, or the agent has a workspace of its own, init prints
+    the line to put where instead.
     """
     from clawbot.paths import expand_user_path
 
