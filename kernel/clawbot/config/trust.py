@@ -23,11 +23,12 @@ from typing import Any
 import attrs
 
 from clawbot.config.problems import ConfigError, ConfigProblem, join
-from clawbot.config.schema import ClawbotConfig
+from clawbot.config.schema import AgentDefaults, ClawbotConfig
 from clawbot.paths import expand_user_path, inside
 from clawbot.types.context import AGENT_WRITABLE
 
 MAX_LINK_HOPS = 40  # what the kernel allows before ELOOP
+DEFAULTS = "the built-in defaults"
 
 
 class UntrustedConfigError(ConfigError):
@@ -67,8 +68,9 @@ def _marked_values(value: Any, path: str) -> Iterator[tuple[str, str]]:
 
 def writable_folders(config: ClawbotConfig, env: Mapping[str, str], cwd: Path, source: str | None) -> list[WritableFolder]:
     """Every folder an agent of ``config`` can write (``source``: the file it came from, ``None`` for the defaults)."""
-    source = source or "the built-in defaults"
-    found = [WritableFolder(_absolute(config.agents.defaults.workspace, env, cwd), "agents.defaults.workspace", source)]
+    source = source or DEFAULTS
+    workspace = config.agents.defaults.workspace
+    found = [WritableFolder(_absolute(workspace, env, cwd), "agents.defaults.workspace", source if workspace != AgentDefaults().workspace else DEFAULTS)]
     for index, agent in enumerate(config.agents.list):
         if agent.workspace:
             found.append(WritableFolder(_absolute(agent.workspace, env, cwd), f"agents.list[{index}].workspace (agent {agent.id})", source))
