@@ -169,7 +169,7 @@ def test_without_a_users_file_the_default_workspace_counts(tmp_path: Path) -> No
         w.load("home/clawbot/clawbot.toml")
     (tmp_path / "elsewhere").mkdir()
     assert w.load(cwd="home/clawbot").notices == (
-        f"note: {planted} is ignored: an agent can write there ({w.home / 'clawbot'}, by agents.defaults.workspace of the built-in defaults); clawbot reads {w.users_file}",
+        f"note: {planted} is ignored: an agent can write there ({w.home / 'clawbot'}, by agents.defaults.workspace of the built-in defaults); clawbot uses the built-in defaults, as there is no {w.users_file}",
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -107,13 +107,13 @@ def resolution_steps(path: str) -> Iterator[str]:
         pending.extendleft(reversed([part for part in target.split("/") if part]))
 
 
-def writable_by_agent(path: Path, folders: Iterable[WritableFolder]) -> WritableFolder | None:
+def writable_by_agent(path: Path, folders: Sequence[WritableFolder]) -> WritableFolder | None:
     """The first folder an agent can write that resolving ``path`` passes through."""
     steps = list(resolution_steps(os.path.abspath(path)))
     return next((folder for folder in folders for step in steps if inside(folder.path, step)), None)
 
 
-def refuse_if_writable(path: Path, named_by: str, folders: Iterable[WritableFolder], user_file: Path) -> None:
+def refuse_if_writable(path: Path, named_by: str, folders: Sequence[WritableFolder], user_file: Path) -> None:
     """Raise :class:`UntrustedConfigError` when an agent can write ``path``."""
     folder = writable_by_agent(path, folders)
     if folder is None:
@@ -127,15 +127,16 @@ def refuse_if_writable(path: Path, named_by: str, folders: Iterable[WritableFold
     raise UntrustedConfigError(str(path), [ConfigProblem("", message)])
 
 
-def ignored_local_config(cwd: Path, folders: Iterable[WritableFolder], user_file: Path) -> str | None:
+def ignored_local_config(cwd: Path, folders: Sequence[WritableFolder], user_file: Path) -> str | None:
     """The note for a ``clawbot.toml`` in the current directory, which is never read implicitly."""
     local = cwd / user_file.name
     if not local.is_file() or os.path.realpath(local) == os.path.realpath(user_file):
         return None
     folder = writable_by_agent(local, folders)
+    reads = f"clawbot reads {user_file}" if user_file.is_file() else f"clawbot uses the built-in defaults, as there is no {user_file}"
     if folder is not None:
-        return f"note: {local} is ignored: an agent can write there ({folder.describe()}); clawbot reads {user_file}"
-    return f"note: {local} is ignored (clawbot reads {user_file}); to use it: clawbot --config ./{user_file.name} ..."
+        return f"note: {local} is ignored: an agent can write there ({folder.describe()}); {reads}"
+    return f"note: {local} is ignored ({reads}); to use it: clawbot --config ./{user_file.name} ..."
 
 
 __all__ = [
