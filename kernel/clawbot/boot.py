@@ -12,9 +12,21 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import attrs
+import cattrs
 
 from clawbot.config import ClawbotConfig, ConfigError, ConfigProblem
-from clawbot.config.loader import RawConfig, finish, load_raw, make_converter, normalise_claims, structure_core, structure_sections
+from clawbot.config.loader import (
+    ConfigLocation,
+    RawConfig,
+    find_config,
+    finish,
+    make_converter,
+    normalise_claims,
+    read_raw,
+    structure_core,
+    structure_sections,
+)
+from clawbot.config.trust import ignored_local_config, refuse_if_writable, writable_folders
 from clawbot.credentials import credential_env
 from clawbot.paths import StatePaths
 from clawbot.plugins import BlockRules, PluginManager, create_plugin_manager
@@ -28,6 +40,7 @@ class Loaded:
     config: ClawbotConfig
     plugins: PluginManager
     env: Mapping[str, str] = attrs.field(repr=False)  # holds API keys
+    notices: tuple[str, ...] = ()  # one line each for the user (a ./clawbot.toml that is ignored)
 
 
 def with_own_commands(path: str | None) -> str:
@@ -75,7 +88,9 @@ def load(
         if not env.get(name):
             env[name] = value
     env["PATH"] = with_own_commands(env.get("PATH"))
-    raw = RawConfig("<defaults>", {}, {}, []) if defaults else load_raw(config_path, env, cwd or Path.cwd())
+    cwd = cwd or Path.cwd()
+    location = None if defaults else find_config(config_path, env, cwd)
+    raw = read_raw(location, env)
     converter = make_converter()
     core = structure_core(raw, converter)
     rules = BlockRules.build(core.plugins.allow, core.plugins.deny, env)
@@ -93,7 +108,30 @@ def load(
     inactive = [name for name, record in manager.records.items() if record.status != "loaded"]
     sections = structure_sections(raw, claims, converter, inactive)
     owners = {path: owners[0][0] for path, owners in claims.items() if len(owners) == 1}
-    return Loaded(finish(raw, core, sections, owners), manager, env)
+    notices: tuple[str, ...] = ()
+    if not defaults:
+        # before the file's own problems: a planted file is refused, not debugged
+        own_file = StatePaths.resolve(env).config_file
+        folders = writable_folders(ClawbotConfig(core=core, sections=sections), env, cwd, str(location.path) if location else None)
+        if location is None or location.path != own_file:
+            own = _grants_of(own_file, env, converter, claims, inactive)
+            folders += writable_folders(own, env, cwd, str(own_file) if own_file.is_file() else None)
+        if location is not None:
+            refuse_if_writable(location.path, location.named_by, folders, own_file)
+        if location is None or location.path == own_file:
+            notices = tuple(filter(None, [ignored_local_config(cwd, folders, own_file)]))
+    return Loaded(finish(raw, core, sections, owners), manager, env, notices)
+
+
+def _grants_of(
+    path: Path, env: Mapping[str, str], converter: cattrs.Converter, claims: Mapping[str, list[tuple[str, ConfigSection]]], inactive: list[str]
+) -> ClawbotConfig:
+    """The user's own configuration as far as it is valid (its problems are reported when it is the one loaded)."""
+    try:
+        raw = read_raw(ConfigLocation(path, "your configuration file") if path.is_file() else None, env)
+    except ConfigError:
+        raw = RawConfig("<defaults>", {}, {}, [])
+    return ClawbotConfig(core=structure_core(raw, converter), sections=structure_sections(raw, claims, converter, inactive))
 
 
 __all__ = ["ConfigError", "Loaded", "load"]

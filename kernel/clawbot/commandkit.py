@@ -45,9 +45,9 @@ def set_config_string(state: CliState | None, table: str, key: str, value: str, 
     with ``entry``, ``table`` names an array of tables and the key is set in its entry whose
     ``id`` is ``entry`` (one agent of ``[[agents.list]]``).
 
-    Returns what to tell the user: what was written, or, when another file takes precedence
-    (``./clawbot.toml``, ``--config``, ``$CLAWBOT_CONFIG``; never rewritten) or the file cannot
-    be edited safely, exactly which line to put where.
+    Returns what to tell the user: what was written, or, when another file is named instead
+    (``--config``, ``$CLAWBOT_CONFIG``; never rewritten) or the file cannot be edited safely,
+    exactly which line to put where.
     """
     import json
     import os
@@ -57,14 +57,13 @@ def set_config_string(state: CliState | None, table: str, key: str, value: str, 
 
     env = state.env if state else os.environ
     target = StatePaths.resolve(env).config_file
-    cwd = Path.cwd()
     with user_errors():
-        in_use, named = file_in_use(state.config_path if state else None, env, cwd)
+        in_use, named = file_in_use(state.config_path if state else None, env, Path.cwd())
     line = f"{key} = {json.dumps(value, ensure_ascii=False)}"
     place = f"the [[{table}]] entry with id = {json.dumps(entry)}" if entry is not None else f"[{table}]"
     if in_use is not None and in_use.resolve() != target.resolve():
         return [
-            f"{precedence(in_use, target, cwd, named)}; it was not changed. To make this the setting in use,",
+            f"{precedence(in_use, target, named)}; it was not changed. To make this the setting in use,",
             f"put this line under {place} in {in_use}:",
             "",
             f"    {line}",

@@ -190,13 +190,15 @@ def conflict_fix(conflict: str) -> str:
 def check_plugins_and_config(config_path: str | None, env: Mapping[str, str], live: bool = False) -> list[Finding]:
     from clawbot.boot import load
     from clawbot.config import ConfigError
+    from clawbot.config.trust import UntrustedConfigError
 
     try:
         loaded = load(config_path, env=env)
     except ConfigError as exc:
         from clawbot.credentials import CredentialsError
 
-        fix = "" if isinstance(exc, CredentialsError) else "edit the file, then run `clawbot config validate`"
+        # the message of a refused or unsafe file says what to do; editing it would not help
+        fix = "" if isinstance(exc, CredentialsError | UntrustedConfigError) else "edit the file, then run `clawbot config validate`"
         area = "secrets" if isinstance(exc, CredentialsError) else "config"
         findings = [Finding("fail", area, f"{exc.source}: {problem}" if fix == "" else str(problem), fix) for problem in exc.problems]
         from clawbot.plugins import create_plugin_manager
@@ -208,6 +210,7 @@ def check_plugins_and_config(config_path: str | None, env: Mapping[str, str], li
     # line says so instead of "valid"
     unusable = [f for f in outcome.engines if f.check == "config"]
     config = unusable or [Finding("ok", "config", f"configuration valid ({source})")]
+    config += [Finding("warn", "config", notice.removeprefix("note: ")) for notice in loaded.notices]
     findings = [*config, *outcome.setup, *_plugin_findings(loaded.plugins)]
     for problem in outcome.policy:
         findings.append(Finding("warn", "tools", problem, "fix the spelling, or install the plugin that offers it"))

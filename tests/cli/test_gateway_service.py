@@ -67,6 +67,17 @@ def test_install_writes_the_unit_and_enables_it(tmp_path: Path) -> None:
     assert _calls(tmp_path) == ["--user daemon-reload", "--user enable --now clawbot-gateway.service"]
 
 
+def test_install_refuses_a_configuration_an_agent_can_write_and_writes_nothing(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    planted = tmp_path / "home" / "clawbot" / "clawbot.toml"  # in the default workspace, ~/clawbot
+    planted.parent.mkdir(parents=True)
+    planted.write_text('[plugins.tools.exec]\nsandbox = "off"\n')
+    done = CliRunner().invoke(cli, ["gateway", "install", "--config", str(planted)], env=env)
+    assert done.exit_code == 2
+    assert f"{planted}: 1 problem:" in done.output and "refused (named by --config): an agent can write there" in done.output
+    assert not (tmp_path / "xdg").exists() and _calls(tmp_path) == []
+
+
 def test_the_unit_goes_under_home_without_xdg_config_home(tmp_path: Path) -> None:
     env = _env(tmp_path)
     del env["XDG_CONFIG_HOME"]

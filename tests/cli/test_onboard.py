@@ -12,6 +12,8 @@ from clawbot.testing.cli import invoke_cli
 
 from .clihelpers import run_cli
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
 KEY = "sk-onboard-secret-123"
 # empty values never win over stored credentials, and keep the developer's own settings out
 CLEAN = {"OPENAI_BASE_URL": "", "OLLAMA_API_KEY": "", "ANTHROPIC_BASE_URL": ""}
@@ -84,11 +86,12 @@ def test_a_different_default_model_is_kept_unless_set_default_and_the_edit_keeps
     assert mode(config) == 0o600
 
 
-def test_onboard_says_when_a_clawbot_toml_in_the_current_directory_takes_precedence(tmp_path: Path, fake_llm_thread) -> None:
-    home, project = tmp_path / "home", tmp_path / "project"
-    project.mkdir()
-    local = project / "clawbot.toml"
-    local.write_text('[agents.defaults]\nmodel = "anthropic/claude-opus-4-5"\n')
+def test_onboarding_from_a_clone_of_the_repository_is_what_the_next_run_uses(tmp_path: Path, fake_llm_thread) -> None:
+    """The example clawbot.toml at the root of a clone (primary = "") is not read: the model
+    onboard saved is the one `config show` and the next `clawbot agent` name."""
+    home = tmp_path / "home"
+    example = REPO_ROOT / "clawbot.toml"
+    before = example.read_text()
     # a process of its own: onboard creates the state dir itself, and its mode is checked below
     result = run_cli(
         "onboard",
@@ -102,17 +105,45 @@ def test_onboard_says_when_a_clawbot_toml_in_the_current_directory_takes_precede
         "gpt-test",
         "--no-check",
         home=home,
-        cwd=project,
+        cwd=REPO_ROOT,
         env=CLEAN,
     )
     assert result.returncode == 0, result.stderr
     written = home / "clawbot.toml"
     assert 'primary = "openai/gpt-test"' in written.read_text()
-    assert local.read_text() == '[agents.defaults]\nmodel = "anthropic/claude-opus-4-5"\n'
-    assert f"{local} in the current directory takes precedence over {written}" in result.stdout
-    assert f"in {local}:" in result.stdout and 'primary = "openai/gpt-test"' in result.stdout
+    assert "takes precedence" not in result.stdout and "does not read the model" not in result.stdout
+    assert f"note: {example} is ignored" in result.stderr
+    assert example.read_text() == before
     # state dir and written file are private from the start
     assert mode(home) == 0o700 and mode(written) == 0o600
+
+    shown = run_cli("config", "show", "--json", home=home, cwd=REPO_ROOT, env=CLEAN)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["agents"]["defaults"]["model"]["primary"] == "openai/gpt-test"
+
+    fake_llm_thread.reply("from the onboarded model")
+    turn = run_cli("agent", "-m", "hi", home=home, cwd=REPO_ROOT, env=CLEAN)
+    assert turn.returncode == 0, turn.stderr
+    assert f"clawbot: agent main on openai/gpt-test; config {written};" in turn.stderr
+    assert turn.stdout == "from the onboarded model\n"
+    assert fake_llm_thread.requests[-1].model == "gpt-test"
+
+
+def test_onboard_says_when_a_file_named_by_clawbot_config_is_used_instead(tmp_path: Path, fake_llm_thread) -> None:
+    home, named = tmp_path / "home", tmp_path / "team" / "clawbot.toml"
+    named.parent.mkdir()
+    named.write_text('[agents.defaults]\nmodel = "anthropic/claude-opus-4-5"\n')
+    result = cli(
+        "onboard", "--provider", "openai", "--api-key", KEY, "--base-url", f"{fake_llm_thread.base_url}/v1", "--model", "gpt-test", "--no-check",
+        home=home,
+        env={"CLAWBOT_CONFIG": str(named)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    written = home / "clawbot.toml"
+    assert 'primary = "openai/gpt-test"' in written.read_text()
+    assert named.read_text() == '[agents.defaults]\nmodel = "anthropic/claude-opus-4-5"\n'
+    assert f"{named} is named by $CLAWBOT_CONFIG and is used instead of {written}" in result.stdout
+    assert f"in {named}:" in result.stdout and 'primary = "openai/gpt-test"' in result.stdout
 
 
 def test_a_rejected_key_is_not_stored_and_a_working_stored_key_is_kept(tmp_path: Path, fake_llm_thread) -> None:

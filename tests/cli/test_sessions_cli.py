@@ -46,7 +46,7 @@ def clawbot(*args: str) -> tuple[int, str, str]:
 
 @pytest.fixture
 def home(clawbot_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(clawbot_home)  # no ./clawbot.toml of whoever runs the tests
+    monkeypatch.chdir(clawbot_home)  # away from the checkout, whose example clawbot.toml would print an "ignored" note
     return clawbot_home
 
 

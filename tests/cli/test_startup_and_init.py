@@ -1,5 +1,5 @@
 """Start-up says which config file, workspace and model are in use; `init --workspace DIR`
-makes DIR the workspace in use (or says exactly how, when another file takes precedence)."""
+makes DIR the workspace in use (or says exactly how, when --config or $CLAWBOT_CONFIG names another file)."""
 
 from __future__ import annotations
 
@@ -50,17 +50,29 @@ def test_init_keeps_the_comments_of_the_file_it_updates(tmp_path: Path) -> None:
     assert written.read_text() == f'# mine\n[agents.defaults]\nworkspace = "{tmp_path / "new"}"  # old place\nthinking = "low"\n'
 
 
-def test_init_says_how_when_a_clawbot_toml_in_the_current_directory_takes_precedence(tmp_path: Path) -> None:
+def test_init_sets_the_users_file_even_beside_a_clawbot_toml_in_the_current_directory(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     local = project / "clawbot.toml"
     local.write_text('[agents.defaults]\nworkspace = "~/elsewhere"\n')
+    written = tmp_path / ".clawbot" / "clawbot.toml"
     result = invoke(tmp_path, "init", "--workspace", str(tmp_path / "ws"), cwd=project)
     assert result.exit_code == 0, result.output
-    assert f"{local} in the current directory takes precedence over {tmp_path / '.clawbot' / 'clawbot.toml'}" in result.output
-    assert f"put this line under [agents.defaults] in {local}:" in result.output
-    assert f'    workspace = "{tmp_path / "ws"}"' in result.output
+    assert f'Set agents.defaults.workspace = "{tmp_path / "ws"}" in {written}' in result.output
+    assert "precedence" not in result.output
     assert local.read_text() == '[agents.defaults]\nworkspace = "~/elsewhere"\n'
+
+
+def test_init_says_how_when_clawbot_config_names_another_file(tmp_path: Path) -> None:
+    named = tmp_path / "team" / "clawbot.toml"
+    named.parent.mkdir()
+    named.write_text('[agents.defaults]\nworkspace = "~/elsewhere"\n')
+    result = invoke(tmp_path, "init", "--workspace", str(tmp_path / "ws"), env={"CLAWBOT_CONFIG": str(named)})
+    assert result.exit_code == 0, result.output
+    assert f"{named} is named by $CLAWBOT_CONFIG and is used instead of {tmp_path / '.clawbot' / 'clawbot.toml'}" in result.output
+    assert f"put this line under [agents.defaults] in {named}:" in result.output
+    assert f'    workspace = "{tmp_path / "ws"}"' in result.output
+    assert named.read_text() == '[agents.defaults]\nworkspace = "~/elsewhere"\n'
     assert not (tmp_path / ".clawbot" / "clawbot.toml").exists()
 
 

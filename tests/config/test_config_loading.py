@@ -40,9 +40,7 @@ def _locate(files: dict[str, Path], tmp_path: Path, *, flag: bool, env: bool) ->
 def test_lookup_order_in_process(tmp_path: Path, four_files: dict[str, Path]) -> None:
     assert _locate(four_files, tmp_path, flag=True, env=True) == four_files["flag"]
     assert _locate(four_files, tmp_path, flag=False, env=True) == four_files["env"]
-    assert _locate(four_files, tmp_path, flag=False, env=False) == four_files["cwd"]
-    four_files["cwd"].unlink()
-    assert _locate(four_files, tmp_path, flag=False, env=False) == four_files["home"]
+    assert _locate(four_files, tmp_path, flag=False, env=False) == four_files["home"]  # never ./clawbot.toml
     four_files["home"].unlink()
     assert _locate(four_files, tmp_path, flag=False, env=False) is None
 
@@ -58,10 +56,10 @@ def _cli(tmp_path: Path, files: dict[str, Path], *args: str, flag: bool, env: bo
     [
         (True, True, (), "flag", "debug"),
         (False, True, (), "env", "info"),
-        (False, False, (), "cwd", "error"),
+        (False, False, (), "home", "warning"),
         (False, False, ("cwd",), "home", "warning"),
     ],
-    ids=["--config beats everything", "$CLAWBOT_CONFIG beats the files", "./clawbot.toml beats the state dir", "state dir"],
+    ids=["--config beats everything", "$CLAWBOT_CONFIG beats the files", "the state dir, ./clawbot.toml ignored", "state dir"],
 )
 def test_lookup_order_through_the_cli(
     tmp_path: Path, four_files: dict[str, Path], flag: bool, env: bool, remove: tuple[str, ...], winner: str, level: str

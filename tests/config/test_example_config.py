@@ -107,13 +107,16 @@ def test_example_config_is_valid_and_equals_the_defaults(tmp_path: Path, default
     assert loaded.owners == defaults.owners
 
 
-def test_example_config_is_picked_up_from_the_repository_root(tmp_path: Path) -> None:
+def test_example_config_is_read_from_the_repository_root_only_when_named(tmp_path: Path) -> None:
     home = tmp_path / "home"
     path = invoke_cli("config", "path", home=home, cwd=REPO_ROOT)
-    assert path.stdout.strip() == str(EXAMPLE_CONFIG)
-    valid = invoke_cli("config", "validate", home=home, cwd=REPO_ROOT)
+    assert path.stdout.strip() == "no configuration file found: using the built-in defaults"
+    assert f"note: {EXAMPLE_CONFIG} is ignored" in path.stderr
+    assert "to use it: clawbot --config ./clawbot.toml" in path.stderr
+    valid = invoke_cli("--config", "clawbot.toml", "config", "validate", home=home, cwd=REPO_ROOT)
     assert (valid.returncode, valid.stdout.strip()) == (0, f"{EXAMPLE_CONFIG}: valid"), valid.stderr
-    from_repo = invoke_cli("config", "show", "--json", home=home, cwd=REPO_ROOT)
+    assert "ignored" not in valid.stderr
+    from_repo = invoke_cli("--config", "clawbot.toml", "config", "show", "--json", home=home, cwd=REPO_ROOT)
     from_nowhere = invoke_cli("config", "show", "--json", home=home, cwd=tmp_path)
     assert json.loads(from_repo.stdout) == json.loads(from_nowhere.stdout)
 

@@ -27,10 +27,18 @@ def config() -> None:
 @click.pass_obj
 def config_path(state: CliState) -> None:
     """Print the configuration file in use (or say that the defaults are used)."""
+    from clawbot.config import ConfigError
     from clawbot.config.loader import locate_config
+    from clawbot.config.trust import UntrustedConfigError
 
     with user_errors():
         path = locate_config(state.config_path, state.env, Path.cwd())
+        try:
+            state.load()  # refuses a file an agent can write; notes a ./clawbot.toml that is ignored
+        except UntrustedConfigError:
+            raise
+        except ConfigError:
+            pass  # the file's own problems: `clawbot config validate` lists them
     echo(str(path) if path else "no configuration file found: using the built-in defaults")
 
 
@@ -44,13 +52,14 @@ def config_validate(state: CliState) -> None:
     provider prefix, and providers that are not installed (with the closest installed name).
     """
     from clawbot.config import ConfigError
+    from clawbot.config.trust import UntrustedConfigError
     from clawbot.credentials import CredentialsError
 
     with user_errors():
         try:
             loaded = state.load()
             source, problems = loaded.config.source, []
-        except CredentialsError:
+        except (CredentialsError, UntrustedConfigError):
             raise
         except ConfigError as exc:
             loaded, source, problems = None, exc.source, list(exc.problems)

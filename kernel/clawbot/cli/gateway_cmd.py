@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 
 from clawbot.cli.output import echo
-from clawbot.cli.state import CliState, config_option
+from clawbot.cli.state import CliState, config_option, user_errors
 
 MANAGER_TIMEOUT_S = 30
 NO_USER_BUS = (
@@ -66,10 +66,13 @@ def install(state: CliState) -> None:
 
     Linux: a systemd user unit; macOS: a launchd agent. It runs this Python with
     CLAWBOT_HOME and --config as given here; no key is written into it. Rerun it after
-    moving clawbot to another Python.
+    moving clawbot to another Python. A configuration `clawbot run` would refuse (broken, or
+    in a folder an agent can write) installs nothing: the service would only fail and restart.
     """
     from clawbot.cli.service_files import service_spec
 
+    with user_errors():
+        state.load()
     spec = service_spec(state.env, state.config_path, state.paths().root)
     if _platform() == "macos":
         sys.exit(_install_launchd(state.env, spec))

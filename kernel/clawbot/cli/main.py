@@ -99,7 +99,7 @@ class ClawbotGroup(click.Group):
     "config_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Configuration file (default: $CLAWBOT_CONFIG, ./clawbot.toml, ~/.clawbot/clawbot.toml).",
+    help="Configuration file (default: $CLAWBOT_CONFIG, else ~/.clawbot/clawbot.toml; never ./clawbot.toml unless named).",
 )
 @click.version_option(package_name="clawbot-kernel", prog_name="clawbot")
 @click.pass_context

@@ -10,8 +10,10 @@ The key goes to the credentials store (``<state>/credentials/<provider>.json``, 
 never into ``clawbot.toml``; onboard says when the environment or ``[providers.X]`` of the
 configuration file wins over it. The default model goes into ``<state>/clawbot.toml``, the file
 onboard writes (created 0600; a different model already set there is replaced when asked,
-or with ``--set-default``). A file that takes precedence (``./clawbot.toml``, ``--config``,
-``$CLAWBOT_CONFIG``) is never rewritten: onboard says so and prints the line to put in it.
+or with ``--set-default``), and it is the file the next ``clawbot run`` reads (a
+``./clawbot.toml`` in the current directory is never read implicitly). A file named instead
+(``--config``, ``$CLAWBOT_CONFIG``) is never rewritten: onboard says so and prints the line to
+put in it.
 """
 
 from __future__ import annotations
@@ -50,8 +52,9 @@ def onboard(
 
     A key the provider rejects is not stored (a key stored before stays); a rate-limited one
     is. A key or base URL left out keeps the stored one. The default model is written to
-    <state dir>/clawbot.toml; onboard says when another file, the environment or
-    [providers.X] in the configuration takes precedence.
+    <state dir>/clawbot.toml, the file clawbot reads; onboard says when a file named by
+    --config or $CLAWBOT_CONFIG, the environment or [providers.X] in the configuration
+    takes precedence.
     """
     with user_errors():
         loaded = state.load()
@@ -214,9 +217,8 @@ def _set_default_model(state: CliState, ref: str, target: Path, replace: bool) -
 
     from clawbot.config.edit import default_model, file_in_use, model_place, precedence, set_string, write_private
 
-    cwd = Path.cwd()
     with user_errors():
-        in_use, named = file_in_use(state.config_path, state.env, cwd)
+        in_use, named = file_in_use(state.config_path, state.env, Path.cwd())
     text = target.read_text(encoding="utf-8") if target.is_file() else ""
     try:
         data = tomllib.loads(text)
@@ -239,7 +241,7 @@ def _set_default_model(state: CliState, ref: str, target: Path, replace: bool) -
         else:
             echo(f"{'Set' if text else 'Wrote'} the default model {ref} in {target}")
     if in_use is not None and in_use.resolve() != target.resolve():
-        echo(f"note: {precedence(in_use, target, cwd, named)}, so clawbot does not read the model set above.")
+        echo(f"note: {precedence(in_use, target, named)}, so clawbot does not read the model set above.")
         echo(f'To use {ref} there, put this line under [agents.defaults.model] in {in_use}:\n\n    primary = "{ref}"\n')
 
 

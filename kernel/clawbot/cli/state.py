@@ -30,8 +30,11 @@ class CliState:
         """Validate the configuration and load the plugins (once per process)."""
         if self._loaded is None:
             from clawbot.boot import load
+            from clawbot.cli.output import echo
 
             self._loaded = load(self.config_path, env=self.env)
+            for notice in self._loaded.notices:
+                echo(notice, err=True)
         return self._loaded
 
     def paths(self) -> StatePaths:

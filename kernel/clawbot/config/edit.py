@@ -5,8 +5,8 @@
 The file is edited as text, so the user's comments and layout stay; the edit is checked by
 parsing the result (only that one value may differ, else nothing is written), and written
 atomically, mode 0600 (through a symbolic link: its target is replaced, the link stays). A
-file that takes precedence (``./clawbot.toml``, ``--config``, ``$CLAWBOT_CONFIG``) is never
-rewritten: the caller says so and prints the line instead.
+file named instead (``--config``, ``$CLAWBOT_CONFIG``) is never rewritten: the caller says so
+and prints the line instead.
 """
 
 from __future__ import annotations
@@ -137,12 +137,10 @@ def write_private(path: Path, text: str) -> None:
     atomic_write_text(path, text)
 
 
-def precedence(in_use: Path, target: Path, cwd: Path, named: str | None) -> str:
+def precedence(in_use: Path, target: Path, named: str | None) -> str:
     """Why ``in_use`` is read instead of ``target``."""
     if named:
         return f"{in_use} is named by {named} and is used instead of {target}"
-    if in_use.parent == cwd:
-        return f"{in_use} in the current directory takes precedence over {target}"
     return f"{in_use} is used instead of {target}"
 
 

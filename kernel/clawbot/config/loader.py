@@ -21,25 +21,39 @@ from clawbot.config.envsubst import substitute
 from clawbot.config.gateway_schema import binding_problems
 from clawbot.config.problems import ConfigError, ConfigProblem, join, walk
 from clawbot.config.schema import PLUGIN_ROOTS, ClawbotConfig, CoreConfig
-from clawbot.paths import CONFIG_ENV, CONFIG_NAME, StatePaths
+from clawbot.paths import CONFIG_ENV, StatePaths
 from clawbot.types.context import ConfigSection
 
 
-def locate_config(explicit: str | os.PathLike[str] | None, env: Mapping[str, str], cwd: Path) -> Path | None:
-    """The first of ``--config``, ``$CLAWBOT_CONFIG``, ``./clawbot.toml``, ``<state>/clawbot.toml``.
+@attrs.frozen
+class ConfigLocation:
+    """The configuration file to read and what named it."""
 
-    A path named explicitly (flag or variable) must exist; no file at all means defaults.
+    path: Path  # absolute, links not followed: the trust check follows them itself
+    named_by: str  # "named by --config", "named by $CLAWBOT_CONFIG", "your configuration file"
+
+
+def find_config(explicit: str | os.PathLike[str] | None, env: Mapping[str, str], cwd: Path) -> ConfigLocation | None:
+    """The first of ``--config``, ``$CLAWBOT_CONFIG`` and ``<state>/clawbot.toml``.
+
+    Never a ``clawbot.toml`` that merely lies in the current directory: clawbot is often
+    started inside an agent's workspace, where the agent could have put one. A path named
+    explicitly (flag or variable) must exist; no file at all means defaults.
     """
     for named, origin in ((explicit, "--config"), (env.get(CONFIG_ENV) or None, f"${CONFIG_ENV}")):
         if named:
-            path = (cwd / Path(named).expanduser()).resolve()
+            path = Path(os.path.abspath(cwd / Path(named).expanduser()))
             if not path.is_file():
                 raise ConfigError(str(path), [ConfigProblem("", f"file named by {origin} does not exist")])
-            return path
-    for candidate in (cwd / CONFIG_NAME, StatePaths.resolve(env).config_file):
-        if candidate.is_file():
-            return candidate
-    return None
+            return ConfigLocation(path, f"named by {origin}")
+    own = StatePaths.resolve(env).config_file
+    return ConfigLocation(own, "your configuration file") if own.is_file() else None
+
+
+def locate_config(explicit: str | os.PathLike[str] | None, env: Mapping[str, str], cwd: Path) -> Path | None:
+    """The file :func:`find_config` finds."""
+    location = find_config(explicit, env, cwd)
+    return location.path if location is not None else None
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -181,10 +195,13 @@ def structure_sections(
 
 
 def load_raw(explicit: str | os.PathLike[str] | None, env: Mapping[str, str], cwd: Path) -> RawConfig:
-    path = locate_config(explicit, env, cwd)
-    if path is None:
+    return read_raw(find_config(explicit, env, cwd), env)
+
+
+def read_raw(location: ConfigLocation | None, env: Mapping[str, str]) -> RawConfig:
+    if location is None:
         return RawConfig("<defaults>", {}, {}, [])
-    return split_raw(read_toml(path), str(path), env)
+    return split_raw(read_toml(location.path), str(location.path), env)
 
 
 def finish(raw: RawConfig, core: CoreConfig, sections: dict[str, Any], owners: Mapping[str, str]) -> ClawbotConfig:
@@ -198,12 +215,15 @@ def finish(raw: RawConfig, core: CoreConfig, sections: dict[str, Any], owners: M
 
 __all__ = [
     "ConfigError",
+    "ConfigLocation",
     "RawConfig",
+    "find_config",
     "finish",
     "load_raw",
     "locate_config",
     "make_converter",
     "normalise_claims",
+    "read_raw",
     "read_toml",
     "split_raw",
     "structure_core",

@@ -14,7 +14,7 @@ from clawbot.types.channels import (
     OutboundEvent,
     OutboundMessage,
 )
-from clawbot.types.context import ConfigSection, InRange, OutOfRange, PluginContext
+from clawbot.types.context import AGENT_WRITABLE, ConfigSection, InRange, OutOfRange, PluginContext
 from clawbot.types.events import (
     ChatCommand,
     ChatCommandContext,
@@ -98,6 +98,7 @@ from clawbot.types.web import WebPage, WebRoute, WebSocketPeer, WebSocketRoute
 
 # spelled out so linters and type checkers see the re-exports (a test keeps it complete)
 __all__ = [
+    "AGENT_WRITABLE",
     "SubagentSummary",
     "RunKind",
     "CronSchedule",

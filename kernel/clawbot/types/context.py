@@ -17,6 +17,13 @@ class ConfigSection:
     cls: type
 
 
+#: Field metadata marking a configuration key whose paths (a string or a list of strings) an
+#: agent may write, e.g. a sandbox's write grants:
+#: ``attrs.field(factory=list, metadata={AGENT_WRITABLE: True})``. clawbot never reads its
+#: configuration from such a folder (the agent could rewrite its own limits there).
+AGENT_WRITABLE = "clawbot.agent_writable"
+
+
 class OutOfRange(ValueError):
     """A configuration number outside its range; ``config_key`` names the key it belongs to,
     so the problem is reported at ``<table>.<key>`` rather than at the table."""

@@ -169,9 +169,10 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
     Existing files are never overwritten. Works without a configuration file. With
     --workspace DIR, DIR becomes the workspace in use: agents.defaults.workspace is set in
     <state dir>/clawbot.toml (created if needed), or for --agent naming another agent than the
-    default one, the workspace of its [[agents.list]] entry; when another file takes
-    precedence, or the agent has a workspace of its own, init prints the line to put where
-    instead.
+    default one, the workspace of its [[agents.list]] entry; when a file named by --config
+    or $CLAWBOT_CONFIG is used instead, or the agent has a workspace of its own, init prints
+    the line to put where instead. A DIR holding the configuration file is refused (an agent
+    writes its workspace, so clawbot would refuse the file there).
     """
     from clawbot.paths import expand_user_path
 
@@ -192,6 +193,14 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
     else:
         path = expand_user_path(workspace, env)
     path = path.absolute()
+    holds = _configuration_inside(state, path, env) if workspace is not None else None
+    if holds is not None:
+        echo(
+            f"{path} holds the configuration file {holds}; an agent can write everything in its workspace, "
+            "so clawbot would refuse that file. Choose a folder that does not contain it.",
+            err=True,
+        )
+        ctx.exit(2)
     try:
         result = seed_workspace(path)
     except OSError as exc:
@@ -201,6 +210,15 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
     if workspace is not None:
         for line in _make_it_used(state, path, agent_id, env):
             echo(line)
+
+
+def _configuration_inside(state: CliState | None, folder: Path, env: Mapping[str, str]) -> Path | None:
+    """The configuration file (in use, or the user's own) that lies in ``folder``, if any."""
+    from clawbot.paths import StatePaths, inside
+
+    root = os.path.realpath(folder)
+    candidates = (config_file_in_use(state), StatePaths.resolve(env).config_file)
+    return next((f for f in candidates if f is not None and inside(root, os.path.realpath(f))), None)
 
 
 def _make_it_used(state: CliState | None, path: Path, agent_id: str | None, env: Mapping[str, str]) -> list[str]:

@@ -81,7 +81,7 @@ def test_first_start_means_missing_or_empty(tmp_path: Path) -> None:
 
 @pytest.fixture(autouse=True)
 def _elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)  # no ./clawbot.toml of the checkout
+    monkeypatch.chdir(tmp_path)  # away from the checkout: its example clawbot.toml would print an "ignored" note
     monkeypatch.delenv("CLAWBOT_CONFIG", raising=False)
 
 
@@ -189,3 +189,17 @@ async def test_a_workspace_that_cannot_be_created_does_not_stop_the_gateway(
     await task
     assert fake_channel.texts() == ["ok"]
     assert "could not create the workspace of agent main" in caplog.text
+
+
+@pytest.mark.parametrize("inside", ["the state dir", "home, above the state dir"])
+def test_init_refuses_a_workspace_that_holds_the_configuration_file(clawbot_home: Path, tmp_path: Path, inside: str) -> None:
+    """An agent writes its whole workspace: clawbot would refuse a configuration file there."""
+    state = tmp_path / "home" / ".clawbot"
+    state.mkdir(parents=True)
+    own = state / "clawbot.toml"
+    own.write_text('[agents.defaults]\nthinking = "low"\n')
+    chosen = state if inside == "the state dir" else tmp_path / "home"
+    result = CliRunner().invoke(cli, ["init", "--workspace", str(chosen)], env={"CLAWBOT_HOME": str(state)}, catch_exceptions=False)
+    assert result.exit_code == 2
+    assert f"{chosen} holds the configuration file {own}" in result.output
+    assert own.read_text() == '[agents.defaults]\nthinking = "low"\n' and not (chosen / "AGENTS.md").exists()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Literal
 
 import attrs
-from clawbot.types import InRange
+from clawbot.types import AGENT_WRITABLE, InRange
 
 # Read-only utilities that only print (to stdout) what they read: they count as allowed in
 # ``allowlist`` mode. No interpreter, no file writer, nothing that runs another program
@@ -56,7 +56,8 @@ class ExecSettings:
     # Extra paths commands may read (and run) inside the sandbox, e.g. "~/.gitconfig", "~/.pyenv".
     sandbox_read: list[str] = attrs.field(factory=list, validator=_names)
     # Extra paths commands may write inside the sandbox (the workspace and a private temp dir always).
-    sandbox_write: list[str] = attrs.field(factory=list, validator=_names)
+    # clawbot never reads its configuration from below them.
+    sandbox_write: list[str] = attrs.field(factory=list, validator=_names, metadata={AGENT_WRITABLE: True})
     # Memory (MB, RLIMIT_DATA) each process of a command may use; more fails inside the command.
     memory_limit_mb: int = attrs.field(default=2048, validator=InRange(64, 1_048_576))
     # Processes and threads of the user a command may bring about (RLIMIT_NPROC; root is exempt).
