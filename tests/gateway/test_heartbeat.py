@@ -82,7 +82,7 @@ async def chat(make_kernel, provider, channel, checklist: str | None = "- check 
 
 
 async def beat(service, gateway, now=START):
-    beats = service.tick(gateway, now)
+    beats = await service.tick(gateway, now)
     for b in beats:
         if b.answered is not None:
             await b.answered
@@ -169,10 +169,10 @@ async def test_a_busy_main_session_is_skipped_without_a_model_call_and_runs_at_t
         from .chatkit import eventually
 
         await eventually(lambda: len(provider.requests) == 1)
-        beats = service.tick(opened.gateway, START)
+        beats = await service.tick(opened.gateway, START)
         assert [(b.status, b.reason) for b in beats] == [("skipped", "the main session is busy")]
         assert len(provider.requests) == 1
-        assert service.tick(opened.gateway, START + timedelta(minutes=10)) == []  # not before the next slot
+        assert await service.tick(opened.gateway, START + timedelta(minutes=10)) == []  # not before the next slot
         gate_open.set()
         await eventually(lambda: not opened.gateway.turn_running("agent:main:main"))
         beats = await beat(service, opened.gateway, START + timedelta(minutes=30))
