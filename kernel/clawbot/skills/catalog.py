@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -108,6 +109,7 @@ class SkillCatalog:
         self._checker = EligibilityChecker(kernel.env, kernel.config)
         self._path_stamp: tuple[Any, ...] | None = None
         self._logged: set[str] = set()
+        self._lock = threading.RLock()
 
     # -- the API -------------------------------------------------------------------------
 
@@ -128,7 +130,14 @@ class SkillCatalog:
         return self.snapshot(agent_id).shadowed
 
     def snapshot(self, agent_id: str) -> SkillSnapshot:
-        """The agent's skills now: the cached result unless a file, PATH or variable changed."""
+        """The agent's skills now: the cached result unless a file, PATH or variable changed.
+
+        Safe to call from worker threads (the system prompt reads skills off the event loop):
+        one call at a time updates the cache."""
+        with self._lock:
+            return self._snapshot(agent_id)
+
+    def _snapshot(self, agent_id: str) -> SkillSnapshot:
         if self._kernel.config is not self._config:
             self._reset()
         state = self._agents.get(agent_id)
