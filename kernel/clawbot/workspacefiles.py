@@ -29,9 +29,9 @@ import errno
 import os
 import stat
 
-from clawbot.agent.confined import FileRefused, NotRegularFile, open_confined
+from clawbot.agent.confined import READ_FLAGS, FileRefused, LeadsOutside, NotRegularFile, open_confined
 
-__all__ = ["FileRefused", "NotRegular", "TooLarge", "Unreadable", "open_file", "read_file", "read_text", "read_text_in_thread"]
+__all__ = ["FileRefused", "LeadsOutside", "NotRegular", "TooLarge", "Unreadable", "open_file", "read_file", "read_text", "read_text_in_thread"]
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -71,16 +71,24 @@ def _not_regular(path: os.PathLike[str] | str) -> NotRegular:
     return NotRegular(path, f"it is {kind}", summary=f"is {kind}")
 
 
-def open_file(path: os.PathLike[str] | str, root: os.PathLike[str] | str) -> int:
+def open_file(path: os.PathLike[str] | str, root: os.PathLike[str] | str | None) -> int:
     """A descriptor of the regular file ``path`` inside ``root``, open for reading.
 
     Raises :class:`FileNotFoundError` (or ``NotADirectoryError``) when there is nothing there
-    and :class:`FileRefused` for anything that may not be read: outside ``root`` (a link, or
-    a folder on the way that is one), another hard link, swapped while opening,
-    :class:`NotRegular`, :class:`Unreadable`.
+    and :class:`FileRefused` for anything that may not be read: :class:`LeadsOutside`
+    ``root`` (a link, or a folder on the way that is one), another hard link, swapped while
+    opening, :class:`NotRegular`, :class:`Unreadable`. ``root=None`` is for a folder the user
+    keeps, not the agent (bundled or the user's own skills): no confinement, but still a
+    regular file only, opened without blocking.
     """
     try:
-        return open_confined(path, root)
+        if root is not None:
+            return open_confined(path, root)
+        fd = os.open(path, READ_FLAGS)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
+        return fd
     except (FileNotFoundError, NotADirectoryError, FileRefused):
         raise
     except NotRegularFile:
@@ -91,7 +99,7 @@ def open_file(path: os.PathLike[str] | str, root: os.PathLike[str] | str) -> int
         raise Unreadable(path, f"it cannot be read ({exc.strerror or exc})", summary="cannot be read") from None
 
 
-def read_file(path: os.PathLike[str] | str, root: os.PathLike[str] | str, *, max_bytes: int) -> bytes | None:
+def read_file(path: os.PathLike[str] | str, root: os.PathLike[str] | str | None, *, max_bytes: int) -> bytes | None:
     """The bytes of the regular file ``path`` inside ``root``; ``None`` when there is none.
 
     Raises :class:`FileRefused` (see :func:`open_file`), :class:`TooLarge` when the file holds
@@ -112,7 +120,7 @@ def read_file(path: os.PathLike[str] | str, root: os.PathLike[str] | str, *, max
     return data
 
 
-def read_text(path: os.PathLike[str] | str, root: os.PathLike[str] | str, *, max_bytes: int) -> str | None:
+def read_text(path: os.PathLike[str] | str, root: os.PathLike[str] | str | None, *, max_bytes: int) -> str | None:
     """:func:`read_file` as UTF-8 text; a file that is not UTF-8 raises :class:`Unreadable`."""
     data = read_file(path, root, max_bytes=max_bytes)
     if data is None:
