@@ -25,6 +25,7 @@ from clawbot.agent.bootstrap import NotLoaded, load_injected_files
 from clawbot.agent.prompt_report import agent_prompt
 from clawbot.automation.heartbeat import HeartbeatService
 from clawbot.automation.heartbeat_plan import read_checklist
+from clawbot.gateway.reply_media import attachment
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import HOSTILE_KINDS, HOSTILE_SECRET, build_kernel, call_in_thread, plant_hostile, secret_outside
 from clawbot.testing.hostile_files import HUGE_BYTES
@@ -93,11 +94,17 @@ async def skills(world: World) -> str:
     return "\n".join([*(f"skill {e.name}: {e.description}" for e in snapshot.entries), *(f"problem {p}" for p in snapshot.problems)])
 
 
+async def attachment_of_a_reply(world: World) -> str:
+    attached, refused = attachment("report.md", world.ws, world.home / "media" / "outbound")  # a reply's MEDIA: line
+    return f"refused: {refused}" if attached is None else f"attached: {Path(attached).read_text(errors='replace')}"
+
+
 READERS: dict[str, tuple[Callable[[World], Awaitable[str]], str]] = {
     "heartbeat": (heartbeat, "HEARTBEAT.md"),
     "bootstrap files": (bootstrap, "AGENTS.md"),
     "clawbot context": (context_report, "AGENTS.md"),
     "skills": (skills, "skills/demo/SKILL.md"),
+    "reply attachments": (attachment_of_a_reply, "report.md"),
 }
 
 NOT_LISTED_AS_SKILLS = ("fifo", "socket", "folder", "link-to-dev-null", "link-to-dev-zero")
@@ -142,6 +149,11 @@ def test_each_reader_refuses_what_is_not_a_plain_file_of_the_workspace_without_b
     elif reader_name == "skills":
         assert "skill demo" not in got
         assert f"problem {target}" in got or kind in NOT_LISTED_AS_SKILLS, got
+    elif reader_name == "reply attachments":
+        if kind == "not-utf8":  # any bytes may be attached
+            assert got.startswith("attached: - check"), got
+        else:
+            assert got.startswith("refused: "), got
     else:
         assert "- check the inbox" not in got
 
@@ -164,6 +176,7 @@ def test_a_link_to_a_file_inside_the_workspace_is_read(tmp_path: Path, reader_na
         "bootstrap files": TASK,
         "clawbot context": "- check the inbox",
         "skills": "skill demo: A demo skill.",
+        "reply attachments": f"attached: {TASK}",
     }[reader_name]
     assert expected in got
 
