@@ -19,7 +19,9 @@ shows) is read here, and so is every such file a plugin reads:
 Whatever cannot be read the safe way raises :class:`FileRefused`, an ``OSError`` whose
 ``reason`` says why in a few words (``it is not a regular file (a FIFO)``, ``it is larger
 than 262144 bytes``), for the caller to log once and carry on as if the file were absent.
-A missing file is no error: the readers return ``None``.
+A missing file is no error: the readers return ``None``. :func:`not_inside` is the check on
+an open descriptor alone, for a reader with rules of its own (the file tools, which allow
+hard links).
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ import errno
 import os
 import stat
 
-from clawbot.agent.confined import READ_FLAGS, FileRefused, LeadsOutside, NotRegularFile, open_confined
+from clawbot.agent.confined import READ_FLAGS, FileRefused, LeadsOutside, NotRegularFile, not_inside, open_confined
 
-__all__ = ["FileRefused", "LeadsOutside", "NotRegular", "TooLarge", "Unreadable", "open_file", "read_file", "read_text", "read_text_in_thread"]
+__all__ = ["FileRefused", "LeadsOutside", "NotRegular", "TooLarge", "Unreadable", "not_inside", "open_file", "read_file", "read_text", "read_text_in_thread"]
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),

@@ -28,7 +28,7 @@ import stat
 
 from clawbot.paths import inside
 
-__all__ = ["FileRefused", "LeadsOutside", "NotRegularFile", "inside", "open_confined", "refusal"]
+__all__ = ["FileRefused", "LeadsOutside", "NotRegularFile", "inside", "not_inside", "open_confined", "refusal"]
 
 OUTSIDE = "it leads outside the workspace (a symbolic link, or a folder on its path that is one)"
 OUTSIDE_SUMMARY = "leads outside the workspace"
@@ -80,7 +80,23 @@ def refusal(fd: int, path: os.PathLike[str] | str, root: str) -> FileRefused | N
 
     ``root`` is the workspace's real path (``os.path.realpath``).
     """
+    refused = not_inside(fd, path, root)
+    if refused is not None:
+        return refused
     opened = os.fstat(fd)
+    if stat.S_ISREG(opened.st_mode) and opened.st_nlink > 1:
+        return FileRefused(
+            path,
+            f"it has {opened.st_nlink} hard links and another may be outside the workspace; replace it with a file of its own",
+            summary=f"has {opened.st_nlink} hard links, so it may be a file outside the workspace",
+        )
+    return None
+
+
+def not_inside(fd: int, path: os.PathLike[str] | str, root: str) -> FileRefused | None:
+    """Why the file open as ``fd`` (opened through ``path``) does not lie inside ``root`` (a
+    real path), or ``None``: the check on the file actually opened, without the hard-link
+    rule (the file tools allow hard links)."""
     actual = _opened_path(fd)
     if actual is not None:
         if not inside(root, actual):
@@ -93,14 +109,9 @@ def refusal(fd: int, path: os.PathLike[str] | str, root: str) -> FileRefused | N
             return FileRefused(path, CHANGED, summary=CHANGED_SUMMARY)
         if not inside(root, real):
             return LeadsOutside(path, f"it is {real}")
+        opened = os.fstat(fd)
         if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
             return FileRefused(path, CHANGED, summary=CHANGED_SUMMARY)
-    if stat.S_ISREG(opened.st_mode) and opened.st_nlink > 1:
-        return FileRefused(
-            path,
-            f"it has {opened.st_nlink} hard links and another may be outside the workspace; replace it with a file of its own",
-            summary=f"has {opened.st_nlink} hard links, so it may be a file outside the workspace",
-        )
     return None
 
 
