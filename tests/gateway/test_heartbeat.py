@@ -7,6 +7,8 @@ time it is: nothing sleeps.
 
 from __future__ import annotations
 
+import logging
+import os
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -145,6 +147,27 @@ async def test_an_empty_or_missing_checklist_makes_no_model_call(make_kernel, fa
         assert [(b.status, b.reason) for b in beats] == [("skipped", "HEARTBEAT.md is missing or asks for nothing")]
         assert provider.requests == [] and ended == [] and fake_channel.sent == []
         assert service.next_due() == START + timedelta(minutes=30)
+    finally:
+        await opened.close()
+
+
+async def test_a_heartbeat_md_that_is_a_fifo_skips_every_slot_warns_once_and_chats_go_on(make_kernel, caplog) -> None:
+    channel = LiveChannel()
+    provider = Streaming("hello")
+    opened, service, ended = await chat(make_kernel, provider, channel, checklist=None)
+    workspace = expand_user_path(opened.kernel.config.agent_workspace("main"), opened.kernel.env)
+    os.mkfifo(workspace / "HEARTBEAT.md")
+    try:
+        with caplog.at_level(logging.INFO, logger="clawbot.automation.heartbeat"):
+            first = await beat(service, opened.gateway)
+            second = await beat(service, opened.gateway, START + timedelta(minutes=30))
+        reason = "HEARTBEAT.md is not read: it is not a regular file (a FIFO)"
+        assert [(b.status, b.reason) for b in first + second] == [("skipped", reason)] * 2
+        warnings = [r for r in caplog.records if r.levelno == logging.WARNING and "HEARTBEAT.md" in r.getMessage()]
+        assert len(warnings) == 1 and "not a regular file (a FIFO)" in warnings[0].getMessage()
+        assert provider.requests == [] and ended == []
+        await channel.inject("hi")
+        assert [m.text for m in channel.sent] == ["hello"]
     finally:
         await opened.close()
 
