@@ -3,7 +3,8 @@ configured extra paths, and nothing else.
 
 Every file is checked by its real path (symlinks resolved): one that leads outside the
 workspace and the extra paths is refused, so a link cannot pull a private file into the
-index or into ``memory_get``.
+index or into ``memory_get``. A file is opened the one way every workspace file is
+(:mod:`clawbot.workspacefiles`): a regular file with one hard link, never blocking on a FIFO.
 """
 
 from __future__ import annotations
