@@ -138,3 +138,20 @@ def test_each_hostile_file_in_memory_is_skipped_by_the_index_and_refused_by_get_
     assert HOSTILE_SECRET not in got
     if kind in ("huge", "not-utf8", "link-out"):  # listed as memory, then skipped saying why
         assert skipped["memory/day.md"].startswith("it "), skipped
+
+
+async def test_a_hard_link_to_a_private_file_is_not_memory(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "# Me\nplain notes\n")
+    secret = secret_outside(tmp_path / "private")
+    (ws / "memory").mkdir()
+    os.link(secret, ws / "memory" / "day.md")  # same file, a name inside the workspace
+    provider = make_provider(tmp_path / "state", ws)
+    try:
+        report = await provider.sync(agent_id="main")
+        assert "hard links" in dict(report.skipped)["memory/day.md"]
+        assert (await provider.search(HOSTILE_SECRET, agent_id="main")).hits == ()
+        with pytest.raises(MemoryPathError, match="hard links"):
+            await provider.get("memory/day.md", agent_id="main")
+    finally:
+        await provider.close()
