@@ -61,6 +61,8 @@ class Unreadable(FileRefused):
 
 
 def _kind(path: os.PathLike[str] | str) -> str:
+    """What ``path`` is instead of a regular file, for the message only (the refusal itself
+    was decided on the open descriptor, or by the open failing)."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
@@ -87,9 +89,12 @@ def open_file(path: os.PathLike[str] | str, root: os.PathLike[str] | str | None)
         if root is not None:
             return open_confined(path, root)
         fd = os.open(path, READ_FLAGS)
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
+        except BaseException:
             os.close(fd)
-            raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
+            raise
         return fd
     except (FileNotFoundError, NotADirectoryError, FileRefused):
         raise
