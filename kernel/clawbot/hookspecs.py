@@ -239,7 +239,8 @@ def clawbot_bootstrap_files(ctx: BootstrapContext) -> list[BootstrapFile] | None
     """Return the workspace files injected into the system prompt (AGENTS.md, SOUL.md ...).
 
     Called each time a system prompt is built, synchronously, through
-    ``PluginManager.bootstrap_files(ctx)``; the kernel then applies the size caps. The default
+    ``PluginManager.bootstrap_files(ctx)``, in a worker thread (never on the event loop); the
+    kernel then applies the size caps. The default
     implementation (the workspace plugin) loads the standard files from the agent's
     workspace. Other plugins override it with a wrapper that edits the list::
 

@@ -7,6 +7,8 @@ time it is: nothing sleeps.
 
 from __future__ import annotations
 
+import logging
+import os
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -82,7 +84,7 @@ async def chat(make_kernel, provider, channel, checklist: str | None = "- check 
 
 
 async def beat(service, gateway, now=START):
-    beats = service.tick(gateway, now)
+    beats = await service.tick(gateway, now)
     for b in beats:
         if b.answered is not None:
             await b.answered
@@ -149,6 +151,27 @@ async def test_an_empty_or_missing_checklist_makes_no_model_call(make_kernel, fa
         await opened.close()
 
 
+async def test_a_heartbeat_md_that_is_a_fifo_skips_every_slot_warns_once_and_chats_go_on(make_kernel, caplog) -> None:
+    channel = LiveChannel()
+    provider = Streaming("hello")
+    opened, service, ended = await chat(make_kernel, provider, channel, checklist=None)
+    workspace = expand_user_path(opened.kernel.config.agent_workspace("main"), opened.kernel.env)
+    os.mkfifo(workspace / "HEARTBEAT.md")
+    try:
+        with caplog.at_level(logging.INFO, logger="clawbot.automation.heartbeat"):
+            first = await beat(service, opened.gateway)
+            second = await beat(service, opened.gateway, START + timedelta(minutes=30))
+        reason = "HEARTBEAT.md is not read: it is not a regular file (a FIFO)"
+        assert [(b.status, b.reason) for b in first + second] == [("skipped", reason)] * 2
+        warnings = [r for r in caplog.records if r.levelno == logging.WARNING and "HEARTBEAT.md" in r.getMessage()]
+        assert len(warnings) == 1 and "not a regular file (a FIFO)" in warnings[0].getMessage()
+        assert provider.requests == [] and ended == []
+        await channel.inject("hi")
+        assert [m.text for m in channel.sent] == ["hello"]
+    finally:
+        await opened.close()
+
+
 async def test_a_busy_main_session_is_skipped_without_a_model_call_and_runs_at_the_next_slot(make_kernel) -> None:
     channel = LiveChannel()
     gate_open = __import__("asyncio").Event()
@@ -169,10 +192,10 @@ async def test_a_busy_main_session_is_skipped_without_a_model_call_and_runs_at_t
         from .chatkit import eventually
 
         await eventually(lambda: len(provider.requests) == 1)
-        beats = service.tick(opened.gateway, START)
+        beats = await service.tick(opened.gateway, START)
         assert [(b.status, b.reason) for b in beats] == [("skipped", "the main session is busy")]
         assert len(provider.requests) == 1
-        assert service.tick(opened.gateway, START + timedelta(minutes=10)) == []  # not before the next slot
+        assert await service.tick(opened.gateway, START + timedelta(minutes=10)) == []  # not before the next slot
         gate_open.set()
         await eventually(lambda: not opened.gateway.turn_running("agent:main:main"))
         beats = await beat(service, opened.gateway, START + timedelta(minutes=30))

@@ -35,7 +35,7 @@ async def gateway_for(make_kernel, config: str, agents: tuple[str, ...] = ("main
 async def run_at(service, gateway, minutes: list[int], start: datetime = START) -> list[tuple[int, str, str]]:
     seen = []
     for minute in minutes:
-        for beat in service.tick(gateway, start + timedelta(minutes=minute)):
+        for beat in await service.tick(gateway, start + timedelta(minutes=minute)):
             if beat.answered is not None:
                 await beat.answered
             seen.append((minute, beat.agent_id, beat.status))

@@ -116,7 +116,7 @@ def _refusals(workspace: Path, outside: Path) -> dict[str, tuple[str, str]]:
         "a symbolic link out": ("link.txt", "leads outside the workspace"),
         "a folder that is a link out": ("sub/secret.txt", "leads outside the workspace"),
         "a hard link": ("hard.txt", "hard links"),
-        "a folder": ("dir", "not a file"),
+        "a folder": ("dir", "is not a regular file (a folder)"),
         "missing": ("nope.png", "no such file"),
         "a file: link": ("file:///etc/passwd", "only http(s) links"),
         "a javascript: link": ("javascript:alert(1)", "no such file"),

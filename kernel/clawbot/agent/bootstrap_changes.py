@@ -25,6 +25,7 @@ same way, and an added, changed or removed skill is reported in the same notice
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -161,17 +162,23 @@ async def watching_bootstrap_files(
     background: the turn's own task is going away). ``cache`` carries what was read from
     one turn to the next (the agent's conversation keeps it).
     """
-    watch = BootstrapWatch.start(kernel, agent_id, workspace, session_key, cache)
+    # The files are read in a worker thread, never on the event loop (see clawbot.workspacefiles).
+    watch = await asyncio.to_thread(BootstrapWatch.start, kernel, agent_id, workspace, session_key, cache)
     watching = Watching()
     try:
         yield watching
     except BaseException:
-        text = watch.notice()
-        if text and services is not None:
-            services.spawn(services.tell_chat(origin, session_key, text), name=f"bootstrap-notice:{session_key}")
+        if services is not None:
+            services.spawn(_tell_changes(watch, services, origin, session_key), name=f"bootstrap-notice:{session_key}")
         raise
-    text = watch.notice()
+    text = await asyncio.to_thread(watch.notice)
     if text:
         watching.notices = (text,)
         if services is not None:
             await services.tell_chat(origin, session_key, text)
+
+
+async def _tell_changes(watch: BootstrapWatch, services: SharedServices, origin: InboundMessage | None, session_key: str) -> None:
+    text = await asyncio.to_thread(watch.notice)
+    if text:
+        await services.tell_chat(origin, session_key, text)

@@ -28,7 +28,10 @@ import stat
 
 from clawbot.paths import inside
 
-__all__ = ["FileRefused", "NotRegularFile", "inside", "open_confined", "refusal"]
+__all__ = ["FileRefused", "LeadsOutside", "NotRegularFile", "inside", "not_inside", "open_confined", "refusal"]
+
+OUTSIDE = "it leads outside the workspace (a symbolic link, or a folder on its path that is one)"
+OUTSIDE_SUMMARY = "leads outside the workspace"
 
 
 class FileRefused(OSError):
@@ -47,12 +50,17 @@ class FileRefused(OSError):
         self.summary = summary or reason
 
 
+class LeadsOutside(FileRefused):
+    """A file whose real path (or the file actually opened) lies outside the workspace."""
+
+    def __init__(self, path: os.PathLike[str] | str, detail: str = "") -> None:
+        super().__init__(path, OUTSIDE, detail, OUTSIDE_SUMMARY)
+
+
 class NotRegularFile(OSError):
     """Something that exists but is not a regular file (a directory, a FIFO, a device)."""
 
 
-OUTSIDE = "it leads outside the workspace (a symbolic link, or a folder on its path that is one)"
-OUTSIDE_SUMMARY = "leads outside the workspace"
 CHANGED = "it changed while it was being opened"
 CHANGED_SUMMARY = "changed while it was being opened"
 READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
@@ -72,11 +80,27 @@ def refusal(fd: int, path: os.PathLike[str] | str, root: str) -> FileRefused | N
 
     ``root`` is the workspace's real path (``os.path.realpath``).
     """
+    refused = not_inside(fd, path, root)
+    if refused is not None:
+        return refused
     opened = os.fstat(fd)
+    if stat.S_ISREG(opened.st_mode) and opened.st_nlink > 1:
+        return FileRefused(
+            path,
+            f"it has {opened.st_nlink} hard links and another may be outside the workspace; replace it with a file of its own",
+            summary=f"has {opened.st_nlink} hard links, so it may be a file outside the workspace",
+        )
+    return None
+
+
+def not_inside(fd: int, path: os.PathLike[str] | str, root: str) -> FileRefused | None:
+    """Why the file open as ``fd`` (opened through ``path``) does not lie inside ``root`` (a
+    real path), or ``None``: the check on the file actually opened, without the hard-link
+    rule (the file tools allow hard links)."""
     actual = _opened_path(fd)
     if actual is not None:
         if not inside(root, actual):
-            return FileRefused(path, OUTSIDE, f"it is {actual}", OUTSIDE_SUMMARY)
+            return LeadsOutside(path, f"it is {actual}")
     else:  # no /proc: the checked real path must be the very file that is open
         real = os.path.realpath(path)
         try:
@@ -84,15 +108,10 @@ def refusal(fd: int, path: os.PathLike[str] | str, root: str) -> FileRefused | N
         except OSError:
             return FileRefused(path, CHANGED, summary=CHANGED_SUMMARY)
         if not inside(root, real):
-            return FileRefused(path, OUTSIDE, f"it is {real}", OUTSIDE_SUMMARY)
+            return LeadsOutside(path, f"it is {real}")
+        opened = os.fstat(fd)
         if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
             return FileRefused(path, CHANGED, summary=CHANGED_SUMMARY)
-    if stat.S_ISREG(opened.st_mode) and opened.st_nlink > 1:
-        return FileRefused(
-            path,
-            f"it has {opened.st_nlink} hard links and another may be outside the workspace; replace it with a file of its own",
-            summary=f"has {opened.st_nlink} hard links, so it may be a file outside the workspace",
-        )
     return None
 
 
@@ -106,7 +125,7 @@ def open_confined(path: os.PathLike[str] | str, root: os.PathLike[str] | str) ->
     root = os.path.realpath(root)
     real = os.path.realpath(path)
     if not inside(root, real):  # a link to a device outside is not opened at all
-        raise FileRefused(path, OUTSIDE, f"it is {real}", OUTSIDE_SUMMARY)
+        raise LeadsOutside(path, f"it is {real}")
     fd = os.open(path, READ_FLAGS)
     try:
         refused = refusal(fd, path, root)  # on the file actually opened: a swapped-in link loses

@@ -12,6 +12,7 @@ workspace file, a skill or the configuration changes.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import platform
@@ -99,10 +100,13 @@ async def build_system_prompt(kernel: Kernel, request: PromptRequest) -> BuiltPr
     mode = prompt_mode_for(kernel, kind)
     files: tuple[InjectedFile, ...] = ()
     skills: tuple[SkillEntry, ...] = ()
+    # The workspace's files are read in a worker thread: a slow or hostile file (one the
+    # agent replaced with a FIFO) stalls this prompt at worst, never every other chat.
     if mode != "none":
-        files = load_injected_files(kernel, BootstrapContext(request.agent_id, request.workspace, kind, kernel.config))
+        context = BootstrapContext(request.agent_id, request.workspace, kind, kernel.config)
+        files = await asyncio.to_thread(load_injected_files, kernel, context)
     if mode == "full":
-        skills = kernel.skill_catalog.prompt_skills(request.agent_id)
+        skills = await asyncio.to_thread(kernel.skill_catalog.prompt_skills, request.agent_id)
     ctx = PromptContext(
         agent_id=request.agent_id,
         mode=mode,

@@ -10,6 +10,7 @@ success but delivered nothing is what users must never get.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable
 from datetime import datetime
@@ -90,7 +91,7 @@ async def run_cron_job(runtime: CronHost, job: CronJob, due: datetime, reason: s
     port = runtime.port
     if port is None:
         return finished("failed", False, f"delivery to {job.deliver} failed: no gateway is running (start `clawbot run`)")
-    text, media = _with_attachments(runtime, agent_id, reply.text, reply.media)
+    text, media = await asyncio.to_thread(_with_attachments, runtime, agent_id, reply.text, reply.media)  # files: off the event loop
     try:
         sent = await port.deliver(OutboundMessage(channel=channel, peer_id=target, text=text, media=media), session_key)
     except Exception as exc:

@@ -31,9 +31,11 @@ from typing import Any, Literal
 import attrs
 
 from clawbot.agent.clock import Clock, user_timezone, utc_now
-from clawbot.automation.heartbeat_plan import active_at, checklist_empty, heartbeat_agents, heartbeat_of, read_checklist
+from clawbot.automation.heartbeat_plan import HEARTBEAT_FILE, active_at, checklist_empty, heartbeat_agents, heartbeat_of, read_checklist
+from clawbot.paths import expand_user_path
 from clawbot.sessions.keys import main_key
 from clawbot.types import Channel, ChannelCapabilities, InboundMessage, InboundSink, OutboundMessage
+from clawbot.workspacefiles import FileRefused
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +77,12 @@ class HeartbeatService:
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
     _next: dict[str, datetime] = attrs.field(factory=dict)
     _nowhere: Nowhere = attrs.field(factory=Nowhere)
+    _refusals_logged: set[tuple[str, str]] = attrs.field(factory=set)
 
     async def serve(self, gateway: Any) -> None:
         """Run the heartbeats while the gateway runs (cancelled when it stops)."""
         while True:
-            self.tick(gateway, self.clock())
+            await self.tick(gateway, self.clock())
             due = self.next_due()
             wait = MAX_WAIT_S if due is None else (due - self.clock()).total_seconds()
             await self.sleep(min(max(wait, 0.0), MAX_WAIT_S))
@@ -88,7 +91,7 @@ class HeartbeatService:
         """When the next slot of any agent is due (``None``: no agent has heartbeats on)."""
         return min(self._next.values(), default=None)
 
-    def tick(self, gateway: Any, now: datetime) -> list[Beat]:
+    async def tick(self, gateway: Any, now: datetime) -> list[Beat]:
         """Run (or skip) every agent's slot that is due at ``now``; each agent's next slot is
         the first of its cadence after ``now``. An agent seen for the first time is due now."""
         beats = []
@@ -104,25 +107,27 @@ class HeartbeatService:
             missed = (now - due) // every
             self._next[agent_id] = due + (missed + 1) * every
             try:
-                beats.append(self._beat(gateway, heartbeat, now))
+                beats.append(await self._beat(gateway, heartbeat, now))
             except Exception:  # one agent's failing heartbeat never stops the others, nor the gateway
                 log.exception("the heartbeat of agent %s failed", agent_id)
         return beats
 
-    def _beat(self, gateway: Any, heartbeat: Any, now: datetime) -> Beat:
+    async def _beat(self, gateway: Any, heartbeat: Any, now: datetime) -> Beat:
         agent_id = heartbeat.agent_id
         session_key = main_key(agent_id)
         zone = user_timezone(self.kernel.config.agents.defaults.timezone)[0]
         if not active_at(heartbeat, now, zone):
             return self._skipped(agent_id, now, "outside the active hours")
+        workspace = expand_user_path(self.kernel.config.agent_workspace(agent_id), self.kernel.env)
+        try:  # in a worker thread: whatever HEARTBEAT.md is, every chat goes on meanwhile
+            checklist = await asyncio.to_thread(read_checklist, workspace)
+        except FileRefused as exc:
+            return self._refused(agent_id, now, exc)
         if gateway.stopping:
             return self._skipped(agent_id, now, "clawbot is stopping")
         if gateway.turn_running(session_key):
             return self._skipped(agent_id, now, "the main session is busy")
-        from clawbot.paths import expand_user_path
-
-        workspace = expand_user_path(self.kernel.config.agent_workspace(agent_id), self.kernel.env)
-        if checklist_empty(read_checklist(workspace)):
+        if checklist_empty(checklist):
             return self._skipped(agent_id, now, "HEARTBEAT.md is missing or asks for nothing")
         chat = gateway.last_chat(session_key) if heartbeat.target == "last" else None
         # The turn carries the trust of the chat it answers (someone else's chat under
@@ -134,6 +139,15 @@ class HeartbeatService:
         log.info("heartbeat of agent %s", agent_id)
         answered = gateway.run_event(channel, event, session_key, kind="heartbeat", model=heartbeat.model or None)
         return Beat(agent_id, now, "ran", answered=answered)
+
+    def _refused(self, agent_id: str, now: datetime, exc: FileRefused) -> Beat:
+        """A skipped slot for a HEARTBEAT.md that may not be read, logged as a warning once
+        per agent and reason (every slot would otherwise repeat it)."""
+        reason = f"{HEARTBEAT_FILE} is not read: {exc.reason}"
+        if (agent_id, exc.reason) not in self._refusals_logged:
+            self._refusals_logged.add((agent_id, exc.reason))
+            log.warning("the heartbeat of agent %s skips %s: %s", agent_id, exc.path, exc.reason)
+        return Beat(agent_id, now, "skipped", reason)
 
     def _skipped(self, agent_id: str, now: datetime, reason: str) -> Beat:
         log.info("heartbeat of agent %s skipped: %s", agent_id, reason)

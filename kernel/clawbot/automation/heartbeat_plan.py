@@ -16,7 +16,11 @@ from typing import Any
 
 import attrs
 
+from clawbot.workspacefiles import read_text
+
 HEARTBEAT_FILE = "HEARTBEAT.md"
+MAX_CHECKLIST_BYTES = 256 * 1024
+"""A checklist is a few lines; a larger HEARTBEAT.md is not read (the heartbeat is skipped)."""
 
 
 @attrs.frozen
@@ -96,7 +100,8 @@ def checklist_empty(text: str | None) -> bool:
 
 
 def read_checklist(workspace: Path) -> str | None:
-    try:
-        return (workspace / HEARTBEAT_FILE).read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return None
+    """HEARTBEAT.md's text, ``None`` when there is none. Read the one safe way
+    (:mod:`clawbot.workspacefiles`): a FIFO, a link out of the workspace, a device or a file
+    past :data:`MAX_CHECKLIST_BYTES` raises :class:`~clawbot.workspacefiles.FileRefused`.
+    Blocking: the heartbeat service calls it in a worker thread."""
+    return read_text(workspace / HEARTBEAT_FILE, workspace, max_bytes=MAX_CHECKLIST_BYTES)

@@ -11,6 +11,7 @@ raises into a turn: a failing channel is logged.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import attrs
@@ -45,7 +46,9 @@ class Outbox:
                 return
             workspace = expand_user_path(self.kernel.config.agent_workspace(agent_of(session_key)), self.kernel.env)
             staging = self.kernel.paths.root / "media" / "outbound"
-            reply = attrs.evolve(shape_reply(parsed, message, workspace, channel.capabilities, staging), streamed=streamed)
+            # Attached files are read and copied in a worker thread, never on the event loop.
+            shaped = await asyncio.to_thread(shape_reply, parsed, message, workspace, channel.capabilities, staging)
+            reply = attrs.evolve(shaped, streamed=streamed)
             await self.hand_over(channel, reply, session_key, notice=False)
         except Exception:
             log.exception("sending a reply on %s failed", channel.name)

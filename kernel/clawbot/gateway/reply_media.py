@@ -2,8 +2,8 @@
 
 ``MEDIA:`` paths are confined like the file tools: taken relative to the agent's
 workspace, and attached only when the file really is a regular file inside it (no symbolic
-link or hard link leading out: :func:`clawbot.agent.confined.open_confined`, checked on the
-file actually opened). A file is then copied, through the very descriptor that was checked,
+link or hard link leading out, nothing but a regular file: :func:`clawbot.workspacefiles.open_file`,
+checked on the file actually opened). A file is then copied, through the very descriptor that was checked,
 into a private folder of the state dir (``media/outbound``), and the channel gets the copy:
 a file swapped for a link to a secret between the check and the upload cannot be what is
 sent. Copies older than an hour are removed as new ones are made. Links must be http(s).
@@ -21,10 +21,10 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from clawbot.agent.confined import FileRefused, NotRegularFile, open_confined
 from clawbot.agent.notices import quoted_line
 from clawbot.gateway.reply_protocol import ParsedReply
 from clawbot.types import ChannelCapabilities, InboundMessage, OutboundMessage
+from clawbot.workspacefiles import FileRefused, open_file
 
 NAME_WIDTH = 80
 #: the largest file a reply attaches (Telegram's own upload limit is 50 MB)
@@ -56,11 +56,9 @@ def attachment(ref: str, workspace: Path, staging: Path | None = None) -> tuple[
     path = Path(ref)
     candidate = path if path.is_absolute() else workspace / path
     try:
-        fd = open_confined(candidate, workspace)
+        fd = open_file(candidate, workspace)
     except FileRefused as exc:
         return None, exc.summary
-    except NotRegularFile:
-        return None, "it is not a file"
     except (FileNotFoundError, NotADirectoryError):
         return None, "there is no such file in the workspace"
     except (OSError, ValueError) as exc:
@@ -74,7 +72,8 @@ def attachment(ref: str, workspace: Path, staging: Path | None = None) -> tuple[
 
 
 def _staged_copy(fd: int, name: str, staging: Path) -> tuple[str | None, str | None]:
-    """The open file ``fd`` copied into ``staging`` (0600 in a 0700 folder)."""
+    """The open file ``fd`` copied into ``staging`` (0600 in a 0700 folder); blocking, so the
+    outbox shapes a reply in a worker thread."""
     from clawbot.statefile import make_private_dir
 
     if os.fstat(fd).st_size > MAX_ATTACHMENT_BYTES:
@@ -84,13 +83,18 @@ def _staged_copy(fd: int, name: str, staging: Path) -> tuple[str | None, str | N
     safe_name = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[-80:] or "file"
     target = staging / f"{secrets.token_hex(6)}-{safe_name}"
     out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    copied = 0
     try:
-        while chunk := os.read(fd, 1 << 20):
+        while copied <= MAX_ATTACHMENT_BYTES and (chunk := os.read(fd, 1 << 20)):
+            copied += len(chunk)
             view = memoryview(chunk)
             while view:
                 view = view[os.write(out, view) :]
     finally:
         os.close(out)
+    if copied > MAX_ATTACHMENT_BYTES:  # it grew while it was copied
+        os.unlink(target)
+        return None, f"it is larger than {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MB"
     return str(target), None
 
 

@@ -10,20 +10,21 @@ eligible on the next turn), and the variables skills need are re-checked every c
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
-import stat
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
-from clawbot.agent.confined import READ_FLAGS, NotRegularFile, refusal
 from clawbot.skills.discovery import SKILL_FILE, FolderStamp, SourceDir, inside_workspace, scan, source_dirs
 from clawbot.skills.eligibility import EligibilityChecker
 from clawbot.skills.frontmatter import Finding, ParseResult, SkillDocument, parse_skill
 from clawbot.types.prompt import SkillEntry
+from clawbot.workspacefiles import FileRefused, NotRegular, TooLarge, Unreadable, read_file
 
 MAX_SKILL_BYTES = 256 * 1024  # the largest bundled skill is a few KiB; the catalogue needs only the start
 
@@ -108,6 +109,7 @@ class SkillCatalog:
         self._checker = EligibilityChecker(kernel.env, kernel.config)
         self._path_stamp: tuple[Any, ...] | None = None
         self._logged: set[str] = set()
+        self._lock = threading.RLock()
 
     # -- the API -------------------------------------------------------------------------
 
@@ -128,7 +130,14 @@ class SkillCatalog:
         return self.snapshot(agent_id).shadowed
 
     def snapshot(self, agent_id: str) -> SkillSnapshot:
-        """The agent's skills now: the cached result unless a file, PATH or variable changed."""
+        """The agent's skills now: the cached result unless a file, PATH or variable changed.
+
+        Safe to call from worker threads (the system prompt reads skills off the event loop):
+        one call at a time updates the cache."""
+        with self._lock:
+            return self._snapshot(agent_id)
+
+    def _snapshot(self, agent_id: str) -> SkillSnapshot:
         if self._kernel.config is not self._config:
             self._reset()
         state = self._agents.get(agent_id)
@@ -171,8 +180,10 @@ class SkillCatalog:
             text, linked = _read_skill(location, root)
         except UnicodeDecodeError as exc:
             result = ParseResult(None, (Finding(f"not UTF-8 text (byte {exc.start})"),))
-        except TooLarge as exc:
-            result = ParseResult(None, (Finding(str(exc)),))
+        except TooLarge:
+            result = ParseResult(None, (Finding(f"larger than {MAX_SKILL_BYTES // 1024} KiB; a SKILL.md is read whole, so it is skipped"),))
+        except FileRefused as exc:
+            result = ParseResult(None, (Finding(f"not read: {exc.reason}"),))
         except OSError as exc:
             result = ParseResult(None, (Finding(f"cannot read: {exc.strerror or exc}"),))
         else:
@@ -291,24 +302,24 @@ class SkillCatalog:
 
 
 def _read_skill(location: Path, root: str | None) -> tuple[str, bool]:
-    """The text of ``location`` and whether the file opened leads outside ``root`` (if given).
-
-    Only a regular file is read: the listing saw one, but a link swapped in since could name a
-    device that never ends (``/dev/zero``).
-    """
-    fd = os.open(location, READ_FLAGS)
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise NotRegularFile(f"{location} is not a regular file")
-        linked = root is not None and refusal(handle.fileno(), location, root) is not None  # on the file opened
-        data = handle.read(MAX_SKILL_BYTES + 1)
-    if len(data) > MAX_SKILL_BYTES:  # a file of gigabytes would otherwise be held in memory, twice
-        raise TooLarge(f"larger than {MAX_SKILL_BYTES // 1024} KiB; a SKILL.md is read whole, so it is skipped")
-    return data.decode("utf-8"), linked
+    """The text of ``location`` and whether it leads outside ``root`` (if given), read the one
+    safe way (:mod:`clawbot.workspacefiles`): a regular file only, never blocking, at most
+    :data:`MAX_SKILL_BYTES`. One that leads outside the workspace is still read, but only for
+    its frontmatter (``linked``): the user may link a skill kept elsewhere."""
+    if root is not None:
+        try:
+            return _decoded(location, read_file(location, root, max_bytes=MAX_SKILL_BYTES)), False
+        except (NotRegular, TooLarge, Unreadable):
+            raise
+        except FileRefused:  # outside the workspace, or a hard link: frontmatter only
+            pass
+    return _decoded(location, read_file(location, None, max_bytes=MAX_SKILL_BYTES)), root is not None
 
 
-class TooLarge(OSError):
-    """A SKILL.md past :data:`MAX_SKILL_BYTES`."""
+def _decoded(location: Path, data: bytes | None) -> str:
+    if data is None:
+        raise FileNotFoundError(errno.ENOENT, "no such file", os.fspath(location))
+    return data.decode("utf-8")
 
 
 def _by_name(winner: tuple[SkillDocument, Path, SourceDir]) -> str:

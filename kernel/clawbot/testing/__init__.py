@@ -3,6 +3,8 @@
 * :class:`FakeChannel` injects inbound messages and collects outbound ones.
 * :func:`build_kernel` builds a fresh kernel with exactly the plugins a test names.
 * ``clawbot.testing.fake_llm.FakeLLM`` is a fake Anthropic / OpenAI server for the real SDKs.
+* :func:`plant_hostile` puts a FIFO, a socket, a link out, a huge file ... (:data:`HOSTILE_KINDS`)
+  where a reader expects a workspace file; :func:`call_in_thread` fails a test whose reader blocks.
 * :data:`AWKWARD_TEXT` names strings every writer of model or channel text to disk must store.
 * :class:`ConfigError`, :class:`HookFailure` and :func:`create_plugin_manager` are the kernel
   names a plugin's tests check against (a bad table, a failing hook, a plugin that loads),
@@ -17,6 +19,7 @@ from clawbot.plugins import HookFailure, create_plugin_manager
 from clawbot.testing.awkward_text import AWKWARD_TEXT
 from clawbot.testing.distributions import install_distribution
 from clawbot.testing.fake_channel import FakeChannel
+from clawbot.testing.hostile_files import HOSTILE_KINDS, HOSTILE_SECRET, call_in_thread, plant_hostile, secret_outside
 from clawbot.testing.kernels import build_kernel, plugin_from_hooks
 
 __all__ = [
@@ -24,9 +27,14 @@ __all__ = [
     "ConfigError",
     "ConfigProblem",
     "FakeChannel",
+    "HOSTILE_KINDS",
     "HookFailure",
+    "HOSTILE_SECRET",
     "build_kernel",
+    "call_in_thread",
     "create_plugin_manager",
     "install_distribution",
+    "plant_hostile",
     "plugin_from_hooks",
+    "secret_outside",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from pathlib import Path
@@ -13,6 +14,8 @@ from clawbot import BootstrapContext, hookimpl
 from clawbot.agent.bootstrap import NotLoaded, load_injected_files
 from clawbot.config import ConfigError
 from clawbot.plugins.records import HookFailure
+from clawbot.testing import HOSTILE_KINDS, HOSTILE_SECRET, build_kernel, call_in_thread, plant_hostile, secret_outside
+from clawbot.testing.hostile_files import HUGE_BYTES
 
 STANDARD = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md"]
 
@@ -207,3 +210,28 @@ async def test_many_double_stars_match_deep_paths_without_blowing_up(make_kernel
     _, files = await files_for(make_kernel, ws, f'patterns = ["{pattern}"]')
     added = [f.name for f in files if f.name not in STANDARD and f.name != "MEMORY.md"]
     assert added == ["/".join(["a"] * 30 + ["x.md"])]
+
+
+@pytest.mark.parametrize("kind", HOSTILE_KINDS)
+@pytest.mark.parametrize("how", ["pattern", "replace"])
+def test_each_hostile_extra_file_is_refused_or_capped_without_blocking(clawbot_home: Path, ws: Path, tmp_path: Path, kind: str, how: str) -> None:
+    """The same table as every other reader of workspace files (tests/agent/test_workspace_file_readers.py)."""
+    target = ws / "docs" / "notes.md"
+    plant_hostile(kind, target, secret_outside(tmp_path / "private"))
+    body = 'patterns = ["docs/*.md"]' if how == "pattern" else 'replace = { "SOUL.md" = "docs/notes.md" }'
+    name = "docs/notes.md" if how == "pattern" else "SOUL.md"
+
+    async def read():
+        plugins = {"workspace": clawbot_workspace.plugin, "bootstrap-extra-files": extra_plugin}
+        kernel = await build_kernel(clawbot_home, plugins=plugins, config=table(ws, body))
+        return load_injected_files(kernel, BootstrapContext("main", ws, "main", kernel.config))
+
+    files = call_in_thread(lambda: asyncio.run(read()), fifos=(target,))
+    content = next((f.content for f in files if f.name == name), None)
+    assert all(HOSTILE_SECRET not in (f.content or "") for f in files)
+    if kind == "huge":  # both ends only, cut by the caps with the real size in the marker
+        assert content is not None and f"({HUGE_BYTES} in all)" in content and len(content) < 30_000
+    elif kind == "not-utf8":
+        assert content == "- check \ufffd\ufffd the \ufffd inbox\n"
+    else:  # a note saying why, or left out (a replacement left out keeps the standard file)
+        assert content in (None, "SOUL.md text\n") or isinstance(content, NotLoaded), content

@@ -3,7 +3,8 @@ configured extra paths, and nothing else.
 
 Every file is checked by its real path (symlinks resolved): one that leads outside the
 workspace and the extra paths is refused, so a link cannot pull a private file into the
-index or into ``memory_get``.
+index or into ``memory_get``. A file is opened the one way every workspace file is
+(:mod:`clawbot.workspacefiles`): a regular file with one hard link, never blocking on a FIFO.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import BinaryIO
 import attrs
 from clawbot.paths import expand_user_path, inside
 from clawbot.types import MemoryPathError
+from clawbot.workspacefiles import FileRefused, LeadsOutside, open_file
 
 ROOT_FILES = ("MEMORY.md", "memory.md")
 MEMORY_DIR = "memory"
@@ -229,26 +231,22 @@ class Sources:
         return MemoryFile(path=self.display(full), full=full, source=self._source_of(full))
 
     def open(self, file: MemoryFile) -> BinaryIO:
-        """``file`` opened for reading, checked once open: the file held must be a regular
-        file that its name's real path (inside the workspace or an extra path) leads to now.
-        A name swapped for a link or a pipe between the listing and the read is refused, not
-        followed. Raises :class:`MemoryPathError` (or ``OSError`` when it cannot be opened)."""
-        fd = os.open(file.full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-        handle = os.fdopen(fd, "rb")
+        """``file`` opened for reading the one safe way (:func:`clawbot.workspacefiles.open_file`),
+        confined to the workspace or the extra path its real path lies in: the file held must
+        be a regular file inside it with no other hard link. A name swapped for a link or a
+        pipe between the listing and the read is refused, not followed. Raises
+        :class:`MemoryPathError` (or ``OSError`` when there is nothing to open)."""
+        real = os.path.realpath(file.full)
+        root = next((root for root in self.allowed_roots() if inside(root, real)), None)
+        if root is None:
+            raise MemoryPathError(f"{file.path} links outside the workspace and the extra paths, so it is not read")
         try:
-            held = os.fstat(handle.fileno())
-            if not stat.S_ISREG(held.st_mode):
-                raise MemoryPathError(f"{file.path} is not a regular file")
-            real = os.path.realpath(file.full)
-            if not self._allowed(Path(real)):
-                raise MemoryPathError(f"{file.path} links outside the workspace and the extra paths, so it is not read")
-            now = os.stat(real)
-            if (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
-                raise MemoryPathError(f"{file.path} was replaced while it was being read")
-        except BaseException:
-            handle.close()
-            raise
-        return handle
+            fd = open_file(file.full, root)
+        except LeadsOutside:
+            raise MemoryPathError(f"{file.path} links outside the workspace and the extra paths, so it is not read") from None
+        except FileRefused as exc:
+            raise MemoryPathError(f"{file.path} {exc.summary}") from None
+        return os.fdopen(fd, "rb")
 
     def watch_roots(self) -> tuple[list[Path], list[Path]]:
         """(folders to watch with their subfolders, folders to watch alone): the memory

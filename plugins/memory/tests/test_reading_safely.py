@@ -3,10 +3,12 @@ for a link or a pipe after it was listed, a hidden file, a file too big to be me
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
 import pytest
+from clawbot.testing import HOSTILE_KINDS, HOSTILE_SECRET, call_in_thread, plant_hostile, secret_outside
 from clawbot.types import MemoryPathError, MemorySyncProgress
 from clawbot_memory.sources import MAX_FILE_BYTES, Sources
 
@@ -104,5 +106,52 @@ async def test_a_huge_query_is_searched_by_its_beginning(tmp_path: Path) -> None
         found = await provider.search("pineapple boat " * 100_000, agent_id="main")
         assert [h.path for h in found.hits] == ["MEMORY.md"]
         assert len(embedder.queries[-1]) <= MAX_QUERY_CHARS
+    finally:
+        await provider.close()
+
+
+@pytest.mark.parametrize("kind", HOSTILE_KINDS)
+def test_each_hostile_file_in_memory_is_skipped_by_the_index_and_refused_by_get_without_blocking(tmp_path: Path, kind: str) -> None:
+    """The same table as every other reader of workspace files (tests/agent/test_workspace_file_readers.py)."""
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "# Me\nplain notes\n")
+    target = ws / "memory" / "day.md"
+    plant_hostile(kind, target, secret_outside(tmp_path / "private"))
+
+    async def read() -> tuple[dict[str, str], list[str], str]:
+        provider = make_provider(tmp_path / "state", ws)
+        try:
+            report = await provider.sync(agent_id="main")
+            found = await provider.search(HOSTILE_SECRET, agent_id="main")
+            try:
+                excerpt = await provider.get("memory/day.md", agent_id="main")
+                got = f"read: {excerpt.text}"
+            except MemoryPathError as exc:
+                got = f"refused: {exc}"
+            return dict(report.skipped), [hit.path for hit in found.hits], got
+        finally:
+            await provider.close()
+
+    skipped, hits, got = call_in_thread(lambda: asyncio.run(read()), fifos=(target,))
+    assert hits == []
+    assert got.startswith("refused: "), got
+    assert HOSTILE_SECRET not in got
+    if kind in ("huge", "not-utf8", "link-out"):  # listed as memory, then skipped saying why
+        assert skipped["memory/day.md"].startswith("it "), skipped
+
+
+async def test_a_hard_link_to_a_private_file_is_not_memory(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "# Me\nplain notes\n")
+    secret = secret_outside(tmp_path / "private")
+    (ws / "memory").mkdir()
+    os.link(secret, ws / "memory" / "day.md")  # same file, a name inside the workspace
+    provider = make_provider(tmp_path / "state", ws)
+    try:
+        report = await provider.sync(agent_id="main")
+        assert "hard links" in dict(report.skipped)["memory/day.md"]
+        assert (await provider.search(HOSTILE_SECRET, agent_id="main")).hits == ()
+        with pytest.raises(MemoryPathError, match="hard links"):
+            await provider.get("memory/day.md", agent_id="main")
     finally:
         await provider.close()

@@ -7,6 +7,7 @@ gateway checks it exactly as if it had been typed (only the owner may approve).
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,7 +82,8 @@ class Outbox:
             if remote:  # Telegram fetches it itself
                 sent = await self._upload(photo, item, fields)
             else:  # read once: a retried upload sends the same bytes
-                sent = await self._upload(photo, Path(item).read_bytes(), fields, filename=Path(item).name)
+                content = await asyncio.to_thread(Path(item).read_bytes)  # clawbot's private copy, read off the event loop
+                sent = await self._upload(photo, content, fields, filename=Path(item).name)
             sent_id = str(sent.message_id)
         return sent_id
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import os
 import stat
 
-from clawbot_tools.fs.paths import PathRefused, inside
+from clawbot.workspacefiles import not_inside
+
+from clawbot_tools.fs.paths import PathRefused
 
 # O_NONBLOCK: a FIFO swapped in after the checks must not hang the open; regular files ignore it
 READ_FLAGS = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
@@ -28,30 +30,10 @@ def _swapped(path: str) -> PathRefused:
     return PathRefused(f"path {path!r} changed while it was being opened and now leads outside the workspace; nothing was read")
 
 
-def _opened_path(fd: int) -> str | None:
-    try:
-        target = os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return None
-    return target if target.startswith("/") else None
-
-
 def check_opened(fd: int, path: str, root: str | None) -> None:
-    """Raise :class:`PathRefused` unless the file open as ``fd`` lies inside ``root``."""
-    if root is None:
-        return
-    actual = _opened_path(fd)
-    if actual is not None:
-        if not inside(root, actual.removesuffix(" (deleted)")):
-            raise _swapped(path)
-        return
-    real = os.path.realpath(path)  # no /proc: the opened file must be the checked one
-    try:
-        named = os.stat(real)
-    except OSError:
-        raise _swapped(path) from None
-    opened = os.fstat(fd)
-    if not inside(root, real) or (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
+    """Raise :class:`PathRefused` unless the file open as ``fd`` lies inside ``root``
+    (:func:`clawbot.workspacefiles.not_inside`, the check every workspace read uses)."""
+    if root is not None and not_inside(fd, path, root) is not None:
         raise _swapped(path)
 
 
