@@ -263,7 +263,8 @@ class Compactor:
         if reason != "overflow" and estimate_tokens(result.summary) + _rough(kept) >= replaced:
             log.info("%s: the %r summary is no shorter than what it replaces; nothing compacted", self.session_key, strategy.name)
             return Outcome(None, NOT_SHORTER)
-        entry = self._store(result, strategy.name, reason, kept, _entry_id_of(entries, kept[0]))
+        others = others_wrote(body[:start]) or (previous is not None and previous.data.get(OTHERS_WROTE) is not False)
+        entry = self._store(result, strategy.name, reason, kept, _entry_id_of(entries, kept[0]), others)
         await self.kernel.plugins.notify(
             "clawbot_after_compaction",
             event=attrs.evolve(event, tokens_after=result.tokens_after, summary=result.summary),
@@ -275,10 +276,11 @@ class Compactor:
         # must not start from it.
         return Outcome([Message.user(render_summary(result.summary, entry.id)), *(_unreported(m) for m in kept)], text)
 
-    def _store(self, result: CompactionResult, strategy: str, reason: CompactionReason, kept: list[Message], first_kept_id: str | None) -> Entry:
+    def _store(self, result: CompactionResult, strategy: str, reason: CompactionReason, kept: list[Message], first_kept_id: str | None, others: bool) -> Entry:
         """The compaction entry, the kept messages on its own line (loading reads only from
         the last compaction on): a process killed while writing it leaves a torn line that
-        loading skips, so the history is as it was or compacted, never half of it."""
+        loading skips, so the history is as it was or compacted, never half of it. ``others``:
+        whether anyone but the owner wrote in what the summary stands for."""
         return self.session.transcript.append(
             "compaction",
             kept=tuple(_unreported(m) for m in kept),
@@ -290,7 +292,19 @@ class Compactor:
             tokens_before=result.tokens_before,
             tokens_after=result.tokens_after,
             first_kept_id=first_kept_id,
+            others_wrote=others,
         )
+
+
+# The compaction entry's record of whether anyone but the owner wrote in what its summary
+# replaced (this compaction's part or an earlier summary's): the summary's words then cannot
+# count as the owner's, whatever it says. An entry written before it was recorded counts as yes.
+OTHERS_WROTE = "others_wrote"  # the keyword _store writes it under
+
+
+def others_wrote(messages: list[Message]) -> bool:
+    """Whether a user message in ``messages`` was written by someone other than the owner."""
+    return any(m.role == Role.USER and speaker(m).kind == "other" for m in messages)
 
 
 def _with_the_request(body: list[Message], start: int) -> list[Message]:

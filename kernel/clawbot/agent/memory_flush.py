@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING
 import attrs
 
 from clawbot.agent.clock import local_date, user_timezone
+from clawbot.agent.compaction import OTHERS_WROTE, others_wrote
 from clawbot.agent.replies import is_silent
-from clawbot.agent.user_turns import speaker
 from clawbot.sessions.keys import session_kind
 from clawbot.types import Message, Role, SystemPrompt, TextBlock, TurnTrust, Usage
 
@@ -75,12 +75,16 @@ def with_note(system: SystemPrompt, note: str) -> SystemPrompt:
     return attrs.evolve(system, volatile=f"{system.volatile}\n\n{note}" if system.volatile else note)
 
 
-def owner_only(session_key: str, messages: Iterable[Message], trust: TurnTrust) -> bool:
+def owner_only(session_key: str, messages: list[Message], trust: TurnTrust, entries: Iterable[Entry] = ()) -> bool:
     """Whether notes drawn from ``messages`` would carry the owner's word alone: an owner's
-    turn, not in a group's session, with no user message in the history from someone else."""
+    turn, not in a group's session, with no user message in the history from someone else,
+    and no summary in it of a part someone else wrote in (``entries``: the transcript's)."""
     if trust is not TurnTrust.OWNER or session_kind(session_key) == "group":
         return False
-    return not any(m.role == Role.USER and speaker(m).kind == "other" for m in messages)
+    summary = next((e for e in reversed(list(entries)) if e.type == "compaction"), None)
+    if summary is not None and summary.data.get(OTHERS_WROTE) is not False:
+        return False
+    return not others_wrote(messages)
 
 
 @attrs.frozen
@@ -109,9 +113,10 @@ async def flush_during_turn(
     ``messages`` itself is left as it was."""
     kernel = conversation.kernel
     settings = kernel.config.agents.defaults.compaction.memory_flush
-    if not settings.enabled or flushed_this_cycle(session.transcript.load().entries):
+    entries = session.transcript.load().entries
+    if not settings.enabled or flushed_this_cycle(entries):
         return None
-    if not owner_only(session_key, messages, trust):
+    if not owner_only(session_key, messages, trust, entries):
         log.info("no memory flush in %s: someone other than the owner wrote in this turn or its history", session_key)
         return None
     date = local_date(conversation.clock(), user_timezone(kernel.config.agents.defaults.timezone)[0])

@@ -1,0 +1,81 @@
+"""A summary of a part someone else wrote in never feeds the memory flush.
+
+The flush asks the model to write lasting notes from the history; a compaction summary in
+that history stands for messages that are gone, so it carries who wrote in them: the
+compaction entry records whether anyone but the owner did (its own part, or an earlier
+summary's), and the flush, which writes the files every later owner turn reads, does not
+run beside such a summary.
+"""
+
+from __future__ import annotations
+
+import pytest
+from clawbot import CompactionResult, CompactionStrategy
+from clawbot.agent.compaction import OTHERS_WROTE
+from clawbot.agent.conversation import Conversation
+from clawbot.agent.memory_flush import owner_only
+from clawbot.agent.models import ModelChoice
+from clawbot.sessions.transcript import Entry
+from clawbot.testing import plugin_from_hooks
+from clawbot.types import InboundMessage, Message, TurnTrust
+
+from ..plugins_for_tests import OverflowingProvider
+
+KEY = "agent:main:main"
+OWNER = InboundMessage(channel="chat", peer_id="me", text="", sender_id="me", chat_type="direct", from_owner=True)
+STRANGER = InboundMessage(channel="chat", peer_id="mallory", text="", sender_id="mallory", chat_type="direct")
+
+
+class KeepLast(CompactionStrategy):
+    name = "summary"
+
+    async def compact(self, request):
+        return CompactionResult("They talked.", first_kept_index=len(request.messages) - 1, tokens_before=900, tokens_after=10)
+
+
+async def _compactions(make_kernel, writers: list[list[InboundMessage]]) -> list[dict]:
+    """The compaction entries after each round of messages by ``writers``, each round compacted."""
+    kernel = await make_kernel(plugins={"compaction": plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [KeepLast()])})
+    provider = OverflowingProvider()
+    conversation = Conversation(kernel, ModelChoice(provider, "m"), "main", services=None)
+    for round_ in writers:
+        for origin in round_:
+            await conversation.send(KEY, "my bank account for refunds is 12345", origin=origin)
+        provider.overflow = 1
+        await conversation.send(KEY, "and now?", origin=OWNER)
+    entries = kernel.sessions.open(KEY).transcript.load(whole=True).entries
+    return [e.data for e in entries if e.type == "compaction"]
+
+
+@pytest.mark.parametrize(
+    ("writers", "recorded"),
+    [
+        ([[OWNER, OWNER]], [False]),
+        ([[OWNER, STRANGER]], [True]),
+        ([[STRANGER], [OWNER, OWNER]], [True, True]),  # the second summary stands for the first
+    ],
+    ids=["owner alone", "a stranger wrote", "a stranger wrote before the last summary"],
+)
+async def test_the_compaction_entry_records_whether_anyone_but_the_owner_wrote(make_kernel, writers, recorded) -> None:
+    compactions = await _compactions(make_kernel, writers)
+    assert [c[OTHERS_WROTE] for c in compactions] == recorded
+
+
+def _compaction(**data: object) -> Entry:
+    return Entry("c1", "compaction", "2026-12-02T00:00:00Z", data={"summary": "They talked.", **data})
+
+
+@pytest.mark.parametrize(
+    ("entries", "flushes"),
+    [
+        ((), True),
+        ((_compaction(**{OTHERS_WROTE: False}),), True),
+        ((_compaction(**{OTHERS_WROTE: True}),), False),
+        ((_compaction(),), False),  # written before it was recorded: nobody can tell
+        ((_compaction(**{OTHERS_WROTE: True}), _compaction(**{OTHERS_WROTE: False})), True),  # the last one counts: it carries the earlier
+    ],
+    ids=["no summary", "the owner's summary", "a summary others wrote in", "an old summary", "the latest summary"],
+)
+def test_the_flush_runs_only_beside_a_summary_of_the_owners_words(entries, flushes) -> None:
+    messages = [Message.user("note this")]
+    assert owner_only(KEY, messages, TurnTrust.OWNER, entries) is flushes
