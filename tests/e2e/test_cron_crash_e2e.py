@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clawbot.automation.cron_store import CronStore, converter
 from clawbot.control.client import find_gateway
 from clawbot.testing.cli import subprocess_env
 
 WAIT_S = 60.0
+pytestmark = pytest.mark.timeout(300)  # several clawbot processes one after another, on a busy machine too
 
 
 def _config(home: Path, base_url: str, catch_up: str = "once") -> dict[str, str]:
@@ -85,7 +87,13 @@ def _add_due_soon(home: Path, env: dict[str, str], name: str) -> None:
     assert added.returncode == 0, added.stderr
 
 
-def _runs(home: Path, env: dict[str, str], name: str) -> list[dict[str, Any]]:
+def _runs(home: Path, name: str) -> list[dict[str, Any]]:
+    """The job's history as `clawbot cron runs NAME --json` prints it (read here: polling
+    through a new process each time would take seconds a time on a busy machine)."""
+    return [converter.unstructure(run) for run in CronStore(home / "cron").runs(name)]
+
+
+def _shown_runs(home: Path, env: dict[str, str], name: str) -> list[dict[str, Any]]:
     shown = _clawbot(home, env, "cron", "runs", name, "--json")
     assert shown.returncode == 0 and "Traceback" not in shown.stderr, shown.stderr
     return json.loads(shown.stdout)
@@ -105,17 +113,17 @@ def test_a_run_killed_mid_turn_is_interrupted_and_follows_catch_up(tmp_path: Pat
     with _gateway(tmp_path, env) as gateway:
         _add_due_soon(tmp_path, env, "report")  # the running gateway picks it up within seconds
         _wait_for("the run's model request", lambda: len(fake.requests) == 1, gateway)
-        [started] = _wait_for("the run recorded as started", lambda: _runs(tmp_path, env, "report"))
+        [started] = _wait_for("the run recorded as started", lambda: _runs(tmp_path, "report"))
         assert (started["status"], started["reason"]) == ("running", "schedule")
         _kill(gateway)
 
     fake.reply("The weekly report is written.")
     with _gateway(tmp_path, env) as gateway:
         if policy == "none":
-            runs = _wait_for("the run marked interrupted", lambda: [r for r in _runs(tmp_path, env, "report") if r["status"] == "interrupted"], gateway)
+            _wait_for("the run marked interrupted", lambda: [r for r in _runs(tmp_path, "report") if r["status"] == "interrupted"], gateway)
         else:
-            _wait_for("the retry", lambda: any(r["status"] == "ok" for r in _runs(tmp_path, env, "report")), gateway)
-    runs = _runs(tmp_path, env, "report")  # the gateway has stopped: nothing more runs
+            _wait_for("the retry", lambda: any(r["status"] == "ok" for r in _runs(tmp_path, "report")), gateway)
+    runs = _shown_runs(tmp_path, env, "report")  # the gateway has stopped: nothing more runs
     first = runs[0]
     assert (first["run_id"], first["status"], first["reason"]) == (started["run_id"], "interrupted", "schedule")
     assert "clawbot stopped while it ran" in first["error"] and f"cron.catch_up = {policy}" in first["error"]
@@ -146,7 +154,7 @@ def test_cron_run_does_not_run_again_here_when_the_gateway_dies_mid_run(tmp_path
     again = _clawbot(tmp_path, env, "cron", "run", "ping", "--json")  # no gateway now: runs here, once
     assert again.returncode == 0, again.stderr
     assert len(fake.requests) == 2
-    runs = _runs(tmp_path, env, "ping")
+    runs = _shown_runs(tmp_path, env, "ping")
     assert [(r["status"], r["reason"]) for r in runs] == [("interrupted", "manual"), ("ok", "manual")]
     assert "not run again: a newer run followed" in runs[0]["error"]
 
@@ -163,7 +171,7 @@ def test_two_processes_never_run_one_job_at_once(tmp_path: Path, fake_llm_thread
         assert second.returncode == 1 and "cron job ping is running already, in clawbot process" in second.stderr, second.stderr
         assert str(first.pid) in second.stderr and "Traceback" not in second.stderr
         assert len(fake.requests) == 1
-        assert [r["status"] for r in _runs(tmp_path, env, "ping")] == ["running"]
+        assert [r["status"] for r in _shown_runs(tmp_path, env, "ping")] == ["running"]
     finally:
         _kill(first)
     fake.reply("Pong.")
