@@ -296,3 +296,26 @@ async def test_a_cron_state_file_that_is_not_one(case: str, tmp_path: Path, capl
     with caplog.at_level(logging.WARNING):
         await check(tmp_path, case, WHOLE_FILES[case], reported, expected)
     assert all(record.exc_info is None for record in caplog.records), (case, caplog.text)
+
+
+def test_a_change_keeps_the_entries_it_cannot_read_and_never_replaces_a_file_it_cannot(tmp_path: Path) -> None:
+    cron = tmp_path / "cron"
+    (cron / "runs").mkdir(parents=True)
+    (tmp_path / "clawbot.toml").write_text("[channels.terminal]\nenabled = false\n", encoding="utf-8")
+    broken = {**job("bad"), "enabled": "yes"}
+    (cron / "jobs.json").write_text(jobs_text(broken), encoding="utf-8")
+    added = invoke_cli("cron", "add", "--name", "new", "--every", "2h", "--message", "m", home=tmp_path)
+    assert added.returncode == 0, added.stderr
+    assert "enabled: expected true or false" in added.stderr  # said once, naming the file
+    kept = json.loads((cron / "jobs.json").read_text(encoding="utf-8"))["jobs"]
+    assert [entry["name"] for entry in kept] == ["good", "new", "bad"] and kept[-1] == broken  # the user can still fix it
+    assert invoke_cli("cron", "rm", "good", home=tmp_path).returncode == 0
+    assert json.loads((cron / "jobs.json").read_text(encoding="utf-8"))["jobs"][-1] == broken
+
+    unreadable = b'{"version": 1, "jobs": [' + json.dumps(job("precious")).encode() + b", {"  # truncated
+    (cron / "jobs.json").write_bytes(unreadable)
+    for command in (["add", "--name", "other", "--every", "1h", "--message", "m"], ["rm", "precious"]):
+        refused = invoke_cli("cron", *command, home=tmp_path)
+        assert refused.returncode in (1, 2) and "fix it or move it away first: nothing was changed" in refused.stderr, refused.stderr
+        assert "Traceback" not in refused.stderr
+    assert (cron / "jobs.json").read_bytes() == unreadable

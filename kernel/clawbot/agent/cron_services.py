@@ -103,7 +103,12 @@ class CronServices:
 
     def cron_remove(self, name: str) -> bool:
         self._reachable_job(name)
-        removed = self._cron_store().remove(name)
+        from clawbot.automation.cron_store import CronStoreError
+
+        try:
+            removed = self._cron_store().remove(name)
+        except CronStoreError as exc:
+            raise ServiceUnavailable(str(exc)) from None
         self._cron_changed()
         return removed
 

@@ -34,6 +34,8 @@ NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 converter = make_converter(forbid_extra_keys=False)
 """Strict: a field of the wrong type makes its entry unreadable instead of being coerced
 (``str(5)``, ``bool("no")``); a field a newer clawbot added is ignored."""
+#: stands for a jobs file that cannot be read at all among its unreadable entries
+_UNREADABLE = object()
 #: how a started run's record is told apart from finished ones without parsing every line
 _RUNNING_MARK = b'"status":"running"'
 
@@ -104,17 +106,22 @@ class CronStore:
     # -- jobs ----------------------------------------------------------------------------------
 
     def jobs(self) -> list[CronJob]:
-        raw = read_state(self.jobs_path, "ignored: no cron job runs until it is fixed or the jobs are added again")
-        return self._decode_jobs(raw)
+        return self._read_jobs()[0]
 
-    def _decode_jobs(self, raw: Any) -> list[CronJob]:
+    def _read_jobs(self) -> tuple[list[CronJob], list[Any]]:
+        """The jobs that can be read, and the entries that cannot (kept as they are by every
+        change, so the user can still fix them); a file that is there but cannot be read at
+        all makes a change raise :class:`CronStoreError` rather than replace it."""
+        what = "ignored: no cron job runs until it is fixed"
+        raw = read_state(self.jobs_path, what)
         if raw is None:
-            return []
+            return [], [] if not self.jobs_path.exists() else [_UNREADABLE]
         entries = raw.get("jobs") if isinstance(raw, dict) else None
         if not isinstance(entries, list):
-            report_once(self.jobs_path, 'has no "jobs" list; ignored: no cron job runs until it is fixed or the jobs are added again')
-            return []
+            report_once(self.jobs_path, f'has no "jobs" list; {what}')
+            return [], [_UNREADABLE]
         found: dict[str, CronJob] = {}
+        unreadable = []
         for number, entry in enumerate(entries, 1):
             job = _structure(entry, CronJob)
             if isinstance(job, CronJob) and not NAME.fullmatch(job.name):
@@ -123,46 +130,54 @@ class CronStore:
                 job = f"name: a job named {job.name!r} came before"
             if isinstance(job, str):
                 report_once(self.jobs_path, f"job {number} cannot be read ({job}); it is skipped, the other jobs run")
+                unreadable.append(entry)
                 continue
             found[job.name] = job
-        return list(found.values())
+        return list(found.values()), unreadable
+
+    def _jobs_to_change(self) -> tuple[list[CronJob], list[Any]]:
+        jobs, unreadable = self._read_jobs()
+        if _UNREADABLE in unreadable:
+            raise CronStoreError(f"{self.jobs_path} cannot be read (see the warning above); fix it or move it away first: nothing was changed")
+        return jobs, unreadable
 
     def get(self, name: str) -> CronJob | None:
         return next((job for job in self.jobs() if job.name == name), None)
 
-    def _write_jobs(self, jobs: list[CronJob]) -> None:
-        atomic_write_json(self.jobs_path, {"version": 1, "jobs": [converter.unstructure(job) for job in sorted(jobs, key=lambda j: j.name)]}, readable=True)
+    def _write_jobs(self, jobs: list[CronJob], unreadable: list[Any]) -> None:
+        entries = [converter.unstructure(job) for job in sorted(jobs, key=lambda j: j.name)]
+        atomic_write_json(self.jobs_path, {"version": 1, "jobs": [*entries, *unreadable]}, readable=True)
 
     def add(self, job: CronJob, now: datetime) -> CronJob:
         check_name(job.name)
         self._ensure()
         with locked(self.jobs_path):
-            jobs = self.jobs()
+            jobs, unreadable = self._jobs_to_change()
             if any(j.name == job.name for j in jobs):
                 raise CronStoreError(f"name: a job named {job.name!r} exists already; remove it first or pick another name")
             if not job.created_at:
                 job = attrs.evolve(job, created_at=iso(now))
-            self._write_jobs([*jobs, job])
+            self._write_jobs([*jobs, job], unreadable)
         return job
 
     def replace(self, job: CronJob) -> CronJob:
         self._ensure()
         with locked(self.jobs_path):
-            jobs = self.jobs()
+            jobs, unreadable = self._jobs_to_change()
             if not any(j.name == job.name for j in jobs):
                 raise CronStoreError(f"no cron job is named {job.name!r}")
-            self._write_jobs([job if j.name == job.name else j for j in jobs])
+            self._write_jobs([job if j.name == job.name else j for j in jobs], unreadable)
         return job
 
     def remove(self, name: str) -> bool:
         if not self.jobs_path.exists():
             return False
         with locked(self.jobs_path):
-            jobs = self.jobs()
+            jobs, unreadable = self._jobs_to_change()
             kept = [j for j in jobs if j.name != name]
             if len(kept) == len(jobs):
                 return False
-            self._write_jobs(kept)
+            self._write_jobs(kept, unreadable)
         self.runs_path(name).unlink(missing_ok=True)
         self.set_due({name: None})
         return True

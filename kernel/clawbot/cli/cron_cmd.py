@@ -125,9 +125,13 @@ def list_jobs(state: CliState, as_json: bool) -> None:
 @click.pass_obj
 def remove(state: CliState, name: str) -> None:
     """Remove a job and its run history."""
+    from clawbot.automation.cron_store import CronStoreError
+
     store = _store(state)
     try:
         removed = store.remove(name)
+    except CronStoreError as exc:
+        _fail(str(exc), 1)
     except OSError as exc:
         _fail(f"{store.jobs_path} cannot be written ({exc.strerror or exc})", 1)
     if not removed:
