@@ -208,6 +208,7 @@ WHOLE_FILES: dict[str, Callable[[Path], tuple[Path, bytes | None]]] = {
     "runs:torn-last-line": lambda cron: (cron / "runs" / "bad.jsonl", (run_line(run("bad")) + '{"job": "bad", "run_id": "x2", "sta').encode()),
     "runs:empty": lambda cron: (cron / "runs" / "bad.jsonl", b""),
     "runs:directory": lambda cron: (cron / "runs" / "bad.jsonl", None),
+    "locks:directory": lambda cron: (cron / "locks" / "bad.lock", None),  # the job's run lock cannot be taken
 }
 
 
@@ -220,6 +221,7 @@ def lay_out(home: Path, damage: tuple[Path, bytes | None]) -> Path:
     for name in ("good", "bad"):
         (cron / "runs" / f"{name}.jsonl").write_text(run_line(run(name)), encoding="utf-8")
     path, payload = damage
+    path.parent.mkdir(exist_ok=True)
     if payload is None:
         path.unlink(missing_ok=True)
         path.mkdir()
@@ -291,7 +293,7 @@ async def test_a_wrong_value_in_any_field_of_a_cron_state_file(case: str, tmp_pa
 
 @pytest.mark.parametrize("case", sorted(WHOLE_FILES))
 async def test_a_cron_state_file_that_is_not_one(case: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    reported = case != "runs:empty"  # an empty history is a job that has not run
+    reported = case not in ("runs:empty", "locks:directory")  # an empty history is a job that has not run; the commands take no lock
     expected = {"good", "bad"} if not case.startswith("jobs.json") else set()
     with caplog.at_level(logging.WARNING):
         await check(tmp_path, case, WHOLE_FILES[case], reported, expected)
