@@ -79,12 +79,16 @@ def read_state(path: Path, what: str) -> Any:
 def decode_state(path: Path, payload: bytes, what: str) -> Any:
     """The JSON value in ``payload`` (read from ``path``); ``None``, reported once, when unusable."""
     try:
-        return json.loads(payload.decode("utf-8"))  # NaN or 1e999 load: the readers check every field
+        value = json.loads(payload.decode("utf-8"))  # NaN or 1e999 load: the readers check every field
     except UnicodeDecodeError:
         report_once(path, f"is not UTF-8 text; {what}")
+        return None
     except ValueError as exc:
         report_once(path, f"is not valid JSON ({_short(str(exc))}); {what}")
-    return None
+        return None
+    if value is None:  # ``null`` reads like a missing file to the callers: say it is not one
+        report_once(path, f"holds null, not its data; {what}")
+    return value
 
 
 def _short(text: str, limit: int = 120) -> str:
@@ -240,3 +244,24 @@ def locked(path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def append_line(path: Path, line: bytes, mode: int = PRIVATE_FILE_MODE, *, durable: bool = False) -> None:
+    """Append ``line`` (ending in ``\\n``) to the JSONL file ``path``, created with ``mode``.
+
+    A file whose last line was torn (a process killed mid-write) gets a line end first, so
+    the torn line stays one skipped line and never swallows this one. ``durable`` fsyncs:
+    for a record that must survive a power loss (a run recorded as started).
+    """
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, mode)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
+        view = memoryview(line)
+        while view:
+            view = view[os.write(fd, view) :]
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)

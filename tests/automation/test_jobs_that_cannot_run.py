@@ -76,7 +76,14 @@ async def test_a_run_cut_off_by_shutdown_is_recorded_as_interrupted(tmp_path: Pa
     await asyncio.sleep(0)
     await scheduler.aclose()
     [run] = store.runs("slow")
-    assert run.status == "failed" and run.error.startswith("interrupted")
+    assert run.status == "running"  # as after a kill: the next start decides what follows
+    _, again, retried = make(tmp_path, clock)
+    again.load()
+    await again.settle()
+    first, retry = store.runs("slow")
+    assert (first.run_id, first.status) == (run.run_id, "interrupted") and "run again at start-up (cron.catch_up = once)" in first.error
+    assert (retry.status, retry.reason, retry.scheduled_at) == ("ok", "retry", run.scheduled_at)
+    assert retried.calls == [("slow", T0 + timedelta(minutes=1), "retry")]
 
 
 @pytest.fixture

@@ -103,12 +103,17 @@ class CronServices:
 
     def cron_remove(self, name: str) -> bool:
         self._reachable_job(name)
-        removed = self._cron_store().remove(name)
+        from clawbot.automation.cron_store import CronStoreError
+
+        try:
+            removed = self._cron_store().remove(name)
+        except CronStoreError as exc:
+            raise ServiceUnavailable(str(exc)) from None
         self._cron_changed()
         return removed
 
     async def cron_run_now(self, name: str) -> CronRun:
-        store = self._cron_store()
+        self._cron_store()  # only the main session
         job = self._reachable_job(name)
         from clawbot.automation.cron_runner import job_session
 
@@ -116,10 +121,11 @@ class CronServices:
             raise ServiceUnavailable(
                 f"job {name!r} runs in this very session: it runs on its schedule, or with `clawbot cron run {name}` once this turn is over"
             )
-        if self.shared.cron is not None:
-            return await self.shared.cron.run_now(job)
-        from clawbot.automation.cron_runner import run_cron_job
+        from clawbot.automation.run_lock import JobRunning
+        from clawbot.automation.service import cron_scheduler
 
-        run = await run_cron_job(self.shared, job, datetime.now().astimezone(), "manual")
-        store.append_run(run)
-        return run
+        scheduler = self.shared.cron or cron_scheduler(self.shared)  # no gateway: run here, locked and recorded alike
+        try:
+            return await scheduler.run_now(job)
+        except JobRunning as exc:
+            raise ServiceUnavailable(f"{exc}; its result shows in its run history") from None

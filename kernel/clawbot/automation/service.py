@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from clawbot.automation.cron_runner import CronHost, run_cron_job
 from clawbot.automation.cron_store import CronStore
 from clawbot.automation.scheduler import Scheduler
 from clawbot.kernel import Kernel
@@ -17,9 +18,9 @@ def cron_store(kernel: Kernel) -> CronStore:
     return CronStore(kernel.paths.root / "cron", history=kernel.config.cron.history)
 
 
-def cron_scheduler(runtime: AgentRuntime) -> Scheduler:
-    """A scheduler whose runs are turns of ``runtime``'s agents (not started yet)."""
-    from clawbot.automation.cron_runner import run_cron_job
+def cron_scheduler(runtime: CronHost) -> Scheduler:
+    """A scheduler whose runs are turns of ``runtime``'s agents (not started yet); also what
+    runs a job once outside a gateway (``run_now``), with the same lock and records."""
 
     kernel = runtime.kernel
 

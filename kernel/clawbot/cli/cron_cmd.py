@@ -3,7 +3,11 @@
 Jobs live in ``<state>/cron/jobs.json``; a running gateway picks up changes within seconds.
 ``run`` runs a job now: in the running gateway when there is one (its channels deliver the
 reply), else in this process (a reply meant for a channel then cannot be delivered, and the
-run is recorded as failed for that reason).
+run is recorded as failed for that reason). A job runs once at a time across processes: a
+job running elsewhere is not started again here, and when the gateway dies while it runs
+the job for ``run``, the job is not run again here (the model would be asked twice): the
+command says so, and the run is handled as interrupted (``cron.catch_up``) when the gateway
+starts again, or run here by the next ``clawbot cron run``.
 """
 
 from __future__ import annotations
@@ -71,6 +75,8 @@ def add(
         added = add_job(store, job, state.load().config, datetime.now().astimezone())
     except JobError as exc:
         _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{store.jobs_path} cannot be written ({exc.strerror or exc})", 1)
     echo(f"added cron job {added.name}: {_schedule_text(added)}")
 
 
@@ -80,7 +86,7 @@ def add(
 @click.pass_obj
 def list_jobs(state: CliState, as_json: bool) -> None:
     """Every job, with its schedule, next run and last run."""
-    from clawbot.automation.schedule import ScheduleError, next_due
+    from clawbot.automation.schedule import ScheduleError, safe_next_due
 
     store = _store(state)
     jobs = store.jobs()
@@ -90,7 +96,7 @@ def list_jobs(state: CliState, as_json: bool) -> None:
     for job in jobs:
         try:
             after = max(filter(None, [last.get(job.name), datetime.now().astimezone()]))
-            due = next_due(job.schedule, after, tz) if job.enabled else None
+            due = safe_next_due(job.schedule, after, tz) if job.enabled else None
         except ScheduleError:
             due = None
         runs = store.runs(job.name)
@@ -119,7 +125,16 @@ def list_jobs(state: CliState, as_json: bool) -> None:
 @click.pass_obj
 def remove(state: CliState, name: str) -> None:
     """Remove a job and its run history."""
-    if not _store(state).remove(name):
+    from clawbot.automation.cron_store import CronStoreError
+
+    store = _store(state)
+    try:
+        removed = store.remove(name)
+    except CronStoreError as exc:
+        _fail(str(exc), 1)
+    except OSError as exc:
+        _fail(f"{store.jobs_path} cannot be written ({exc.strerror or exc})", 1)
+    if not removed:
         _fail(f"no cron job is named {name!r}", 1)
     echo(f"removed cron job {name}")
 
@@ -166,7 +181,7 @@ def _run_line(run) -> str:  # noqa: ANN001 - CronRun
 @click.pass_obj
 def run_now(state: CliState, name: str, as_json: bool) -> None:
     """Run a job now, in the running gateway when there is one."""
-    from clawbot.control.client import ApiUnavailable, find_gateway
+    from clawbot.control.client import ApiAnswerLost, ApiUnavailable, find_gateway
 
     client = find_gateway(state.paths().root)
     answer = None
@@ -174,6 +189,13 @@ def run_now(state: CliState, name: str, as_json: bool) -> None:
         client.timeout = 3600.0  # a run is a whole agent turn
         try:
             status, answer = client.call("POST", f"/v1/cron/{name}/run")
+        except ApiAnswerLost as exc:  # the gateway took the run and died: running it here would ask the model twice
+            _fail(
+                f"{exc}; the run of {name} it started was cut off and is not run again here. "
+                f"The gateway marks it interrupted and follows cron.catch_up for it when it starts again; "
+                f"to run it here instead, run `clawbot cron run {name}` again while the gateway is down",
+                1,
+            )
         except ApiUnavailable:
             answer = None  # gone since its endpoint file was written: run it here
         else:
@@ -187,21 +209,24 @@ def run_now(state: CliState, name: str, as_json: bool) -> None:
         answer = run_async(_run_here(state, job))
         if answer is None:
             sys.exit(130)
+        if isinstance(answer, str):
+            _fail(answer, 1)
     _print_run(answer, as_json)
 
 
-async def _run_here(state: CliState, job):  # noqa: ANN001, ANN202 - CronJob -> dict
+async def _run_here(state: CliState, job):  # noqa: ANN001, ANN202 - CronJob -> the run as a dict, or why it did not run
     from clawbot.agent.runtime import AgentRuntime
-    from clawbot.automation.cron_runner import run_cron_job
     from clawbot.automation.cron_store import converter
-    from clawbot.automation.service import cron_store
+    from clawbot.automation.run_lock import JobRunning
+    from clawbot.automation.service import cron_scheduler
 
     with user_errors():
         kernel = await state.kernel()
     runtime = AgentRuntime(kernel)
     try:
-        run = await run_cron_job(runtime, job, datetime.now().astimezone(), "manual")
-        cron_store(kernel).append_run(run)
+        run = await cron_scheduler(runtime).run_now(job)  # the job's lock and records, as in a gateway
+    except JobRunning as exc:
+        return f"{exc}; it is not started twice (`clawbot cron runs {job.name}` shows how it ends)"
     finally:
         await runtime.aclose()
         await kernel.aclose()

@@ -67,7 +67,8 @@ class CronConfig:
 
     ``catch_up``: what happens to runs missed while clawbot was down: ``once`` (one run now
     for all that were missed, the default), ``all`` (each missed run, up to 10), ``none``
-    (skipped, recorded as such). ``max_concurrent_runs``: jobs running at once.
+    (skipped, recorded as such); a run cut off by a crash or a kill is interrupted, and
+    ``once`` and ``all`` run it again at the next start. ``max_concurrent_runs``: jobs running at once.
     ``run_timeout_s``: a run that takes longer fails. ``history``: runs kept per job.
     """
 

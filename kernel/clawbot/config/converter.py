@@ -153,9 +153,10 @@ def _attrs_factory(cl: type[Any], conv: cattrs.Converter) -> Any:
     return hook
 
 
-def make_converter() -> cattrs.Converter:
-    """A fresh strict converter; callers own it (no module-level singleton)."""
-    conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+def make_converter(*, forbid_extra_keys: bool = True) -> cattrs.Converter:
+    """A fresh strict converter; callers own it (no module-level singleton). State files pass
+    ``forbid_extra_keys=False``: a newer clawbot's extra field must not make an entry unreadable."""
+    conv = cattrs.Converter(forbid_extra_keys=forbid_extra_keys, detailed_validation=True)
     for t in (str, int, float, bool):
         conv.register_structure_hook(t, _primitive(t))
     conv.register_structure_hook_factory(_is_literal, _literal_hook)

@@ -23,6 +23,11 @@ class ApiUnavailable(Exception):
     """The gateway went away or answered something that is not the API."""
 
 
+class ApiAnswerLost(ApiUnavailable):
+    """The request reached the gateway, but its answer never came back (the gateway died or
+    timed out meanwhile): what was asked may have been done, or cut off half-way."""
+
+
 class ApiClient:
     def __init__(self, host: str, port: int, token: str, *, pid: int = 0, started_at: float = 0.0, timeout: float = 10.0) -> None:
         self.host, self.port, self.pid, self.started_at = host, port, pid, started_at
@@ -51,15 +56,19 @@ class ApiClient:
         data = None if body is None else json.dumps(body).encode("utf-8")
         connection = self._connection(self.timeout)
         try:
-            connection.request(method, path, body=data, headers=self._headers(data))
-            response = connection.getresponse()
-            raw = response.read()
+            try:
+                connection.request(method, path, body=data, headers=self._headers(data))
+            except OSError as exc:
+                raise ApiUnavailable(f"the gateway at {self.address} cannot be reached: {exc}") from None
+            try:
+                response = connection.getresponse()
+                raw = response.read()
+            except (OSError, http.client.HTTPException) as exc:
+                raise ApiAnswerLost(f"the gateway at {self.address} stopped answering: {exc or type(exc).__name__}") from None
             try:
                 return response.status, json.loads(raw) if raw else None
             except ValueError:
                 raise ApiUnavailable(f"{self.address}{path} answered {response.status} with something that is not JSON") from None
-        except OSError as exc:
-            raise ApiUnavailable(f"the gateway at {self.address} cannot be reached: {exc}") from None
         finally:
             connection.close()
 

@@ -121,6 +121,7 @@ async def approve(request: web.Request) -> web.Response:
 async def cron_run(request: web.Request) -> web.Response:
     """Run a cron job now, in this gateway (its channels deliver); answers the finished run."""
     from clawbot.automation.cron_store import converter
+    from clawbot.automation.run_lock import JobRunning
 
     runtime = _channel(request).gateway.runtime
     scheduler = runtime.services.cron if runtime is not None else None
@@ -130,5 +131,8 @@ async def cron_run(request: web.Request) -> web.Response:
     job = scheduler.store.get(name)
     if job is None:
         return json_error(404, f"no cron job is named {name!r}")
-    run = await scheduler.run_now(job)
+    try:
+        run = await scheduler.run_now(job)
+    except JobRunning as exc:
+        return json_error(409, str(exc))
     return web.json_response(converter.unstructure(run))

@@ -77,10 +77,7 @@ async def turn_lock(path: Path, key: str) -> AsyncIterator[None]:
             await _wait(fd, key)
         except OSError as exc:  # a file system without flock (some network mounts)
             _unlocked(path, exc)
-        with contextlib.suppress(OSError):  # only used to name the holder to a waiting process
-            mark = f"{os.getpid()}\n".encode()
-            os.pwrite(fd, mark, 0)
-            os.ftruncate(fd, len(mark))
+        mark_holder(fd)
         yield
     finally:
         os.close(fd)  # closing releases the lock
@@ -92,7 +89,17 @@ def _unlocked(path: Path, exc: OSError) -> None:
     report_once(path, f"cannot be locked ({exc.strerror or exc}); turns of other clawbot processes on this session are not kept apart")
 
 
-def _holder(fd: int) -> str:
+def mark_holder(fd: int) -> None:
+    """Write this process's pid into the lock file ``fd`` it holds: only used to name the
+    holder to a process that finds the lock taken (:func:`holder_of`)."""
+    with contextlib.suppress(OSError):
+        mark = f"{os.getpid()}\n".encode()
+        os.pwrite(fd, mark, 0)
+        os.ftruncate(fd, len(mark))
+
+
+def holder_of(fd: int) -> str:
+    """Who holds the lock file ``fd``, as :func:`mark_holder` left it ("clawbot process 123")."""
     with contextlib.suppress(OSError, ValueError):
         pid = int(os.pread(fd, 32, 0).decode("ascii").strip())
         return f"clawbot process {pid}"
@@ -129,7 +136,7 @@ async def _wait(fd: int, key: str) -> None:
         with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
             loop.call_soon_threadsafe(settle, error)
 
-    holder = _holder(fd)
+    holder = holder_of(fd)
     log.warning("session %s has a turn running in %s; waiting for it to finish", key, holder)
     started = time.monotonic()
     threading.Thread(target=block, name=f"turn-lock {key}", daemon=True).start()

@@ -18,7 +18,7 @@ from clawbot.types.messages import Usage
 
 ScheduleKind = Literal["cron", "at", "every"]
 CronSession = Literal["isolated", "main"]
-CronRunStatus = Literal["ok", "failed", "skipped"]
+CronRunStatus = Literal["ok", "failed", "skipped", "running", "interrupted"]
 RunKind = Literal["chat", "heartbeat", "cron", "subagent"]
 
 
@@ -46,7 +46,9 @@ class CronJob:
 @attrs.frozen
 class CronRun:
     """One run of a job, as its history keeps it. ``delivered`` is ``None`` when the job
-    delivers nowhere; ``status`` is ``failed`` when the turn or the delivery failed."""
+    delivers nowhere; ``status`` is ``failed`` when the turn or the delivery failed,
+    ``running`` from before the run starts until it ends, ``interrupted`` when the process
+    running it was killed (found so by the next one)."""
 
     job: str
     run_id: str
@@ -58,7 +60,8 @@ class CronRun:
     error: str = ""
     session_key: str = ""
     reason: str = ""
-    """Why it ran: ``schedule``, ``catch-up`` (missed while clawbot was down), ``manual``."""
+    """Why it ran: ``schedule``, ``catch-up`` (missed while clawbot was down), ``retry`` (an
+    interrupted run run again at start-up), ``manual``."""
 
 
 @attrs.frozen
