@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from clawbot.agent.notices import outgoing_text, quoted
+from clawbot.agent.subagents import cut_off_announcement
 from clawbot.gateway.access import Access
 from clawbot.gateway.background import BackgroundService, serving
 from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
@@ -60,6 +61,7 @@ from clawbot.gateway.routing import Route, Router
 from clawbot.gateway.supervisor import supervise
 from clawbot.gateway.typing_indicator import typing_while
 from clawbot.kernel import Kernel
+from clawbot.sessions.keys import session_kind
 from clawbot.sessions.store import agent_of
 from clawbot.types import (
     Channel,
@@ -168,6 +170,7 @@ class Gateway:
             log.warning("%s", problem)
         if self.runtime is not None:
             self.runtime.port = self
+            self._announce_cut_off_subagents(self.runtime)
         # at once, before the channels start: nothing new is mistaken for left over
         self.inbox.prune()
         for left in self.inbox.pending():
@@ -472,6 +475,19 @@ class Gateway:
         message = self.last_chats.get(session_key)
         channel = self._channels.get(message.channel) if message is not None else None
         return None if channel is None or message is None else (channel, message)
+
+    def _announce_cut_off_subagents(self, runtime: AgentRuntime) -> None:
+        """Each sub-agent an earlier run left running is announced to its parent's chat as
+        interrupted (its model tells the person); one whose parent has no chat here goes nowhere."""
+        for run in runtime.services.subagents.take_cut_off():
+            origin = run.parent_origin
+            if session_kind(run.parent_session_key) == "subagent":  # its parent sub-agent was cut off too, and is announced
+                continue
+            if origin is None or origin.channel not in self._channels:
+                self.went_nowhere(f"sub-agent {run.run_id} of {run.parent_session_key} was interrupted by a restart; its chat is not running")
+                continue
+            log.info("sub-agent %s was interrupted by a restart: telling %s", run.run_id, run.parent_session_key)
+            self.inject(origin, run.parent_session_key, cut_off_announcement(run))
 
     def went_nowhere(self, what: str) -> None:
         """A reply clawbot had nowhere to send: one log line, and ``clawbot status`` shows it."""
