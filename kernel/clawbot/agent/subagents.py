@@ -107,7 +107,7 @@ def announcement(run: SubagentRun) -> str:
 
 @attrs.define(eq=False)
 class Subagents:
-    """The sub-agents of one running clawbot (kept in memory: a restart ends them)."""
+    """The sub-agents of one running clawbot (they end with it; :attr:`record` keeps the running ones on disk)."""
 
     shared: SharedServices
     _runs: dict[str, SubagentRun] = attrs.field(factory=dict)

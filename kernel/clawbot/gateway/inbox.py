@@ -145,6 +145,8 @@ class Inbox:
         found: list[tuple[float, Pending]] = []
         for path in self._files():
             data = read_state(path, UNREADABLE)
+            if data is not None and not isinstance(data, dict):
+                report_once(path, f"is not a JSON object; {UNREADABLE}")
             if not isinstance(data, dict) or "done" in data:
                 continue
             try:

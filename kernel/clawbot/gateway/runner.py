@@ -17,7 +17,10 @@ once in all, messages that arrive meanwhile queued. Slash commands are answered 
 lanes, by the dispatcher ``clawbot agent -m`` uses too
 (:mod:`clawbot.gateway.command_dispatch`), so ``/stop`` and ``/approve`` work while a turn
 runs. On stop, running turns get ``gateway.shutdown_grace_s`` to finish before they are
-cancelled (and recorded as interrupted); then the channels stop.
+cancelled (and recorded as interrupted); then the channels stop. A message accepted from a
+channel that can reach its chat later waits on disk until it is answered
+(:mod:`clawbot.gateway.inbox`): after a crash the next run answers it, or tells its sender
+when its turn had started.
 
 Everything handed to a channel leaves through one place, the gateway's
 :class:`~clawbot.gateway.outbox.Outbox` (notices set by the kernel alone, the notice mark
