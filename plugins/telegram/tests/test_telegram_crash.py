@@ -1,6 +1,7 @@
 """Telegram keeps the channel contract across a crash: a message the channel confirmed to
 Telegram is answered, or its sender told, after ``clawbot run`` was killed (SIGKILL) and
-started again; a message Telegram delivers twice is answered once."""
+started again; a message Telegram delivers twice is answered once; a heartbeat after a
+restart reaches the chat a person wrote from before it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 import attrs
 import pytest
 from clawbot.testing.channel_contract import CONTRACT_CONFIG, answered_or_told_after_a_crash
+from clawbot.testing.fake_llm import Reply
 
 from .fake_bot_api import FakeBotApi, User
 from .gatewaykit import clawbot_run, config_text
@@ -82,3 +84,21 @@ async def test_a_message_delivered_twice_is_answered_once(telegram: TelegramUnde
     asked = [str(request.body["messages"][-1]["content"]) for request in fake_llm_thread.requests]
     assert ["hello" in text for text in asked] == [True, False] and "and now?" in asked[1], asked
     assert telegram.received(0) == ["One answer.", "Another answer."]
+
+
+async def test_a_heartbeat_after_a_restart_reaches_the_chat_written_from_before_it(
+    telegram: TelegramUnderTest, api: FakeBotApi, fake_llm_thread, tmp_path: Path
+) -> None:
+    (tmp_path / "workspace" / "HEARTBEAT.md").write_text("- remind me of the dentist\n", encoding="utf-8")
+
+    def brain(request: Any) -> Reply:  # answers by who asks: the heartbeat, or Alice
+        asked = str(request.body["messages"][-1]["content"])
+        return Reply(text="Reminder: the dentist at 15:00." if "HEARTBEAT.md" in asked else "Hello Alice.")
+
+    fake_llm_thread.queue(*[brain] * 4)
+    async with telegram.run():  # its first heartbeat has no chat to go to yet
+        await telegram.write(0, "hi")
+        await api.wait_for(lambda: telegram.received(0) == ["Hello Alice."], what="the answer")
+    async with telegram.run():  # the heartbeat due at the start goes to Alice's chat
+        await api.wait_for(lambda: len(telegram.received(0)) == 2, timeout=30, what="the heartbeat's reminder")
+    assert telegram.received(0) == ["Hello Alice.", "Reminder: the dentist at 15:00."]
