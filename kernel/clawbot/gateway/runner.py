@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from clawbot.agent.notices import outgoing_text, quoted
+from clawbot.agent.subagent_record import CutOff
 from clawbot.agent.subagents import cut_off_announcement
 from clawbot.gateway.access import Access
 from clawbot.gateway.background import BackgroundService, serving
@@ -143,6 +144,8 @@ class Gateway:
     """Where accepted messages wait, on disk, until they are answered (:mod:`clawbot.gateway.inbox`)."""
     _left_over: dict[str, list[Pending]] = attrs.field(factory=dict)
     """What the last run accepted and did not answer, by channel, until the channel is up."""
+    _cut_off: dict[str, list[CutOff]] = attrs.field(factory=dict)
+    """The sub-agents the last run left running, by their parent's channel, until it is up."""
 
     @property
     def lanes(self) -> Lanes:
@@ -173,7 +176,7 @@ class Gateway:
             log.warning("%s", problem)
         if self.runtime is not None:
             self.runtime.port = self
-            self._announce_cut_off_subagents(self.runtime)
+            self._collect_cut_off_subagents(self.runtime)
         # at once, before the channels start: nothing new is mistaken for left over
         self.inbox.prune()
         for left in self.inbox.pending():
@@ -322,9 +325,14 @@ class Gateway:
         except OSError as exc:
             log.warning("the inbox could not record an answered message (%s): a restart may tell its sender again", exc)
 
-    def replay_inbox(self, channel: Channel) -> None:
+    def catch_up(self, channel: Channel) -> None:
         """Once per run, when ``channel`` is up: what the last run accepted on it and did not
-        answer is answered now, or, when its turn had started, its sender told."""
+        answer is answered now, or, when its turn had started, its sender told; each
+        sub-agent the last run left running is announced to its parent's chat as interrupted."""
+        for run in self._cut_off.pop(channel.name, []):
+            if run.parent_origin is not None:
+                log.info("sub-agent %s was interrupted by a restart: telling %s", run.run_id, run.parent_session_key)
+                self.inject(run.parent_origin, run.parent_session_key, cut_off_announcement(run))
         left_over = self._left_over.pop(channel.name, [])
         if not left_over:
             return
@@ -479,9 +487,10 @@ class Gateway:
         channel = self._channels.get(message.channel) if message is not None else None
         return None if channel is None or message is None else (channel, message)
 
-    def _announce_cut_off_subagents(self, runtime: AgentRuntime) -> None:
-        """Each sub-agent an earlier run left running is announced to its parent's chat as
-        interrupted (its model tells the person); one whose parent has no chat here goes nowhere."""
+    def _collect_cut_off_subagents(self, runtime: AgentRuntime) -> None:
+        """The sub-agents an earlier run left running, to announce to their parents' chats as
+        interrupted once those channels are up (their model tells the person); one whose
+        parent has no chat here goes nowhere."""
         for run in runtime.services.subagents.take_cut_off():
             origin = run.parent_origin
             if session_kind(run.parent_session_key) == "subagent":  # its parent sub-agent was cut off too, and is announced
@@ -489,8 +498,7 @@ class Gateway:
             if origin is None or origin.channel not in self._channels:
                 self.went_nowhere(f"sub-agent {run.run_id} of {run.parent_session_key} was interrupted by a restart; its chat is not running")
                 continue
-            log.info("sub-agent %s was interrupted by a restart: telling %s", run.run_id, run.parent_session_key)
-            self.inject(origin, run.parent_session_key, cut_off_announcement(run))
+            self._cut_off.setdefault(origin.channel, []).append(run)
 
     def went_nowhere(self, what: str) -> None:
         """A reply clawbot had nowhere to send: one log line, and ``clawbot status`` shows it."""

@@ -34,9 +34,9 @@ def unavailable(channel: Channel) -> str | None:
 
 
 def _running(gateway: Gateway, channel: Channel, board: ChannelBoard) -> None:
-    """``channel`` is up: what a crash left unanswered on it is handled now."""
+    """``channel`` is up: what a crash left unanswered or unannounced on it is handled now."""
     board.set(channel.name, "running")
-    gateway.replay_inbox(channel)
+    gateway.catch_up(channel)
 
 
 async def supervise(gateway: Gateway, channel: Channel, board: ChannelBoard) -> None:
