@@ -262,3 +262,28 @@ async def test_only_the_owners_turn_may_pick_a_sub_agents_model(make_kernel, fak
     await fake_channel.inject("go", peer_id="bob", chat_type="direct")  # the fake lets anyone in: bob is not the owner
     await chat.close()
     assert chat.runtime.services.subagents.running() == [] and "only the owner" in str(_parents_follow_up(brain).messages[-1])
+
+
+async def test_a_sub_agent_cut_off_by_a_stop_is_announced_to_its_chat_after_the_restart(make_kernel, fake_channel, workspace) -> None:
+    brain = Brain([[spawn("a")], "started"], sub=[ToolCallBlock("h", "hang", {})])
+    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
+    config = _config(workspace).split("[agents.defaults.model]")[0]
+    chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=config, plugins=plugins)
+    await fake_channel.inject("go", **OWNER)
+    (run,) = chat.runtime.services.subagents.of_parent(MAIN)
+    await chat.close()  # clawbot stops while the sub-agent runs: nobody is left to tell now
+    told = len(fake_channel.texts())
+    later = Brain(["The background work was cut off by the restart; shall I start it again?"])
+    chat = await open_chat(make_kernel, fake_channel, later, tools=_tools(), config=config, plugins=plugins)
+    try:
+        await eventually(lambda: len(fake_channel.texts()) > told, timeout=30)
+        assert fake_channel.texts()[told:] == ["The background work was cut off by the restart; shall I start it again?"]
+        (asked,) = later.requests
+        assert run.run_id in asked.messages[-1].text and "was interrupted" in asked.messages[-1].text
+        assert fake_channel.sent[-1].peer_id == OWNER["peer_id"]
+    finally:
+        await chat.close()
+    again = Brain([])
+    chat = await open_chat(make_kernel, fake_channel, again, tools=_tools(), config=config, plugins=plugins)
+    await chat.close()
+    assert again.requests == []  # announced once

@@ -111,7 +111,18 @@ async def test_health_and_sessions_report_the_gateway(make_kernel) -> None:
             sessions = await response.json()
     assert {c["name"] for c in health["channels"]} == {"fake", "api"}
     assert health["pid"] > 0 and health["uptime_s"] >= 0 and health["running_turns"] == []
+    assert health["undelivered"] == []  # no reply went nowhere
     assert isinstance(sessions, list)
+
+
+async def test_a_reply_with_nowhere_to_go_is_in_the_health_report(make_kernel) -> None:
+    kernel = await make_kernel()
+    async with serving(kernel) as api, aiohttp.ClientSession() as http:
+        api.gateway.went_nowhere("a heartbeat reply of agent main: heartbeat.target has no chat to send it to")
+        async with http.get(url(api, "/v1/health"), headers=auth(api)) as response:
+            health = await response.json()
+    (undelivered,) = health["undelivered"]
+    assert "no chat to send it to" in undelivered["what"] and undelivered["at"] > 0
 
 
 async def test_the_api_keeps_serving_after_a_chat_ended_until_clawbot_stops(make_kernel) -> None:

@@ -206,7 +206,7 @@ async def test_a_busy_main_session_is_skipped_without_a_model_call_and_runs_at_t
 
 
 async def test_target_none_and_no_chat_yet_deliver_nowhere(make_kernel) -> None:
-    for target in ("none", "last"):
+    for target in ("last", "none"):  # first: nobody wrote yet (a chat is remembered across restarts)
         channel = LiveChannel()
         provider = Streaming("hello", "Two open follow-ups in memory/ need an answer this week; I drafted both for you.")
         opened, service, _ = await chat(make_kernel, provider, channel, target=target)
@@ -219,6 +219,28 @@ async def test_target_none_and_no_chat_yet_deliver_nowhere(make_kernel) -> None:
             assert len(channel.sent) == sent and "follow-ups" not in channel.shown()
         finally:
             await opened.close()
+
+
+async def test_the_last_chat_survives_a_restart_and_a_reply_with_nowhere_to_go_is_logged_and_kept(make_kernel, caplog) -> None:
+    before = LiveChannel()
+    opened, service, _ = await chat(make_kernel, Streaming("Nothing due, but here is a note for nobody.", "hello"), before)
+    try:
+        lost = await beat(service, opened.gateway)  # nobody wrote yet: the reply has nowhere to go
+        assert [b.status for b in lost] == ["ran"]
+        (undelivered,) = opened.gateway.undelivered
+        assert "heartbeat" in undelivered["what"] and "no chat" in undelivered["what"]
+        assert any("went nowhere" in r.getMessage() and r.levelname == "WARNING" for r in caplog.records)
+        await before.inject("hi", peer_id="user-7")
+    finally:
+        await opened.close()
+    after = LiveChannel()  # the gateway restarted: the same channel, a new process
+    opened, service, _ = await chat(make_kernel, Streaming("Reminder: the dentist called back, 15:00 today."), after)
+    try:
+        await beat(service, opened.gateway)
+        assert [(m.peer_id, m.text) for m in after.sent] == [("user-7", "Reminder: the dentist called back, 15:00 today.")]
+        assert not opened.gateway.undelivered
+    finally:
+        await opened.close()
 
 
 async def test_a_failing_heartbeat_is_logged_and_the_gateway_goes_on(make_kernel, caplog) -> None:

@@ -60,7 +60,7 @@ async def _answer(make_kernel, workspace: Path, reply: str, channel: FakeChannel
     kernel = await make_kernel(config=f'[agents.defaults]\nworkspace = "{workspace}"\n')
     gateway = Gateway(kernel, respond, "main")
     task = asyncio.create_task(gateway.run([channel]))
-    await channel.inject("hi", message_id="m-7")
+    await channel.inject("hi")
     gateway.stop()
     await task
     return channel

@@ -11,6 +11,11 @@ the model reports; a sub-agent that started its own waits for their results befo
 answers. Nesting is limited by ``max_depth`` (1: a sub-agent spawns none, and is not even
 offered ``sessions_spawn``), and a sub-agent's tools are those its agent's policy allows
 that its parent had too: delegating never widens what may run.
+
+A run ends with the process that started it. Each one running is written down
+(:mod:`clawbot.agent.subagent_record`), so the next ``clawbot run`` tells each parent chat
+whose sub-agent a crash or a stop cut off, as a system event (:func:`cut_off_announcement`);
+a parent with no chat to tell is logged and shown by ``clawbot status``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from clawbot.agent.subagent_record import CutOff, SubagentRecord
 from clawbot.sessions.keys import session_kind
 from clawbot.sessions.store import agent_of
 from clawbot.types import InboundMessage, Message, Role, ServiceUnavailable, SessionEvent, SubagentSummary, TextBlock, TurnTrust
@@ -80,6 +86,14 @@ def _event_message(text: str) -> Message:
     return Message(Role.USER, (TextBlock(text),), meta={"channel": SESSION_CHANNEL, "chat_type": "session", "system_event": True})
 
 
+def cut_off_announcement(run: CutOff) -> str:
+    """What the parent's model reads when clawbot stopped while ``run`` ran: its result is lost."""
+    return (
+        f"Sub-agent {run.run_id} (agent {run.agent_id}, session {run.session_key}) was interrupted: clawbot stopped while it ran, "
+        f"and its result is lost.\nTask: {_line(run.task)}\nTell the user it did not finish, and what that means for their request."
+    )
+
+
 def announcement(run: SubagentRun) -> str:
     """What the parent's model reads when ``run`` ended: how, and its result (as data)."""
     from clawbot.safetext import fence
@@ -95,7 +109,7 @@ def announcement(run: SubagentRun) -> str:
 
 @attrs.define(eq=False)
 class Subagents:
-    """The sub-agents of one running clawbot (kept in memory: a restart ends them)."""
+    """The sub-agents of one running clawbot (they end with it; :attr:`record` keeps the running ones on disk)."""
 
     shared: SharedServices
     _runs: dict[str, SubagentRun] = attrs.field(factory=dict)
@@ -103,6 +117,31 @@ class Subagents:
     _inbox: dict[str, asyncio.Queue[str]] = attrs.field(factory=dict)
     #: parent session -> how many of its runs a one-shot CLI run has already waited for
     _counted: dict[str, int] = attrs.field(factory=dict)
+
+    @property
+    def record(self) -> SubagentRecord:
+        """The runs on disk, for the next gateway to announce the ones it finds cut off."""
+        return SubagentRecord(self.shared.kernel.paths.root / "gateway" / "subagents.json")
+
+    def take_cut_off(self) -> list[CutOff]:
+        """The runs an earlier process left running (it crashed or stopped), forgotten on disk."""
+        try:
+            return self.record.take_cut_off()
+        except OSError as exc:
+            log.warning("the sub-agents a restart cut off cannot be read (%s): they are not announced", exc)
+            return []
+
+    def _write_down(self, run: SubagentRun) -> None:
+        try:
+            self.record.started(run.run_id, run.agent_id, run.session_key, run.task, run.parent_session_key, run.parent_origin)
+        except OSError as exc:
+            log.warning("sub-agent %s is not written down (%s): a crash now would end it unannounced", run.run_id, exc)
+
+    def _cross_off(self, run: SubagentRun) -> None:
+        try:
+            self.record.ended(run.run_id)
+        except OSError as exc:
+            log.warning("sub-agent %s could not be crossed off (%s): a restart may announce it as interrupted", run.run_id, exc)
 
     @property
     def _settings(self):  # noqa: ANN202 - SubagentsConfig
@@ -232,6 +271,7 @@ class Subagents:
         )
         self._forget_old()
         self._runs[run_id] = run
+        self._write_down(run)
         from clawbot.agent.user_turns import session_message
 
         message = session_message(task, from_session=parent_session_key, from_agent=parent_agent)
@@ -271,7 +311,8 @@ class Subagents:
                 if child.parent_session_key == run.session_key and child.status == "running" and child.job is not None:
                     child.stop_asked = True
                     child.job.cancel()
-            if not shutting_down:
+            if not shutting_down:  # cut off by a stop: left written down, for the next gateway to announce
+                self._cross_off(run)
                 await self._ended(run)
 
     async def _ended(self, run: SubagentRun) -> None:

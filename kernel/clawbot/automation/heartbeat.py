@@ -12,8 +12,9 @@ busy (a turn runs or waits there); the next slot comes ``every_minutes`` later a
 The reply is read like any other (:mod:`clawbot.gateway.reply_protocol`): ``HEARTBEAT_OK``
 with at most ``ack_max_chars`` of other text is never sent, not even while it streams. A
 longer reply goes to ``target``: ``last``, the chat a person last wrote to the main session
-from since the gateway started, or ``none``. With no such chat yet the turn still runs (the
-agent may act on its checklist with its tools) and its reply goes nowhere. A failing
+from (kept across restarts: :mod:`clawbot.gateway.last_chats`), or ``none``. With no such
+chat yet the turn still runs (the agent may act on its checklist with its tools) and its
+reply goes nowhere: logged as a warning and shown by ``clawbot status``. A failing
 heartbeat is logged; the gateway goes on.
 
 The service's time is a :data:`~clawbot.agent.clock.Clock` and its waiting an injected
@@ -57,16 +58,21 @@ class Beat:
 
 class Nowhere(Channel):
     """Where a heartbeat's reply goes when it has no chat to go to (``target = "none"``, or
-    nobody wrote to the main session yet): nowhere, and nothing is shown live."""
+    nobody wrote to the main session yet): nowhere, and nothing is shown live. A reply that
+    arrives here is logged and shown by ``clawbot status`` (``went_nowhere``)."""
 
     name = "heartbeat"
     capabilities = ChannelCapabilities()
+
+    def __init__(self, went_nowhere: Callable[[str], None], agent_id: str) -> None:
+        self._went_nowhere = went_nowhere
+        self._agent_id = agent_id
 
     async def start(self, sink: InboundSink) -> None:
         return None
 
     async def send(self, message: OutboundMessage) -> str | None:
-        log.info("a heartbeat reply was not delivered: heartbeat.target has no chat to send it to")
+        self._went_nowhere(f"a heartbeat reply of agent {self._agent_id}: heartbeat.target has no chat to send it to")
         return None
 
 
@@ -76,7 +82,6 @@ class HeartbeatService:
     clock: Clock = utc_now
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
     _next: dict[str, datetime] = attrs.field(factory=dict)
-    _nowhere: Nowhere = attrs.field(factory=Nowhere)
     _refusals_logged: set[tuple[str, str]] = attrs.field(factory=set)
 
     async def serve(self, gateway: Any) -> None:
@@ -133,8 +138,10 @@ class HeartbeatService:
         # The turn carries the trust of the chat it answers (someone else's chat under
         # dm_scope = "main": theirs); with no chat, the owner's, whose configuration and
         # HEARTBEAT.md (which only the owner's turns can write) are all it runs on.
-        nowhere = InboundMessage(channel=self._nowhere.name, peer_id="heartbeat", text="", from_owner=True)
-        channel, origin = chat if chat is not None else (self._nowhere, nowhere)
+        if chat is None:
+            nowhere = Nowhere(gateway.went_nowhere, agent_id)
+            chat = (nowhere, InboundMessage(channel=nowhere.name, peer_id="heartbeat", text="", from_owner=True))
+        channel, origin = chat
         event = attrs.evolve(origin, text=heartbeat.prompt, system_event=True, message_id=None, reply_to_id=None, timestamp=now, attachments=(), mentions=())
         log.info("heartbeat of agent %s", agent_id)
         answered = gateway.run_event(channel, event, session_key, kind="heartbeat", model=heartbeat.model or None)

@@ -44,6 +44,9 @@ def run_through_gateway(client: Any, text: str, agent_id: str | None, session: s
         _stop(client, printer.session or session, agent_id)
         echo("interrupted; the turn is recorded as aborted", err=True)
         return 130
+    if not printer.over:  # the answer ended before the gateway said the turn was over: it died
+        echo("error: the gateway stopped before the turn finished: no reply", err=True)
+        return 1
     return printer.code
 
 
@@ -59,6 +62,8 @@ class _Printer:
     def __init__(self, client: Any, as_json: bool, *, interactive: bool) -> None:
         self.client, self.as_json, self.interactive = client, as_json, interactive
         self.code = 0
+        self.over = False
+        """The gateway said the turn is over (``done``), or the reply left nothing to wait for."""
         self.session: str | None = None
         self.agent: str | None = None
         self.command: str | None = None
@@ -79,11 +84,13 @@ class _Printer:
             self.replies.append(event.get("text", ""))
             if not self.as_json:
                 echo(event.get("text", ""))
-            return self._settle()
+            self.over = self._settle()
+            return self.over
         elif kind == "error":
             echo(f"error: {event.get('text', '')}" if event.get("code") != 2 else event.get("text", ""), err=True)
             self.code = event.get("code") or 1
         elif kind == "done":
+            self.over = True
             self._done(event)
             return True
         return False

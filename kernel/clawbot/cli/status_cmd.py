@@ -57,6 +57,10 @@ def status(state: CliState, as_json: bool) -> None:
     echo(f"running turns: {', '.join(turns) if turns else 'none'}")
     for row in health.get("heartbeats") or []:
         echo(f"heartbeats ({row.get('agent')}): {_heartbeat_line(row)}")
+    for row in health.get("undelivered") or []:
+        when = row.get("at")
+        ago = f"{_duration(time.time() - when)} ago" if isinstance(when, int | float) else "?"
+        echo(f"went nowhere ({ago}): {row.get('what', '')}")
 
 
 def _heartbeat_line(row: dict[str, Any]) -> str:

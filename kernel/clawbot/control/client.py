@@ -92,8 +92,8 @@ class ApiClient:
             while True:
                 try:
                     line = response.readline()
-                except OSError as exc:
-                    raise ApiUnavailable(f"the gateway at {self.address} went away during the turn: {exc}") from None
+                except (OSError, http.client.HTTPException) as exc:  # a reply cut off mid-chunk: IncompleteRead
+                    raise ApiUnavailable(f"the gateway at {self.address} stopped before the turn finished: {exc}") from None
                 if not line:
                     return
                 line = line.strip()

@@ -57,6 +57,8 @@ async def health(request: web.Request) -> web.Response:
             "channels": channel.health(),
             "running_turns": gateway.running_sessions(),
             "heartbeats": heartbeat_report(gateway.kernel),
+            # replies clawbot had no chat for (a heartbeat with no chat yet), newest last
+            "undelivered": list(gateway.undelivered),
             # the plugins' pages a person opens (the web chat's /chat/), by the plugin offering them
             "pages": [
                 {"path": route.path, "plugin": plugin}

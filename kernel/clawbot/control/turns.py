@@ -106,6 +106,12 @@ def result_of(channel: ApiChannel, stream: TurnStream, before: Any) -> dict[str,
     }
 
 
+def unanswered(channel: ApiChannel, stream: TurnStream) -> str | None:
+    """Why the client's message got no reply (dropped, stopped, clawbot stopping), if so."""
+    lanes = channel.gateway.lanes
+    return next((why for turn in stream.turns if (why := lanes.why_unanswered(turn)) is not None), None)
+
+
 async def turn_events(channel: ApiChannel, body: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
     try:
         text, agent_id, session_key = resolve_target(channel, body)
@@ -120,21 +126,27 @@ async def turn_events(channel: ApiChannel, body: dict[str, Any]) -> AsyncIterato
     try:
         await channel.submit(stream, text)
         ended = asyncio.create_task(stream.until_over(lambda: channel.waiting(stream), lambda: channel.session_quiet(session_key)))
+        answered = False
         try:
             while True:
                 getter = asyncio.create_task(stream.events.get())
                 await asyncio.wait({getter, ended}, return_when=asyncio.FIRST_COMPLETED)
                 if getter.done():
-                    yield getter.result()
-                    continue
-                getter.cancel()
-                while not stream.events.empty():
-                    yield stream.events.get_nowait()
-                break
+                    event = getter.result()
+                else:
+                    getter.cancel()
+                    if stream.events.empty():
+                        break
+                    event = stream.events.get_nowait()
+                answered = answered or event.get("type") in ("reply", "error")
+                yield event
         finally:
             ended.cancel()
         done: dict[str, Any] = {"type": "done"}
         if start.get("command") is None:
+            why = None if answered else unanswered(channel, stream)
+            if why is not None:  # the client exits non-zero, saying why
+                yield {"type": "error", "text": f"no reply: {why}", "code": 1}
             done["result"] = result_of(channel, stream, before)
         yield done
     finally:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal
 
@@ -34,6 +35,12 @@ import attrs
 from clawbot.types import Channel, InboundMessage, RunKind
 
 log = logging.getLogger(__name__)
+
+# why a message got no answer (Lanes.why_unanswered), as one line for whoever waits on it
+DROPPED = "dropped unanswered: more than gateway.queue.cap messages waited in its session"
+STOPPED = "stopped by /stop before it was answered"
+STOPPING = "clawbot was stopping and did not answer it"
+CUT_OFF = "clawbot stopped before its turn finished (gateway.shutdown_grace_s ran out)"
 
 
 @attrs.frozen(eq=False)
@@ -48,6 +55,8 @@ class Waiting:
     """What asks for the turn: a chat message (or clawbot's event), or a heartbeat ..."""
     model: str | None = None
     """The model of this turn only (a heartbeat's own model), ``None``: the session's."""
+    kept: str | None = None
+    """Its key in the gateway's durable inbox (:mod:`clawbot.gateway.inbox`), if it is kept there."""
 
     def chat(self) -> tuple[object, ...]:
         """What one turn's messages must share: the chat they came from, who wrote them in
@@ -87,32 +96,43 @@ class Lanes:
     debounce_s: float = 1.0
     cap: int = 20
     _lanes: dict[str, _Lane] = attrs.field(factory=dict)
+    _why: weakref.WeakKeyDictionary[asyncio.Future[None], str] = attrs.field(factory=weakref.WeakKeyDictionary)
     _slots: asyncio.Semaphore = attrs.field(init=False)
     _closed: bool = False
 
     def __attrs_post_init__(self) -> None:
         self._slots = asyncio.Semaphore(max(1, self.max_concurrent))
 
-    def submit(self, session_key: str, channel: Channel, message: InboundMessage, *, kind: RunKind = "chat", model: str | None = None) -> asyncio.Future[None]:
-        """Queue ``message`` in its session's lane; the future is done once it was answered."""
+    def submit(
+        self, session_key: str, channel: Channel, message: InboundMessage, *, kind: RunKind = "chat", model: str | None = None, kept: str | None = None
+    ) -> asyncio.Future[None]:
+        """Queue ``message`` in its session's lane; the future is done once it was answered.
+        ``kept``: its key in the durable inbox."""
         answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if self._closed:  # shutting down: nothing new starts
             log.info("message for %s not answered: clawbot is stopping", session_key)
             answered.set_result(None)
-            self._unanswered(Waiting(channel, message, answered))
+            self._why[answered] = STOPPING
+            self._unanswered(Waiting(channel, message, answered, kept=kept))
             return answered
         lane = self._lanes.get(session_key)
         if lane is None:
             lane = self._lanes[session_key] = _Lane()
-        lane.waiting.append(Waiting(channel, message, answered, kind, model))
+        lane.waiting.append(Waiting(channel, message, answered, kind, model, kept))
         lane.arrived.set()
         while len(lane.waiting) > self.cap:
             dropped = lane.waiting.popleft()
+            self._why.setdefault(dropped.answered, DROPPED)
             _done(dropped)
             self.on_dropped(dropped)
         if lane.worker is None:
             lane.worker = asyncio.create_task(self._work(session_key, lane), name=f"lane:{session_key}")
         return answered
+
+    def why_unanswered(self, answered: asyncio.Future[None]) -> str | None:
+        """Why the message ``answered`` belongs to got no answer (``None``: it got one, or
+        is still waiting for it): it was dropped, stopped, or clawbot stopped first."""
+        return self._why.get(answered)
 
     def busy(self, session_key: str) -> bool:
         """Whether a turn runs, or waits to run, in ``session_key``."""
@@ -131,7 +151,7 @@ class Lanes:
         lane = self._lanes.get(session_key)
         if lane is None:
             return 0, 0
-        dropped = self._drop_waiting(lane)
+        dropped = self._drop_waiting(lane, STOPPED)
         turn = lane.turn
         if turn is None or turn.done():
             return 0, dropped
@@ -148,7 +168,7 @@ class Lanes:
                 log.info("%d waiting message(s) not answered: clawbot is stopping", len(lane.waiting))
             for waiting in lane.waiting:
                 self._unanswered(waiting)
-            self._drop_waiting(lane)
+            self._drop_waiting(lane, STOPPING)
         workers = [lane.worker for lane in lanes if lane.worker is not None]
         if not workers:
             return
@@ -159,6 +179,7 @@ class Lanes:
             if lane.turn is not None and not lane.turn.done():
                 lane.turn.cancel()
                 for waiting in lane.batch:
+                    self._why.setdefault(waiting.answered, CUT_OFF)
                     self._unanswered(waiting)
         for worker in late:
             worker.cancel()
@@ -171,9 +192,10 @@ class Lanes:
             except Exception:
                 log.exception("telling a sender clawbot stopped failed")
 
-    def _drop_waiting(self, lane: _Lane) -> int:
+    def _drop_waiting(self, lane: _Lane, why: str) -> int:
         dropped = len(lane.waiting)
         for waiting in lane.waiting:
+            self._why.setdefault(waiting.answered, why)
             _done(waiting)
         lane.waiting.clear()
         lane.arrived.set()  # a lane waiting for quiet looks again, and finds nothing
@@ -197,6 +219,8 @@ class Lanes:
                         await asyncio.wait([lane.turn])
                     finally:
                         for waiting in batch:
+                            if lane.turn.cancelled():
+                                self._why.setdefault(waiting.answered, STOPPED)
                             _done(waiting)
                         if lane.turn.done() and not lane.turn.cancelled() and lane.turn.exception() is not None:
                             log.error("a turn in %s failed", session_key, exc_info=lane.turn.exception())
@@ -204,7 +228,7 @@ class Lanes:
         finally:
             lane.worker = None
             if self._lanes.get(session_key) is lane and (not lane.waiting or self._closed):
-                self._drop_waiting(lane)
+                self._drop_waiting(lane, STOPPING)
                 del self._lanes[session_key]
 
     async def _quiet(self, lane: _Lane) -> None:

@@ -17,7 +17,10 @@ once in all, messages that arrive meanwhile queued. Slash commands are answered 
 lanes, by the dispatcher ``clawbot agent -m`` uses too
 (:mod:`clawbot.gateway.command_dispatch`), so ``/stop`` and ``/approve`` work while a turn
 runs. On stop, running turns get ``gateway.shutdown_grace_s`` to finish before they are
-cancelled (and recorded as interrupted); then the channels stop.
+cancelled (and recorded as interrupted); then the channels stop. A message accepted from a
+channel that can reach its chat later waits on disk until it is answered
+(:mod:`clawbot.gateway.inbox`): after a crash the next run answers it, or tells its sender
+when its turn had started.
 
 Everything handed to a channel leaves through one place, the gateway's
 :class:`~clawbot.gateway.outbox.Outbox` (notices set by the kernel alone, the notice mark
@@ -37,25 +40,32 @@ agent, in the background (:func:`clawbot.agent.memory.start_memory`).
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from clawbot.agent.notices import outgoing_text, quoted
+from clawbot.agent.subagent_record import CutOff
+from clawbot.agent.subagents import cut_off_announcement
 from clawbot.gateway.access import Access
 from clawbot.gateway.background import BackgroundService, serving
 from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
 from clawbot.gateway.commands import ParsedCommand, shadowed_commands
 from clawbot.gateway.health import ChannelBoard, ChannelHealth
+from clawbot.gateway.inbox import Inbox, Pending, inbox_key
 from clawbot.gateway.lanes import Lanes, Waiting
+from clawbot.gateway.last_chats import LastChats
 from clawbot.gateway.live import live_turn, responder_takes
 from clawbot.gateway.outbox import Outbox
 from clawbot.gateway.routing import Route, Router
 from clawbot.gateway.supervisor import supervise
 from clawbot.gateway.typing_indicator import typing_while
 from clawbot.kernel import Kernel
+from clawbot.sessions.keys import session_kind
 from clawbot.sessions.store import agent_of
 from clawbot.types import (
     Channel,
@@ -81,6 +91,9 @@ STOPPING_NOTICE = "clawbot is stopping and did not answer this message; send it 
 #: how long the senders clawbot could not answer are given to hear so, before channels stop
 TELL_BEFORE_STOP_S = 3.0
 DROPPED_NOTICE = "Too many messages were waiting for an answer here: this one was dropped unanswered."
+#: how many replies with nowhere to go ``clawbot status`` can show
+UNDELIVERED_KEPT = 20
+INTERRUPTED_NOTICE = "clawbot stopped unexpectedly while answering this message and did not finish; send it again if you still need an answer."
 
 
 def enabled_channels(kernel: Kernel) -> list[Channel]:
@@ -121,9 +134,18 @@ class Gateway:
     _telling: set[asyncio.Task[None]] = attrs.field(factory=set)
     outbox: Outbox = attrs.field(default=attrs.Factory(lambda self: Outbox(self.kernel, self.agent_id), takes_self=True))
     _channels: dict[str, Channel] = attrs.field(factory=dict)
-    _last_chat: dict[str, tuple[Channel, InboundMessage]] = attrs.field(factory=dict)
+    last_chats: LastChats = attrs.field(default=attrs.Factory(lambda self: LastChats(self.kernel.paths.root / "gateway" / "last-chats.json"), takes_self=True))
+    """The chat a person last wrote to each session from, kept across restarts (:mod:`clawbot.gateway.last_chats`)."""
+    undelivered: collections.deque[dict[str, Any]] = attrs.field(factory=lambda: collections.deque(maxlen=UNDELIVERED_KEPT))
+    """The latest replies clawbot had nowhere to send (``clawbot status`` shows them)."""
     services: list[BackgroundService] = attrs.field(factory=list)
     """Run beside the channels while the gateway runs (heartbeats, cron), stopped with it."""
+    inbox: Inbox = attrs.field(default=attrs.Factory(lambda self: Inbox(self.kernel.paths.root / "inbox"), takes_self=True))
+    """Where accepted messages wait, on disk, until they are answered (:mod:`clawbot.gateway.inbox`)."""
+    _left_over: dict[str, list[Pending]] = attrs.field(factory=dict)
+    """What the last run accepted and did not answer, by channel, until the channel is up."""
+    _cut_off: dict[str, list[CutOff]] = attrs.field(factory=dict)
+    """The sub-agents the last run left running, by their parent's channel, until it is up."""
 
     @property
     def lanes(self) -> Lanes:
@@ -154,6 +176,11 @@ class Gateway:
             log.warning("%s", problem)
         if self.runtime is not None:
             self.runtime.port = self
+            self._collect_cut_off_subagents(self.runtime)
+        # at once, before the channels start: nothing new is mistaken for left over
+        self.inbox.prune()
+        for left in self.inbox.pending():
+            self._left_over.setdefault(left.message.channel, []).append(left)
         tasks = [asyncio.create_task(supervise(self, c, self._board), name=f"channel:{c.name}") for c in channels]
         await self.kernel.plugins.notify("clawbot_gateway_start", event=GatewayEvent(names, self.kernel.config))
         from clawbot.agent.memory import start_memory
@@ -236,7 +263,7 @@ class Gateway:
             return asyncio.create_task(self._turn_away(channel, message, session_key, verdict.reply))
         log.debug("message on %s routed to agent %s", channel.name, route.describe())
         if command is None:
-            return self._start_answer(channel, message, session_key)
+            return await self._keep_and_answer(channel, message, session_key)
         if command.name not in ACTS_AT_ONCE:  # answered beside a running turn: /status works while one runs
             return asyncio.create_task(self._command(channel, message, session_key, command))
         # /stop and /new act before the next message is read, so that one lands in the new session
@@ -266,6 +293,76 @@ class Gateway:
     def _start_answer(self, channel: Channel, message: InboundMessage, session_key: str) -> asyncio.Future[None]:
         return self.lanes.submit(session_key, channel, message)
 
+    async def _keep_and_answer(self, channel: Channel, message: InboundMessage, session_key: str) -> asyncio.Future[None]:
+        """Queue a person's ``message`` once it is on disk, so a crash cannot lose it
+        (:mod:`clawbot.gateway.inbox`); a message delivered again is answered once. Only for
+        channels that can reach a chat later: the others' senders wait on an open request
+        that a crash ends, and learn it so."""
+        if not channel.capabilities.unprompted or message.system_event:
+            return self._start_answer(channel, message, session_key)
+        key = inbox_key(channel.name, message)
+        if message.message_id is not None and await asyncio.to_thread(self.inbox.seen, key):
+            log.info("message %s on %s arrived again: it is answered once", message.message_id, channel.name)
+            again: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            again.set_result(None)
+            return again
+        try:
+            await asyncio.to_thread(self.inbox.add, key, message, session_key)
+        except OSError as exc:
+            log.warning("a message on %s is answered but not kept on disk (%s): a crash now would lose it", channel.name, exc)
+            return self._start_answer(channel, message, session_key)
+        return self._answer_kept(channel, message, session_key, key)
+
+    def _answer_kept(self, channel: Channel, message: InboundMessage, session_key: str, key: str) -> asyncio.Future[None]:
+        answered = self.lanes.submit(session_key, channel, message, kept=key)
+        answered.add_done_callback(lambda _: self._forget_kept(key))
+        return answered
+
+    def _forget_kept(self, key: str) -> None:
+        """The message was answered (or dropped, or its sender told): a restart leaves it be."""
+        try:
+            self.inbox.finish(key)
+        except OSError as exc:
+            log.warning("the inbox could not record an answered message (%s): a restart may tell its sender again", exc)
+
+    def catch_up(self, channel: Channel) -> None:
+        """Once per run, when ``channel`` is up: what the last run accepted on it and did not
+        answer is answered now, or, when its turn had started, its sender told; each
+        sub-agent the last run left running is announced to its parent's chat as interrupted."""
+        for run in self._cut_off.pop(channel.name, []):
+            if run.parent_origin is not None:
+                log.info("sub-agent %s was interrupted by a restart: telling %s", run.run_id, run.parent_session_key)
+                self.inject(run.parent_origin, run.parent_session_key, cut_off_announcement(run))
+        left_over = self._left_over.pop(channel.name, [])
+        if not left_over:
+            return
+        task = asyncio.create_task(self._replay(channel, left_over), name=f"inbox:{channel.name}")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _replay(self, channel: Channel, left_over: list[Pending]) -> None:
+        for pending in left_over:
+            if self.stopping:
+                return
+            try:
+                await self._replay_one(channel, pending)
+            except Exception:
+                log.exception("a message on %s kept from before a crash could not be handled", channel.name)
+
+    async def _replay_one(self, channel: Channel, pending: Pending) -> None:
+        message, session_key = pending.message, pending.session_key
+        if pending.started:  # the model may have acted on it already: never twice, the sender hears instead
+            log.warning("clawbot stopped unexpectedly while answering a message on %s: its sender is told", channel.name)
+            await self.outbox.send(channel, message, session_key, INTERRUPTED_NOTICE, notice=True)
+            await asyncio.to_thread(self._forget_kept, pending.key)
+            return
+        if not self.access.admit(channel, message, command=False, ask=False).admitted:  # access changed meanwhile
+            log.info("a message on %s kept from before a crash is no longer admitted: not answered", channel.name)
+            await asyncio.to_thread(self._forget_kept, pending.key)
+            return
+        log.info("answering a message on %s that arrived before clawbot stopped unexpectedly", channel.name)
+        self._answer_kept(channel, message, session_key, pending.key)
+
     async def stop_turns(self, session_key: str) -> tuple[int, int]:
         """Cancel the session's running turn and drop its waiting messages: (turns stopped,
         queued messages dropped)."""
@@ -274,7 +371,16 @@ class Gateway:
     async def _turn(self, session_key: str, batch: tuple[Waiting, ...]) -> None:
         """One turn of a lane: the last message is its origin, the others came before it."""
         last = batch[-1]
+        for waiting in batch:
+            if waiting.kept is not None:  # from here on a crash may leave side effects: not run again
+                await asyncio.to_thread(self._started, waiting.kept, waiting.message, session_key)
         await self.handle(last.channel, last.message, session_key, earlier=tuple(w.message for w in batch[:-1]), kind=last.kind, model=last.model)
+
+    def _started(self, key: str, message: InboundMessage, session_key: str) -> None:
+        try:
+            self.inbox.start(key, message, session_key)
+        except OSError as exc:
+            log.warning("the inbox could not record a turn's start (%s): a crash now would answer its message again", exc)
 
     def _unanswered(self, waiting: Waiting) -> None:
         """clawbot stopped before answering: the sender is told, before the channels stop."""
@@ -286,8 +392,10 @@ class Gateway:
         self._tell(waiting, DROPPED_NOTICE, self._background)
 
     def _tell(self, waiting: Waiting, notice: str, tasks: set[asyncio.Task[None]]) -> None:
-        """clawbot's ``notice`` to the sender of a message it did not answer (not to itself)."""
-        if waiting.message.system_event:
+        """clawbot's ``notice`` to the sender of a message it did not answer (not to itself;
+        nor to a surface that answers only open requests: the request itself ends saying why,
+        :meth:`Lanes.why_unanswered`)."""
+        if waiting.message.system_event or not waiting.channel.capabilities.unprompted:
             return
         session_key = self.session_of(waiting.channel, waiting.message)
         told = asyncio.create_task(self.outbox.send(waiting.channel, waiting.message, session_key, notice, notice=True))
@@ -310,7 +418,7 @@ class Gateway:
         if session_key is None:
             session_key = self.router.route(message).session_key
         if not message.system_event and channel.capabilities.unprompted:  # where a heartbeat's reply goes
-            self._last_chat[session_key] = (channel, message)
+            self.last_chats.remember(session_key, message)
         for received in (*earlier, message):
             if not received.system_event:
                 event = InboundEvent(received, agent_of(session_key), session_key)
@@ -373,9 +481,29 @@ class Gateway:
         return await self.outbox.hand_over(channel, message, session_key, notice=notice)
 
     def last_chat(self, session_key: str) -> tuple[Channel, InboundMessage] | None:
-        """The channel and the last message a person wrote in ``session_key`` since the
-        gateway started (``None``: nobody wrote there yet)."""
-        return self._last_chat.get(session_key)
+        """The channel and the last message a person wrote in ``session_key``, before a
+        restart too (``None``: nobody wrote there yet, or that channel is not running)."""
+        message = self.last_chats.get(session_key)
+        channel = self._channels.get(message.channel) if message is not None else None
+        return None if channel is None or message is None else (channel, message)
+
+    def _collect_cut_off_subagents(self, runtime: AgentRuntime) -> None:
+        """The sub-agents an earlier run left running, to announce to their parents' chats as
+        interrupted once those channels are up (their model tells the person); one whose
+        parent has no chat here goes nowhere."""
+        for run in runtime.services.subagents.take_cut_off():
+            origin = run.parent_origin
+            if session_kind(run.parent_session_key) == "subagent":  # its parent sub-agent was cut off too, and is announced
+                continue
+            if origin is None or origin.channel not in self._channels:
+                self.went_nowhere(f"sub-agent {run.run_id} of {run.parent_session_key} was interrupted by a restart; its chat is not running")
+                continue
+            self._cut_off.setdefault(origin.channel, []).append(run)
+
+    def went_nowhere(self, what: str) -> None:
+        """A reply clawbot had nowhere to send: one log line, and ``clawbot status`` shows it."""
+        log.warning("a reply went nowhere: %s", what)
+        self.undelivered.append({"at": time.time(), "what": what})
 
     def run_event(self, channel: Channel, event: InboundMessage, session_key: str, *, kind: RunKind, model: str | None = None) -> asyncio.Future[None]:
         """Queue clawbot's own ``event`` (a system event) in the session's lane as a ``kind``
@@ -385,7 +513,7 @@ class Gateway:
     def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
         channel = self._channels.get(origin.channel)
         if channel is None or self.stopping:
-            log.warning("system event for %s dropped: channel %s is not running", session_key, origin.channel)
+            self.went_nowhere(f"clawbot's own event for {session_key} was dropped: channel {origin.channel} is not running")
             return
         event = attrs.evolve(origin, text=text, system_event=True, message_id=None, reply_to_id=None)
         self._start_answer(channel, event, session_key)

@@ -33,6 +33,12 @@ def unavailable(channel: Channel) -> str | None:
         return None
 
 
+def _running(gateway: Gateway, channel: Channel, board: ChannelBoard) -> None:
+    """``channel`` is up: what a crash left unanswered or unannounced on it is handled now."""
+    board.set(channel.name, "running")
+    gateway.catch_up(channel)
+
+
 async def supervise(gateway: Gateway, channel: Channel, board: ChannelBoard) -> None:
     reason = unavailable(channel)
     if reason is not None:
@@ -46,7 +52,7 @@ async def supervise(gateway: Gateway, channel: Channel, board: ChannelBoard) -> 
     while not gateway.stopping:
         started = loop.time()
         board.set(channel.name, "starting", restarted=restarted)
-        up = loop.call_later(gateway.up_after, lambda: board.set(channel.name, "running"))
+        up = loop.call_later(gateway.up_after, _running, gateway, channel, board)
         try:
             await channel.start(ChannelSink(gateway, channel))
             up.cancel()

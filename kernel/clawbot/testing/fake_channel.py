@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import secrets
 from typing import Any
 
 from clawbot import hookimpl
@@ -37,6 +38,10 @@ class FakeChannel(Channel):
         self._started = asyncio.Event()
         self._failure: BaseException | None = None
         self._ids = itertools.count(1)
+        # a network's message ids differ from chat to chat: two fakes on one state directory
+        # (a gateway restarted in a test) must not repeat each other's, or the second one's
+        # messages look like the first one's delivered again
+        self._id_prefix = secrets.token_hex(4)
         self.starts = 0
 
     async def start(self, sink: InboundSink) -> None:
@@ -79,7 +84,7 @@ class FakeChannel(Channel):
         """
         await self.wait_started()
         assert self._sink is not None
-        fields = {"channel": self.name, "message_id": str(next(self._ids)), **fields}
+        fields = {"channel": self.name, "message_id": f"{self._id_prefix}-{next(self._ids)}", **fields}
         message = InboundMessage(peer_id=peer_id, text=text, **fields)
         answered = await self._sink(message)
         if wait and answered is not None:

@@ -1,8 +1,11 @@
 """The Telegram channel: long polling in, HTML messages, photos and documents out.
 
-Updates are fetched with ``getUpdates`` and confirmed by offset; the offset of the last
-update handed to the gateway is kept under the state dir, so neither a restart nor a lost
-connection answers an update twice. A network failure while polling raises
+Updates are fetched with ``getUpdates`` and confirmed by offset, and only once the gateway
+took the update (``await sink(message)`` returned): from then on the gateway keeps it on
+disk until it is answered, so a crash loses no message (the channel contract,
+docs/plugins/writing-plugins.md). The offset of the last update handed over is kept under
+the state dir, so neither a restart nor a lost connection answers an update twice; a
+message Telegram delivers again anyway is recognised by the gateway by its message id. A network failure while polling raises
 ``ConnectionError`` out of :meth:`start`, and the gateway restarts the channel with backoff;
 a send retries a few times on its own (a reply is not dropped because the network blinked),
 and every call waits out Telegram's flood control (429 ``retry_after``).
