@@ -110,9 +110,7 @@ class Gateway:
     up_after: float = 0.5
     """A start still going after this long (seconds) counts as running, for :meth:`health`."""
     access: Access = attrs.field(default=attrs.Factory(lambda self: Access(self.kernel), takes_self=True))
-    router: Router = attrs.field(
-        default=attrs.Factory(lambda self: Router(self.kernel.config.bindings, self.agent_id, self.kernel.config.session.dm_scope), takes_self=True)
-    )
+    router: Router = attrs.field(default=attrs.Factory(lambda self: Router.for_config(self.kernel.config, self.agent_id), takes_self=True))
     _stop: asyncio.Event = attrs.field(factory=asyncio.Event)
     _grace: bool = True
     _lanes: Lanes | None = None
