@@ -68,15 +68,14 @@ async def test_an_unreachable_provider_is_named_and_given_up_within_seconds(make
     _, conversation, _ = await start(make_kernel, kind, fake_llm, workspace, provider=provider)
     caplog.set_level(logging.WARNING, logger="clawbot")
 
-    began = time.monotonic()
     with pytest.raises(ProviderError) as info:
         await conversation.send(KEY, "hi")
 
-    assert time.monotonic() - began < 6  # three quick retries, real waits
     assert info.value.kind == "connection" and info.value.stream_break is None
     assert f"Could not reach the model provider at {base_url}" in info.value.user_message
     retrying = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
-    assert len(retrying) == 3 and all(base_url in line for line in retrying), retrying
+    # refused: tried once more after 0.5 s, then given up (a server that refuses now will not listen a second later)
+    assert retrying == [f"{info.value}; retrying in 0.5 s"] and base_url in retrying[0], retrying
     assert provider.client().timeout.connect == 5.0  # a host that never answers fails fast too
 
 

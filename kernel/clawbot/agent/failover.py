@@ -6,8 +6,10 @@ next profile at once; when no other profile can serve, the same key is retried a
 provider's Retry-After (up to 30 s, twice) before it cools down. A rejected key cools down
 and the next profile is tried; a billing error disables the key for hours. Overloaded
 answers are retried up to 10 times (2.5 s doubling to 30 s), server errors 3 times (after
-1, 2, 4 s), timeouts, failed connections and broken streams 3 times (after 0.5, 1, 2 s, so
-an unreachable provider is reported within seconds), logging "retrying" each time; a
+1, 2, 4 s), timeouts and broken streams 3 times (after 0.5, 1, 2 s), a connection that was
+never made (nothing listening, no route, no such host) once (after 0.5 s: a server that
+refuses now will not listen a second later, and the user waits for the verdict), logging
+"retrying" each time (to the log file; the chat gets the one failure line); a
 rejected thinking level is lowered. When a model is used up or unknown to its provider, the
 next one is tried, for this call only. Context overflow and invalid requests are not the
 model's fault and go straight back to the caller. A key that rests ends the call with a
@@ -36,6 +38,8 @@ log = logging.getLogger(__name__)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 OVERLOADED_RETRIES = 10
 SERVER_RETRIES = 3
+#: a connection that was never made: one more try catches a blip, more only keep the user waiting
+CONNECT_RETRIES = 1
 RATE_LIMIT_RETRIES = 2  # of the last usable key, after its Retry-After
 MAX_WAIT_S = 30.0  # a server asking for a longer wait is treated as down: try the next model
 
@@ -52,6 +56,13 @@ def reconnect_delay(attempt: int) -> float:
     """Back-off after a failed connection or a broken stream: short, so an unreachable
     provider is reported within seconds."""
     return min(2.0, 0.5 * 2**attempt)
+
+
+def retries_for(error: ProviderError) -> int:
+    """How often a server error, a timeout or a failed connection is tried again."""
+    if error.kind == "connection" and error.stream_break is None:
+        return CONNECT_RETRIES
+    return SERVER_RETRIES
 
 
 def lower_thinking(level: str) -> str | None:
@@ -197,7 +208,7 @@ class ModelCaller:
                         await self._wait(error, overloaded_delay(overloaded))
                         overloaded += 1
                         continue
-                    if error.kind in ("server", "timeout", "connection") and server < SERVER_RETRIES:
+                    if error.kind in ("server", "timeout", "connection") and server < retries_for(error):
                         delay = server_delay(server) if error.kind == "server" else reconnect_delay(server)
                         await self._wait(error, delay)
                         server += 1

@@ -1,9 +1,13 @@
-"""Logging for CLI commands: warnings to stderr, tracebacks to a log file; hook tracing when asked for.
+"""Logging for CLI commands: to a log file, the terminal only when asked for; hook tracing when asked for.
 
-On the terminal an error is one line (what failed, the exception's type and first line, and
-where the details are); its traceback goes to ``<state dir>/logs/clawbot.log`` (the
-gateway, ``clawbot run``, writes ``gateway.log`` beside it; rotated at ``logging.file_max_bytes``,
-``logging.file_backups`` old files kept), or to the terminal too with ``--verbose``. The
+A command that keeps a log (``clawbot agent`` in ``<state dir>/logs/clawbot.log``, the
+gateway, ``clawbot run``, in ``gateway.log`` beside it; rotated at ``logging.file_max_bytes``,
+``logging.file_backups`` old files kept) writes its log lines there only: the terminal is
+where the chat and the replies are, and a failure already reaches it as the command's own
+one line (a failed turn: the provider's short message). ``--verbose`` shows the log lines on
+the terminal too, tracebacks included. Without a log file (other commands, or a state dir
+that cannot hold one) the lines go to the terminal, an error as one line (what failed, the
+exception's type and first line). The
 values of secret-looking environment variables (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
 ``*_PASSWORD``) are masked in every line, should a library or a plugin print one. Log lines quote paths, skill names and errors that may come from the
 workspace or a provider, so they are written with control characters shown as ``\\uXXXX``,
@@ -22,6 +26,7 @@ from pathlib import Path
 from clawbot.plugins.tracing import tracing_enabled
 from clawbot.safetext import visible
 
+TRACE_LOGGER = "clawbot.trace"
 LOG_FILE_BYTES = 5_000_000
 LOG_FILE_BACKUPS = 5
 #: environment variables whose values never appear in a log line
@@ -102,6 +107,10 @@ def _not_file_only(record: logging.LogRecord) -> bool:
     return not getattr(record, "file_only", False)
 
 
+def _is_trace(record: logging.LogRecord) -> bool:
+    return record.name == TRACE_LOGGER or record.name.startswith(f"{TRACE_LOGGER}.")
+
+
 def default_logging() -> None:
     """What Python would print without any set-up (warnings, the bare message), made visible."""
     root = logging.getLogger()
@@ -149,9 +158,10 @@ def configure_logging(
     backups: int = LOG_FILE_BACKUPS,
 ) -> None:
     """clawbot's loggers at ``level``; every other one (plugins log under their own package
-    names, libraries under theirs) at warning. All end on the terminal, made visible and
-    without tracebacks unless ``verbose``; with ``state_root``, also in its log file
-    ``log_name``, whole, rotated at ``max_bytes`` with ``backups`` old files kept."""
+    names, libraries under theirs) at warning. With ``state_root``, they go to its log file
+    ``log_name``, whole, rotated at ``max_bytes`` with ``backups`` old files kept, and to the
+    terminal only when ``verbose``; without one (or when it cannot be written) to the
+    terminal, made visible and without tracebacks unless ``verbose``."""
     handlers: list[logging.Handler] = []
     details = None
     secrets = secret_values(env)
@@ -160,11 +170,15 @@ def configure_logging(
         if file_handler is not None:
             handlers.append(file_handler)
             details = log_file(state_root, log_name)
-    terminal = logging.StreamHandler()
-    if not verbose:
-        terminal.addFilter(_not_file_only)
-    terminal.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s", verbose=verbose, details=details, secrets=secrets))
-    handlers.append(terminal)
+    everything = verbose or details is None
+    if everything or tracing_enabled(env):
+        terminal = logging.StreamHandler()
+        if not verbose:
+            terminal.addFilter(_not_file_only)
+        if not everything:  # hook tracing was asked for on this terminal: its lines, the rest in the file
+            terminal.addFilter(_is_trace)
+        terminal.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s", verbose=verbose, details=details, secrets=secrets))
+        handlers.append(terminal)
     root = logging.getLogger()
     for old in root.handlers:
         if old not in handlers:
@@ -177,4 +191,4 @@ def configure_logging(
     ours.propagate = True
     logging.captureWarnings(True)
     if tracing_enabled(env):
-        logging.getLogger("clawbot.trace").setLevel(logging.INFO)
+        logging.getLogger(TRACE_LOGGER).setLevel(logging.INFO)
