@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 import cattrs
 
-from clawbot.statefile import atomic_write_json, json_text, locked, make_private_dir, read_state, report_once
+from clawbot.statefile import atomic_write_json, json_text, locked, make_private_dir, private_append, read_state, report_once
 from clawbot.types import CronJob, CronRun
 
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
@@ -168,7 +168,7 @@ class CronStore:
         path = self.runs_path(run.job)
         line = json_text(converter.unstructure(run)) + "\n"
         with locked(path):
-            with path.open("a", encoding="utf-8") as out:
+            with private_append(path) as out:
                 out.write(line)
             lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
             if len(lines) > self.history:  # kept short: only the last runs are worth reading
