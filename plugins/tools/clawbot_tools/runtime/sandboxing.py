@@ -105,14 +105,22 @@ class Sandboxing:
             "If the command needs one, ask the user to add it (or its tree, e.g. ~/.pyenv) to [plugins.tools.exec] sandbox_read."
         )
 
+    def extra_reads(self) -> tuple[str, ...]:
+        """The trees ``sandbox_read`` opens to every command, as they exist now (real paths)."""
+        return self._expanded(self.settings.sandbox_read)
+
+    def extra_writes(self) -> tuple[str, ...]:
+        """The trees ``sandbox_write`` opens to every command, as they exist now (real paths)."""
+        return self._expanded(self.settings.sandbox_write)
+
     def prepare(self, job: Job) -> Launch:
         """``job`` as the registry starts it; raises ``SandboxError`` when the sandbox cannot be built."""
         mechanism = self.choice().mechanism if job.sandboxed else OffMechanism()
         policy = SandboxPolicy(
             workspace=job.workspace,
             temp_dir=self._temp_dir(job.session_key),
-            read_only=tuple(job.readable) + self._expanded(self.settings.sandbox_read),
-            read_write=self._expanded(self.settings.sandbox_write),
+            read_only=tuple(job.readable) + self.extra_reads(),
+            read_write=self.extra_writes(),
             network=job.network,
             limits=self.limits,
             protected=self.protected,
