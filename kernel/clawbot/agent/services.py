@@ -208,7 +208,7 @@ class KernelServices(CronServices, ToolServices):
 
     def _is_main(self) -> bool:
         """The main session's reach (other sessions, other chats) is the owner's: a paired or
-        allow-listed person writing into it (``dm_scope = "main"``) gets only their own chat."""
+        allow-listed person writing into it (``session.non_owners_share_main``) gets only their own chat."""
         if session_kind(self.session_key) != "main":
             return False
         if self.origin is None:  # the local CLI, or another session's own agent
