@@ -1,5 +1,5 @@
-"""The CLI's log file: private, size-capped and rotated, the only place log lines go (the terminal
-too with --verbose); a state dir that cannot hold it leaves the terminal logging instead."""
+"""The CLI's log file: private, size-capped and rotated; where the terminal is a chat, the only
+place log lines go (unless --verbose); a state dir that cannot hold it leaves the terminal logging as before."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ SCRIPT = r"""
 import logging, os, sys
 from pathlib import Path
 import clawbot.cli.logs as logs
-logs.configure_logging("warning", os.environ, state_root=Path(sys.argv[1]), max_bytes=1_000_000, backups=3, verbose=sys.argv[3] == "verbose")
+mode = sys.argv[3]
+logs.configure_logging("warning", os.environ, state_root=Path(sys.argv[1]), max_bytes=1_000_000, backups=3, verbose=mode == "verbose", chat_terminal=mode != "plain")
 log = logging.getLogger("clawbot.test")
 for index in range(int(sys.argv[2])):
     try:
@@ -21,8 +22,9 @@ for index in range(int(sys.argv[2])):
 """
 
 
-def run(state_root: Path, count: int, verbose: bool = False) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-c", SCRIPT, str(state_root), str(count), "verbose" if verbose else "quiet"]
+def run(state_root: Path, count: int, mode: str = "plain") -> subprocess.CompletedProcess[str]:
+    """``mode``: plain (a command's terminal), chat (the terminal is a chat) or verbose (a chat, --verbose)."""
+    argv = [sys.executable, "-c", SCRIPT, str(state_root), str(count), mode]
     return subprocess.run(argv, capture_output=True, text=True, check=True)
 
 
@@ -34,7 +36,7 @@ def test_the_log_file_rotates_and_stays_within_its_size(tmp_path: Path) -> None:
     assert [f.name for f in files] == ["clawbot.log", *(f"clawbot.log.{n}" for n in range(1, LOG_FILE_BACKUPS + 1))]
     assert all(f.stat().st_size <= LOG_FILE_BYTES for f in files)
     assert "failure 1499" in (tmp_path / "logs" / "clawbot.log").read_text(encoding="utf-8")
-    assert done.stderr == ""  # log lines stay in the file, off the terminal
+    assert "Traceback" not in done.stderr and done.stderr.count("RuntimeError: boom") == 1500
     # tracebacks quote requests and provider answers: only the owner reads them, rotated files too
     assert all(f.stat().st_mode & 0o777 == 0o600 for f in files)
     assert (tmp_path / "logs").stat().st_mode & 0o777 == 0o700
@@ -49,8 +51,10 @@ def test_a_state_dir_without_room_for_the_log_keeps_logging_to_the_terminal(tmp_
     assert "Traceback" not in done.stderr
 
 
-def test_verbose_shows_the_log_lines_on_the_terminal_too(tmp_path: Path) -> None:
-    done = run(tmp_path, 1, verbose=True)
+def test_a_chat_terminal_gets_no_log_lines_unless_verbose(tmp_path: Path) -> None:
+    quiet = run(tmp_path, 1, "chat")
+    assert quiet.stderr == ""
+    done = run(tmp_path, 1, "verbose")
 
     assert "ERROR clawbot.test: failure 0" in done.stderr and "Traceback (most recent call last)" in done.stderr
     assert "failure 0" in (tmp_path / "logs" / "clawbot.log").read_text(encoding="utf-8")

@@ -9,7 +9,8 @@ answers are retried up to 10 times (2.5 s doubling to 30 s), server errors 3 tim
 1, 2, 4 s), timeouts and broken streams 3 times (after 0.5, 1, 2 s), a connection that was
 never made (nothing listening, no route, no such host) once (after 0.5 s: a server that
 refuses now will not listen a second later, and the user waits for the verdict), logging
-"retrying" each time (to the log file; the chat gets the one failure line); a
+"retrying" each time (in the log file only: the user is told once, by the turn's failure line,
+or not at all when a retry answers); a
 rejected thinking level is lowered. When a model is used up or unknown to its provider, the
 next one is tried, for this call only. Context overflow and invalid requests are not the
 model's fault and go straight back to the caller. A key that rests ends the call with a
@@ -31,6 +32,7 @@ from clawbot.agent.cooldowns import KeyResting
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.profiles import AuthProfiles, Profile
 from clawbot.agent.sendable import sendable_request
+from clawbot.log_marks import FILE_ONLY
 from clawbot.providerkit import decoded_tool_arguments
 from clawbot.types import Message, ModelRequest, ProviderError, TextSink, ToolCallBlock
 
@@ -127,7 +129,7 @@ class ModelCaller:
         wait = error.retry_after if error.retry_after is not None else default
         if wait > MAX_WAIT_S:
             raise _NextModel from error
-        log.warning("%s; retrying in %.1f s", error, wait)
+        log.warning("%s; retrying in %.1f s", error, wait, extra=FILE_ONLY)
         await self.sleep(wait)
 
     async def complete(self, request: ModelRequest, on_text: TextSink | None = None, pinned: str | None = None) -> CallOutcome:
@@ -143,9 +145,9 @@ class ModelCaller:
                 overflow = len(errors) > known and errors[-1].kind == "context_overflow"
                 why = f"the prompt does not fit {choice.ref} ({errors[-1].detail})" if overflow else f"model {choice.ref} unavailable"
                 if index + 1 < len(self.chain):
-                    log.warning("%s; trying the next one, %s", why, self.chain[index + 1].ref)
+                    log.warning("%s; trying the next one, %s", why, self.chain[index + 1].ref, extra=FILE_ONLY)
                 else:
-                    log.warning("%s and no fallback model is left", why)
+                    log.warning("%s and no fallback model is left", why, extra=FILE_ONLY)
         raise errors[-1] if errors else ProviderError("auth", "no usable auth profile", provider=self.chain[0].provider.name)
 
     def _resting(self, error: ProviderError, profile: Profile) -> KeyResting:
@@ -195,14 +197,14 @@ class ModelCaller:
                         # no other key can serve: waiting as asked beats resting the only key
                         wait = error.retry_after if error.retry_after is not None else server_delay(limited)
                         if wait <= MAX_WAIT_S:
-                            log.warning("%s is rate-limited; retrying the same key in %.1f s", choice.ref, wait)
+                            log.warning("%s is rate-limited; retrying the same key in %.1f s", choice.ref, wait, extra=FILE_ONLY)
                             await self.sleep(wait)
                             limited += 1
                             continue
                     if error.kind in ("rate_limit", "auth", "billing"):
                         errors[-1] = self._resting(error, profile)
                         if others:
-                            log.warning("%s: key %s failed (%s); trying the next one, %s", choice.ref, profile.id, error.kind, others[0].id)
+                            log.warning("%s: key %s failed (%s); trying the next one, %s", choice.ref, profile.id, error.kind, others[0].id, extra=FILE_ONLY)
                         break
                     if error.kind == "overloaded" and overloaded < OVERLOADED_RETRIES:
                         await self._wait(error, overloaded_delay(overloaded))
@@ -214,7 +216,7 @@ class ModelCaller:
                         server += 1
                         continue
                     if error.kind == "thinking_unsupported" and (lower := lower_thinking(thinking)) is not None:
-                        log.warning("%s rejected thinking=%s; retrying with %s", choice.ref, thinking, lower)
+                        log.warning("%s rejected thinking=%s; retrying with %s", choice.ref, thinking, lower, extra=FILE_ONLY)
                         thinking = lower
                         continue
                     if error.kind in ("context_overflow", "invalid_request", "thinking_unsupported"):

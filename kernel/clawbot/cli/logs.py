@@ -1,18 +1,13 @@
-"""Logging for CLI commands: to a log file, the terminal only when asked for; hook tracing when asked for.
+"""Logging for CLI commands: warnings to stderr, tracebacks to a log file; hook tracing when asked for.
 
-A command that keeps a log (``clawbot agent`` in ``<state dir>/logs/clawbot.log``, the
-gateway, ``clawbot run``, in ``gateway.log`` beside it; rotated at ``logging.file_max_bytes``,
-``logging.file_backups`` old files kept) writes its log lines there only: the terminal is
-where the chat and the replies are, and a failure already reaches it as the command's own
-one line (a failed turn: the provider's short message). ``--verbose`` shows the log lines on
-the terminal too, tracebacks included. Without a log file (other commands, or a state dir
-that cannot hold one) the lines go to the terminal, an error as one line (what failed, the
-exception's type and first line). The
-values of secret-looking environment variables (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
-``*_PASSWORD``) are masked in every line, should a library or a plugin print one. Log lines quote paths, skill names and errors that may come from the
-workspace or a provider, so they are written with control characters shown as ``\\uXXXX``,
-like everything else a command prints (:mod:`clawbot.cli.output`).
-"""
+On the terminal an error is one line (what failed, the exception's type and first line, and
+where the details are); its traceback goes to ``<state dir>/logs/clawbot.log`` (the
+gateway, ``clawbot run``, writes ``gateway.log`` beside it; rotated at ``logging.file_max_bytes``,
+``logging.file_backups`` old files kept), or to the terminal too with ``--verbose``. A
+record marked ``extra=FILE_ONLY`` (:mod:`clawbot.log_marks`: a model call's retries, a
+failed turn's traceback, which the user is told about in one line of clawbot's own) stays in
+the file. Where the terminal is a chat (``clawbot run``: ``chat_terminal``), no log line
+reaches it unless ``--verbose``: the file has them all. The"""
 
 from __future__ import annotations
 
@@ -98,11 +93,6 @@ class TerminalFormatter(VisibleFormatter):
         return text + visible(f" ({summary}; {where})" if summary else f" ({where})")
 
 
-#: ``extra=FILE_ONLY`` keeps a record off the terminal (unless ``--verbose``): for details of
-#: an error the command already told the user about in its own words.
-FILE_ONLY = {"file_only": True}
-
-
 def _not_file_only(record: logging.LogRecord) -> bool:
     return not getattr(record, "file_only", False)
 
@@ -156,12 +146,14 @@ def configure_logging(
     log_name: str = "clawbot",
     max_bytes: int = LOG_FILE_BYTES,
     backups: int = LOG_FILE_BACKUPS,
+    chat_terminal: bool = False,
 ) -> None:
     """clawbot's loggers at ``level``; every other one (plugins log under their own package
-    names, libraries under theirs) at warning. With ``state_root``, they go to its log file
-    ``log_name``, whole, rotated at ``max_bytes`` with ``backups`` old files kept, and to the
-    terminal only when ``verbose``; without one (or when it cannot be written) to the
-    terminal, made visible and without tracebacks unless ``verbose``."""
+    names, libraries under theirs) at warning. All end on the terminal, made visible and
+    without tracebacks unless ``verbose`` (never a ``FILE_ONLY`` record unless ``verbose``);
+    with ``state_root``, also in its log file ``log_name``, whole, rotated at ``max_bytes``
+    with ``backups`` old files kept. ``chat_terminal``: the terminal is a chat, so with a log
+    file only ``verbose`` (or hook tracing, its own lines) shows log lines there."""
     handlers: list[logging.Handler] = []
     details = None
     secrets = secret_values(env)
@@ -170,7 +162,7 @@ def configure_logging(
         if file_handler is not None:
             handlers.append(file_handler)
             details = log_file(state_root, log_name)
-    everything = verbose or details is None
+    everything = verbose or details is None or not chat_terminal
     if everything or tracing_enabled(env):
         terminal = logging.StreamHandler()
         if not verbose:

@@ -56,6 +56,7 @@ from clawbot.gateway.routing import Route, Router
 from clawbot.gateway.supervisor import supervise
 from clawbot.gateway.typing_indicator import typing_while
 from clawbot.kernel import Kernel
+from clawbot.log_marks import FILE_ONLY
 from clawbot.sessions.store import agent_of
 from clawbot.types import (
     Channel,
@@ -325,7 +326,8 @@ class Gateway:
             try:
                 text = await self.respond(message, session_key, **extra)
             except Exception as exc:
-                log.exception("answering a message on %s failed", channel.name)
+                # the chat gets its one line below; the traceback is for the log file
+                log.exception("answering a message on %s failed", channel.name, extra=FILE_ONLY)
                 if kind == "heartbeat":  # nobody asked: the failure is logged, the chat not bothered
                     if live is not None:
                         await live.finish(None)
