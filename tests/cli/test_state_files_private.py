@@ -52,6 +52,16 @@ def _a_turn(home: Path, llm: Any) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def _a_gateway_run(home: Path, llm: Any) -> None:
+    """``clawbot run``: its lock, endpoint and token, the control API, gateway.log, a turn at the terminal."""
+    _config(home, llm)
+    with (home / "clawbot.toml").open("a") as config:
+        config.write("\n[gateway]\nport = 0\n")
+    llm.reply("Hello.")
+    done = run_cli("run", home=home, stdin="hi\n")
+    assert done.returncode == 0 and done.stdout.strip() == "Hello.", done.stderr
+
+
 def _the_memory_index(home: Path, llm: Any) -> None:
     """``clawbot memory index``: the memory plugin's SQLite index, its WAL and shared memory."""
     _config(home, llm)
@@ -79,6 +89,7 @@ def _the_statefile_creators(home: Path, llm: Any) -> None:
 
 CREATORS: dict[str, Callable[[Path, Any], None]] = {
     "a turn of clawbot agent": _a_turn,
+    "clawbot run": _a_gateway_run,
     "the memory index": _the_memory_index,
     "a cron run's history": _a_cron_run,
     "a pairing request": _a_pairing_request,
