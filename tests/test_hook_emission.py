@@ -150,8 +150,8 @@ async def test_a_message_through_the_gateway_calls_every_lifecycle_hook_in_order
     gateway = Gateway(kernel, respond, "main")
     running = asyncio.create_task(gateway.run([channel]))
     await channel.wait_started()
-    await channel.inject("hi")
-    await channel.inject("again")
+    await channel.inject("hi", from_owner=True)
+    await channel.inject("again", from_owner=True)
     gateway.stop()
     await running
 

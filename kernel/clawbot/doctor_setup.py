@@ -1,8 +1,8 @@
 """``clawbot doctor``: what a turn needs, checked on the booted kernel.
 
 Each agent's model (configured or detected; its provider installed), where each provider's
-key comes from (never the key itself), keys resting after a failure, each workspace, the
-modes of the state directory, and with ``--live`` one real request to the default model.
+key comes from (never the key itself), keys resting after a failure, each workspace, who
+besides the owner can write into the main session, the modes of the state directory, and with ``--live`` one real request to the default model.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from clawbot.doctor import Finding
+from clawbot.doctor_main_session import check_main_session
 from clawbot.paths import StatePaths
 
 # the state directory holds transcripts, keys and logs: nobody else may read any of it
@@ -204,6 +205,7 @@ async def setup_checks(kernel: Any, real_env: Mapping[str, str], live: bool = Fa
         path = expand_user_path(kernel.config.agent_workspace(agent_id), real_env).absolute()
         workspaces.setdefault(path, []).append(agent_id)
     findings.extend(check_workspace(path, agents) for path, agents in workspaces.items())
+    findings.extend(check_main_session(kernel))
     if live:
         findings.append(await _live(kernel, default_model))
     return findings

@@ -153,6 +153,37 @@ def make_private_dir(directory: Path) -> None:
             pass
 
 
+#: how a state file is opened to be created: never through a link someone planted
+_CREATE_FLAGS = os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+
+
+def create_private_file(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 (its folder 0700) unless it exists: for a file
+    another library then opens with the umask's mode (an SQLite database, whose journal and
+    WAL files take the database file's mode)."""
+    make_private_dir(path.parent)
+    os.close(os.open(path, os.O_WRONLY | _CREATE_FLAGS, PRIVATE_FILE_MODE))
+
+
+@contextlib.contextmanager
+def private_append(path: Path) -> Iterator[Any]:
+    """``path`` opened to append text, created 0600 (its folder 0700) when missing."""
+    make_private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | _CREATE_FLAGS, PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "a", encoding="utf-8") as handle:
+        yield handle
+
+
+@contextlib.contextmanager
+def private_binary_writer(path: Path) -> Iterator[Any]:
+    """``path`` opened to write bytes from its start, 0600 (created so, or made so), its folder 0700."""
+    make_private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC | _CREATE_FLAGS, PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "wb") as handle:
+        os.fchmod(handle.fileno(), PRIVATE_FILE_MODE)
+        yield handle
+
+
 def json_text(data: Any, **options: Any) -> str:
     """JSON text of ``data`` that UTF-8 can always store, non-ASCII text kept readable.
 

@@ -301,3 +301,27 @@ async def test_the_session_index_records_the_thinking_level_and_profile_in_use(m
     await Conversation(kernel, ModelChoice(provider, "m"), "main", caller_sleep=_no_sleep, services=None).send("agent:main:main", "hi")
     info = kernel.sessions.get("agent:main:main")
     assert info.thinking == "medium" and info.auth_profile == "default"
+
+
+ALWAYS_FAILING = [
+    # (the error every attempt gets, how many attempts one model gets)
+    (err("connection"), 2),  # never connected (nothing listening): one more try, then the verdict
+    (err("connection", stream_break="dropped"), 4),  # an answer broke off: worth three more
+    (err("timeout"), 4),
+    (err("server", status=500), 4),
+]
+
+
+@pytest.mark.parametrize(("error", "attempts"), ALWAYS_FAILING, ids=lambda v: str(v) if isinstance(v, ProviderError) else None)
+async def test_how_often_a_failing_model_is_tried(tmp_path, error, attempts) -> None:
+    class Down(FlakyProvider):
+        async def complete(self, request, on_text=None):
+            self.calls.append((request.model, request.api_key, request.thinking))
+            raise error
+
+    provider = Down()
+    caller, _ = _caller(tmp_path, ModelChoice(provider, "m"))
+    with pytest.raises(ProviderError) as raised:
+        await caller.complete(_request())
+    assert raised.value.kind == error.kind
+    assert len(provider.calls) == attempts and len(SLEPT) == attempts - 1

@@ -142,3 +142,39 @@ def test_state_files_open_to_other_users_are_named_with_the_chmod(home: Path) ->
     _, out = doctor(home)
     assert f"warn state    {home} (0755), {transcript} (0644) are readable by other users" in out
     assert f"fix: chmod -R go-rwx {home}" in out
+
+
+TELEGRAM = '\n[channels.telegram]\nenabled = true\ntoken = "123:abc"\nallow_from = ["555"]\n'
+
+
+def _paired(home: Path, sender: str, name: str) -> None:
+    from clawbot.gateway.pairing import PairingStore
+
+    store = PairingStore.for_channel(home, "telegram")
+    store.approve(store.ask(sender, "default", name).code)
+
+
+@pytest.mark.parametrize(
+    ("session", "level"),
+    [
+        ("", "ok  "),  # dm_scope = "main": the owner's alone
+        ('[session]\ndm_scope = "per-peer"\nnon_owners_share_main = true\n', "ok  "),  # nobody shares a DM session
+        ("[session]\nnon_owners_share_main = true\n", "warn"),
+    ],
+)
+def test_doctor_warns_when_non_owners_can_write_into_the_main_session(home: Path, session: str, level: str) -> None:
+    _paired(home, "4242", "Bob")
+    code, out = doctor(home, config=f"{openai_config('http://127.0.0.1:9')}\n{session}{TELEGRAM}")
+    [line] = lines(out, "sessions")
+    assert line.startswith(f"{level} sessions"), out
+    assert "telegram: channels.telegram.allow_from = 555" in line and "telegram: approved by pairing: 4242 (Bob)" in line
+    if level == "warn":
+        assert "non-owners can write into the owner's main session" in line and "session.non_owners_share_main = true" in line
+        assert "set session.non_owners_share_main = false" in out and "clawbot pairing revoke" in out
+    else:
+        assert "the main session is the owner's alone" in line
+
+
+def test_doctor_says_nothing_of_sessions_when_only_the_owner_can_write(home: Path) -> None:
+    _, out = doctor(home, config=openai_config("http://127.0.0.1:9") + "\n[session]\nnon_owners_share_main = true\n")
+    assert lines(out, "sessions") == []

@@ -1,5 +1,5 @@
-"""The CLI's log file: private, size-capped and rotated, and a state dir that cannot hold it leaves the
-terminal logging as before."""
+"""The CLI's log file: private, size-capped and rotated; where the terminal is a chat, the only
+place log lines go (unless --verbose); a state dir that cannot hold it leaves the terminal logging as before."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ SCRIPT = r"""
 import logging, os, sys
 from pathlib import Path
 import clawbot.cli.logs as logs
-logs.configure_logging("warning", os.environ, state_root=Path(sys.argv[1]), max_bytes=1_000_000, backups=3)
+mode = sys.argv[3]
+logs.configure_logging("warning", os.environ, state_root=Path(sys.argv[1]), max_bytes=1_000_000, backups=3, verbose=mode == "verbose", chat_terminal=mode != "plain")
 log = logging.getLogger("clawbot.test")
 for index in range(int(sys.argv[2])):
     try:
@@ -21,8 +22,10 @@ for index in range(int(sys.argv[2])):
 """
 
 
-def run(state_root: Path, count: int) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", SCRIPT, str(state_root), str(count)], capture_output=True, text=True, check=True)
+def run(state_root: Path, count: int, mode: str = "plain") -> subprocess.CompletedProcess[str]:
+    """``mode``: plain (a command's terminal), chat (the terminal is a chat) or verbose (a chat, --verbose)."""
+    argv = [sys.executable, "-c", SCRIPT, str(state_root), str(count), mode]
+    return subprocess.run(argv, capture_output=True, text=True, check=True)
 
 
 def test_the_log_file_rotates_and_stays_within_its_size(tmp_path: Path) -> None:
@@ -46,3 +49,12 @@ def test_a_state_dir_without_room_for_the_log_keeps_logging_to_the_terminal(tmp_
 
     assert "cannot write the log file" in done.stderr and "failure 0 (RuntimeError: boom" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_chat_terminal_gets_no_log_lines_unless_verbose(tmp_path: Path) -> None:
+    quiet = run(tmp_path, 1, "chat")
+    assert quiet.stderr == ""
+    done = run(tmp_path, 1, "verbose")
+
+    assert "ERROR clawbot.test: failure 0" in done.stderr and "Traceback (most recent call last)" in done.stderr
+    assert "failure 0" in (tmp_path / "logs" / "clawbot.log").read_text(encoding="utf-8")

@@ -12,6 +12,7 @@ import asyncio
 import json
 import re
 
+import pytest
 from clawbot.gateway.pairing import PairingStore
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import FakeChannel
@@ -48,7 +49,10 @@ async def test_a_stranger_is_let_in_by_clawbot_pairing_approve_without_a_restart
 
     approved = run_cli("pairing", "approve", "chat", code.lower(), home=clawbot_home)
     assert approved.returncode == 0, approved.stderr
-    assert approved.stdout == "Approved 4242 (Bob) on chat: their direct messages now reach the agent.\n"
+    assert approved.stdout == (
+        "Approved 4242 (Bob) on chat: their direct messages now reach the agent;"
+        " they get a session of their own, agent:main:chat:dm:4242 (not the main session; no MEMORY.md).\n"
+    )
     await channel.inject("now?", peer_id="4242")
     assert channel.texts()[1:] == ["agent: now?"]
     assert "chat  approved  4242 (Bob)" in invoke_cli("pairing", "list", "chat", home=clawbot_home).stdout
@@ -98,3 +102,30 @@ def test_the_owner_learns_when_strangers_got_no_code_because_the_queue_was_full(
     assert listed["turned_away_last_hour"] == 2 and len(listed["pending"]) == 3
     store.deny(codes[0])
     assert store.ask("d", "default").code is not None
+
+
+APPROVED_INTO = [
+    # (config, what `pairing approve` says of the session)
+    ("", "they get a session of their own, agent:main:chat:dm:4242 (not the main session; no MEMORY.md)"),
+    ('[session]\ndm_scope = "per-peer"\n', "they get a session of their own, agent:main:dm:4242 (not the main session; no MEMORY.md)"),
+    (
+        '[[agents.list]]\nid = "home"\ndefault = true\n[[agents.list]]\nid = "guests"\n[[bindings]]\nagent_id = "guests"\nmatch = { channel = "chat" }\n',
+        "they get a session of their own, agent:guests:chat:dm:4242 (not the main session; no MEMORY.md)",
+    ),
+    (
+        "[session]\nnon_owners_share_main = true\n",
+        "they share the main session agent:main:main with the owner: its history, exec output and MEMORY.md (session.non_owners_share_main = true)",
+    ),
+    ("[session]\ndm_scope = 7\n", "which session they get cannot be told: the configuration has a problem (run `clawbot config validate`)"),
+]
+
+
+@pytest.mark.parametrize(("config", "session"), APPROVED_INTO)
+def test_pairing_approve_says_which_session_the_sender_gets(clawbot_home, config, session) -> None:
+    (clawbot_home / "clawbot.toml").write_text(config)
+    store = PairingStore.for_channel(clawbot_home, "chat")
+    code = store.ask("4242", "default", "Bob").code
+    approved = invoke_cli("--config", str(clawbot_home / "clawbot.toml"), "pairing", "approve", "chat", code, home=clawbot_home)
+    assert approved.returncode == 0, approved.stderr
+    assert approved.stdout == f"Approved 4242 (Bob) on chat: their direct messages now reach the agent; {session}.\n"
+    assert store.is_approved("4242")  # approved whatever the configuration says

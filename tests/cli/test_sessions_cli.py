@@ -111,8 +111,8 @@ async def test_show_prints_what_the_user_wrote_and_raw_the_envelope(make_kernel,
     await fake_channel.inject("hello\n\nthere", peer_id="alice", sender_name="Alice Smith", message_id="m-7")
     await chat.close()
 
-    code, shown, err = clawbot("sessions", "show", "main")
+    code, shown, err = clawbot("sessions", "show", "fake:dm:alice")  # a stranger: a session of their own
     assert code == 0, err
     assert shown == "[user: Alice Smith] hello\n\nthere\n[assistant] Hi Alice.\n"
-    raw = clawbot("sessions", "show", "main", "--raw")[1]
+    raw = clawbot("sessions", "show", "fake:dm:alice", "--raw")[1]
     assert "## Inbound Context (trusted metadata)" in raw and '"sender": "Alice Smith"' in raw and '\n\n"Alice Smith" (not the owner): hello' in raw

@@ -14,7 +14,7 @@ import asyncio
 import pytest
 from clawbot import ApprovalRequest, ChatCommand, ConfigSection
 from clawbot.gateway.commands import BUILTIN_COMMANDS
-from clawbot.sessions.keys import session_key_for
+from clawbot.gateway.routing import Router
 from clawbot.testing import plugin_from_hooks
 from clawbot.types import ChannelConfig
 
@@ -26,6 +26,7 @@ OWNER = '[agents.defaults]\nowner_ids = ["fake:alice"]\n'
 OWNER += '[channels.fake]\ndm_policy = "open"\nallow_from = ["*"]\ngroup_policy = "open"\nrequire_mention = false\nowner_ids = ["carol"]\n'
 FAKE_TABLE = plugin_from_hooks(clawbot_config_schema=lambda: ConfigSection("channels.fake", ChannelConfig))
 PER_PEER = '\n[session]\ndm_scope = "per-peer"\n'
+SHARED_MAIN = "\n[session]\nnon_owners_share_main = true\n"
 
 ALLOWED_REPLY = {  # what each command answers someone allowed to use it (prefix)
     "stop": "Nothing is running.",
@@ -57,8 +58,9 @@ SENDERS = {
     "the owner in a group": ({"peer_id": "team", "chat_type": "group", "sender_id": "alice"}, "", True, True),
     "a member in a group": ({"peer_id": "team", "chat_type": "group", "sender_id": "mallory"}, "", False, False),
     "a group message without a sender": ({"peer_id": "team", "chat_type": "group"}, "", False, False),
-    "a stranger in the owner's main session": ({"peer_id": "bob"}, "", False, False),
+    "a stranger in the owner's main session": ({"peer_id": "bob"}, SHARED_MAIN, False, False),
     "a stranger in their own session": ({"peer_id": "bob"}, PER_PEER, True, False),
+    "a stranger in their own session by default": ({"peer_id": "bob"}, "", True, False),
     "the channel's owner in a group": ({"peer_id": "team", "chat_type": "group", "sender_id": "carol"}, "", True, True),
     "the channel's owner in a direct chat": ({"peer_id": "carol"}, "", True, True),
     "the channel's owner id on another channel's name": ({"peer_id": "team", "chat_type": "group", "sender_id": "fake:carol"}, "", False, False),
@@ -83,7 +85,7 @@ async def test_who_may_use_each_chat_command(make_kernel, fake_channel, command,
     provider = ScriptedProvider("the agent answered")
     chat = await open_chat(make_kernel, fake_channel, provider, config=OWNER + extra, plugins={"cmds": commands, "fake-table": FAKE_TABLE})
     probe = await fake_channel.inject("hello", **fields)  # the session exists and we know its key
-    key = session_key_for("main", probe, chat.kernel.config.session.dm_scope)
+    key = Router.for_config(chat.kernel.config, "main").route(probe).session_key
 
     async def nothing(decision):  # noqa: ANN001, ANN202
         return None

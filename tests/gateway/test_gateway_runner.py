@@ -25,7 +25,7 @@ async def test_inbound_message_is_answered_on_the_same_channel(make_kernel, fake
     assert [c.name for c in enabled_channels(kernel)] == ["fake"]
     gateway = Gateway(kernel, _echo, "main")
     task = await _running(gateway, fake_channel)
-    inbound = await fake_channel.inject("hi", peer_id="alice")
+    inbound = await fake_channel.inject("hi", peer_id="alice", from_owner=True)
     gateway.stop()
     await task
     (reply,) = fake_channel.sent
@@ -55,8 +55,8 @@ async def test_a_failing_answer_becomes_a_short_reply_and_the_next_message_works
     kernel = await make_kernel()
     gateway = Gateway(kernel, flaky, "main")
     task = await _running(gateway, fake_channel)
-    await fake_channel.inject("boom")
-    await fake_channel.inject("again")
+    await fake_channel.inject("boom", from_owner=True)
+    await fake_channel.inject("again", from_owner=True)
     gateway.stop()
     await task
     assert fake_channel.texts()[1] == "fine"
@@ -70,7 +70,7 @@ async def test_a_disconnected_channel_is_restarted(make_kernel, fake_channel) ->
     task = await _running(gateway, fake_channel)
     await fake_channel.disconnect()
     await fake_channel.wait_started()
-    await fake_channel.inject("after reconnect")
+    await fake_channel.inject("after reconnect", from_owner=True)
     gateway.stop()
     await task
     assert fake_channel.starts == 2
@@ -85,7 +85,7 @@ async def test_one_crashing_channel_does_not_stop_another(make_kernel) -> None:
     for _ in range(3):
         await crashing.disconnect(RuntimeError("socket closed"))
         await crashing.wait_started()
-    await steady.inject("still here")
+    await steady.inject("still here", from_owner=True)
     gateway.stop()
     await task
     assert steady.texts() == ["echo still here (agent:main:main)"]
@@ -113,8 +113,8 @@ async def test_lifecycle_hooks_see_messages_and_can_rewrite_or_cancel_replies(ma
 
     gateway = Gateway(kernel, respond, "main")
     task = await _running(gateway, fake_channel)
-    await fake_channel.inject("hi")
-    await fake_channel.inject("tell")
+    await fake_channel.inject("hi", from_owner=True)
+    await fake_channel.inject("tell", from_owner=True)
     gateway.stop()
     await task
     assert fake_channel.texts() == ["HELLO"]
@@ -163,12 +163,12 @@ async def test_stop_cancels_the_running_turn_records_it_and_the_session_goes_on(
 
     gateway = Gateway(kernel, respond, "main")
     task = await _running(gateway, fake_channel)
-    await fake_channel.inject("think hard", wait=False)
+    await fake_channel.inject("think hard", wait=False, from_owner=True)
     while not provider.requests:
         await asyncio.sleep(0.01)
     await fake_channel.inject("/stop", from_owner=True)
     provider.delay, provider.replies = 0, ["second answer"]  # the cancelled call never got its reply
-    await fake_channel.inject("hello again")
+    await fake_channel.inject("hello again", from_owner=True)
     await fake_channel.inject("/stop", from_owner=True)
     gateway.stop()
     await task

@@ -73,7 +73,7 @@ async def test_a_running_answer_is_tracked_until_it_finishes(make_kernel, fake_c
     gateway = Gateway(kernel, slow, "main")
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()
-    await fake_channel.inject("work", wait=False)
+    await fake_channel.inject("work", wait=False, from_owner=True)
     assert gateway.lanes.sessions() == ["agent:main:main"]
     release.set()
     try:

@@ -101,7 +101,7 @@ async def test_heartbeat_ok_never_reaches_the_channel_also_when_streamed_in_piec
     provider = Streaming("hello", reply, size=size)
     opened, service, _ = await chat(make_kernel, provider, channel)
     try:
-        await channel.inject("hi")  # the main session's last chat
+        await channel.inject("hi", from_owner=True)  # the main session's last chat
         sent_before, shown_before = len(channel.sent), channel.shown()
         beats = await beat(service, opened.gateway)
         assert [b.status for b in beats] == ["ran"]
@@ -117,7 +117,7 @@ async def test_a_longer_reply_goes_to_the_last_chat_as_clawbots_event_with_the_h
     provider = Streaming("hello", "Reminder: the dentist called back, you have an appointment at 15:00 today.")
     opened, service, ended = await chat(make_kernel, provider, channel, model="streaming/cheap")
     try:
-        await channel.inject("hi", peer_id="user-7")
+        await channel.inject("hi", peer_id="user-7", from_owner=True)
         await beat(service, opened.gateway)
         assert [m.peer_id for m in channel.sent] == ["user-7", "user-7"]
         assert channel.sent[-1].text.startswith("Reminder: the dentist")
@@ -187,7 +187,7 @@ async def test_a_busy_main_session_is_skipped_without_a_model_call_and_runs_at_t
     provider = Slow("Your 15:00 appointment is in an hour: leave by 14:20 to be on time, traffic is heavy.")
     opened, service, _ = await chat(make_kernel, provider, channel)
     try:
-        answered = await channel.inject("a long question", wait=False)
+        answered = await channel.inject("a long question", wait=False, from_owner=True)
         del answered
         from .chatkit import eventually
 
@@ -212,7 +212,7 @@ async def test_target_none_and_no_chat_yet_deliver_nowhere(make_kernel) -> None:
         opened, service, _ = await chat(make_kernel, provider, channel, target=target)
         try:
             if target == "none":
-                await channel.inject("hi")
+                await channel.inject("hi", from_owner=True)
             sent = len(channel.sent)
             beats = await beat(service, opened.gateway)
             assert [b.status for b in beats] == ["ran"]
@@ -256,11 +256,11 @@ async def test_a_failing_heartbeat_is_logged_and_the_gateway_goes_on(make_kernel
     provider = Failing("hello", "later")
     opened, service, _ = await chat(make_kernel, provider, channel)
     try:
-        await channel.inject("hi")
+        await channel.inject("hi", from_owner=True)
         await beat(service, opened.gateway)
         assert [m.text for m in channel.sent] == ["hello"]  # no failure notice for a heartbeat nobody asked for
         assert "the provider broke" in caplog.text
-        await channel.inject("still there?")
+        await channel.inject("still there?", from_owner=True)
         assert channel.sent[-1].text == "later"
     finally:
         await opened.close()
@@ -279,7 +279,7 @@ async def test_a_chat_that_only_answers_open_requests_is_never_the_heartbeats_ta
     provider = Streaming("hello", "Reminder: call the dentist back before 15:00.")
     opened, service, _ = await chat(make_kernel, provider, channel)
     try:
-        await channel.inject("hi", peer_id="client-1")
+        await channel.inject("hi", peer_id="client-1", from_owner=True)
         await beat(service, opened.gateway)
         assert len(provider.requests) == 2  # the heartbeat ran
         assert [m.text for m in channel.sent] == ["hello"]  # its reply went nowhere

@@ -12,7 +12,7 @@ import re
 import pytest
 from clawbot import ApprovalDecision, InboundMessage
 from clawbot.agent.owners import is_owner
-from clawbot.sessions.keys import session_key_for
+from clawbot.gateway.routing import Router
 
 from ..agent.scripted import ScriptedProvider, call
 from .chatkit import background_tool, eventually, guarded_tool, open_chat
@@ -22,7 +22,8 @@ GROUP = {"peer_id": "team", "chat_type": "group"}
 
 NOT_THE_OWNER = {
     "a group member": ({**GROUP, "sender_id": "mallory"}, ""),
-    "a stranger in the main session": ({"peer_id": "bob"}, ""),
+    "a stranger in the main session": ({"peer_id": "bob"}, "\n[session]\nnon_owners_share_main = true\n"),
+    "a stranger in their own session by default": ({"peer_id": "bob"}, ""),
     "a stranger in their own session": ({"peer_id": "bob"}, '\n[session]\ndm_scope = "per-peer"\n'),
 }
 
@@ -37,7 +38,7 @@ async def test_a_turn_started_by_someone_else_is_refused_at_once_and_nothing_wai
     refused = provider.requests[1].messages[-1]
     assert refused.is_error and "only the owner can approve" in refused.text and "Nothing ran" in refused.text
     assert fake_channel.texts() == ["That needs the owner."]  # no approval notice was sent
-    key = session_key_for("main", message, chat.kernel.config.session.dm_scope)
+    key = Router.for_config(chat.kernel.config, "main").route(message).session_key
     assert chat.runtime.approvals.pending_for(key) == [] and decisions == []
     await chat.close()
 

@@ -63,7 +63,7 @@ def test_within_a_tier_the_first_listed_wins_and_no_binding_means_the_default_ag
     bindings = [bind("first", channel="tg"), bind("second", channel="tg"), bind("mail", channel="mail")]
     router = Router(bindings, "main")
     assert router.route(InboundMessage(channel="tg", peer_id="x", text="")).agent_id == "first"
-    route = router.route(InboundMessage(channel="irc", peer_id="x", text=""))
+    route = router.route(InboundMessage(channel="irc", peer_id="x", text="", from_owner=True))
     assert (route.agent_id, route.matched_by, route.binding, route.session_key) == ("main", "default", None, "agent:main:main")
     assert route.describe() == "main (the default agent)"
     assert router.route(InboundMessage(channel="mail", peer_id="x", text="")).describe() == "mail (bindings[2], by channel)"
@@ -79,7 +79,8 @@ DM = {"channel": "tg", "peer_id": "alice", "account_id": "bot2"}
 GROUP = {"channel": "tg", "peer_id": "-100", "chat_type": "group", "sender_id": "alice"}
 SESSION_KEYS = [
     # (dm_scope, message fields, key for the agent "work")
-    ("main", DM, "agent:work:main"),
+    ("main", {**DM, "from_owner": True}, "agent:work:main"),
+    ("main", DM, "agent:work:tg:dm:alice"),  # not the owner: a session of their own
     ("per-peer", DM, "agent:work:dm:alice"),
     ("per-channel-peer", DM, "agent:work:tg:dm:alice"),
     ("per-account-channel-peer", DM, "agent:work:tg:bot2:dm:alice"),
@@ -113,10 +114,10 @@ async def test_the_gateway_routes_by_bindings_and_run_agent_is_only_the_default(
 
     gateway = Gateway(kernel, respond, "cli-choice")  # what `clawbot run --agent cli-choice` makes
     task = asyncio.create_task(gateway.run([fake_channel]))
-    await fake_channel.inject("hi", peer_id="boss")
-    await fake_channel.inject("hi", peer_id="friend")
-    await fake_channel.inject("/whoami", peer_id="boss")
-    await fake_channel.inject("/whoami", peer_id="friend")
+    await fake_channel.inject("hi", peer_id="boss", from_owner=True)
+    await fake_channel.inject("hi", peer_id="friend", from_owner=True)
+    await fake_channel.inject("/whoami", peer_id="boss", from_owner=True)
+    await fake_channel.inject("/whoami", peer_id="friend", from_owner=True)
     gateway.stop()
     await task
     assert seen == ["agent:work:main", "agent:cli-choice:main"]

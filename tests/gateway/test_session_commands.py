@@ -40,7 +40,7 @@ OPEN = ("/help", "/commands", "/whoami")
 NOT_THE_OWNER = {"/model openai/gpt-test": "Only the owner can choose openai/gpt-test: it is not among the configured models."}
 SENDERS = {  # who: (message fields, extra config, may control the session)
     "the owner": ({"peer_id": "alice"}, "", True),
-    "a stranger in the owner's main session": ({"peer_id": "bob"}, "", False),
+    "a stranger in the owner's main session": ({"peer_id": "bob"}, "\n[session]\nnon_owners_share_main = true\n", False),
     "a stranger in their own session": ({"peer_id": "bob"}, PER_PEER, True),
 }
 

@@ -40,11 +40,11 @@ async def test_a_turn_that_finishes_within_the_grace_is_answered_and_new_message
     gateway = Gateway(kernel, respond, "main")
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()
-    await fake_channel.inject("almost done", wait=False)
+    await fake_channel.inject("almost done", wait=False, from_owner=True)
     await _until(lambda: seen)
     gateway.stop()
     await asyncio.sleep(0)
-    late = await fake_channel.inject("too late", peer_id="bob", wait=False)
+    late = await fake_channel.inject("too late", peer_id="bob", wait=False, from_owner=True)
     await asyncio.wait_for(task, 30)
     assert late is not None and seen == ["almost done"]
     by_peer = {m.peer_id: m for m in fake_channel.sent}
@@ -63,7 +63,7 @@ async def test_a_turn_past_the_grace_is_cancelled_and_recorded_as_interrupted(ma
     gateway = Gateway(kernel, respond, "main")
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()
-    await fake_channel.inject("think for a long time", wait=False)
+    await fake_channel.inject("think for a long time", wait=False, from_owner=True)
     await _until(lambda: provider.requests)
     gateway.stop()
     await asyncio.wait_for(task, 60)

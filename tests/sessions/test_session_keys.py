@@ -1,4 +1,5 @@
-"""Session keys follow dm_scope; groups and threads always get their own."""
+"""Session keys follow dm_scope; groups and threads always get their own; under "main" only
+the owner's DMs share the main session unless session.non_owners_share_main says otherwise."""
 
 from __future__ import annotations
 
@@ -10,23 +11,28 @@ DM = InboundMessage(channel="telegram", peer_id="123", text="hi", account_id="bo
 
 
 @pytest.mark.parametrize(
-    ("scope", "key"),
+    ("scope", "owner", "shared", "key"),
     [
-        ("main", "agent:main:main"),
-        ("per-peer", "agent:main:dm:123"),
-        ("per-channel-peer", "agent:main:telegram:dm:123"),
-        ("per-account-channel-peer", "agent:main:telegram:bot2:dm:123"),
+        ("main", True, False, "agent:main:main"),
+        ("main", False, False, "agent:main:telegram:dm:123"),
+        ("main", False, True, "agent:main:main"),
+        ("per-peer", True, False, "agent:main:dm:123"),
+        ("per-peer", False, True, "agent:main:dm:123"),
+        ("per-channel-peer", True, False, "agent:main:telegram:dm:123"),
+        ("per-channel-peer", False, True, "agent:main:telegram:dm:123"),
+        ("per-account-channel-peer", True, False, "agent:main:telegram:bot2:dm:123"),
+        ("per-account-channel-peer", False, False, "agent:main:telegram:bot2:dm:123"),
     ],
 )
-def test_direct_messages_follow_dm_scope(scope, key) -> None:
-    assert session_key_for("main", DM, scope) == key
+def test_direct_messages_follow_dm_scope(scope, owner, shared, key) -> None:
+    assert session_key_for("main", DM, scope, owner=owner, non_owners_share_main=shared) == key
 
 
 def test_groups_and_threads_are_separate_whatever_the_scope() -> None:
     group = InboundMessage(channel="telegram", peer_id="-100", text="hi", chat_type="group")
-    assert session_key_for("ops", group, "main") == "agent:ops:telegram:group:-100"
+    assert session_key_for("ops", group, "main", owner=True) == "agent:ops:telegram:group:-100"
     thread = InboundMessage(channel="telegram", peer_id="-100", text="hi", chat_type="group", thread_id="7")
-    assert session_key_for("ops", thread, "per-peer") == "agent:ops:telegram:group:-100:thread:7"
+    assert session_key_for("ops", thread, "per-peer", owner=False) == "agent:ops:telegram:group:-100:thread:7"
 
 
 async def test_the_gateway_uses_the_configured_scope(make_kernel, fake_channel) -> None:

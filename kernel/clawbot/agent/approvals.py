@@ -49,7 +49,7 @@ NOTICE_HEAD = "Approval needed ("
 #: the word that shows a pending request in full (``/approve <id> show``, or alone at a terminal's question)
 SHOW = "show"
 # Grants past this many are counted, not listed: the notice must fit a screen.
-MAX_DETAILS = 4
+MAX_DETAILS = 5
 TOOL_WIDTH = 40
 
 

@@ -6,8 +6,11 @@ next profile at once; when no other profile can serve, the same key is retried a
 provider's Retry-After (up to 30 s, twice) before it cools down. A rejected key cools down
 and the next profile is tried; a billing error disables the key for hours. Overloaded
 answers are retried up to 10 times (2.5 s doubling to 30 s), server errors 3 times (after
-1, 2, 4 s), timeouts, failed connections and broken streams 3 times (after 0.5, 1, 2 s, so
-an unreachable provider is reported within seconds), logging "retrying" each time; a
+1, 2, 4 s), timeouts and broken streams 3 times (after 0.5, 1, 2 s), a connection that was
+never made (nothing listening, no route, no such host) once (after 0.5 s: a server that
+refuses now will not listen a second later, and the user waits for the verdict), logging
+"retrying" each time (in the log file only: the user is told once, by the turn's failure line,
+or not at all when a retry answers); a
 rejected thinking level is lowered. When a model is used up or unknown to its provider, the
 next one is tried, for this call only. Context overflow and invalid requests are not the
 model's fault and go straight back to the caller. A key that rests ends the call with a
@@ -29,6 +32,7 @@ from clawbot.agent.cooldowns import KeyResting
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.profiles import AuthProfiles, Profile
 from clawbot.agent.sendable import sendable_request
+from clawbot.log_marks import FILE_ONLY
 from clawbot.providerkit import decoded_tool_arguments
 from clawbot.types import Message, ModelRequest, ProviderError, TextSink, ToolCallBlock
 
@@ -36,6 +40,8 @@ log = logging.getLogger(__name__)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 OVERLOADED_RETRIES = 10
 SERVER_RETRIES = 3
+#: a connection that was never made: one more try catches a blip, more only keep the user waiting
+CONNECT_RETRIES = 1
 RATE_LIMIT_RETRIES = 2  # of the last usable key, after its Retry-After
 MAX_WAIT_S = 30.0  # a server asking for a longer wait is treated as down: try the next model
 
@@ -52,6 +58,13 @@ def reconnect_delay(attempt: int) -> float:
     """Back-off after a failed connection or a broken stream: short, so an unreachable
     provider is reported within seconds."""
     return min(2.0, 0.5 * 2**attempt)
+
+
+def retries_for(error: ProviderError) -> int:
+    """How often a server error, a timeout or a failed connection is tried again."""
+    if error.kind == "connection" and error.stream_break is None:
+        return CONNECT_RETRIES
+    return SERVER_RETRIES
 
 
 def lower_thinking(level: str) -> str | None:
@@ -116,7 +129,7 @@ class ModelCaller:
         wait = error.retry_after if error.retry_after is not None else default
         if wait > MAX_WAIT_S:
             raise _NextModel from error
-        log.warning("%s; retrying in %.1f s", error, wait)
+        log.warning("%s; retrying in %.1f s", error, wait, extra=FILE_ONLY)
         await self.sleep(wait)
 
     async def complete(self, request: ModelRequest, on_text: TextSink | None = None, pinned: str | None = None) -> CallOutcome:
@@ -132,9 +145,9 @@ class ModelCaller:
                 overflow = len(errors) > known and errors[-1].kind == "context_overflow"
                 why = f"the prompt does not fit {choice.ref} ({errors[-1].detail})" if overflow else f"model {choice.ref} unavailable"
                 if index + 1 < len(self.chain):
-                    log.warning("%s; trying the next one, %s", why, self.chain[index + 1].ref)
+                    log.warning("%s; trying the next one, %s", why, self.chain[index + 1].ref, extra=FILE_ONLY)
                 else:
-                    log.warning("%s and no fallback model is left", why)
+                    log.warning("%s and no fallback model is left", why, extra=FILE_ONLY)
         raise errors[-1] if errors else ProviderError("auth", "no usable auth profile", provider=self.chain[0].provider.name)
 
     def _resting(self, error: ProviderError, profile: Profile) -> KeyResting:
@@ -184,26 +197,26 @@ class ModelCaller:
                         # no other key can serve: waiting as asked beats resting the only key
                         wait = error.retry_after if error.retry_after is not None else server_delay(limited)
                         if wait <= MAX_WAIT_S:
-                            log.warning("%s is rate-limited; retrying the same key in %.1f s", choice.ref, wait)
+                            log.warning("%s is rate-limited; retrying the same key in %.1f s", choice.ref, wait, extra=FILE_ONLY)
                             await self.sleep(wait)
                             limited += 1
                             continue
                     if error.kind in ("rate_limit", "auth", "billing"):
                         errors[-1] = self._resting(error, profile)
                         if others:
-                            log.warning("%s: key %s failed (%s); trying the next one, %s", choice.ref, profile.id, error.kind, others[0].id)
+                            log.warning("%s: key %s failed (%s); trying the next one, %s", choice.ref, profile.id, error.kind, others[0].id, extra=FILE_ONLY)
                         break
                     if error.kind == "overloaded" and overloaded < OVERLOADED_RETRIES:
                         await self._wait(error, overloaded_delay(overloaded))
                         overloaded += 1
                         continue
-                    if error.kind in ("server", "timeout", "connection") and server < SERVER_RETRIES:
+                    if error.kind in ("server", "timeout", "connection") and server < retries_for(error):
                         delay = server_delay(server) if error.kind == "server" else reconnect_delay(server)
                         await self._wait(error, delay)
                         server += 1
                         continue
                     if error.kind == "thinking_unsupported" and (lower := lower_thinking(thinking)) is not None:
-                        log.warning("%s rejected thinking=%s; retrying with %s", choice.ref, thinking, lower)
+                        log.warning("%s rejected thinking=%s; retrying with %s", choice.ref, thinking, lower, extra=FILE_ONLY)
                         thinking = lower
                         continue
                     if error.kind in ("context_overflow", "invalid_request", "thinking_unsupported"):

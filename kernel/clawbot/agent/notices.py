@@ -39,7 +39,7 @@ def quoted_line(text: str) -> str:
 # A long command shows its first and last lines, so its start stays near the notice's header
 # and its end near the reply line; what lies between is counted. Every line a notice shows
 # is cut to LINE_WIDTH columns, two rows on an 80-column terminal, so a notice always fits
-# a 40-row screen: 10 quoted lines, the header, why, 4 lines of grants, what allow-always
+# a 40-row screen: 10 quoted lines, the header, why, 5 lines of grants, what allow-always
 # remembers, what is hidden and the reply line, two rows each at most.
 HEAD_LINES = 6
 TAIL_LINES = 3

@@ -221,8 +221,8 @@ class KernelServices(CronServices, ToolServices):
 
     def _is_main(self) -> bool:
         """The main session's reach (other sessions, other chats) is the owner's: a paired or
-        allow-listed person writing into it (``dm_scope = "main"``), or a turn they caused,
-        gets only their own chat."""
+        allow-listed person writing into it (``session.non_owners_share_main``), or a turn
+        they caused, gets only their own chat."""
         return session_kind(self.session_key) == "main" and self.trust is TurnTrust.OWNER
 
     def _agent_reachable(self, agent_id: str) -> bool:

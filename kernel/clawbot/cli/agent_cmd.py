@@ -218,7 +218,7 @@ async def _model_turn(kernel, runtime, port, text: str, agent_id: str, session_k
     except Exception as exc:  # the provider's short message; the traceback goes to the log file
         import logging
 
-        from clawbot.cli.logs import FILE_ONLY
+        from clawbot.log_marks import FILE_ONLY
 
         logging.getLogger(__name__).error("the turn on %s failed", session_key, exc_info=True, extra=FILE_ONLY)
         echo(f"error: {getattr(exc, 'user_message', None) or _one_line(exc)}", err=True)

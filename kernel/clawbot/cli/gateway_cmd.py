@@ -20,6 +20,7 @@ import click
 
 from clawbot.cli.output import echo
 from clawbot.cli.state import CliState, config_option, user_errors
+from clawbot.statefile import make_private_dir
 
 MANAGER_TIMEOUT_S = 30
 NO_USER_BUS = (
@@ -102,7 +103,7 @@ def _install_launchd(env: Mapping[str, str], spec) -> int:  # noqa: ANN001 - Ser
     from clawbot.cli.service_files import LAUNCHD_LABEL, launchd_plist, launchd_plist_path, write_service_file
 
     path = launchd_plist_path(env)
-    spec.log_path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(spec.log_path.parent)  # the state dir's logs folder: 0700 like every state folder
     write_service_file(path, launchd_plist(spec))
     echo(f"Wrote {path}")
     domain = f"gui/{os.getuid()}"

@@ -3,12 +3,11 @@
 On the terminal an error is one line (what failed, the exception's type and first line, and
 where the details are); its traceback goes to ``<state dir>/logs/clawbot.log`` (the
 gateway, ``clawbot run``, writes ``gateway.log`` beside it; rotated at ``logging.file_max_bytes``,
-``logging.file_backups`` old files kept), or to the terminal too with ``--verbose``. The
-values of secret-looking environment variables (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
-``*_PASSWORD``) are masked in every line, should a library or a plugin print one. Log lines quote paths, skill names and errors that may come from the
-workspace or a provider, so they are written with control characters shown as ``\\uXXXX``,
-like everything else a command prints (:mod:`clawbot.cli.output`).
-"""
+``logging.file_backups`` old files kept), or to the terminal too with ``--verbose``. A
+record marked ``extra=FILE_ONLY`` (:mod:`clawbot.log_marks`: a model call's retries, a
+failed turn's traceback, which the user is told about in one line of clawbot's own) stays in
+the file. Where the terminal is a chat (``clawbot run``: ``chat_terminal``), no log line
+reaches it unless ``--verbose``: the file has them all. The"""
 
 from __future__ import annotations
 
@@ -22,6 +21,7 @@ from pathlib import Path
 from clawbot.plugins.tracing import tracing_enabled
 from clawbot.safetext import visible
 
+TRACE_LOGGER = "clawbot.trace"
 LOG_FILE_BYTES = 5_000_000
 LOG_FILE_BACKUPS = 5
 #: environment variables whose values never appear in a log line
@@ -93,13 +93,12 @@ class TerminalFormatter(VisibleFormatter):
         return text + visible(f" ({summary}; {where})" if summary else f" ({where})")
 
 
-#: ``extra=FILE_ONLY`` keeps a record off the terminal (unless ``--verbose``): for details of
-#: an error the command already told the user about in its own words.
-FILE_ONLY = {"file_only": True}
-
-
 def _not_file_only(record: logging.LogRecord) -> bool:
     return not getattr(record, "file_only", False)
+
+
+def _is_trace(record: logging.LogRecord) -> bool:
+    return record.name == TRACE_LOGGER or record.name.startswith(f"{TRACE_LOGGER}.")
 
 
 def default_logging() -> None:
@@ -147,11 +146,14 @@ def configure_logging(
     log_name: str = "clawbot",
     max_bytes: int = LOG_FILE_BYTES,
     backups: int = LOG_FILE_BACKUPS,
+    chat_terminal: bool = False,
 ) -> None:
     """clawbot's loggers at ``level``; every other one (plugins log under their own package
     names, libraries under theirs) at warning. All end on the terminal, made visible and
-    without tracebacks unless ``verbose``; with ``state_root``, also in its log file
-    ``log_name``, whole, rotated at ``max_bytes`` with ``backups`` old files kept."""
+    without tracebacks unless ``verbose`` (never a ``FILE_ONLY`` record unless ``verbose``);
+    with ``state_root``, also in its log file ``log_name``, whole, rotated at ``max_bytes``
+    with ``backups`` old files kept. ``chat_terminal``: the terminal is a chat, so with a log
+    file only ``verbose`` (or hook tracing, its own lines) shows log lines there."""
     handlers: list[logging.Handler] = []
     details = None
     secrets = secret_values(env)
@@ -160,11 +162,15 @@ def configure_logging(
         if file_handler is not None:
             handlers.append(file_handler)
             details = log_file(state_root, log_name)
-    terminal = logging.StreamHandler()
-    if not verbose:
-        terminal.addFilter(_not_file_only)
-    terminal.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s", verbose=verbose, details=details, secrets=secrets))
-    handlers.append(terminal)
+    everything = verbose or details is None or not chat_terminal
+    if everything or tracing_enabled(env):
+        terminal = logging.StreamHandler()
+        if not verbose:
+            terminal.addFilter(_not_file_only)
+        if not everything:  # hook tracing was asked for on this terminal: its lines, the rest in the file
+            terminal.addFilter(_is_trace)
+        terminal.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s", verbose=verbose, details=details, secrets=secrets))
+        handlers.append(terminal)
     root = logging.getLogger()
     for old in root.handlers:
         if old not in handlers:
@@ -177,4 +183,4 @@ def configure_logging(
     ours.propagate = True
     logging.captureWarnings(True)
     if tracing_enabled(env):
-        logging.getLogger("clawbot.trace").setLevel(logging.INFO)
+        logging.getLogger(TRACE_LOGGER).setLevel(logging.INFO)

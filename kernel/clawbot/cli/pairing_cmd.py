@@ -49,6 +49,25 @@ def _who(sender_id: str, name: str) -> str:
     return f"{sender_id} ({name})" if name else sender_id
 
 
+def _their_session(state: CliState, channel: str, sender_id: str, account_id: str) -> str:
+    """Where an approved sender's direct messages go, as the gateway routes them (bindings,
+    ``session.dm_scope``, ``session.non_owners_share_main``, the owner ids)."""
+    from clawbot.config import ConfigError
+    from clawbot.gateway.routing import Router
+    from clawbot.sessions.keys import session_kind
+    from clawbot.types import InboundMessage
+
+    try:
+        config = state.load().config
+    except ConfigError:
+        return "which session they get cannot be told: the configuration has a problem (run `clawbot config validate`)"
+    message = InboundMessage(channel=channel, peer_id=sender_id, sender_id=sender_id, account_id=account_id, text="")
+    key = Router.for_config(config, config.default_agent_id()).route(message).session_key
+    if session_kind(key) == "main":
+        return f"they share the main session {key} with the owner: its history, exec output and MEMORY.md (session.non_owners_share_main = true)"
+    return f"they get a session of their own, {key} (not the main session; no MEMORY.md)"
+
+
 @click.group()
 def pairing() -> None:
     """Approve the strangers who asked to talk to your agent in a direct chat.
@@ -116,7 +135,9 @@ def _answer(state: CliState, channel: str, code: str, *, approve: bool) -> None:
         sys.exit(1)
     who = _who(request.sender_id, request.sender_name)
     if approve:
-        echo(f"Approved {who} on {channel}: their direct messages now reach the agent.")
+        echo(
+            f"Approved {who} on {channel}: their direct messages now reach the agent; {_their_session(state, channel, request.sender_id, request.account_id)}."
+        )
     else:
         echo(f"Denied {who} on {channel}: the code is gone; they get a new one if they write again.")
 

@@ -31,7 +31,14 @@ def run(state: CliState, agent_id: str | None, verbose: bool) -> None:
 
     logs = loaded.config.logging
     configure_logging(
-        logs.level, state.env, state_root=state.paths().root, verbose=verbose, log_name="gateway", max_bytes=logs.file_max_bytes, backups=logs.file_backups
+        logs.level,
+        state.env,
+        state_root=state.paths().root,
+        verbose=verbose,
+        log_name="gateway",
+        max_bytes=logs.file_max_bytes,
+        backups=logs.file_backups,
+        chat_terminal=True,  # the terminal chat (and a service's journal) gets replies; gateway.log the log lines
     )
     sys.exit(run_async(_run(state, agent_id)) or 0)
 

@@ -207,6 +207,10 @@ class SessionResetConfig:
 @attrs.frozen(kw_only=True)
 class SessionConfig:
     dm_scope: Literal["main", "per-peer", "per-channel-peer", "per-account-channel-peer"] = "main"
+    # Under dm_scope "main", whether people other than the owner (approved by pairing, in
+    # allow_from, anyone under dm_policy "open") write into the owner's main session too,
+    # with its MEMORY.md and exec output; by default each gets a session of their own.
+    non_owners_share_main: bool = False
     reset: SessionResetConfig = attrs.field(factory=SessionResetConfig)
 
 

@@ -8,7 +8,8 @@ built-ins are how a user regains control, so no plugin may shadow them; ``clawbo
 and ``clawbot plugins list`` name it, so its author sees it.
 
 Who may use them is decided once, for every command: the owner anywhere; anyone else only
-in a direct chat whose session is theirs alone (``session.dm_scope`` other than ``main``).
+in a direct chat whose session is theirs alone (their own, the default; not the main session
+``session.non_owners_share_main`` lets them into).
 The main session is the owner's, and a group's session is shared, so a member's ``/stop``
 there would cancel the owner's turn. ``/approve`` and ``/deny`` are the owner's alone, in every
 chat: anyone else gets the same short refusal whatever id they name, so it tells nothing

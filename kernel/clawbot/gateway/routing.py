@@ -12,19 +12,25 @@ applies to every message, below every other binding. The default agent is ``claw
 --agent``, else the one ``agents.list`` marks ``default`` (else its first).
 
 The route also gives the session key (:func:`clawbot.sessions.keys.session_key_for`, by the
-agent's id and ``session.dm_scope``) and says what decided it (``matched_by``: ``peer``,
+agent's id, ``session.dm_scope`` and whether the sender is the owner: under ``main`` only the
+owner's DMs reach the main session, unless ``session.non_owners_share_main``) and says what decided it (``matched_by``: ``peer``,
 ``guild``, ... or ``default``) for the log and ``/whoami``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 
+from clawbot.agent.owners import is_owner, owner_ids_for
 from clawbot.config.gateway_schema import BindingConfig, BindingMatch
 from clawbot.sessions.keys import DmScope, session_key_for
 from clawbot.types import InboundMessage
+
+if TYPE_CHECKING:
+    from clawbot.config.schema import ClawbotConfig
 
 #: the tiers, most specific first
 TIERS = ("peer", "guild", "team", "account", "account-any", "channel", "any")
@@ -76,22 +82,42 @@ def applies(match: BindingMatch, message: InboundMessage) -> bool:
     return not (match.team_id and match.team_id != message.team_id)
 
 
+def vouched_by_channel(message: InboundMessage) -> bool:
+    """The owner as the channel alone knows them (``from_owner``), without ``owner_ids``."""
+    return message.from_owner
+
+
 @attrs.frozen
 class Router:
-    """Routes messages by ``bindings`` to their agent, ``default_agent`` when none applies."""
+    """Routes messages by ``bindings`` to their agent, ``default_agent`` when none applies.
+    ``owner`` says whether a message is the owner's (:meth:`for_config`: by ``owner_ids`` too)."""
 
     bindings: Sequence[BindingConfig]
     default_agent: str
     dm_scope: DmScope = "main"
+    owner: Callable[[InboundMessage], bool] = vouched_by_channel
+    non_owners_share_main: bool = False
     _order: tuple[tuple[int, BindingConfig], ...] = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
         ranked = sorted(enumerate(self.bindings), key=lambda item: (TIERS.index(tier_of(item[1].match)), item[0]))
         object.__setattr__(self, "_order", tuple(ranked))
 
+    @classmethod
+    def for_config(cls, config: ClawbotConfig, default_agent: str) -> Router:
+        """The router of ``config``: its bindings and session settings, its owners."""
+
+        def owner(message: InboundMessage) -> bool:
+            return is_owner(message, owner_ids_for(config, message.channel))
+
+        session = config.session
+        return cls(config.bindings, default_agent, session.dm_scope, owner, session.non_owners_share_main)
+
+    def session_key(self, agent_id: str, message: InboundMessage) -> str:
+        return session_key_for(agent_id, message, self.dm_scope, owner=self.owner(message), non_owners_share_main=self.non_owners_share_main)
+
     def route(self, message: InboundMessage) -> Route:
         for index, binding in self._order:
             if applies(binding.match, message):
-                key = session_key_for(binding.agent_id, message, self.dm_scope)
-                return Route(binding.agent_id, key, tier_of(binding.match), index)
-        return Route(self.default_agent, session_key_for(self.default_agent, message, self.dm_scope), DEFAULT)
+                return Route(binding.agent_id, self.session_key(binding.agent_id, message), tier_of(binding.match), index)
+        return Route(self.default_agent, self.session_key(self.default_agent, message), DEFAULT)

@@ -65,6 +65,7 @@ from clawbot.gateway.routing import Route, Router
 from clawbot.gateway.supervisor import supervise
 from clawbot.gateway.typing_indicator import typing_while
 from clawbot.kernel import Kernel
+from clawbot.log_marks import FILE_ONLY
 from clawbot.sessions.keys import session_kind
 from clawbot.sessions.store import agent_of
 from clawbot.types import (
@@ -123,9 +124,7 @@ class Gateway:
     up_after: float = 0.5
     """A start still going after this long (seconds) counts as running, for :meth:`health`."""
     access: Access = attrs.field(default=attrs.Factory(lambda self: Access(self.kernel), takes_self=True))
-    router: Router = attrs.field(
-        default=attrs.Factory(lambda self: Router(self.kernel.config.bindings, self.agent_id, self.kernel.config.session.dm_scope), takes_self=True)
-    )
+    router: Router = attrs.field(default=attrs.Factory(lambda self: Router.for_config(self.kernel.config, self.agent_id), takes_self=True))
     _stop: asyncio.Event = attrs.field(factory=asyncio.Event)
     _grace: bool = True
     _lanes: Lanes | None = None
@@ -435,7 +434,8 @@ class Gateway:
             try:
                 text = await self.respond(message, session_key, **extra)
             except Exception as exc:
-                log.exception("answering a message on %s failed", channel.name)
+                # the chat gets its one line below; the traceback is for the log file
+                log.exception("answering a message on %s failed", channel.name, extra=FILE_ONLY)
                 if kind == "heartbeat":  # nobody asked: the failure is logged, the chat not bothered
                     if live is not None:
                         await live.finish(None)

@@ -68,7 +68,7 @@ def _routed(kernel: Kernel, message: InboundMessage, session_key: str) -> str:
     """The session's agent and what routed this chat to it (``[[bindings]]`` or the default)."""
     from clawbot.gateway.routing import Router
 
-    route = Router(kernel.config.bindings, agent_of(session_key), kernel.config.session.dm_scope).route(message)
+    route = Router.for_config(kernel.config, agent_of(session_key)).route(message)
     return route.describe() if route.session_key == session_key else agent_of(session_key)
 
 

@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from clawbot.statefile import create_private_file
+
 from clawbot_memory.driver import BUSY_TIMEOUT_S, Driver
 
 SCHEMA_VERSION = "2"
@@ -91,7 +93,9 @@ class Store:
             if self._writer is not None and self._reader is not None:
                 return
             self._close_connections()
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # private from the start, like every state file: SQLite gives the WAL and shared
+            # memory files the database file's mode
+            create_private_file(self.path)
             try:
                 self._open_checked()
             except NotAnIndex as exc:

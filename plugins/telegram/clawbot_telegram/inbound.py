@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
+from clawbot.statefile import private_binary_writer
 from clawbot.types import Attachment, InboundMessage
 
 if TYPE_CHECKING:
@@ -129,9 +130,9 @@ async def _download(message: Message, bot: Bot, config: TelegramConfig, media_di
         return ()
     telegram_file = await item.get_file()
     suffix = Path(telegram_file.file_path or name or "").suffix[:16] or (".jpg" if kind == "image" else "")
-    media_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     target = media_dir / f"{message.chat.id}-{message.message_id}-{item.file_unique_id}{suffix}"
-    await telegram_file.download_to_drive(target)
+    with private_binary_writer(target) as out:  # someone's photo: 0600 from the start, in a 0700 folder
+        await telegram_file.download_to_memory(out)
     return (Attachment(kind=kind, path=str(target), mime_type=mime, name=name, size=target.stat().st_size),)
 
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -75,7 +78,15 @@ async def test_direct_and_group_messages_become_inbound_messages(api: FakeBotApi
     assert all(TOKEN not in c.params.get("text", "") for c in api.calls)
 
 
-async def test_photos_and_documents_are_downloaded_under_the_state_dir(api: FakeBotApi, tmp_path: Path) -> None:
+@pytest.fixture
+def user_umask() -> Iterator[None]:
+    """The umask most users have (022): files created without a mode of their own are world-readable."""
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+async def test_photos_and_documents_are_downloaded_under_the_state_dir(api: FakeBotApi, tmp_path: Path, user_umask) -> None:
     sink = Sink()
     async with running(make_channel(api, tmp_path), sink):
         await api.message(ALICE, "look", photo=b"\xff\xd8jpeg-bytes")
@@ -85,6 +96,10 @@ async def test_photos_and_documents_are_downloaded_under_the_state_dir(api: Fake
     assert sink.messages[0].text == "look" and photo.kind == "image" and Path(photo.path).read_bytes() == b"\xff\xd8jpeg-bytes"
     assert (document.kind, document.name, Path(document.path).read_bytes()) == ("document", "notes.txt", b"some notes")
     assert Path(document.path).is_relative_to(tmp_path / "telegram")
+    # someone's files in the state dir: private from the start, whatever the umask
+    media = Path(photo.path).parent
+    assert stat.S_IMODE(media.stat().st_mode) == 0o700
+    assert [stat.S_IMODE(Path(a.path).stat().st_mode) for a in (photo, document)] == [0o600, 0o600]
 
 
 async def test_a_restart_never_hands_over_an_update_twice(api: FakeBotApi, tmp_path: Path) -> None:

@@ -62,6 +62,30 @@ async def test_a_stranger_pairs_before_the_agent_answers(api: FakeBotApi, setup)
     assert len(llm.requests) == 1
 
 
+async def test_a_paired_stranger_gets_a_session_of_their_own_without_memory_md(api: FakeBotApi, setup) -> None:
+    home, config, llm, workspace = setup
+    (workspace / "MEMORY.md").write_text("# Memory\nThe safe code is 4711.\n")
+    llm.reply("Hi Alice.")
+    llm.reply("Hello Bob.")
+    async with clawbot_run(home, api, config):
+        await api.message(ALICE, "my bank pin is 9876, remember it")
+        await api.wait_for(lambda: api.texts(ALICE.id), what="the owner's reply")
+        await api.message(BOB, "hello there")
+        await api.wait_for(lambda: api.texts(BOB.id), what="the pairing answer")
+        code = re.search(r"\b[A-Z0-9]{8}\b", visible(api.texts(BOB.id)[0])).group()
+        status, out = await clawbot(home, "pairing", "approve", "telegram", code)
+        assert status == 0, out
+        assert f"they get a session of their own, agent:main:telegram:dm:{BOB.id} (not the main session; no MEMORY.md)" in out
+        await api.message(BOB, "what do you know about the owner?")
+        await api.wait_for(lambda: len(api.texts(BOB.id)) == 2, what="the agent's reply to Bob")
+        status, listed = await clawbot(home, "sessions", "list")
+    owner, stranger = (str(r.body) for r in llm.requests)
+    assert "The safe code is 4711." in owner  # the owner's main session loads MEMORY.md
+    assert "4711" not in stranger and "9876" not in stranger  # neither MEMORY.md nor the owner's history
+    assert "what do you know about the owner?" in stranger
+    assert status == 0 and "agent:main:main" in listed and f"agent:main:telegram:dm:{BOB.id}" in listed
+
+
 async def test_in_a_group_only_a_mention_is_answered(api: FakeBotApi, setup) -> None:
     home, config, llm, _ = setup
     llm.reply("Here I am.")

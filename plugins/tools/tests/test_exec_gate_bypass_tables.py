@@ -316,7 +316,7 @@ def test_the_notice_says_allow_always_allows_any_arguments() -> None:
     verdict_ = Verdict("ask", ("/usr/bin/touch is not in the exec allowlist",), always="programs", programs=(Program("/usr/bin/touch", "touch"),))
     text = text_of(pending(ticket, job, verdict_, allow_always=True, covers=always_covers(verdict_, "bwrap", Binding())))
     assert "/approve ab12cd allow-always" in text
-    assert "/usr/bin/touch with any arguments, inside the sandbox (bwrap), without network run for this agent without asking" in text
+    assert "/usr/bin/touch with any arguments, inside the sandbox (bwrap) as above, without network run for this agent without asking" in text
 
 
 # --- a budget of files per decision ----------------------------------------------------------

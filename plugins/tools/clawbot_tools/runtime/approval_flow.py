@@ -4,8 +4,9 @@ Asking never blocks the turn: the request goes to ``ToolServices.request_approva
 ``exec`` returns an "approval-pending" result at once, which shows the exact command, the
 reason and the ``/approve`` line the model must relay. The kernel shows the
 owner its own notice with the command and :func:`grant_lines`: where it runs (inside the
-sandbox, with network, or outside it), the environment the model adds, and whether it may
-read input. A turn started by someone who may not approve is refused at once
+sandbox, with network, or outside it), what it may write and read there beyond the
+workspace (``sandbox_write``, ``sandbox_read``, the agent's skills), the environment the
+model adds, and whether it may read input. A turn started by someone who may not approve is refused at once
 (``ApprovalRefused``): nothing is left pending for a stranger's command.
 
 The answer arrives later, outside the turn, in :func:`on_decision`. When a file the
@@ -65,22 +66,44 @@ def with_grants(verdict: Verdict, job: Job, mechanism: str) -> Verdict:
     return attrs.evolve(verdict, action="ask", reasons=tuple(reasons), always=always)
 
 
-def grant_lines(job: Job, mechanism: str) -> tuple[str, ...]:
-    """What approving ``job`` lets it do, in the words of the notice."""
+@attrs.frozen
+class Reach:
+    """What a sandboxed command may touch beyond the workspace and its temp dir: the trees
+    ``sandbox_read`` and ``sandbox_write`` open (real paths), and the agent's skills."""
+
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+
+
+def _trees(paths: tuple[str, ...], key: str) -> str:
+    return f"{', '.join(paths)} ({key})"
+
+
+def grant_lines(job: Job, mechanism: str, reach: Reach = Reach()) -> tuple[str, ...]:
+    """What approving ``job`` lets it do, in the words of the notice: every grant it holds
+    (outside the sandbox, network, each extra tree it may write or read, interactive input)
+    is named, a line each, so a long list of trees never pushes another grant out of sight."""
     if not job.sandboxed:
-        where = "Runs: OUTSIDE the sandbox: it can read and change all your files, and use the network."
+        lines = ["Runs: OUTSIDE the sandbox: it can read and change all your files, and use the network."]
     elif mechanism == "off":
-        where = "Runs: without a sandbox (none is usable here): it can read and change your files."
+        lines = ["Runs: without a sandbox (none is usable here): it can read and change all your files, and use the network."]
     else:
-        network = "with network access" if job.network else "no network"
-        where = f"Runs: inside the sandbox ({mechanism}): writes only the workspace, {network}."
-    lines = [where, f"Directory: {job.cwd}"]
+        lines = [f"Runs: inside the sandbox ({mechanism}), {'with network access' if job.network else 'with no network'}."]
+        if reach.writes:
+            lines.append(f"Writes: the workspace, its temp dir and {_trees(reach.writes, 'sandbox_write')}.")
+        else:
+            lines.append("Writes: only the workspace and its temp dir.")
+        reads = [_trees(reach.reads, "sandbox_read")] if reach.reads else []
+        if job.readable:
+            reads.append("the agent's skills")
+        if reads:
+            lines.append(f"Reads also: {' and '.join(reads)}.")
+    lines.append(f"Directory: {job.cwd}")
     if job.added_env:
         lines.append("Environment it adds: " + " ".join(f"{k}={v}" for k, v in sorted(job.added_env.items())))
+    # its input is /dev/null unless this grant says otherwise
     if job.interactive:
         lines.append("Input: interactive: each text the agent sends to it asks you again.")
-    else:
-        lines.append("Input: none (/dev/null).")
     return tuple(lines)
 
 
@@ -92,7 +115,8 @@ def withheld_lines(verdict: Verdict) -> tuple[str, ...]:
 def always_covers(verdict: Verdict, mechanism: str, binding: Binding) -> str | None:
     if verdict.always == "programs":
         programs = ", ".join(p.real for p in verdict.programs)
-        return f"{programs} with any arguments, inside the sandbox ({mechanism}), without network"
+        # a later run of these programs gets what the Writes and Reads lines above name, never the network
+        return f"{programs} with any arguments, inside the sandbox ({mechanism}) as above, without network"
     if verdict.always == "command" and binding.files:  # short: the notice shows one line of it
         return "this exact command in this directory, same environment and grants, until a file it runs changes"
     if verdict.always == "command":
@@ -106,6 +130,7 @@ def ask(call: ToolCall, rt: RuntimeContext, job: Job, verdict: Verdict, binding:
     if services is None:
         return unavailable(job, verdict, "this tool call runs outside a chat")
     mechanism = rt.sandbox.choice().mechanism.name
+    reach = Reach(rt.sandbox.extra_reads(), rt.sandbox.extra_writes())
     request = ApprovalRequest(
         tool_name="exec",
         command=job.command,
@@ -113,7 +138,7 @@ def ask(call: ToolCall, rt: RuntimeContext, job: Job, verdict: Verdict, binding:
         on_decision=lambda decision: on_decision(decision, rt, job, verdict, services, binding),
         allow_always=always,
         expires_in_s=float(rt.exec.approval_expiry_s),
-        details=grant_lines(job, mechanism) + withheld_lines(verdict),
+        details=grant_lines(job, mechanism, reach) + withheld_lines(verdict),
         always_covers=always_covers(verdict, mechanism, binding) if always else None,
     )
     try:

@@ -73,11 +73,15 @@ def make_tool(rt: RuntimeContext) -> Tool:
     async def handler(call: ToolCall) -> ToolResult:
         return await run_exec(call, rt)
 
+    # what the sandbox lets every command write, as configured: the description never claims less
+    writes = "the workspace and a private temp dir ($TMPDIR)"
+    if rt.exec.sandbox_write:
+        writes = f"the workspace, a private temp dir ($TMPDIR) and {', '.join(rt.exec.sandbox_write)}"
     return Tool(
         name="exec",
         description=(
-            "Run a shell command in the workspace, inside a sandbox: it can read the system and the workspace, write "
-            "only the workspace and a private temp dir ($TMPDIR), and has no network. stdout and stderr come back merged, "
+            f"Run a shell command in the workspace, inside a sandbox: it can read the system and the workspace, write "
+            f"only {writes}, and has no network. stdout and stderr come back merged, "
             f"with the exit code. A command still running after yield_ms (default {rt.exec.yield_ms} ms) continues in the "
             "background: use the process tool to poll it, read its log, write to its stdin or kill it. To keep a server "
             "running, start it with background: true (what a command leaves running with & may end with it). Commands outside "

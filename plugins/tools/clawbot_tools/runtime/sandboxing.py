@@ -107,10 +107,18 @@ class Sandboxing:
             "If the command needs one, ask the user to add it (or its tree, e.g. ~/.pyenv) to [plugins.tools.exec] sandbox_read."
         )
 
+    def extra_reads(self) -> tuple[str, ...]:
+        """The trees ``sandbox_read`` opens to every command, as they exist now (real paths)."""
+        return self._expanded(self.settings.sandbox_read)
+
+    def extra_writes(self) -> tuple[str, ...]:
+        """The trees ``sandbox_write`` opens to every command, as they exist now (real paths)."""
+        return self._expanded(self.settings.sandbox_write)
+
     def prepare(self, job: Job) -> Launch:
         """``job`` as the registry starts it; raises ``SandboxError`` when the sandbox cannot be built."""
         mechanism = self.choice().mechanism if job.sandboxed else OffMechanism()
-        granted = self._expanded(self.settings.sandbox_write)
+        granted = self.extra_writes()
         writable = granted if job.workspace_writable else ()
         policy = SandboxPolicy(
             workspace=job.workspace,
@@ -118,7 +126,7 @@ class Sandboxing:
             # a temp dir of its own, so nothing the owner's commands of this session leave there
             # (a script they run again) can be changed by a command of someone else's turn
             temp_dir=self._temp_dir(job.session_key if job.workspace_writable else f"{job.session_key} (not the owner's)"),
-            read_only=tuple(job.readable) + self._expanded(self.settings.sandbox_read) + (() if job.workspace_writable else granted),
+            read_only=tuple(job.readable) + self.extra_reads() + (() if job.workspace_writable else granted),
             read_write=writable,
             network=job.network,
             limits=self.limits,
