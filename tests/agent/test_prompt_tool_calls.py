@@ -58,5 +58,5 @@ HOSTILE = {
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
 def test_hostile_replies_are_read_in_one_pass(text: str) -> None:
     # Linear: well under 0.1 s each; quadratic: minutes, past the suite's per-test timeout.
-    calls = find_calls(text)
-    assert all(call.name == "read" for call in calls)
+    prose, calls = find_calls(text)
+    assert len(calls) <= text.count("<tool_call>") and len(prose) <= len(text)

@@ -186,10 +186,11 @@ def heartbeat_brain(request) -> Reply:
 async def test_a_heartbeat_carries_the_trust_of_the_chat_it_answers(make_kernel, fake_llm, workspace, last_chat, may_write) -> None:
     (workspace / "HEARTBEAT.md").write_text("- note that the inbox was checked, in notes.md\n")
     fake_llm.queue(*[heartbeat_brain] * 6)
-    channel = FakeChannel()  # open to anyone: a stranger's direct message lands in the main session
+    channel = FakeChannel()  # open to anyone; shared main: a stranger's direct message lands in the main session
     kernel = await make_kernel(
         plugins={"tools": clawbot_tools.plugin, "fake": channel.as_plugin()},
-        config=f'[agents.defaults]\nworkspace = "{workspace}"\n\n[agents.defaults.heartbeat]\nevery_minutes = 30\nprompt = "{HEARTBEAT_PROMPT}"\n',
+        config=f'[agents.defaults]\nworkspace = "{workspace}"\n\n[agents.defaults.heartbeat]\nevery_minutes = 30\nprompt = "{HEARTBEAT_PROMPT}"\n\n'
+        "[session]\nnon_owners_share_main = true\n",
     )
     runtime = AgentRuntime(kernel)
     await runtime.conversation("main", chain=[ModelChoice(make_provider("anthropic", fake_llm), MODEL["anthropic"])])
