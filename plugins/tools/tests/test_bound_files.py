@@ -219,3 +219,15 @@ def test_node_given_a_name_without_its_extension_binds_the_file_node_runs(tmp_pa
     subprocess.run(["node", "build"], cwd=ws, check=True, capture_output=True)
     assert (ws / "PWNED").exists()
     assert _bound(real, "node build") != before
+
+
+@pytest.mark.parametrize("line", ["python3 build.py", "./build.py"])
+def test_a_python_of_a_virtual_environment_found_on_path_makes_the_line_unsure(ws: Path, line: str) -> None:
+    """It loads the packages of the environment, which are not followed (``./build.py``:
+    through ``#!/usr/bin/env python3``)."""
+    venv = ws / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python3").symlink_to(sys.executable)
+    real = os.path.realpath(ws)
+    found = bind(line, cwd=real, roots=(real,), path_value=f"{venv}{os.pathsep}{SYSTEM_PATH}", home=None)
+    assert found.unsure is not None and "packages" in found.unsure, found

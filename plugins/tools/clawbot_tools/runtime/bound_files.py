@@ -35,7 +35,8 @@ a file a program opens by a name in its own text) is not followed.
 ``Binding.unsure`` says why the files a line runs cannot all be named: text the analysis
 could not take apart, a word that is not fixed (``$X``, a glob), a relative word after
 ``cd``, code given on the command line (``python3 -c``, ``-m``, ``node -e``), an
-interpreter of a virtual environment in the workspace (it loads the packages there), builtins
+interpreter of a virtual environment in the workspace, named, found on ``PATH`` or in a
+``#!`` line (it loads the packages there), a ``#!`` interpreter not known here, builtins
 that run text (``eval``), variables that change what programs load, or a program that may run
 workspace files it is not given by name (build tools, package managers, test runners,
 ``git`` with its hooks ...). Known are only programs that run no code from their arguments
@@ -62,7 +63,7 @@ from clawbot.paths import inside
 
 from clawbot_tools.runtime.envscrub import settable
 from clawbot_tools.runtime.exec_policy import ALWAYS_OK, MAX_ANALYSED_CHARS
-from clawbot_tools.runtime.executables import real_path, resolve
+from clawbot_tools.runtime.executables import real_path, resolve, which
 from clawbot_tools.runtime.shell_analysis import Command, Word, analyse
 from clawbot_tools.runtime.shell_builtins import OPAQUE_BUILTINS
 from clawbot_tools.runtime.shell_wrappers import SCRIPT_FILE, SHELLS
@@ -279,14 +280,16 @@ def _on_path(name: str, path_value: str, where: str | None) -> list[str]:
 
 def _program(command: Command, path_value: str, roots: tuple[str, ...]) -> list[str] | str:
     """The files ``command`` runs beyond its words, or why they cannot be named."""
+    search = os.defpath if command.default_path else path_value
     try:
-        program = resolve(command.name, os.defpath if command.default_path else path_value, command.cwd)
+        program = resolve(command.name, search, command.cwd)
+        named = os.path.normpath(os.path.join(command.cwd or "/", command.name)) if "/" in command.name else which(command.name, search, command.cwd)
     except LookupError:
         return f"which program {command.name!r} is depends on a directory that is not known"
     if program is None:
         return f"{command.name!r} is not found as a program yet"
     if any(inside(root, program.real) for root in roots):  # a program the agent can rewrite: bound itself
-        added = _shebang(program.real, command.name, roots)
+        added = _shebang(program.real, command.name, roots, search, command.cwd)
         return added if isinstance(added, str) else [program.real, *added]
     names = {program.name, os.path.basename(program.real)}
     if names <= ALWAYS_OK | NAMED_ONLY:
@@ -300,8 +303,7 @@ def _program(command: Command, path_value: str, roots: tuple[str, ...]) -> list[
     family = _interpreter(program.name)
     if family is None:
         return f"{program.name} may run files of the workspace that the line does not name"
-    named = os.path.normpath(os.path.join(command.cwd or "/", command.name))
-    if "/" in command.name and any(inside(root, named) for root in roots):
+    if named is not None and any(inside(root, named) for root in roots):  # ./.venv/bin/python, or found on PATH there
         return f"{command.name} is an interpreter of a virtual environment here, whose packages it loads are not followed"
     return _script(command, family)
 
@@ -324,9 +326,10 @@ def _shell_script(args: Iterable[Word]) -> str | None:
     return None
 
 
-def _shebang(real: str, name: str, roots: tuple[str, ...]) -> list[str] | str:
+def _shebang(real: str, name: str, roots: tuple[str, ...], path_value: str, cwd: str | None) -> list[str] | str:
     """What the interpreter of program ``real``'s ``#!`` line runs beyond the program itself
-    (the modules beside a Python script), or why that cannot be named."""
+    (the modules beside a Python script), or why that cannot be named. ``env NAME`` finds
+    NAME on ``path_value``, as the kernel's ``env`` does."""
     line = _first_line(real)
     if line is None:
         return []  # not a script (a compiled program), or one the shell runs itself
@@ -338,7 +341,13 @@ def _shebang(real: str, name: str, roots: tuple[str, ...]) -> list[str] | str:
         interpreter, options = options[0], options[1:]
         if interpreter.startswith("-"):
             return f"{name} is run by env {interpreter} (its #! line), which is not followed"
-    if os.path.isabs(interpreter) and any(inside(root, interpreter) for root in roots):
+        try:
+            found = which(interpreter, path_value, cwd) if "/" not in interpreter else interpreter
+        except LookupError:
+            return f"which {interpreter} runs {name} (its #! line) depends on a directory that is not known"
+        if found is not None and any(inside(root, found) for root in roots):
+            return f"{name} is run by {found} (its #! line), an interpreter of the workspace whose packages are not followed"
+    elif not os.path.isabs(interpreter) or any(inside(root, interpreter) for root in roots):  # #!.venv/bin/python is read from the directory
         return f"{name} is run by {interpreter} (its #! line), an interpreter of the workspace whose packages are not followed"
     base = os.path.basename(interpreter)
     if base in SHELLS:
