@@ -172,10 +172,13 @@ def _bind(command: str, cwd: str, roots: tuple[str, ...], path_value: str, home:
         head = segment[0].value if segment else ""
         if head in OPAQUE_BUILTINS and head not in SOURCING:
             why(f"{head} is not followed ({OPAQUE_BUILTINS[head]})")
-        if head in SOURCING and len(segment) > 1 and segment[1].literal:
-            paths += _on_path(segment[1].value, path_value, _where)
-        elif os.path.basename(head) in SHELLS and (script := _shell_script(segment[1:])) is not None:
-            paths += _on_path(script, path_value, _where)
+        script = segment[1].value if head in SOURCING and len(segment) > 1 and segment[1].literal else None
+        if os.path.basename(head) in SHELLS:
+            script = _shell_script(segment[1:])
+        try:
+            paths += [] if script is None else _on_path(script, path_value, _where)
+        except LookupError:
+            why(f"which file {script!r} is depends on a PATH folder whose real place is not known")
     for command_ in analysis.commands:
         if command_.builtin:
             continue
@@ -265,7 +268,7 @@ def _as_the_kernel_reads(path: str) -> str:
 def _on_path(name: str, path_value: str, where: str | None) -> list[str]:
     """The files a shell may read for a script named ``name`` without ``/`` (``. lib.sh``,
     ``bash x.sh``): the one of that name in each ``PATH`` folder (the one in the directory
-    is a word of the line, bound with the others)."""
+    is a word of the line, bound with the others). ``LookupError``: see :func:`_as_the_kernel_reads`."""
     if "/" in name or not name:
         return []
     found = []
@@ -274,7 +277,7 @@ def _on_path(name: str, path_value: str, where: str | None) -> list[str]:
             if where is None:
                 continue
             folder = os.path.join(where, folder)
-        found.append(os.path.normpath(os.path.join(folder, name)))
+        found.append(_as_the_kernel_reads(os.path.join(folder, name)))
     return found
 
 
