@@ -34,6 +34,8 @@ BINDS: dict[str, tuple[set[str], bool]] = {
     ". ws-tool": ({"ws/bin/ws-tool"}, False),  # sh looks a name without / up on PATH
     "bash ws-tool": ({"ws/bin/ws-tool"}, False),  # bash: the directory, then PATH
     "bash -c ws-tool": ({"ws/bin/ws-tool"}, False),  # run as a program found on PATH
+    "env bash ws-tool": ({"ws/bin/ws-tool"}, False),
+    "command . ws-tool": ({"ws/bin/ws-tool"}, False),
     "./tools/run.py": ({"ws/tools/run.py", "ws/tools/lib.py", "ws/tools/pkg/__init__.py"}, False),  # #! python: modules beside it
     "./tools/odd": ({"ws/tools/odd"}, True),  # a #! interpreter not known here
     "node build": ({"ws/build.js"}, False),  # what node tries for a name without extension

@@ -172,9 +172,7 @@ def _bind(command: str, cwd: str, roots: tuple[str, ...], path_value: str, home:
         head = segment[0].value if segment else ""
         if head in OPAQUE_BUILTINS and head not in SOURCING:
             why(f"{head} is not followed ({OPAQUE_BUILTINS[head]})")
-        script = segment[1].value if head in SOURCING and len(segment) > 1 and segment[1].literal else None
-        if os.path.basename(head) in SHELLS:
-            script = _shell_script(segment[1:])
+        script = _sourced_or_shell_script(segment)
         try:
             paths += [] if script is None else _on_path(script, path_value, _where)
         except LookupError:
@@ -309,6 +307,18 @@ def _program(command: Command, path_value: str, roots: tuple[str, ...]) -> list[
     if named is not None and any(inside(root, named) for root in roots):  # ./.venv/bin/python, or found on PATH there
         return f"{command.name} is an interpreter of a virtual environment here, whose packages it loads are not followed"
     return _script(command, family)
+
+
+def _sourced_or_shell_script(segment: tuple[Word, ...]) -> str | None:
+    """The script a segment sources or gives a shell (``. lib.sh``, ``env bash x.sh``): after
+    the first word that is ``.``, ``source`` or a shell, wrappers before it included."""
+    for at, word in enumerate(segment):
+        if word.value in SOURCING:
+            following = segment[at + 1] if at + 1 < len(segment) else None
+            return following.value if following is not None and following.literal else None
+        if os.path.basename(word.value) in SHELLS:
+            return _shell_script(segment[at + 1 :])
+    return None
 
 
 def _shell_script(args: Iterable[Word]) -> str | None:
