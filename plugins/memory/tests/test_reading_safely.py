@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from pathlib import Path
 
 import pytest
 from clawbot.testing import HOSTILE_KINDS, HOSTILE_SECRET, call_in_thread, plant_hostile, secret_outside
 from clawbot.types import MemoryPathError, MemorySyncProgress
+from clawbot_memory.excerpt import read_lines
 from clawbot_memory.sources import MAX_FILE_BYTES, Sources
 
 from .memory_support import make_provider, write
@@ -91,6 +93,31 @@ async def test_get_refuses_a_file_too_big_to_be_memory_without_reading_it(tmp_pa
             await provider.get("memory/dump.md", agent_id="main", lines=1)
     finally:
         await provider.close()
+
+
+def test_get_stops_at_the_size_cap_when_the_file_grows_after_its_size_was_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``yes >> memory/notes.md`` in the background does: the size is fine when checked,
+    then the file grows without end; memory_get refuses it at the cap instead of holding it all."""
+    monkeypatch.setattr("clawbot_memory.excerpt.MAX_FILE_BYTES", 1_000_000)  # 1 MB stands for 16 MB
+    target = tmp_path / "memory" / "notes.md"
+    write(target, "start\n")
+    sources = Sources.build(tmp_path, [])
+    file = sources.resolve("memory/notes.md")
+    real_fstat = os.fstat
+    grown = []
+
+    def size_then_grow(fd: int) -> os.stat_result:  # the writer runs right after the size check
+        info = real_fstat(fd)
+        if not grown and sys._getframe(1).f_code.co_filename.endswith("excerpt.py"):
+            with open(target, "a") as out:
+                out.write("y\n" * 1_500_000)
+            grown.append(True)
+        return info
+
+    monkeypatch.setattr(os, "fstat", size_then_grow)
+    with pytest.raises(MemoryPathError, match="too big to be memory"):
+        read_lines(sources, file, 1, None)
+    assert grown
 
 
 async def test_a_huge_query_is_searched_by_its_beginning(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 import attrs
 import clawbot_tools.plugin
 import pytest
-from clawbot import ToolCallBlock
+from clawbot import ToolCall, ToolCallBlock
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.gateway.runner import Gateway
@@ -59,6 +59,10 @@ FORMS = {
     "program in the workspace": Form("./run", {"run": "#!/bin/sh\necho ran\n"}, "run", security="full"),
     "sh -c starting it": Form("sh -c './run'", {"run": "#!/bin/sh\necho ran\n"}, "run", security="full"),
     "env starting a script": Form("env python3 build.py", {"build.py": "print('built')\n"}, "build.py"),
+    "module a script run by its own name imports": Form(
+        "./run", {"run": "#!/usr/bin/env python3\nimport helper\n", "helper.py": "print('helped')\n"}, "helper.py", security="full"
+    ),
+    "node script named without its extension": Form("node build", {"build.js": "console.log('built')\n"}, "build.js", needs="node"),
     "make with a Makefile": Form("make", {"Makefile": "all:\n\t@echo made\n"}, "Makefile"),
     "source": Form(". ./env.sh", {"env.sh": "echo sourced\n"}, "env.sh", security="full"),
     "script in a sandbox_write path": Form("python3 {extra}/tool.py", {"{extra}/tool.py": "print('tool')\n"}, "{extra}/tool.py"),
@@ -271,6 +275,33 @@ async def test_what_a_remembered_command_writes_is_not_bound(made: Callable) -> 
     again = await setup.exec("python3 gen.py > out.txt", network=True)
     assert again.details["status"] == "exited", text_of(again)  # out.txt changed: it is output, not what runs
     assert (setup.ws / "out.txt").read_text() != written
+
+
+async def test_a_remembered_command_with_grants_asks_while_a_command_no_approval_covers_is_running(made: Callable) -> None:
+    """That command could rewrite build.py between the check and the moment python reads it."""
+    setup = await made(security="full", extra=None)
+    (setup.ws / "build.py").write_text("print('built')\n")
+    first = await setup.exec("python3 build.py", network=True)
+    await _answer(setup, first, ApprovalDecision.ALLOW_ALWAYS)
+    busy = await setup.exec("while :; do sleep 1; done", background=True)
+    assert busy.details["status"] == "running", text_of(busy)
+    asked = await setup.exec("python3 build.py", network=True)
+    assert asked.details["status"] == "approval-pending", text_of(asked)
+    assert f"{busy.details['process_id']} of this agent still running could change the files it runs" in text_of(asked)
+    await _answer(setup, asked, ApprovalDecision.DENY)
+    stop = ToolCall("c2", "process", {"action": "kill", "id": busy.details["process_id"]}, "main", SESSION, setup.ws)
+    await setup.kernel.tools["process"].handler(stop)
+    assert (await setup.exec("python3 build.py", network=True)).details["status"] == "exited"
+
+
+async def test_an_approved_python_command_leaves_no_bytecode_that_would_make_it_ask_again(made: Callable) -> None:
+    setup = await made(security="allowlist", extra=None)
+    (setup.ws / "main.py").write_text("import helper\n")
+    (setup.ws / "helper.py").write_text("print('helped')\n")
+    first = await setup.exec("python3 main.py", network=True)
+    await _answer(setup, first, ApprovalDecision.ALLOW_ALWAYS)
+    assert not (setup.ws / "__pycache__").exists()
+    assert (await setup.exec("python3 main.py", network=True)).details["status"] == "exited"
 
 
 # --- entries written before files were bound -----------------------------------------------

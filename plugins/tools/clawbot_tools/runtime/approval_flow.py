@@ -22,6 +22,10 @@ allow answer runs nothing, remembers nothing, and a system event says what chang
   (``exec_policy.ALWAYS_OK``), or else this exact command with its grants and the files
   it runs as they were when the owner was asked (:mod:`~clawbot_tools.runtime.bound_files`;
   a changed file asks again);
+* the files are compared once more right before the command starts (the remembering is
+  awaited in between); a change there runs nothing either. An approved command starts with
+  ``PYTHONDONTWRITEBYTECODE=1``: the bytecode cache it would write beside the modules it
+  runs is bound too, and would make the next run ask again;
 * deny / expired: nothing runs (logged only: the user already saw "Denied", and an
   unprompted turn half an hour later about an expired request helps nobody).
 """
@@ -52,6 +56,13 @@ from clawbot_tools.runtime.remembered_commands import binding_of, changed_since
 from clawbot_tools.runtime.reports import event_text
 
 log = logging.getLogger(__name__)
+
+# what every approved command gets in its environment (see the module's docstring)
+APPROVED_ENV = {"PYTHONDONTWRITEBYTECODE": "1"}
+
+
+class FilesChanged(Exception):
+    """A file an approved command runs changed after it was checked; ``str(exc)`` says which."""
 
 
 def with_grants(verdict: Verdict, job: Job, mechanism: str) -> Verdict:
@@ -228,7 +239,11 @@ async def on_decision(decision: ApprovalDecision, rt: RuntimeContext, job: Job, 
             key = job.remembered_as(rt.sandbox.choice().mechanism.name)
             await asyncio.to_thread(rt.store.add_command, job.agent_id, key, binding.files)
     try:
-        process = await start_job(rt, job, approved=True)
+        process = await start_job(rt, job, approved=True, bound=binding)
+    except FilesChanged as exc:
+        why = f"since you were asked, {visible(str(exc))}. Ask again to run it as it is now"
+        await post(services, f"exec: the approved command did not run: {why}.\nCommand: {visible(job.command)}")
+        return
     except Exception as exc:  # the owner must hear why their approved command did not run
         await post(services, f"exec: the approved command could not start: {visible(str(exc))}\nCommand: {visible(job.command)}")
         return
@@ -237,11 +252,18 @@ async def on_decision(decision: ApprovalDecision, rt: RuntimeContext, job: Job, 
     await post(services, event_text(process, rt.secrets, approved=True))
 
 
-async def start_job(rt: RuntimeContext, job: Job, *, approved: bool) -> ManagedProcess:
+async def start_job(rt: RuntimeContext, job: Job, *, approved: bool, bound: Binding | None = None) -> ManagedProcess:
     """The one way exec starts a command. ``approved``: an approval covers it, given now or
     remembered ("allow always"): it gets /dev/null as input unless the approval said
     interactive, and each text sent to it later asks again. A command the gate let run
-    unasked keeps an open input."""
+    unasked keeps an open input. ``bound``: the files the approval covers, compared again
+    right before it starts (``FilesChanged`` when one differs)."""
+    if bound is not None:
+        changed = changed_since(bound, await asyncio.to_thread(binding_of, rt, job), job.cwd)
+        if changed is not None:
+            raise FilesChanged(changed)
+    if approved:
+        job = attrs.evolve(job, env={**job.env, **APPROVED_ENV})
     return await rt.registry.start(
         job.command,
         lambda: rt.sandbox.prepare(job),

@@ -18,6 +18,7 @@ import asyncio
 import os
 import subprocess
 
+import attrs
 from clawbot import Tool, ToolCall, ToolResult
 from clawbot.types import ToolServices
 
@@ -30,7 +31,7 @@ from clawbot_tools.runtime.context import Job, RuntimeContext
 from clawbot_tools.runtime.envscrub import EnvRefused, child_env, extra_env
 from clawbot_tools.runtime.exec_policy import PolicyInput, decide
 from clawbot_tools.runtime.processes import ManagedProcess, TooManyProcesses
-from clawbot_tools.runtime.remembered_commands import binding_of, recall
+from clawbot_tools.runtime.remembered_commands import binding_of, recall, unapproved_running
 from clawbot_tools.runtime.reports import event_text, finished_text, shown, yielded_text
 from clawbot_tools.runtime.sandbox import SandboxError
 
@@ -178,10 +179,18 @@ async def run_exec(call: ToolCall, rt: RuntimeContext) -> ToolResult:
             extra = job.grants or not confined or rt.sandbox.grants_writes()
             recalled = recall(verdict, binding, allowed, extra_grants=extra, cwd=job.cwd)
             remembered, verdict = recalled.runs, recalled.verdict
+            if remembered and extra and (running := unapproved_running(rt, job)):
+                remembered = False  # one of them could rewrite a file it runs as it starts
+                busy = f"it was allowed always, but {', '.join(running)} of this agent still running could change the files it runs as it starts"
+                verdict = attrs.evolve(verdict, reasons=(busy, *verdict.reasons))
         if not remembered:
             return approval_flow.ask(call, rt, job, verdict, binding)
     try:  # the user allowed this exact command always: it runs as approved, with the input the approval said
-        process = await approval_flow.start_job(rt, job, approved=remembered)
+        process = await approval_flow.start_job(rt, job, approved=remembered, bound=binding if remembered else None)
+    except approval_flow.FilesChanged as exc:
+        return ToolResult.error(
+            f"exec: {exc} just before it started, so its approval no longer covers it. Nothing ran; run it again to ask the user.", status="refused"
+        )
     except TooManyProcesses as exc:
         return ToolResult.error(f"exec: {exc}. Nothing ran.", status="too-many-processes")
     except SandboxError as exc:

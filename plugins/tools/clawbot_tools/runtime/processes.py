@@ -331,6 +331,10 @@ class ProcessRegistry:
         """The session's processes whose group still has members (running or left behind)."""
         return [p for p in self._items.values() if p.session_key == session_key and p.group_alive]
 
+    def live_of_agent(self, agent_id: str) -> list[ManagedProcess]:
+        """The agent's processes, in every session, whose group still has members."""
+        return [p for p in self._items.values() if p.agent_id == agent_id and p.group_alive]
+
     def forget(self, process_id: str) -> None:
         self._items.pop(process_id, None)
 

@@ -10,6 +10,11 @@ A line whose files cannot all be named (``Binding.unsure``) that runs with more 
 sandbox gives (outside it, with network, with ``sandbox_write`` paths, or with no sandbox
 confining it at all) is not offered "always": a rewritten file would run with those grants
 unasked. It can still be allowed once, and the notice says why "always" is missing.
+
+The files are compared when the command is about to start, not while it runs: a remembered
+command with such grants does not run unasked while another command of the agent that no
+approval covers is still running (it could rewrite a file between the check and the
+moment the command reads it); it asks instead, and says so.
 """
 
 from __future__ import annotations
@@ -35,6 +40,12 @@ class Recall:
 def binding_of(rt: RuntimeContext, job: Job) -> Binding:
     """The files ``job`` runs or names that a later turn could rewrite (reads and hashes them)."""
     return bind(job.command, cwd=job.cwd, roots=rt.sandbox.writable_roots(job), path_value=job.env["PATH"], home=rt.home)
+
+
+def unapproved_running(rt: RuntimeContext, job: Job) -> list[str]:
+    """The ids of the agent's commands still running that no approval covers (the sandbox
+    lets them write the files a remembered command runs)."""
+    return [p.id for p in rt.registry.live_of_agent(job.agent_id) if not p.approved]
 
 
 def changed_since(asked: Binding, now: Binding, cwd: str) -> str | None:
