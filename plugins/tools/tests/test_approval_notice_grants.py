@@ -19,8 +19,9 @@ import pytest
 from clawbot.agent.approvals import MAX_DETAILS, full_text, notice_text
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.agent.services import KernelServices
-from clawbot.types import ApprovalRequest, ApprovalTicket, InboundMessage, ToolCall
+from clawbot.types import ApprovalRequest, ApprovalTicket, InboundMessage, ToolCall, TurnTrust
 from clawbot_tools.runtime.approval_flow import Reach, always_covers, grant_lines
+from clawbot_tools.runtime.bound_files import Binding
 from clawbot_tools.runtime.context import Job
 from clawbot_tools.runtime.exec_policy import Verdict
 from clawbot_tools.runtime.executables import Program
@@ -88,7 +89,7 @@ def _request(job: Job, mechanism: str, reach: Reach, verdict: Verdict) -> Approv
         lambda decision: None,
         allow_always=True,
         details=grant_lines(job, mechanism, reach),
-        always_covers=always_covers(verdict, mechanism),
+        always_covers=always_covers(verdict, mechanism, Binding()),
     )
 
 
@@ -142,7 +143,7 @@ async def test_the_real_exec_tool_names_sandbox_write_and_sandbox_read(make_kern
     kernel = await make_kernel(plugins={"tools": clawbot_tools.plugin}, config=config, env={"PATH": os.environ.get("PATH", os.defpath)})
     runtime = AgentRuntime(kernel, port=RecordingPort())  # a chat the approval can be asked in
     origin = InboundMessage(channel="fake", peer_id="alice", text="build it", from_owner=True)
-    services = KernelServices(runtime.services, "main", "agent:main:main", origin=origin)
+    services = KernelServices(runtime.services, "main", "agent:main:main", origin=origin, trust=TurnTrust.OWNER)
     try:
         assert f"write only the workspace, a private temp dir ($TMPDIR) and {data}," in kernel.tools["exec"].description  # what the model is told
         result = await kernel.tools["exec"].handler(ToolCall("c1", "exec", {"command": "mkdir out"}, "main", "agent:main:main", ws, services))
