@@ -225,6 +225,7 @@ async def start_job(rt: RuntimeContext, job: Job, *, approved: bool) -> ManagedP
         agent_id=job.agent_id,
         approved=approved,
         interactive=job.interactive if approved else True,
+        trust=job.trust,
     )
 
 
