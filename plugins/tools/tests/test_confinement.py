@@ -354,3 +354,18 @@ def test_the_file_tools_refuse_the_state_folder(tmp_path: Path, tool: str, where
     why = OUTSIDE if confined and where == "beside it" else "clawbot's state folder"
     assert why in text and "sk-real" not in text
     assert snapshot(tmp_path, tmp_path / "nothing") == before
+
+
+def test_a_workspace_inside_the_state_folder_stays_open_to_the_file_tools(tmp_path: Path) -> None:
+    from clawbot.types import PluginContext
+
+    state = tmp_path / "state"
+    ws = state / "workspace"
+    ws.mkdir(parents=True)
+    (state / "exec-approvals.json").write_text("{}")
+    ctx = PluginContext(plugin_name="tools", config=None, state_dir=state, env={}, on_close=lambda closer: None)
+    handlers = {t.name: t.handler for t in tools(ToolsSettings(confine_to_workspace=False), ctx)}
+    wrote = handlers["write"](ToolCall("c1", "write", {"path": "notes.md", "content": "x\n"}, "main", "agent:main:main", ws))
+    assert not wrote.is_error and (ws / "notes.md").read_text() == "x\n"
+    beside = handlers["write"](ToolCall("c2", "write", {"path": "../exec-approvals.json", "content": "x"}, "main", "agent:main:main", ws))
+    assert beside.is_error and (state / "exec-approvals.json").read_text() == "{}"

@@ -96,7 +96,7 @@ def resolve(call: ToolCall, raw: object, settings: ToolsSettings, *, for_write: 
             raise PathRefused(f"path {text!r} cannot be resolved: {exc}") from None
         if not inside(root, real):
             raise _outside(text)
-    _refuse_hidden(text, real, hidden)
+    _refuse_hidden(text, real, hidden, root)
     if for_write:
         _refuse_hard_links(text, real)
     return Path(real)
@@ -109,8 +109,15 @@ def hidden_folders(state_dir: str | os.PathLike[str] | None) -> tuple[str, ...]:
     return (os.path.realpath(state_dir),) if state_dir is not None else ()
 
 
-def _refuse_hidden(text: str, real: str, hidden: Sequence[str]) -> None:
-    folder = next((h for h in hidden if inside(h, real)), None)
+def hides(hidden: Sequence[str], real: str, opened: str) -> str | None:
+    """The folder of ``hidden`` that ``real`` lies in, unless ``real`` lies in the tree
+    ``opened`` (the workspace, a skills folder) that is itself inside that folder: as in the
+    sandbox, a tree opened inside a hidden one stays open (a workspace under the state folder)."""
+    return next((h for h in hidden if inside(h, real) and not (inside(h, opened) and inside(opened, real))), None)
+
+
+def _refuse_hidden(text: str, real: str, hidden: Sequence[str], opened: str) -> None:
+    folder = hides(hidden, real, opened)
     if folder is not None:
         raise PathRefused(
             f"path {text!r} is in clawbot's state folder ({folder}: credentials, approvals, cron jobs and configuration), "
@@ -138,7 +145,7 @@ def resolve_readable(call: ToolCall, raw: object, settings: ToolsSettings, *, hi
         except (OSError, ValueError):
             raise refusal from None
         for root in roots:
-            if inside(root, real) and not any(inside(h, real) for h in hidden):
+            if inside(root, real) and hides(hidden, real, root) is None:
                 return Path(real), root
         raise PathRefused(
             f"path {text!r} is outside the workspace and outside the skill folders listed in your instructions; use a path inside the workspace"
