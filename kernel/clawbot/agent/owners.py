@@ -88,14 +88,16 @@ def turn_trust(origin: InboundMessage | None, owner_ids: Iterable[str], given: T
 
 def event_trust(cause: TurnTrust, history: Sequence[Message]) -> TurnTrust:
     """The trust of a turn answering a clawbot event that a turn of ``cause``'s trust caused:
-    the lowest of ``cause`` and every user message ``history`` stored after the owner's
-    latest own message (the earliest the causing turn can have been the owner's newest), an
-    event of someone else's turn included. A group member who asked, after the owner's
-    message, for something to be done "when the tests finish" does not get it done with the
-    owner's trust when they do."""
+    the lowest of ``cause`` and every user message ``history`` stored from the turn of the
+    owner's latest own message on (the earliest the causing turn can have been the owner's
+    newest; the messages that waited and were answered in that same turn count too), an
+    event of someone else's turn included. A group member who asked, beside or after the
+    owner's message, for something to be done "when the tests finish" does not get it done
+    with the owner's trust when they do."""
     if cause is not TurnTrust.OWNER:
         return cause
-    said = [speaker(m) for m in history if m.role == Role.USER]
-    since = next((i for i in range(len(said) - 1, -1, -1) if said[i].kind == "owner"), -1)
-    others = any(who.not_the_owner for who in said[since + 1 :])
+    start = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == Role.USER and speaker(history[i]).kind == "owner"), 0)
+    while start > 0 and history[start - 1].role == Role.USER:  # answered by the same turn
+        start -= 1
+    others = any(speaker(m).not_the_owner for m in history[start:] if m.role == Role.USER)
     return TurnTrust.NON_OWNER if others else TurnTrust.OWNER
