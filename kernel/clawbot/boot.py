@@ -26,7 +26,7 @@ from clawbot.config.loader import (
     structure_core,
     structure_sections,
 )
-from clawbot.config.trust import ignored_local_config, refuse_if_writable, writable_folders
+from clawbot.config.trust import ignored_local_config, refuse_if_writable, refuse_state_in_writable, writable_folders
 from clawbot.credentials import credential_env
 from clawbot.paths import StatePaths
 from clawbot.plugins import BlockRules, PluginManager, create_plugin_manager
@@ -109,17 +109,18 @@ def load(
     sections = structure_sections(raw, claims, converter, inactive)
     owners = {path: owners[0][0] for path, owners in claims.items() if len(owners) == 1}
     notices: tuple[str, ...] = ()
-    if not defaults:
-        # before the file's own problems: a planted file is refused, not debugged
-        own_file = StatePaths.resolve(env).config_file
-        folders = writable_folders(ClawbotConfig(core=core, sections=sections), env, cwd, str(location.path) if location else None)
-        if location is None or location.path != own_file:
-            own = _grants_of(own_file, env, converter, claims, inactive)
-            folders += writable_folders(own, env, cwd, str(own_file) if own_file.is_file() else None)
-        if location is not None:
-            refuse_if_writable(location.path, location.named_by, folders, own_file)
-        if location is None or location.path == own_file:
-            notices = tuple(filter(None, [ignored_local_config(cwd, folders, own_file)]))
+    # before the file's own problems: a planted file is refused, not debugged
+    state = StatePaths.resolve(env)
+    own_file = state.config_file
+    folders = writable_folders(ClawbotConfig(core=core, sections=sections), env, cwd, str(location.path) if location else None)
+    if location is None or location.path != own_file:
+        own = _grants_of(own_file, env, converter, claims, inactive)
+        folders += writable_folders(own, env, cwd, str(own_file) if own_file.is_file() else None)
+    if location is not None:
+        refuse_if_writable(location.path, location.named_by, folders, own_file)
+    refuse_state_in_writable(state.root, folders)  # its credentials were read above: nothing is returned
+    if not defaults and (location is None or location.path == own_file):
+        notices = tuple(filter(None, [ignored_local_config(cwd, folders, own_file)]))
     return Loaded(finish(raw, core, sections, owners), manager, env, notices)
 
 

@@ -194,3 +194,53 @@ def test_doctor_fails_on_a_refused_file_and_warns_about_an_ignored_one(world: Wo
     ignored = [f for f in findings if "is ignored" in f.detail]
     assert [(f.level, f.check) for f in ignored] == [("warn", "config")]
     assert str(world.root / "project" / "clawbot.toml") in ignored[0].detail
+
+
+# Where clawbot's state folder ($CLAWBOT_HOME) can be: it holds the stored credentials (an API
+# key and the server it goes to), the remembered approvals, the cron jobs and the user's file.
+STATE_PLACES = [
+    ("inside the default workspace", "home/clawbot/.state", None, "home/clawbot, by agents.defaults.workspace of the built-in defaults"),
+    ("the workspace itself", "home/ws", '[agents.defaults]\nworkspace = "~/ws"\n', "home/ws, by agents.defaults.workspace of {file}"),
+    (
+        "inside another agent's workspace",
+        "helper-ws/state",
+        '[[agents.list]]\nid = "helper"\nworkspace = "{root}/helper-ws"\n',
+        "helper-ws, by agents.list[0].workspace",
+    ),
+    (
+        "inside a sandbox_write folder",
+        "shared/state",
+        '[plugins.tools.exec]\nsandbox_write = ["{root}/shared"]\n',
+        "shared, by plugins.tools.exec.sandbox_write",
+    ),
+    ("through a link in the workspace", "elsewhere/link/state", None, "home/clawbot, by agents.defaults.workspace"),
+]
+
+
+@pytest.mark.parametrize(("state", "config", "folder"), [row[1:] for row in STATE_PLACES], ids=[row[0] for row in STATE_PLACES])
+def test_a_state_folder_an_agent_can_write_is_refused_and_its_credentials_unused(tmp_path: Path, state: str, config: str | None, folder: str) -> None:
+    home, root = tmp_path / "home", tmp_path
+    (home / "clawbot").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "link").symlink_to(home / "clawbot")
+    state_dir = tmp_path / state
+    planted = write(state_dir / "credentials" / "openai.json", '{"api_key": "sk-real", "base_url": "https://attacker.example/v1"}')
+    planted.chmod(0o600)
+    file = tmp_path / "etc" / "clawbot.toml"
+    write(file, (config or "").format(root=root))
+    env = {"HOME": str(home), "CLAWBOT_HOME": str(state_dir)}
+    with pytest.raises(UntrustedConfigError) as refused:
+        load(str(file) if config else None, env=env, cwd=tmp_path)
+    (problem,) = refused.value.problems
+    assert f"clawbot's state folder {state_dir} ($CLAWBOT_HOME) is where an agent can write ({root / folder.format(file=file)}" in problem.message
+    result = invoke_cli("config", "validate", home=home, cwd=tmp_path, env={**env, **({"CLAWBOT_CONFIG": str(file)} if config else {})})
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert str(state_dir) in result.stderr and "attacker.example" not in result.stdout + result.stderr
+
+
+def test_a_workspace_inside_the_state_folder_is_fine(tmp_path: Path) -> None:
+    """The agent writes its workspace, not the state files beside it."""
+    home = tmp_path / "home"
+    write(home / ".clawbot" / "clawbot.toml", '[agents.defaults]\nworkspace = "~/.clawbot/workspace"\n')
+    loaded = load(None, env={"HOME": str(home), "CLAWBOT_HOME": str(home / ".clawbot")}, cwd=tmp_path)
+    assert loaded.config.agents.defaults.workspace == "~/.clawbot/workspace"

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
+from clawbot.agent.owners import owner_ids_for, turn_trust
 from clawbot.agent.user_turns import speaker
 from clawbot.gateway.runner import DROPPED_NOTICE, Gateway
-from clawbot.types import Role
+from clawbot.types import InboundMessage, Role
 
 from ..agent.scripted import ScriptedProvider
 
@@ -186,3 +188,42 @@ async def test_stop_aborts_the_turn_and_drops_the_queue_saying_how_many(make_ker
     await task
     assert seen == ["long job"]
     assert fake_channel.texts() == ["Stopped. 2 queued messages were dropped unanswered."]
+
+
+@pytest.mark.parametrize(
+    ("waiting", "answered_as"),
+    [
+        ([("2", False), ("1", True)], ("2", "Bob", "non-owner")),
+        ([("1", True), ("1", True)], ("1", "Ann", "owner")),
+        ([("2", False), ("3", False)], ("3", "Cy", "non-owner")),
+    ],
+    ids=["a member waited before the owner's last word", "only the owner waited", "two members waited"],
+)
+async def test_a_plain_responder_gets_what_waited_as_the_least_trusted_sender(make_kernel, fake_channel, waiting, answered_as) -> None:
+    """A responder that takes one message gets the texts that waited joined into one: the
+    owner's last word does not lend the owner's trust to a member's text answered with it."""
+    kernel = await make_kernel(config="[gateway.queue]\ndebounce_ms = 50\n")
+    seen: list[InboundMessage] = []
+    release = asyncio.Event()
+
+    async def respond(message, session_key):
+        seen.append(message)
+        await release.wait()
+        return "ok"
+
+    names = {"1": "Ann", "2": "Bob", "3": "Cy"}
+    gateway = Gateway(kernel, respond, "main")
+    task = asyncio.create_task(gateway.run([fake_channel]))
+    await fake_channel.wait_started()
+    await fake_channel.inject("one", sender_id="1", sender_name="Ann", from_owner=True, wait=False, **GROUP)
+    await _until(lambda: seen)
+    for number, (sender, owner) in enumerate(waiting):
+        await fake_channel.inject(f"text {number}", sender_id=sender, sender_name=names[sender], from_owner=owner, wait=False, **GROUP)
+    release.set()
+    await _until(lambda: len(fake_channel.sent) == 2)
+    gateway.stop()
+    await task
+    joined = seen[1]
+    assert joined.text == "text 0\n\ntext 1"
+    trust = turn_trust(joined, owner_ids_for(kernel.config, joined.channel))
+    assert (joined.sender_id, joined.sender_name, trust.value) == answered_as

@@ -303,8 +303,9 @@ OTHERS_WROTE = "others_wrote"  # the keyword _store writes it under
 
 
 def others_wrote(messages: list[Message]) -> bool:
-    """Whether a user message in ``messages`` was written by someone other than the owner."""
-    return any(m.role == Role.USER and speaker(m).kind == "other" for m in messages)
+    """Whether a user message in ``messages`` carries someone else's words than the owner's:
+    written by someone else, or an event a turn of someone else caused."""
+    return any(m.role == Role.USER and speaker(m).not_the_owner for m in messages)
 
 
 def _with_the_request(body: list[Message], start: int) -> list[Message]:

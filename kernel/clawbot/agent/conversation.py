@@ -34,7 +34,7 @@ from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.memory_flush import SideTurn, flush_during_turn, with_note
 from clawbot.agent.models import ModelChoice, resolve_ref
-from clawbot.agent.owners import owner_ids_for, turn_trust
+from clawbot.agent.owners import event_trust, owner_ids_for, turn_trust
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.pruning import SessionPruning
 from clawbot.agent.session_control import open_for_turn
@@ -202,6 +202,8 @@ class Conversation:
             # one turn answers the messages that waited too: it is the owner's only if all are
             waited = [turn_trust(m, owner_ids_for(self.kernel.config, m.channel)) for m in earlier]
             trust = TurnTrust.least(turn_trust(origin, owner_ids, options.trust), *waited)
+            if system_event:  # an event answers whoever wrote since the turn that caused it, too
+                trust = event_trust(trust, (session.loaded or session.transcript.load()).messages())
             async with watched as watching:
                 try:
                     result = await self._loop(session, session_key, text, channel, on_text, origin, trust, on_tool_calls, options, earlier)

@@ -20,7 +20,8 @@ of, the user's conversation.
 Memory feeds the owner's turns (MEMORY.md is in the main session's prompt, ``memory_search``
 finds the daily notes), so the flush writes only what the owner's word stands behind: it
 runs in an owner's turn (:class:`~clawbot.types.TurnTrust`) of a session that is not a
-group's, whose history holds nothing written by anyone else. Elsewhere it does not run at
+group's, whose history holds nothing written by anyone else (no message of theirs, no event
+a turn of theirs caused, no summary of a part they wrote in). Elsewhere it does not run at
 all (the turn's tools could not write the workspace anyway) and leaves no entry, so an
 owner's later turn of that session is not counted as flushed.
 """
@@ -36,6 +37,7 @@ import attrs
 from clawbot.agent.clock import local_date, user_timezone
 from clawbot.agent.compaction import OTHERS_WROTE, others_wrote
 from clawbot.agent.replies import is_silent
+from clawbot.agent.user_turns import is_summary
 from clawbot.sessions.keys import session_kind
 from clawbot.types import Message, Role, SystemPrompt, TextBlock, TurnTrust, Usage
 
@@ -78,11 +80,14 @@ def with_note(system: SystemPrompt, note: str) -> SystemPrompt:
 def owner_only(session_key: str, messages: list[Message], trust: TurnTrust, entries: Iterable[Entry] = ()) -> bool:
     """Whether notes drawn from ``messages`` would carry the owner's word alone: an owner's
     turn, not in a group's session, with no user message in the history from someone else,
-    and no summary in it of a part someone else wrote in (``entries``: the transcript's)."""
+    and no summary in it of a part someone else wrote in (``entries``: the transcript's; a
+    summary without its compaction entry counts as one: nobody can tell whose words it holds)."""
     if trust is not TurnTrust.OWNER or session_kind(session_key) == "group":
         return False
     summary = next((e for e in reversed(list(entries)) if e.type == "compaction"), None)
     if summary is not None and summary.data.get(OTHERS_WROTE) is not False:
+        return False
+    if summary is None and any(is_summary(m) for m in messages):
         return False
     return not others_wrote(messages)
 

@@ -23,17 +23,19 @@ message that started it: the owner's message makes an owner turn, anyone else's 
 non-owner turn, whatever session it lands in (a group the owner is in, the main session
 under ``dm_scope = "main"``). A clawbot event carries the facts of the message whose turn
 caused it (a background command's end, an approval, a sub-agent's report), so it gets that
-turn's trust. A turn no message started (a cron job, a one-shot ``clawbot agent`` run) is
+turn's trust, lowered by whoever wrote in the session since (:func:`event_trust`): the event
+answers them too, as a turn answering messages that waited answers all of them. A turn no message started (a cron job, a one-shot ``clawbot agent`` run) is
 the owner's unless whoever asked for it says less: a sub-agent and a ``sessions_send`` turn
 get the trust of the turn that started them (:class:`~clawbot.agent.turn_options.TurnOptions`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from clawbot.types import ChannelConfig, InboundMessage, TurnTrust
+from clawbot.agent.user_turns import speaker
+from clawbot.types import ChannelConfig, InboundMessage, Message, Role, TurnTrust
 
 if TYPE_CHECKING:
     from clawbot.config.schema import ClawbotConfig
@@ -82,3 +84,20 @@ def turn_trust(origin: InboundMessage | None, owner_ids: Iterable[str], given: T
     nothing) and the ``given`` trust of whoever asked for the turn."""
     said = None if origin is None else TurnTrust.OWNER if is_owner(origin, owner_ids) else TurnTrust.NON_OWNER
     return TurnTrust.least(said, given)
+
+
+def event_trust(cause: TurnTrust, history: Sequence[Message]) -> TurnTrust:
+    """The trust of a turn answering a clawbot event that a turn of ``cause``'s trust caused:
+    the lowest of ``cause`` and every user message ``history`` stored from the turn of the
+    owner's latest own message on (the earliest the causing turn can have been the owner's
+    newest; the messages that waited and were answered in that same turn count too), an
+    event of someone else's turn included. A group member who asked, beside or after the
+    owner's message, for something to be done "when the tests finish" does not get it done
+    with the owner's trust when they do."""
+    if cause is not TurnTrust.OWNER:
+        return cause
+    start = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == Role.USER and speaker(history[i]).kind == "owner"), 0)
+    while start > 0 and history[start - 1].role == Role.USER:  # answered by the same turn
+        start -= 1
+    others = any(speaker(m).not_the_owner for m in history[start:] if m.role == Role.USER)
+    return TurnTrust.NON_OWNER if others else TurnTrust.OWNER

@@ -19,7 +19,17 @@ from typing import Any, Literal
 
 import attrs
 
-from clawbot.agent.inbound import describe_sender, inbound_meta, parse_envelope, render_current, render_history, session_meta, unwrapped
+from clawbot.agent.inbound import (
+    CAUSED_BY_OWNER,
+    SUMMARY_LABEL,
+    describe_sender,
+    inbound_meta,
+    parse_envelope,
+    render_current,
+    render_history,
+    session_meta,
+    unwrapped,
+)
 from clawbot.types import InboundMessage, Message, Role, TextBlock
 
 
@@ -97,7 +107,8 @@ class Speaker:
 
     ``kind``: ``"owner"`` (the owner, in any chat; a turn typed at the CLI too), ``"other"``
     (anyone else: a group member, a stranger in a direct chat), ``"event"`` (clawbot's own
-    report, e.g. a background command's end) or ``"session"`` (another session's
+    report, e.g. a background command's end; ``owner_caused`` when a turn of the owner caused
+    it) or ``"session"`` (another session's
     ``sessions_send``). ``name`` and ``sender_id`` come from the chat network (untrusted,
     ``None`` when not stored); ``session`` is the sending session's key. ``text`` is what the
     message said, as written: untrusted unless the owner wrote it."""
@@ -108,6 +119,13 @@ class Speaker:
     sender_id: str | None = None
     chat_type: str | None = None
     session: str | None = None
+    owner_caused: bool = False  # an event: a turn of the owner caused it (else someone else's, or nobody knows whose)
+
+    @property
+    def not_the_owner(self) -> bool:
+        """Whether these words are someone else's: another person's message, or an event a
+        turn of someone else caused (a stranger's background command reporting its output)."""
+        return self.kind == "other" or (self.kind == "event" and not self.owner_caused)
 
 
 def _stored(meta: dict[str, Any], key: str) -> str | None:
@@ -124,8 +142,14 @@ def speaker(message: Message) -> Speaker:
     if meta is None:
         return Speaker("owner", text)
     if meta.get("system_event"):
-        return Speaker("event", text, chat_type=_stored(meta, "chat_type"))
+        return Speaker("event", text, chat_type=_stored(meta, "chat_type"), owner_caused=bool(meta.get(CAUSED_BY_OWNER)))
     if "from_session" in meta:
         return Speaker("session", text, chat_type="session", session=_stored(meta, "from_session"))
     kind: Literal["owner", "other"] = "owner" if meta.get("from_owner") else "other"
     return Speaker(kind, text, _stored(meta, "sender"), _stored(meta, "sender_id"), _stored(meta, "chat_type"))
+
+
+def is_summary(message: Message) -> bool:
+    """Whether ``message`` stands for a part of the conversation a compaction replaced: who
+    wrote in that part is known only from the compaction entry, never from the message."""
+    return message.role == Role.USER and message.meta is None and message.text.startswith(f"{SUMMARY_LABEL}\n")

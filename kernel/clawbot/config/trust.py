@@ -9,7 +9,8 @@ file being loaded and from the user's own file, so neither can hide the other's 
 
 The path is checked at every place resolving it passes through: a link the agent planted
 in its workspace is refused even when it points outside, and a link outside pointing into a
-workspace is refused too.
+workspace is refused too. The same holds for clawbot's state folder (``$CLAWBOT_HOME``):
+it is refused, with its stored credentials unused, when an agent can write it.
 """
 
 from __future__ import annotations
@@ -127,6 +128,23 @@ def refuse_if_writable(path: Path, named_by: str, folders: Sequence[WritableFold
     raise UntrustedConfigError(str(path), [ConfigProblem("", message)])
 
 
+def refuse_state_in_writable(state_root: Path, folders: Sequence[WritableFolder]) -> None:
+    """Raise :class:`UntrustedConfigError` when an agent can write clawbot's state folder
+    (``$CLAWBOT_HOME``): it holds the stored API keys and their servers (``credentials/``),
+    the remembered command approvals, the cron jobs and the user's own configuration file,
+    all read as the owner's."""
+    folder = writable_by_agent(state_root, folders)
+    if folder is None:
+        return
+    message = (
+        f"refused: clawbot's state folder {os.path.abspath(state_root)} ($CLAWBOT_HOME) is where an agent can write "
+        f"({folder.describe()}), so the agent could change the stored credentials, the command approvals, the cron "
+        "jobs and your configuration. Move the state folder out of every workspace and every folder an agent may "
+        "write (set CLAWBOT_HOME), or move the workspace elsewhere."
+    )
+    raise UntrustedConfigError(str(state_root), [ConfigProblem("", message)])
+
+
 def ignored_local_config(cwd: Path, folders: Sequence[WritableFolder], user_file: Path) -> str | None:
     """The note for a ``clawbot.toml`` in the current directory, which is never read implicitly."""
     local = cwd / user_file.name
@@ -144,6 +162,7 @@ __all__ = [
     "WritableFolder",
     "ignored_local_config",
     "refuse_if_writable",
+    "refuse_state_in_writable",
     "resolution_steps",
     "writable_by_agent",
     "writable_folders",

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from clawbot.agent.notices import outgoing_text, quoted
+from clawbot.agent.owners import is_owner, owner_ids_for
 from clawbot.agent.subagent_record import CutOff
 from clawbot.agent.subagents import cut_off_announcement
 from clawbot.gateway.access import Access
@@ -427,7 +428,7 @@ class Gateway:
         if earlier and responder_takes(self.respond, "earlier"):
             extra["earlier"] = earlier
         elif earlier:  # a responder that takes one message: the texts together, in order
-            message = attrs.evolve(message, text="\n\n".join(m.text for m in (*earlier, message)))
+            message = self._joined(earlier, message)
         if kind != "chat" and responder_takes(self.respond, "kind"):
             extra.update(kind=kind, model=model)
         async with typing_while(channel, message):
@@ -448,6 +449,22 @@ class Gateway:
                 return
             streamed = live is not None and await live.finish(text)
             await self.outbox.send_reply(channel, message, session_key, text or "", streamed=streamed, shown=live is not None and live.showed_reply)
+
+    def _joined(self, earlier: tuple[InboundMessage, ...], message: InboundMessage) -> InboundMessage:
+        """The messages that waited and ``message`` as one, for a responder that takes one: the
+        texts in order, answering ``message``, and written by the last sender who is not the
+        owner when there is one, so the one turn carries the lowest trust of them all."""
+        batch = (*earlier, message)
+        config = self.kernel.config
+        others = [m for m in batch if not is_owner(m, owner_ids_for(config, m.channel))]
+        writer = others[-1] if others else message
+        return attrs.evolve(
+            message,
+            text="\n\n".join(m.text for m in batch),
+            sender_id=writer.sender_id,
+            sender_name=writer.sender_name,
+            from_owner=writer.from_owner,
+        )
 
     def interrupt(self) -> bool:
         """Ctrl-C in the terminal: the channels that take it act on it (stop their turn);

@@ -4,8 +4,10 @@ A turn is :attr:`TurnTrust.OWNER` when the message that started it is the owner'
 :mod:`clawbot.agent.owners`), or when clawbot started it from what only the owner can set
 up: a cron job, the heartbeat, a one-shot ``clawbot agent`` run at the user's terminal.
 Everything that follows from a turn keeps its trust: the system events it causes (a
-background command's end, an approval's outcome), the sub-agents it starts and their
-reports, the turns its ``sessions_send`` runs elsewhere, the memory flush beside it. A turn
+background command's end, an approval's outcome; lowered by whoever wrote in the session
+since, whom the event's turn answers too), the sub-agents it starts and their reports, the
+turns its ``sessions_send`` runs elsewhere, the memory flush beside it, the background
+commands it starts (a less trusted turn may watch them, not write to or kill them). A turn
 is never more trusted than what started it.
 
 A turn that is not the owner's (a group member, a paired stranger, or whatever such a turn

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from clawbot import TextBlock, ToolCall, ToolResult
+from clawbot import TextBlock, ToolCall, ToolResult, TurnTrust
 from clawbot.types import PluginContext
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.runtime import tools
@@ -139,8 +139,9 @@ class Harness:
         env = {"PATH": SYSTEM_PATH, "HOME": str(world / "home"), "LANG": "C.UTF-8"}
         return cls(world / "ws", world / "state", env, session, **exec_settings)
 
-    async def call(self, name: str, session: str | None = None, **arguments: Any) -> ToolResult:
-        result = await self.tools[name].handler(ToolCall("c1", name, arguments, "main", session or self.session, self.ws))
+    async def call(self, name: str, session: str | None = None, trust: TurnTrust = TurnTrust.OWNER, **arguments: Any) -> ToolResult:
+        """``trust``: whose turn makes the call (the owner's unless told)."""
+        result = await self.tools[name].handler(ToolCall("c1", name, arguments, "main", session or self.session, self.ws, trust=trust))
         assert isinstance(result, ToolResult)
         return result
 

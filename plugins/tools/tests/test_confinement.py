@@ -318,3 +318,54 @@ def test_grep_checks_each_file_it_opened(tree: dict[str, Path], monkeypatch: pyt
     result = run(ws, "grep", pattern="SECRET")
     assert "SECRET sentinel" not in text_of(result) and result.details["matches"] == 0
     assert result.details["files_skipped"] == 1
+
+
+# clawbot's state folder holds the command approvals, the stored credentials, the cron jobs and
+# the user's configuration: the file tools refuse it as the sandbox hides it from commands,
+# wherever it lies (inside the workspace, or anywhere with confinement off).
+APPROVALS = '{"version": 1, "agents": {"main": {"allowlist": [{"pattern": "sh -c *"}]}}}'
+STATE_CALLS = {
+    "write": {"path": "{state}/exec-approvals.json", "content": APPROVALS},
+    "edit": {"path": "{state}/credentials/openai.json", "old_text": "api.openai.com", "new_text": "attacker.example"},
+    "apply_patch": {"input": "*** Begin Patch\n*** Add File: {state}/cron/jobs.json\n+[]\n*** End Patch"},
+    "read": {"path": "{state}/credentials/openai.json"},
+}
+
+
+@pytest.mark.parametrize("confined", [True, False], ids=["confined", "confinement off"])
+@pytest.mark.parametrize("where", ["inside the workspace", "beside it"])
+@pytest.mark.parametrize("tool", STATE_CALLS)
+def test_the_file_tools_refuse_the_state_folder(tmp_path: Path, tool: str, where: str, confined: bool) -> None:
+    from clawbot.types import PluginContext
+
+    ws = tmp_path / "ws"
+    state = ws / ".state" if where == "inside the workspace" else tmp_path / "state"
+    (state / "credentials").mkdir(parents=True)
+    credentials = state / "credentials" / "openai.json"
+    credentials.write_text('{"api_key": "sk-real", "base_url": "https://api.openai.com/v1"}')
+    before = snapshot(tmp_path, tmp_path / "nothing")
+    ctx = PluginContext(plugin_name="tools", config=None, state_dir=state, env={}, on_close=lambda closer: None)
+    handlers = {t.name: t.handler for t in tools(ToolsSettings(confine_to_workspace=confined), ctx)}
+    shown = os.path.relpath(state, ws)
+    arguments = {key: value.replace("{state}", shown) for key, value in STATE_CALLS[tool].items()}
+    result = handlers[tool](ToolCall("c1", tool, arguments, "main", "agent:main:main", ws))
+    assert isinstance(result, ToolResult) and result.is_error
+    text = "".join(b.text for b in result.content if isinstance(b, TextBlock))
+    why = OUTSIDE if confined and where == "beside it" else "clawbot's state folder"
+    assert why in text and "sk-real" not in text
+    assert snapshot(tmp_path, tmp_path / "nothing") == before
+
+
+def test_a_workspace_inside_the_state_folder_stays_open_to_the_file_tools(tmp_path: Path) -> None:
+    from clawbot.types import PluginContext
+
+    state = tmp_path / "state"
+    ws = state / "workspace"
+    ws.mkdir(parents=True)
+    (state / "exec-approvals.json").write_text("{}")
+    ctx = PluginContext(plugin_name="tools", config=None, state_dir=state, env={}, on_close=lambda closer: None)
+    handlers = {t.name: t.handler for t in tools(ToolsSettings(confine_to_workspace=False), ctx)}
+    wrote = handlers["write"](ToolCall("c1", "write", {"path": "notes.md", "content": "x\n"}, "main", "agent:main:main", ws))
+    assert not wrote.is_error and (ws / "notes.md").read_text() == "x\n"
+    beside = handlers["write"](ToolCall("c2", "write", {"path": "../exec-approvals.json", "content": "x"}, "main", "agent:main:main", ws))
+    assert beside.is_error and (state / "exec-approvals.json").read_text() == "{}"

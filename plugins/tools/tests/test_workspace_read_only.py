@@ -81,6 +81,54 @@ def test_no_command_changes_a_read_only_workspace_in_any_sandbox(dirs, name: str
     assert done.stdout == "original\nscratch\n", done.stdout
 
 
+#: ways around the path a command was refused: links made in its own temp dir, the same file
+#: reached by another name, and what Landlock itself does not mediate (modes, times, xattrs)
+INDIRECT = {
+    "hard link into the temp dir": 'ln HEARTBEAT.md "$TMPDIR/h" && echo planted >> "$TMPDIR/h"',
+    "hard link of a memory file": 'ln memory/2026-01-01.md "$TMPDIR/m"; echo planted >> "$TMPDIR/m"',
+    "through /proc/self/cwd": "echo planted >> /proc/self/cwd/HEARTBEAT.md",
+    "through /proc/self/root": 'echo planted >> "/proc/self/root$PWD/HEARTBEAT.md"',
+    "through /dev/fd of the opened folder": "exec 3<.; echo planted >> /dev/fd/3/HEARTBEAT.md",
+    "moved out and written": 'mv HEARTBEAT.md "$TMPDIR/x" && echo planted > "$TMPDIR/x"',
+    "truncated": "truncate -s 0 HEARTBEAT.md",
+    "opened with O_TRUNC": "python3 -c \"import os; os.open('HEARTBEAT.md', os.O_WRONLY|os.O_TRUNC)\"",
+    "a new skill": "mkdir -p skills/evil && echo x > skills/evil/SKILL.md",
+    "mode changed": "chmod 777 HEARTBEAT.md; chmod 000 AGENTS.md",
+    "times changed": "touch -d 2000-01-01 HEARTBEAT.md",
+    "extended attribute set": "python3 -c \"import os; os.setxattr('HEARTBEAT.md', 'user.x', b'1')\"",
+    "owner changed": 'chown "$(id -u):$(id -g)" HEARTBEAT.md && chmod 600 HEARTBEAT.md',
+}
+
+
+def _metadata(workspace: Path) -> dict[str, tuple[int, int, list[str]]]:
+    found = {}
+    for path in PROTECTED:
+        info = (workspace / path).stat()
+        found[path] = (info.st_mode, info.st_mtime_ns, sorted(os.listxattr(workspace / path)))
+    return found
+
+
+@pytest.mark.parametrize("name", CONFINING)
+@pytest.mark.parametrize("label", INDIRECT)
+def test_no_indirect_way_changes_a_read_only_workspace(dirs, name: str, label: str) -> None:
+    workspace, temp = dirs
+    policy = SandboxPolicy(workspace=str(workspace), temp_dir=str(temp), workspace_writable=False)
+    before, metadata = _state(workspace), _metadata(workspace)
+    done = run_sandboxed(name, INDIRECT[label], policy)
+    assert _state(workspace) == before, done.stdout
+    assert _metadata(workspace) == metadata, f"{name}: {label} changed a file's metadata: {done.stdout}"
+    assert not (workspace / "skills" / "evil").exists(), done.stdout
+
+
+@pytest.mark.parametrize("name", CONFINING)
+def test_the_owners_commands_still_change_modes_and_times(dirs, name: str) -> None:
+    workspace, temp = dirs
+    policy = SandboxPolicy(workspace=str(workspace), temp_dir=str(temp))
+    run_sandboxed(name, "chmod 600 HEARTBEAT.md && touch -d 2000-01-01 HEARTBEAT.md", policy)
+    info = (workspace / "HEARTBEAT.md").stat()
+    assert (info.st_mode & 0o777, info.st_mtime < 10**9) == (0o600, True)
+
+
 @pytest.mark.parametrize("name", CONFINING)
 def test_every_command_changes_a_writable_workspace_in_every_sandbox(dirs, name: str) -> None:
     workspace, temp = dirs
@@ -164,5 +212,17 @@ async def test_someone_elses_command_gets_a_temp_dir_of_its_own(dirs) -> None:
         assert "run.sh" not in text_of(other), text_of(other)  # the owner's file is not there
         again = await _exec(harness, TurnTrust.OWNER, 'sh "$TMPDIR/run.sh"')
         assert "build" in text_of(again) and "planted" not in text_of(again), text_of(again)
+    finally:
+        await harness.close()
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "landlock"])
+async def test_a_command_of_someone_elses_turn_changes_no_files_mode(dirs, sandbox: str) -> None:
+    harness = _harness(dirs, sandbox)
+    workspace = dirs[0]
+    modes = {path: (workspace / path).stat().st_mode for path in PROTECTED}
+    try:
+        result = await _exec(harness, TurnTrust.NON_OWNER, f"chmod 000 {' '.join(PROTECTED)}")
+        assert {path: (workspace / path).stat().st_mode for path in PROTECTED} == modes, text_of(result)
     finally:
         await harness.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 from clawbot import Tool, ToolCall, ToolResult
@@ -68,9 +69,11 @@ class Change:
     dest_shown: str = ""
 
 
-def make_tool(settings: ToolsSettings) -> Tool:
+def make_tool(settings: ToolsSettings, hidden: Sequence[str] = ()) -> Tool:
+    """``hidden``: folders it refuses wherever they are (:func:`~clawbot_tools.fs.paths.hidden_folders`)."""
+
     def handler(call: ToolCall) -> ToolResult:
-        return apply_patch(call, settings)
+        return apply_patch(call, settings, hidden)
 
     return Tool(
         name="apply_patch",
@@ -83,7 +86,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
     )
 
 
-def apply_patch(call: ToolCall, settings: ToolsSettings) -> ToolResult:
+def apply_patch(call: ToolCall, settings: ToolsSettings, hidden: Sequence[str] = ()) -> ToolResult:
     if (read_only := refusal(call)) is not None:
         return read_only
     text = call.arguments.get("input")
@@ -97,7 +100,7 @@ def apply_patch(call: ToolCall, settings: ToolsSettings) -> ToolResult:
         seen: dict[Path, int] = {}
         for op in parse_patch(text):
             budget.check_clock(f"line {op.line_no}")
-            changes.append(_plan(call, settings, op, budget))
+            changes.append(_plan(call, settings, op, budget, hidden))
             _refuse_repeat(changes[-1], seen)  # before planning more: each plan reads a whole file
     except PatchSyntaxError as exc:
         return ToolResult.error(f"apply_patch: {exc}; nothing was changed")
@@ -108,17 +111,17 @@ def apply_patch(call: ToolCall, settings: ToolsSettings) -> ToolResult:
     return _commit(changes, confinement_root(call, settings))
 
 
-def _target(call: ToolCall, settings: ToolsSettings, raw: str, line_no: int) -> tuple[Path, str]:
+def _target(call: ToolCall, settings: ToolsSettings, raw: str, line_no: int, hidden: Sequence[str]) -> tuple[Path, str]:
     try:
-        path = resolve(call, raw, settings, for_write=True)
+        path = resolve(call, raw, settings, for_write=True, hidden=hidden)
         refuse_directory_name(raw)
     except PathRefused as exc:
         raise PathRefused(f"line {line_no}: {exc}") from None
     return path, display(call, path)
 
 
-def _plan(call: ToolCall, settings: ToolsSettings, op: FileOp, budget: Budget) -> Change:
-    path, shown = _target(call, settings, op.path, op.line_no)
+def _plan(call: ToolCall, settings: ToolsSettings, op: FileOp, budget: Budget, hidden: Sequence[str]) -> Change:
+    path, shown = _target(call, settings, op.path, op.line_no, hidden)
     at = f"line {op.line_no}"
     if op.kind == "add":
         if os.path.lexists(path):
@@ -142,7 +145,7 @@ def _plan(call: ToolCall, settings: ToolsSettings, op: FileOp, budget: Budget) -
         raise PlanError(str(exc)) from None
     change.data = new_text.encode("utf-8")
     if op.move_to is not None:
-        change.dest, change.dest_shown = _target(call, settings, op.move_to, op.line_no + 1)
+        change.dest, change.dest_shown = _target(call, settings, op.move_to, op.line_no + 1, hidden)
         if os.path.lexists(change.dest):
             raise PlanError(f"{at}: cannot move {shown} to {change.dest_shown}: it already exists")
     return change

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from clawbot import Tool, ToolCall, ToolResult
 
 from clawbot_tools.calls import schema
@@ -24,9 +26,11 @@ PARAMETERS = schema(
 )
 
 
-def make_tool(settings: ToolsSettings) -> Tool:
+def make_tool(settings: ToolsSettings, hidden: Sequence[str] = ()) -> Tool:
+    """``hidden``: folders it refuses wherever they are (:func:`~clawbot_tools.fs.paths.hidden_folders`)."""
+
     def handler(call: ToolCall) -> ToolResult:
-        return edit(call, settings)
+        return edit(call, settings, hidden)
 
     return Tool(
         name="edit",
@@ -42,7 +46,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
     )
 
 
-def edit(call: ToolCall, settings: ToolsSettings) -> ToolResult:
+def edit(call: ToolCall, settings: ToolsSettings, hidden: Sequence[str] = ()) -> ToolResult:
     if (read_only := refusal(call)) is not None:
         return read_only
     raw = call.arguments.get("path")
@@ -53,7 +57,7 @@ def edit(call: ToolCall, settings: ToolsSettings) -> ToolResult:
     if old_text == "":
         return ToolResult.error("edit: old_text is empty; give the exact text to replace (use write to create a file)")
     try:
-        path = resolve(call, raw, settings, for_write=True)
+        path = resolve(call, raw, settings, for_write=True, hidden=hidden)
     except PathRefused as exc:
         return refused("edit", exc, raw)
     shown = display(call, path)

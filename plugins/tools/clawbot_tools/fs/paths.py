@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 from clawbot import ToolCall
@@ -72,11 +73,13 @@ def _outside(raw: str) -> PathRefused:
     return PathRefused(f"path {raw!r} is outside the workspace; use a path inside it (relative paths are resolved against the workspace)")
 
 
-def resolve(call: ToolCall, raw: object, settings: ToolsSettings, *, for_write: bool = False) -> Path:
+def resolve(call: ToolCall, raw: object, settings: ToolsSettings, *, for_write: bool = False, hidden: Sequence[str] = ()) -> Path:
     """The real path ``raw`` names, or :class:`PathRefused` saying why not.
 
     ``for_write`` also refuses files with more than one hard link (another link may live
     outside the workspace) and an existing directory cannot be written over by callers.
+    ``hidden``: real paths of folders no file tool touches, wherever they are (clawbot's
+    state folder, :func:`hidden_folders`).
     """
     text = _check_shape(raw)
     root = workspace_root(call)
@@ -93,12 +96,36 @@ def resolve(call: ToolCall, raw: object, settings: ToolsSettings, *, for_write: 
             raise PathRefused(f"path {text!r} cannot be resolved: {exc}") from None
         if not inside(root, real):
             raise _outside(text)
+    _refuse_hidden(text, real, hidden, root)
     if for_write:
         _refuse_hard_links(text, real)
     return Path(real)
 
 
-def resolve_readable(call: ToolCall, raw: object, settings: ToolsSettings) -> tuple[Path, str | None]:
+def hidden_folders(state_dir: str | os.PathLike[str] | None) -> tuple[str, ...]:
+    """The folders the file tools refuse, as the sandbox hides them from commands: clawbot's
+    state folder (its stored credentials, the command approvals, the cron jobs, the user's
+    configuration), even where it lies inside the workspace or confinement is off."""
+    return (os.path.realpath(state_dir),) if state_dir is not None else ()
+
+
+def hides(hidden: Sequence[str], real: str, opened: str) -> str | None:
+    """The folder of ``hidden`` that ``real`` lies in, unless ``real`` lies in the tree
+    ``opened`` (the workspace, a skills folder) that is itself inside that folder: as in the
+    sandbox, a tree opened inside a hidden one stays open (a workspace under the state folder)."""
+    return next((h for h in hidden if inside(h, real) and not (inside(h, opened) and inside(opened, real))), None)
+
+
+def _refuse_hidden(text: str, real: str, hidden: Sequence[str], opened: str) -> None:
+    folder = hides(hidden, real, opened)
+    if folder is not None:
+        raise PathRefused(
+            f"path {text!r} is in clawbot's state folder ({folder}: credentials, approvals, cron jobs and configuration), "
+            "which no tool may read or change; the user manages it with clawbot's own commands"
+        )
+
+
+def resolve_readable(call: ToolCall, raw: object, settings: ToolsSettings, *, hidden: Sequence[str] = ()) -> tuple[Path, str | None]:
     """Like :func:`resolve` for reading, plus the skill folders the prompt points to.
 
     Returns the real path and the root the opened file must stay in (``None`` with
@@ -108,7 +135,7 @@ def resolve_readable(call: ToolCall, raw: object, settings: ToolsSettings) -> tu
     """
     text = _check_shape(raw)
     try:
-        return resolve(call, text, settings), confinement_root(call, settings)
+        return resolve(call, text, settings, hidden=hidden), confinement_root(call, settings)
     except PathRefused as refusal:
         roots = call.services.readable_roots() if call.services is not None else ()
         if not roots:
@@ -118,7 +145,7 @@ def resolve_readable(call: ToolCall, raw: object, settings: ToolsSettings) -> tu
         except (OSError, ValueError):
             raise refusal from None
         for root in roots:
-            if inside(root, real):
+            if inside(root, real) and hides(hidden, real, root) is None:
                 return Path(real), root
         raise PathRefused(
             f"path {text!r} is outside the workspace and outside the skill folders listed in your instructions; use a path inside the workspace"

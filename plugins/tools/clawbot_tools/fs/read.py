@@ -6,6 +6,7 @@ import base64
 import codecs
 import os
 import stat
+from collections.abc import Sequence
 from typing import BinaryIO
 
 from clawbot import ImageBlock, TextBlock, Tool, ToolCall, ToolResult
@@ -50,9 +51,11 @@ def image_type(head: bytes) -> str | None:
     return None
 
 
-def make_tool(settings: ToolsSettings) -> Tool:
+def make_tool(settings: ToolsSettings, hidden: Sequence[str] = ()) -> Tool:
+    """``hidden``: folders it refuses wherever they are (:func:`~clawbot_tools.fs.paths.hidden_folders`)."""
+
     def handler(call: ToolCall) -> ToolResult:
-        return read(call, settings)
+        return read(call, settings, hidden)
 
     return Tool(
         name="read",
@@ -69,10 +72,10 @@ def make_tool(settings: ToolsSettings) -> Tool:
     )
 
 
-def read(call: ToolCall, settings: ToolsSettings) -> ToolResult:
+def read(call: ToolCall, settings: ToolsSettings, hidden: Sequence[str] = ()) -> ToolResult:
     raw = call.arguments.get("path")
     try:
-        path, root = resolve_readable(call, raw, settings)
+        path, root = resolve_readable(call, raw, settings, hidden=hidden)
         offset = int_arg(call.arguments, "offset", 1, minimum=1, maximum=10**12)
         limit = int_arg(call.arguments, "limit", DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT)
     except PathRefused as exc:

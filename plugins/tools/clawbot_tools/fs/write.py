@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from clawbot import Tool, ToolCall, ToolResult
 
@@ -22,9 +23,11 @@ PARAMETERS = schema(
 )
 
 
-def make_tool(settings: ToolsSettings) -> Tool:
+def make_tool(settings: ToolsSettings, hidden: Sequence[str] = ()) -> Tool:
+    """``hidden``: folders it refuses wherever they are (:func:`~clawbot_tools.fs.paths.hidden_folders`)."""
+
     def handler(call: ToolCall) -> ToolResult:
-        return write(call, settings)
+        return write(call, settings, hidden)
 
     return Tool(
         name="write",
@@ -37,7 +40,7 @@ def make_tool(settings: ToolsSettings) -> Tool:
     )
 
 
-def write(call: ToolCall, settings: ToolsSettings) -> ToolResult:
+def write(call: ToolCall, settings: ToolsSettings, hidden: Sequence[str] = ()) -> ToolResult:
     if (read_only := refusal(call)) is not None:
         return read_only
     raw = call.arguments.get("path")
@@ -45,7 +48,7 @@ def write(call: ToolCall, settings: ToolsSettings) -> ToolResult:
     if not isinstance(content, str):
         return ToolResult.error("write: content must be a string")
     try:
-        path = resolve(call, raw, settings, for_write=True)
+        path = resolve(call, raw, settings, for_write=True, hidden=hidden)
         refuse_directory_name(raw)
     except PathRefused as exc:
         return refused("write", exc, raw)

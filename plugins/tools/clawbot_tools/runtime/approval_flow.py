@@ -272,6 +272,7 @@ async def start_job(rt: RuntimeContext, job: Job, *, approved: bool, bound: Bind
         agent_id=job.agent_id,
         approved=approved,
         interactive=job.interactive if approved else True,
+        trust=job.trust,
     )
 
 

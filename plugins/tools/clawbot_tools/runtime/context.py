@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
+from clawbot import TurnTrust
 
 from clawbot_tools.runtime.approvals_store import FILE_NAME, ApprovalsStore
 from clawbot_tools.runtime.envscrub import secret_values
@@ -39,7 +40,12 @@ class Job:
     network: bool = False
     sandboxed: bool = True
     interactive: bool = False  # approved with its input open (each write asks again)
-    workspace_writable: bool = True  # False in a turn the owner did not start: read-only in the sandbox
+    trust: TurnTrust = TurnTrust.OWNER  # the turn that asked for it: a non-owner's sees the workspace read-only
+
+    @property
+    def workspace_writable(self) -> bool:
+        """Whether the sandbox lets it write the workspace: only in a turn of the owner."""
+        return self.trust is TurnTrust.OWNER
 
     @property
     def grants(self) -> bool:

@@ -25,7 +25,7 @@ from clawbot.types import ToolServices
 from clawbot_tools.calls import schema
 from clawbot_tools.fs.common import int_arg
 from clawbot_tools.fs.paths import PathRefused, display, resolve, workspace_root
-from clawbot_tools.read_only import WHY, exec_note, may_write
+from clawbot_tools.read_only import WHY, exec_note
 from clawbot_tools.runtime import approval_flow
 from clawbot_tools.runtime.context import Job, RuntimeContext
 from clawbot_tools.runtime.envscrub import EnvRefused, child_env, extra_env
@@ -139,7 +139,7 @@ def _job(call: ToolCall, rt: RuntimeContext) -> tuple[Job, float]:
         network=_flag(args, "network", False),
         sandboxed=_flag(args, "sandbox", True),
         interactive=_flag(args, "interactive", False),
-        workspace_writable=may_write(call),
+        trust=call.trust,
     )
     return job, yield_ms / 1000
 

@@ -3,7 +3,10 @@
 Actions: ``list``, ``poll`` (new output since the last poll, and the status; ``wait_ms``
 waits for the end), ``log`` (the kept output by lines, ``offset``/``limit``), ``write``
 (stdin ``data``, ``eof`` closes it) and ``kill`` (the whole process group). A session
-sees only the processes it started.
+sees only the processes it started. A turn the owner did not start (``ToolCall.trust``: a
+group member speaking in the owner's group) may list, poll and read a process a turn of the
+owner started, but not write to it or kill it: what it typed would run with the owner's
+command's reach (a shell or an interpreter reading its input writes the workspace).
 
 Writing to a command the owner approved asks the owner again, with the exact text: the
 approval covered the command line, not what the model types into it afterwards (a shell
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 
-from clawbot import Tool, ToolCall, ToolResult
+from clawbot import Tool, ToolCall, ToolResult, TurnTrust
 from clawbot.types import ApprovalDecision, ApprovalRefused, ApprovalRequest, ServiceUnavailable
 
 from clawbot_tools.calls import schema
@@ -25,6 +28,7 @@ from clawbot_tools.runtime.processes import ManagedProcess
 from clawbot_tools.runtime.reports import preview, shown, status_line
 
 ACTIONS = ("list", "poll", "log", "write", "kill")
+STEERING = ("write", "kill")  # change what the process does: only a turn trusted as much as the one that started it
 MAX_WAIT_MS = 60_000
 DEFAULT_LOG_LINES = 200
 MAX_LOG_LINES = 5000
@@ -74,6 +78,8 @@ async def run_process(call: ToolCall, rt: RuntimeContext) -> ToolResult:
     if process is None:
         known = ", ".join(p.id for p in rt.registry.list(call.session_key)) or "none"
         return ToolResult.error(f"process: no process {process_id!r} in this session (known: {known})")
+    if action in STEERING and _less_trusted(call, process):
+        return _not_yours(call, process, action)
     try:
         if action == "poll":
             return await _poll(call, rt, process)
@@ -84,6 +90,21 @@ async def run_process(call: ToolCall, rt: RuntimeContext) -> ToolResult:
     except ValueError as exc:
         return ToolResult.error(f"process: {exc}")
     return await _kill(process)
+
+
+def _less_trusted(call: ToolCall, process: ManagedProcess) -> bool:
+    return call.trust is TurnTrust.NON_OWNER and process.trust is TurnTrust.OWNER
+
+
+def _not_yours(call: ToolCall, process: ManagedProcess, action: str) -> ToolResult:
+    return ToolResult.error(
+        f"process: refused to {action} {process.id}: a turn of the owner started it, and this turn was started by someone "
+        "other than the owner (a group member, another person's chat, or a task one of them set going); what it sends "
+        "would run with the owner's command's reach. Nothing was changed. You may still poll it or read its log; "
+        "the owner can write to or stop it from their own chat.",
+        refused=True,
+        process_id=process.id,
+    )
 
 
 def _list(call: ToolCall, rt: RuntimeContext) -> ToolResult:

@@ -30,6 +30,8 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
+from clawbot import TurnTrust
+
 from clawbot_tools.runtime.outbuf import OutputBuffer
 
 if TYPE_CHECKING:
@@ -62,10 +64,12 @@ class ManagedProcess:
         timeout_s: float,
         approved: bool = False,
         interactive: bool = True,
+        trust: TurnTrust = TurnTrust.OWNER,
     ) -> None:
         self.id = process_id
         self.approved = approved  # run after the user's /approve: writing to it asks again
         self.interactive = interactive  # stdin is a pipe (else /dev/null)
+        self.trust = trust  # the turn that started it: a less trusted turn may watch it, not steer it
         self.command = command
         self.session_key = session_key
         self.agent_id = agent_id
@@ -277,6 +281,7 @@ class ProcessRegistry:
         agent_id: str,
         approved: bool = False,
         interactive: bool = True,
+        trust: TurnTrust = TurnTrust.OWNER,
     ) -> ManagedProcess:
         """Start ``command`` as ``prepare()`` (called once the cap allows it) wraps it for the
         sandbox. Raises ``TooManyProcesses`` over the cap; whatever ``prepare`` raises; and
@@ -301,6 +306,7 @@ class ProcessRegistry:
             timeout_s=timeout_s,
             approved=approved,
             interactive=interactive,
+            trust=trust,
         )
         self._starting[session_key] = self._starting.get(session_key, 0) + 1
         try:

@@ -54,10 +54,12 @@ class ChildSetup:
         socket_filter: bool,
         deny_unix: bool,
         deny_network: bool,
+        deny_metadata: bool = False,
     ) -> None:
         """``namespaces``: a user namespace of its own (and a network one when ``new_net``);
         without it every capability is dropped instead. ``socket_filter``: the seccomp filter
-        of :mod:`.seccomp`, refusing vsock always and Unix sockets / the network as asked."""
+        of :mod:`.seccomp`, refusing vsock always and Unix sockets / the network / changes to
+        files' metadata as asked."""
         lib = libc()
         self._unshare, self._prctl, self._syscall, self._capset = lib.unshare, lib.prctl, lib.syscall, lib.capset  # looked up here, not in the child
         self._ruleset_fd = ruleset_fd
@@ -67,7 +69,11 @@ class ChildSetup:
         self._no_capabilities = (ctypes.byref(self._cap_header), ctypes.byref(self._cap_data))
         self._early = rlimits.applier(early_limits)
         self._late = rlimits.applier(late_limits)
-        self._filter = seccomp.compiled(deny_unix=deny_unix, deny_network=deny_network, deny_sysv_ipc=not namespaces) if socket_filter else None
+        self._filter = (
+            seccomp.compiled(deny_unix=deny_unix, deny_network=deny_network, deny_sysv_ipc=not namespaces, deny_metadata=deny_metadata)
+            if socket_filter
+            else None
+        )
         self._filter_ref = ctypes.byref(self._filter[0]) if self._filter else None
         self._read_end, self._write_end = os.pipe2(os.O_CLOEXEC)
         self._closed = False

@@ -60,6 +60,12 @@ class LandlockMechanism(Mechanism):
                 "Landlock cannot hide a folder inside an allowed one. Use a workspace that does not contain it, "
                 "or the bwrap sandbox"
             )
+        if not policy.workspace_writable and not seccomp.supported():
+            raise SandboxError(
+                "the workspace must stay read-only to this command (a turn the owner did not start), and Landlock "
+                "cannot keep its files' modes, times and attributes from changing without a seccomp filter for this "
+                "machine; use the bwrap sandbox"
+            )
         ruleset = self._ruleset(policy)
         setup = ChildSetup(
             ruleset_fd=ruleset.fileno(),
@@ -70,6 +76,7 @@ class LandlockMechanism(Mechanism):
             socket_filter=seccomp.supported(),
             deny_unix=self.unix_filter,
             deny_network=not policy.network,
+            deny_metadata=not policy.workspace_writable,  # Landlock leaves chmod, chown, utimes, xattrs to the filter
         )
 
         def cleanup() -> None:
@@ -128,9 +135,11 @@ class LandlockMechanism(Mechanism):
             "gap: names are visible: stat() is not mediated, so `test -e ~/.ssh/id_rsa` answers (the exec gate asks about test operands)",
             "gap: other processes stay visible in /proc (their command lines too; their environment and memory do not)",
             "gap: a protected folder inside an allowed tree cannot be hidden, so such a policy is refused",
-            "gap: changing a file's mode, owner, times or extended attributes is not mediated: a command can make "
-            "a file outside it cannot read readable by others (chmod), and as root change system files' modes "
-            "(the exec gate never remembers chmod, touch and the like for any arguments here)",
+            "gap: changing a file's mode, owner, times or extended attributes is not mediated by Landlock: a command "
+            "can make a file outside it cannot read readable by others (chmod), and as root change system files' "
+            "modes (the exec gate never remembers chmod, touch and the like for any arguments here); a command of a "
+            "turn the owner did not start (the workspace read-only) cannot: the seccomp filter refuses them all "
+            "(EPERM), in its temp dir too",
             "gap: no /dev/shm (POSIX shared memory and semaphores fail) and no terminals; programs that write to /tmp instead of $TMPDIR fail",
             "gap: as root, root-only files in the system trees (/etc/shadow) stay readable",
         ]

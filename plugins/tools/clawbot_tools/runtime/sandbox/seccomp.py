@@ -1,4 +1,4 @@
-"""A seccomp filter that keeps a Landlocked command off sockets it must not use, built in the parent.
+"""A seccomp filter that keeps a Landlocked command off sockets (and metadata changes) it must not use, built in the parent.
 
 Two reasons to refuse ``socket(2)``, each switched on separately:
 
@@ -12,6 +12,11 @@ Two reasons to refuse ``socket(2)``, each switched on separately:
   sockets reach the host's loopback (the gateway's control API) or anywhere else.
 * **What no namespace confines** (:data:`ALWAYS_DENIED`): vsock sockets reach the hypervisor
   of a virtual machine whatever the network namespace, so every sandbox refuses them.
+
+* **File metadata** (``deny_metadata``, :data:`METADATA`): where a command may only read a
+  folder Landlock still lets it chmod, chown, touch and set extended attributes there; a
+  command of a turn the owner did not start (the workspace read-only) gets EPERM for all of
+  them, in its temp dir too.
 
 Either way io_uring is refused (its socket operation would pass by the filter), and so are
 the kernel keyrings (:data:`KEYRINGS`), System V IPC where no IPC namespace keeps it private
@@ -65,6 +70,17 @@ SYSV_IPC = {
     "aarch64": (186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197),
 }
 
+# chmod, chown, utime(s) and the xattr calls that change a file: Landlock does not mediate
+# them, so a command that may only read a folder could still change its files' modes, owners,
+# times and extended attributes. Refused (EPERM) where a command must leave a folder as it is.
+# x86_64: chmod fchmod fchmodat fchmodat2, chown fchown lchown fchownat, utime utimes futimesat
+# utimensat, setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr setxattrat
+# removexattrat; aarch64 has only the *at and f* forms.
+METADATA = {
+    "x86_64": (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466),
+    "aarch64": (52, 53, 452, 54, 55, 88, 5, 6, 7, 14, 15, 16, 463, 466),
+}
+
 
 class SockFilter(ctypes.Structure):
     _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
@@ -78,9 +94,11 @@ def supported() -> bool:
     return platform.machine() in SYSCALLS
 
 
-def program(*, deny_unix: bool, deny_network: bool, deny_sysv_ipc: bool = False) -> list[tuple[int, int, int, int]]:
-    """The filter as (code, jt, jf, k) instructions for this machine."""
+def program(*, deny_unix: bool, deny_network: bool, deny_sysv_ipc: bool = False, deny_metadata: bool = False) -> list[tuple[int, int, int, int]]:
+    """The filter as (code, jt, jf, k) instructions for this machine. ``deny_metadata``:
+    refuse changing files' modes, owners, times and extended attributes (:data:`METADATA`)."""
     machine = platform.machine()
+    metadata = METADATA[machine] if deny_metadata else ()
     arch, socket_nr, socketpair_nr, io_uring_nr = SYSCALLS[machine]
     unsupported = (io_uring_nr, *KEYRINGS[machine], *(SYSV_IPC[machine] if deny_sysv_ipc else ()))
     deny = (BPF_RET_K, 0, 0, RET_ERRNO | errno.EACCES)
@@ -118,6 +136,8 @@ def program(*, deny_unix: bool, deny_network: bool, deny_sysv_ipc: bool = False)
         (BPF_RET_K, 0, 0, RET_ERRNO | errno.EPERM),  # x32 numbering
         # "not supported here": programs fall back (plain I/O for io_uring) or say so
         *(insn for number in unsupported for insn in ((BPF_JEQ_K, 0, 1, number), (BPF_RET_K, 0, 0, RET_ERRNO | errno.ENOSYS))),
+        # "not permitted": what chmod, touch or setfattr says on a file that is not theirs
+        *(insn for number in metadata for insn in ((BPF_JEQ_K, 0, 1, number), (BPF_RET_K, 0, 0, RET_ERRNO | errno.EPERM))),
         (BPF_JEQ_K, 2, 0, socket_nr),  # to the socket check
         (BPF_JEQ_K, len(socket_check) + 1, 0, socketpair_nr),  # to the pair check
         allow,
@@ -127,9 +147,9 @@ def program(*, deny_unix: bool, deny_network: bool, deny_sysv_ipc: bool = False)
 
 
 @functools.cache  # a handful of flag combinations; the array stays alive with the cache
-def compiled(*, deny_unix: bool, deny_network: bool, deny_sysv_ipc: bool) -> tuple[SockFprog, ctypes.Array]:
+def compiled(*, deny_unix: bool, deny_network: bool, deny_sysv_ipc: bool, deny_metadata: bool = False) -> tuple[SockFprog, ctypes.Array]:
     """The ``sock_fprog`` for prctl and the instruction array it points to (keep both alive)."""
-    array = _array(program(deny_unix=deny_unix, deny_network=deny_network, deny_sysv_ipc=deny_sysv_ipc))
+    array = _array(program(deny_unix=deny_unix, deny_network=deny_network, deny_sysv_ipc=deny_sysv_ipc, deny_metadata=deny_metadata))
     return SockFprog(len(array), ctypes.cast(array, ctypes.POINTER(SockFilter))), array
 
 
