@@ -17,12 +17,14 @@ the same file, once it is old enough that no live writer can still own it.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import logging
 import math
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,7 +44,10 @@ PRIVATE_FILE_MODE = 0o600
 #: a temporary file this old belongs to a write that died: writes take milliseconds
 STALE_TEMP_S = 600.0
 _MAX_REPORTS = 1000  # distinct problems remembered, so a long-running gateway stays bounded
-_reported: set[tuple[str, str]] = set()
+# The most recent problems, oldest first: past the bound the oldest is forgotten (and told
+# again should it come back), never the newest, which would then be told on every read.
+_reported: collections.OrderedDict[tuple[str, str], None] = collections.OrderedDict()
+_reported_lock = threading.Lock()  # readers in worker threads report too
 _swept: set[str] = set()
 
 
@@ -53,10 +58,13 @@ def report_once(path: Path, problem: str) -> None:
     complaint on every turn would bury everything else in the log.
     """
     key = (str(path), problem)
-    if key in _reported:
-        return
-    if len(_reported) < _MAX_REPORTS:
-        _reported.add(key)
+    with _reported_lock:
+        if key in _reported:
+            _reported.move_to_end(key)
+            return
+        _reported[key] = None
+        if len(_reported) > _MAX_REPORTS:
+            _reported.popitem(last=False)
     log.warning("%s: %s", path, problem)
 
 
