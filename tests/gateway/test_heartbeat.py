@@ -230,7 +230,7 @@ async def test_the_last_chat_survives_a_restart_and_a_reply_with_nowhere_to_go_i
         (undelivered,) = opened.gateway.undelivered
         assert "heartbeat" in undelivered["what"] and "no chat" in undelivered["what"]
         assert any("went nowhere" in r.getMessage() and r.levelname == "WARNING" for r in caplog.records)
-        await before.inject("hi", peer_id="user-7")
+        await before.inject("hi", peer_id="user-7", from_owner=True)  # the owner: only their direct chat is the main session
     finally:
         await opened.close()
     after = LiveChannel()  # the gateway restarted: the same channel, a new process
