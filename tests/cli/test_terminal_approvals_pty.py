@@ -45,7 +45,7 @@ def test_a_line_typed_while_an_approval_is_asked_is_a_message_and_always_is_a_wo
         assert not (workspace / "approved.txt").exists() and "Approved" not in screen
         approval_id = re.search(r"Approval needed \((\w+)\)", screen).group(1)
         asked = f"approve {approval_id} (exec: touch approved.txt)? [o]nce, always, [d]eny, then Enter (Esc: later)"
-        deadline = time.monotonic() + 10  # the prompt asks again once the reply is drawn, a moment later on a busy machine
+        deadline = time.monotonic() + 30  # the prompt asks again once the reply is drawn, a moment later on a busy machine
         while _question(term.text()) != asked and time.monotonic() < deadline:
             time.sleep(0.02)
         assert _question(term.text()) == asked

@@ -167,7 +167,7 @@ def test_an_approval_without_a_terminal_says_how_to_answer_and_the_answer_goes_t
     answered = clawbot(tmp_path, "agent", "-m", f"/approve {approval_id} allow-once")
     assert answered.returncode == 0, answered.stderr
     assert "Approved (once)" in answered.stdout
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while not (workspace / "approved.txt").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert (workspace / "approved.txt").exists()

@@ -75,7 +75,7 @@ def test_record_writes_each_request_without_credentials(tmp_path: Path) -> None:
             )
         assert first.status_code == 200 and first.json()["content"][0]["name"] == "exec"
         assert second.json()["choices"][0]["message"]["content"] == "Here are your files."
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while len(record.read_text("utf-8").splitlines()) < 2 and time.monotonic() < deadline:
             time.sleep(0.02)  # written as each request arrives, before the server stops
     finally:
