@@ -29,7 +29,7 @@ async def test_similar_sentences_score_higher_than_unrelated_ones() -> None:
     assert similarity[0, 1] > 0.65
     assert similarity[0, 1] > similarity[0, 2] + 0.3
     assert abs(similarity[0, 3]) < 0.2
-    assert local.load_seconds is not None and local.load_seconds < 10
+    assert local.load_seconds is not None  # loaded by the first use, once (bench/ measures how long)
     await local.close()
 
 
