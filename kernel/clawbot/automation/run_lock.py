@@ -22,8 +22,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from clawbot.sessions.turnlock import holder_of, mark_holder
-from clawbot.statefile import PRIVATE_FILE_MODE, make_private_dir, report_once
+from clawbot.sessions.turnlock import holder_of, mark_holder, open_lock_file
+from clawbot.statefile import report_once
 
 try:
     import fcntl
@@ -42,8 +42,7 @@ def job_run_lock(path: Path, name: str) -> Iterator[None]:
         yield
         return
     try:
-        make_private_dir(path.parent)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+        fd = open_lock_file(path)
     except OSError as exc:
         _unlocked(path, name, exc)
         yield

@@ -64,8 +64,7 @@ async def turn_lock(path: Path, key: str) -> AsyncIterator[None]:
         yield
         return
     try:
-        make_private_dir(path.parent)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+        fd = open_lock_file(path)
     except OSError as exc:
         _unlocked(path, exc)
         yield
@@ -87,6 +86,13 @@ def _unlocked(path: Path, exc: OSError) -> None:
     """The turn goes on without the lock: a state directory that cannot hold one must not
     stop every turn (and whatever broke it will tell the turn itself if it matters)."""
     report_once(path, f"cannot be locked ({exc.strerror or exc}); turns of other clawbot processes on this session are not kept apart")
+
+
+def open_lock_file(path: Path) -> int:
+    """The lock file ``path`` opened to be locked: private, made with its folder when missing,
+    close-on-exec (a command a holder starts never inherits the lock)."""
+    make_private_dir(path.parent)
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
 
 
 def mark_holder(fd: int) -> None:
