@@ -120,6 +120,19 @@ class PtyScreen:
                 raise AssertionError(f"no fresh {prompt!r} on the last line; the screen:\n{shown}")
             time.sleep(0.02)
 
+    def wait_for_question(self, ending: str, timeout: float = 30.0) -> str:
+        """Wait until the screen ends with ``ending``: a question asked afresh and read now.
+        Keys typed before it is drawn are echoed above it, and the answer's reply then starts
+        at the end of the question's row, wrapped, as a person typing ahead would see it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            shown = self.text()
+            if shown.endswith(ending):
+                return shown
+            if time.monotonic() > deadline or self.ended():
+                raise AssertionError(f"the screen does not end with {ending!r}:\n{shown}")
+            time.sleep(0.02)
+
     def type(self, keys: str) -> None:
         os.write(self.master, keys.encode())
 

@@ -68,12 +68,14 @@ def test_show_prints_the_whole_command_and_allowing_waits_for_it(tmp_path: Path,
         assert "[o]nce, [d]eny, show (Enter: deny):" in screen
         term.type("o\r")
         term.wait_for("Not allowed yet:")
+        term.wait_for_question("(Enter: deny):")
         term.type("show\r")
         screen = term.wait_for("That is all of approval")
         # cut into rows of the terminal's width, each continued row marked, nothing left out
         rows = [line for line in screen.split(" in full: ")[-1].splitlines() if line.startswith(("\u2502 ls aaa", "\u2506 "))]
         assert all(len(row) < COLUMNS for row in screen.split(" in full: ")[-1].splitlines()) and len(rows) > 1, screen
         assert command in "".join(row[2:] for row in rows), rows
+        term.wait_for_question("(Enter: deny):")
         term.type("o\r")
         assert term.wait_exit(30) == 0
         assert "Approved (once); exec is running" in term.text()
