@@ -14,8 +14,8 @@ import attrs
 from clawbot.config.automation_schema import AgentHeartbeatConfig, CronConfig, HeartbeatConfig, SubagentsConfig
 from clawbot.config.context_schema import AgentCompactionConfig, CompactionConfig, ContextPruningConfig
 from clawbot.config.gateway_schema import BindingConfig, GatewayConfig
+from clawbot.types import ToolProfile
 from clawbot.types.context import InRange, OutOfRange
-from clawbot.types.tools import ToolProfile
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 LogLevel = Literal["debug", "info", "warning", "error"]
