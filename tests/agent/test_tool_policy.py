@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from clawbot import Tool, ToolResult
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
@@ -11,18 +12,19 @@ from clawbot.testing import plugin_from_hooks
 from .scripted import ScriptedProvider, call
 
 
-def _tool(name: str, group: str | None) -> Tool:
-    return Tool(name, f"{name} tool", {"type": "object"}, lambda c: ToolResult.text(f"ran {c.tool_name}"), group=group)
+def _tool(name: str, group: str | None, *profiles: str) -> Tool:
+    return Tool(name, f"{name} tool", {"type": "object"}, lambda c: ToolResult.text(f"ran {c.tool_name}"), group=group, profiles=profiles)
 
 
+# Groups and profiles as the bundled tools declare them.
 TOOLS = [
-    _tool("read", "fs"),
-    _tool("write", "fs"),
-    _tool("exec", "runtime"),
+    _tool("read", "fs", "coding"),
+    _tool("write", "fs", "coding"),
+    _tool("exec", "runtime", "coding"),
     _tool("web_fetch", "web"),
-    _tool("message", "messaging"),
-    _tool("session_status", "sessions"),
-    _tool("sessions_send", "sessions"),
+    _tool("message", "messaging", "messaging"),
+    _tool("session_status", "sessions", "minimal", "coding", "messaging"),
+    _tool("sessions_send", "sessions", "coding", "messaging"),
     _tool("weather", None),
 ]
 PLUGIN = plugin_from_hooks(clawbot_tools=lambda ctx: TOOLS)
@@ -66,6 +68,19 @@ async def test_an_agent_table_inherits_the_profile_and_allow_list_it_does_not_se
     assert await _names(make_kernel, allow) == ["read"]
     narrowed = '[tools]\nprofile = "coding"\n\n[[agents.list]]\nid = "main"\ntools = { allow = ["read", "web_fetch"] }\n'
     assert await _names(make_kernel, narrowed) == ["read"]  # web_fetch is outside the inherited coding profile
+
+
+async def test_a_plugin_tool_joins_a_profile_only_by_naming_it(make_kernel) -> None:
+    """A group says nothing about profiles: a third plugin's ``fs`` tool that names no profile
+    is offered under ``full`` only."""
+    extra = plugin_from_hooks(clawbot_tools=lambda ctx: [_tool("fs_stat", "fs"), _tool("fs_tree", "fs", "coding")])
+    kernel = await make_kernel(plugins={"t": PLUGIN, "extra": extra}, config='[tools]\nprofile = "coding"\n')
+    assert sorted(allowed_tools(kernel.tools, kernel.config, "main")) == ["exec", "fs_tree", "read", "session_status", "sessions_send", "write"]
+
+
+def test_a_tool_naming_an_unknown_profile_is_refused_naming_the_tool_and_the_profiles() -> None:
+    with pytest.raises(ValueError, match="tool 'weather' names unknown profile\\(s\\) 'codng'; the profiles are minimal, coding, messaging, full"):
+        _tool("weather", None, "codng")
 
 
 async def test_patterns_ignore_case_and_take_wildcards(make_kernel) -> None:

@@ -1,17 +1,19 @@
 """Tool policy: which registered tools an agent's model may see and call.
 
-A profile gives the base set (``minimal``, ``coding``, ``messaging``, ``full``); a
+A profile gives the base set (``minimal``, ``coding``, ``messaging``, ``full``): ``full``
+is every tool, the others the tools that list the profile in their ``profiles``; a
 non-empty ``allow`` narrows it to the patterns listed; ``deny`` removes and always wins.
 A pattern is a tool name, a name with ``*`` wildcards (``sessions_*``, ``*``) or
 ``group:<group>`` (a tool's ``group``); matching ignores case, so ``deny = ["Exec"]`` still
-denies ``exec``. An agent's own ``tools`` table overrides only what it sets: a table with
-just ``allow`` keeps the global profile, one with just ``deny`` keeps the global profile and
+denies ``exec``. Profiles, groups and order are the tools' own data: the kernel names no
+tool. An agent's own ``tools`` table overrides only what it sets: a table with just
+``allow`` keeps the global profile, one with just ``deny`` keeps the global profile and
 allow list, and the global deny list always applies. The model is only ever sent the
 allowed tools, and a call to any other is "unknown".
 
-Before the policy, :func:`agent_tools` leaves out the tools whose engine is missing: the
-``memory`` group works through the active memory provider, so with none installed its tools
-are not offered at all (the prompt's Memory Recall section follows them).
+Before the policy, :func:`agent_tools` leaves out the tools whose engine is missing: a tool
+that ``needs_memory`` works through the active memory provider, so with none installed it
+is not offered at all (the prompt's Memory Recall section follows them).
 """
 
 from __future__ import annotations
@@ -22,19 +24,15 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from clawbot.agent.tool_order import ordered_tools
 from clawbot.config.schema import AgentToolPolicyConfig, ClawbotConfig, ToolPolicyConfig
 from clawbot.types import Tool
 
 if TYPE_CHECKING:
     from clawbot.kernel import Kernel
 
-PROFILES: dict[str, tuple[str, ...]] = {
-    "minimal": ("session_status",),
-    "coding": ("group:fs", "group:runtime", "group:sessions", "group:memory", "image"),
-    "messaging": ("group:messaging", "sessions_list", "sessions_history", "sessions_send", "session_status"),
-    "full": ("*",),
-}
-GROUPS = ("fs", "runtime", "web", "sessions", "messaging", "memory", "automation", "ui", "media")
+GROUP_PREFIX = "group:"
+EVERY_TOOL = "full"
 
 
 @attrs.frozen
@@ -46,9 +44,15 @@ class EffectivePolicy:
 
 def matches(tool: Tool, pattern: str) -> bool:
     pattern = pattern.strip().lower()
-    if pattern.startswith("group:"):
-        return (tool.group or "").lower() == pattern.removeprefix("group:")
+    if pattern.startswith(GROUP_PREFIX):
+        return (tool.group or "").lower() == pattern.removeprefix(GROUP_PREFIX)
     return fnmatch.fnmatchcase(tool.name.lower(), pattern)
+
+
+def in_profile(tool: Tool, profile: str) -> bool:
+    """Whether ``profile`` offers ``tool``: ``full`` offers every tool, the others those
+    that list it."""
+    return profile == EVERY_TOOL or profile in tool.profiles
 
 
 def _any(tool: Tool, patterns: Iterable[str]) -> bool:
@@ -69,13 +73,11 @@ def effective_policy(config: ClawbotConfig, agent_id: str) -> EffectivePolicy:
 
 
 def allowed_tools(tools: Iterable[Tool], config: ClawbotConfig, agent_id: str) -> dict[str, Tool]:
-    """The tools ``agent_id`` may use, by name, in the display order (core tools first)."""
-    from clawbot.agent.tool_order import ordered_tools
-
+    """The tools ``agent_id`` may use, by name, in the display order (by each tool's ``order``)."""
     policy = effective_policy(config, agent_id)
     chosen = {}
     for tool in ordered_tools(tools):
-        if not _any(tool, PROFILES[policy.profile]):
+        if not in_profile(tool, policy.profile):
             continue
         if policy.allow and not _any(tool, policy.allow):
             continue
@@ -86,10 +88,10 @@ def allowed_tools(tools: Iterable[Tool], config: ClawbotConfig, agent_id: str) -
 
 
 def usable_tools(kernel: Kernel) -> list[Tool]:
-    """The registered tools whose engine is there: ``group:memory`` needs an active memory
-    provider (its tools only pass calls on to it)."""
+    """The registered tools whose engine is there: a tool that ``needs_memory`` only passes
+    calls on to the active memory provider, so it waits for one."""
     memory = kernel.memory_provider is not None
-    return [t for t in kernel.tools if memory or (t.group or "").lower() != "memory"]
+    return [t for t in kernel.tools if memory or not t.needs_memory]
 
 
 def agent_tools(kernel: Kernel, agent_id: str) -> dict[str, Tool]:
@@ -99,8 +101,8 @@ def agent_tools(kernel: Kernel, agent_id: str) -> dict[str, Tool]:
 
 def unknown_patterns(tools: Iterable[Tool], config: ClawbotConfig) -> list[str]:
     """Policy entries that match no registered tool: usually a typo (``exce``) or a plugin
-    that is not installed. Reported by ``clawbot doctor`` and logged at start; never fatal,
-    because a deny entry for an absent tool is harmless and an allow entry denies nothing."""
+    that is not installed (a group exists while a tool in it is installed). Reported by
+    ``clawbot doctor`` and logged at start; never fatal, because a deny entry for an absent tool is harmless and an allow entry denies nothing."""
     tools = list(tools)
     found = []
     tables: list[tuple[str, ToolPolicyConfig | AgentToolPolicyConfig]] = [("tools", config.tools)]
@@ -108,9 +110,6 @@ def unknown_patterns(tools: Iterable[Tool], config: ClawbotConfig) -> list[str]:
     for path, table in tables:
         for key in ("allow", "deny"):
             for index, pattern in enumerate(getattr(table, key) or ()):
-                lowered = pattern.strip().lower()
-                if lowered.startswith("group:") and lowered.removeprefix("group:") in GROUPS:
-                    continue
                 if not any(matches(t, pattern) for t in tools):
                     found.append(f"{path}.{key}[{index}]: {pattern!r} matches no installed tool")
     return found

@@ -1,7 +1,9 @@
-"""The one order tools are shown in: the core tools in a fixed order, then the rest A-Z.
+"""The one order tools are shown in: tools that declare an ``order`` first, lowest first,
+then the rest A-Z.
 
 The request's tool list and the prompt's Tooling section use the same order, so what the
-model reads and what it is offered line up, and neither depends on plugin load order.
+model reads and what it is offered line up, and neither depends on plugin load order. The
+order is each tool's own data (``Tool.order``), so the kernel names no tool.
 """
 
 from __future__ import annotations
@@ -10,17 +12,13 @@ from collections.abc import Iterable
 
 from clawbot.types import Tool
 
-CORE_TOOL_ORDER = (
-    "read", "write", "edit", "apply_patch", "grep", "find", "ls",
-    "exec", "process", "web_search", "web_fetch", "message",
-    "agents_list", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "session_status",
-    "memory_search", "memory_get", "cron", "image", "gateway",
-)  # fmt: skip
-_CORE_RANK = {name: rank for rank, name in enumerate(CORE_TOOL_ORDER)}
+
+def _place(tool: Tool) -> tuple[bool, int, str, str]:
+    return (tool.order is None, tool.order or 0, tool.name.lower(), tool.name)
 
 
 def ordered_tools(tools: Iterable[Tool]) -> list[Tool]:
-    """Core tools in their fixed order, then every other tool alphabetically (first of a
+    """Ordered tools by their ``order``, then every other tool alphabetically (first of a
     name wins; the registry already refuses duplicates)."""
     seen: set[str] = set()
     unique = []
@@ -28,4 +26,4 @@ def ordered_tools(tools: Iterable[Tool]) -> list[Tool]:
         if tool.name not in seen:
             seen.add(tool.name)
             unique.append(tool)
-    return sorted(unique, key=lambda t: (_CORE_RANK.get(t.name.lower(), len(_CORE_RANK)), t.name.lower(), t.name))
+    return sorted(unique, key=_place)

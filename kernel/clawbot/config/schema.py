@@ -14,6 +14,7 @@ import attrs
 from clawbot.config.automation_schema import AgentHeartbeatConfig, CronConfig, HeartbeatConfig, SubagentsConfig
 from clawbot.config.context_schema import AgentCompactionConfig, CompactionConfig, ContextPruningConfig
 from clawbot.config.gateway_schema import BindingConfig, GatewayConfig
+from clawbot.types import ToolProfile
 from clawbot.types.context import InRange, OutOfRange
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
@@ -96,9 +97,6 @@ class AgentDefaults:
         # A smaller window would fail every message with a context overflow.
         if 0 < self.context_tokens < MIN_CONTEXT_TOKENS:
             raise OutOfRange("context_tokens", f"must be 0 (each model's own window) or at least {MIN_CONTEXT_TOKENS:,}, got {self.context_tokens:,}")
-
-
-ToolProfile = Literal["minimal", "coding", "messaging", "full"]
 
 
 @attrs.frozen(kw_only=True)

@@ -90,6 +90,7 @@ from clawbot.types.tools import (
     ToolCallDecision,
     ToolCallEvent,
     ToolHandler,
+    ToolProfile,
     ToolResult,
     ToolResultEvent,
 )
@@ -193,6 +194,7 @@ __all__ = [
     "ToolCallEvent",
     "ToolCallStarted",
     "ToolHandler",
+    "ToolProfile",
     "ToolResult",
     "ToolResultEvent",
     "ToolServices",

@@ -21,7 +21,10 @@ from clawbot.types.context import OutOfRange
 
 DmPolicy = Literal["pairing", "allowlist", "open", "disabled"]
 GroupPolicy = Literal["allowlist", "open", "disabled"]
-MarkdownFlavour = Literal["plain", "markdown", "telegram-html"]
+#: How a surface renders text: ``"plain"`` (shown as typed), ``"markdown"``, or the name of
+#: a markup of the channel's own that it converts replies into (Telegram's ``"telegram-html"``).
+#: The channel's own data: the kernel passes it on and names no channel's markup.
+MarkdownFlavour = str
 
 
 def _open_needs_star(instance: ChannelConfig, attribute: attrs.Attribute, value: str) -> None:
@@ -64,7 +67,7 @@ class ChannelCapabilities:
 
     ``max_text_length``: longest message the surface takes; longer replies are sent in
     pieces cut at paragraph breaks, never inside a code fence (0: no limit).
-    ``markdown``: how the surface renders text. ``edit``: :meth:`Channel.edit` works, so a
+    ``markdown``: how the surface renders text (:data:`MarkdownFlavour`). ``edit``: :meth:`Channel.edit` works, so a
     reply can stream by editing one message. ``typing``: :meth:`Channel.typing` shows an
     indicator, which the gateway refreshes every ``typing_interval_s`` while a turn runs.
     ``media``: attachments can be sent (``OutboundMessage.media``). ``replies``: a message

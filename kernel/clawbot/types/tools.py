@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import attrs
 
@@ -62,14 +62,39 @@ class ToolCall:
 
 ToolHandler = Callable[[ToolCall], "Awaitable[ToolResult] | ToolResult"]
 
+#: The base sets ``tools.profile`` chooses from; ``full`` offers every tool.
+ToolProfile = Literal["minimal", "coding", "messaging", "full"]
+TOOL_PROFILES: tuple[str, ...] = get_args(ToolProfile)
+
+
+def _known_profiles(tool: Tool, attribute: attrs.Attribute, value: tuple[str, ...]) -> None:
+    unknown = [p for p in value if p not in TOOL_PROFILES]
+    if unknown:
+        raise ValueError(f"tool {tool.name!r} names unknown profile(s) {', '.join(map(repr, unknown))}; the profiles are {', '.join(TOOL_PROFILES)}")
+
 
 @attrs.frozen
 class Tool:
     """A tool as plugins declare it.
 
     ``parameters`` is a JSON schema (an object schema); ``summary`` is the one line shown in
-    the system prompt's Tooling section; ``group`` places it in a policy group such as
-    ``fs`` or ``runtime`` (``group:fs`` in ``tools.allow``).
+    the system prompt's Tooling section.
+
+    What the user's tool policy sees (the kernel knows no tool by name; this is all it goes by):
+
+    * ``group`` places the tool in a policy group such as ``fs`` or ``runtime``, so
+      ``tools.allow = ["group:fs"]`` takes it. Any name works; a group exists while a tool
+      in it is installed.
+    * ``profiles`` are the base sets (``tools.profile``) that offer it: ``minimal``,
+      ``coding``, ``messaging``. ``full`` offers every tool, so it need not be listed; a tool
+      that lists none is offered only under ``full`` (the default).
+    * ``order`` places it in the tool list the model reads (the prompt's Tooling section
+      and the request): tools with an order come first, lowest first, then the rest A-Z.
+      The bundled tools use 100-799 by group (fs 100s, runtime 200s, web 300s, messaging
+      400s, sessions 500s, memory 600s, automation 700s); leave it ``None`` to be listed
+      after them alphabetically.
+    * ``needs_memory``: the tool only passes calls on to the active memory provider
+      (``ToolServices.memory_search``), so it is offered only while one is active.
 
     ``concurrent`` says whether a call may run while other calls of the same model reply
     run. Leave it ``False`` (the default) for anything that changes state: files, processes,
@@ -87,6 +112,9 @@ class Tool:
     group: str | None = None
     timeout_s: float | None = None
     concurrent: bool = False
+    profiles: tuple[str, ...] = attrs.field(default=(), converter=tuple, validator=_known_profiles)
+    order: int | None = None
+    needs_memory: bool = False
 
 
 @attrs.frozen

@@ -16,7 +16,6 @@ import pytest
 from clawbot import Tool, ToolResult
 from clawbot.agent.prompt import collect_sections
 from clawbot.agent.replies import SILENT_TOKEN
-from clawbot.agent.tool_order import CORE_TOOL_ORDER
 from clawbot.config.schema import AgentDefaults, AgentsConfig, ClawbotConfig, CoreConfig
 from clawbot.types import (
     InjectedFile,
@@ -44,6 +43,19 @@ SUMMARIES = {
     "weather": "Weather forecast for a place",
 }
 CODER_TOOLS = ("read", "write", "edit", "ls", "exec", "message")
+# Each tool's place in the list (``Tool.order``), as its plugin declares it; the rest have none.
+ORDERS = {
+    "read": 100,
+    "write": 110,
+    "edit": 120,
+    "ls": 160,
+    "exec": 200,
+    "message": 400,
+    "session_status": 550,
+    "memory_get": 610,
+    "cron": 700,
+    "gateway": 900,
+}
 FULL_UNCONDITIONAL = [
     "tooling",
     "tool_call_style",
@@ -94,6 +106,7 @@ def tool(name: str, summary: str | None = None, description: str = "") -> Tool:
         parameters={"type": "object", "properties": {}},
         handler=_handler,
         summary=SUMMARIES.get(name, "") if summary is None else summary,
+        order=ORDERS.get(name),
     )
 
 
@@ -354,13 +367,12 @@ def test_tooling_for_the_coder_example(workspace: Path) -> None:
     assert text.splitlines()[-1].startswith("TOOLS.md") and "not a list of what is available" in text
 
 
-def test_tooling_core_order_then_others_alphabetically(workspace: Path) -> None:
+def test_tooling_lists_tools_by_their_order_then_the_others_alphabetically(workspace: Path) -> None:
     names = ("weather", "session_status", "zeta", "Alpha", "exec", "cron", "read", "gateway", "memory_get")
     ctx = context(workspace, tools=names)
     listed = [line[2:].split(":")[0] for line in tool_lines(ctx)]
     assert listed == ["read", "exec", "session_status", "memory_get", "cron", "gateway", "Alpha", "weather", "zeta"]
     assert listed.index("weather") > listed.index("session_status")
-    assert len(CORE_TOOL_ORDER) == len(set(CORE_TOOL_ORDER)) == 23
 
 
 def test_tool_summary_falls_back_to_the_first_sentence_of_the_description() -> None:

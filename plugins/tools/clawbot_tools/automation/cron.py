@@ -114,6 +114,7 @@ def make_tool() -> Tool:
         handler=cron_tool,
         summary="List, add, edit, remove or run scheduled jobs",
         group=GROUP,
+        order=700,
         timeout_s=3600,
         concurrent=False,
     )

@@ -82,6 +82,8 @@ def make_tool(settings: ToolsSettings, hidden: Sequence[str] = ()) -> Tool:
         handler=handler,
         summary="Add, update, move or delete several workspace files with one patch, all or nothing",
         group=GROUP,
+        profiles=("coding",),
+        order=130,
         concurrent=False,  # writes files: runs alone, after the calls before it
     )
 

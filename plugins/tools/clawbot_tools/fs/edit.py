@@ -42,6 +42,8 @@ def make_tool(settings: ToolsSettings, hidden: Sequence[str] = ()) -> Tool:
         handler=handler,
         summary="Replace one exact, unique piece of text in a workspace file",
         group=GROUP,
+        profiles=("coding",),
+        order=120,
         concurrent=False,  # writes a file: runs alone, after the calls before it
     )
 

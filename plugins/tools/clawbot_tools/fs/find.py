@@ -45,6 +45,8 @@ def make_tool(settings: ToolsSettings) -> Tool:
         handler=handler,
         summary="Find workspace files by glob pattern, e.g. '**/*.py'",
         group=GROUP,
+        profiles=("coding",),
+        order=150,
         concurrent=True,  # lists only
     )
 

@@ -56,6 +56,8 @@ def make_tool(settings: ToolsSettings) -> Tool:
         handler=handler,
         summary="Search workspace files for a regex; results as 'path:line: text'",
         group=GROUP,
+        profiles=("coding",),
+        order=140,
         concurrent=True,  # reads only
     )
 

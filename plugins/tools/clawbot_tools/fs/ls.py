@@ -35,6 +35,8 @@ def make_tool(settings: ToolsSettings) -> Tool:
         handler=handler,
         summary="List a workspace directory (sorted, dirs end in '/', sizes in bytes)",
         group=GROUP,
+        profiles=("coding",),
+        order=160,
         concurrent=True,  # lists only
     )
 

@@ -68,6 +68,8 @@ def make_tool(settings: ToolsSettings, hidden: Sequence[str] = ()) -> Tool:
         handler=handler,
         summary="Read a text file (offset/limit in lines) or an image from the workspace",
         group=GROUP,
+        profiles=("coding",),
+        order=100,
         concurrent=True,  # reads only: may run beside the other read-only calls of a reply
     )
 

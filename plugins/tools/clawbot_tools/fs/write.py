@@ -36,6 +36,8 @@ def make_tool(settings: ToolsSettings, hidden: Sequence[str] = ()) -> Tool:
         handler=handler,
         summary="Create or overwrite a file in the workspace (creates parent directories)",
         group=GROUP,
+        profiles=("coding",),
+        order=110,
         concurrent=False,  # writes a file: runs alone, after the calls before it
     )
 

@@ -75,5 +75,8 @@ def make_tool() -> Tool:
         handler=memory_get,
         summary="Read lines of a memory file (MEMORY.md, memory/*.md)",
         group=GROUP,
+        profiles=("coding",),
+        order=610,
+        needs_memory=True,  # only passes calls on to the active memory provider
         concurrent=True,  # reads a file only
     )

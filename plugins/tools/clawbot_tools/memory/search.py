@@ -75,5 +75,8 @@ def make_tool() -> Tool:
         handler=memory_search,
         summary="Search long-term memory (MEMORY.md, memory/*.md) before answering about the past",
         group=GROUP,
+        profiles=("coding",),
+        order=600,
+        needs_memory=True,  # only passes calls on to the active memory provider
         concurrent=True,  # reads the index only
     )

@@ -69,5 +69,7 @@ def make_tool() -> Tool:
         handler=message,
         summary="Send messages to this or another chat",
         group=GROUP,
+        profiles=("messaging",),
+        order=400,
         concurrent=False,  # messages arrive in the order the model sent them
     )

@@ -94,6 +94,8 @@ def make_tool(rt: RuntimeContext) -> Tool:
         handler=handler,
         summary="Run shell commands in a sandbox (long runs continue in the background under process)",
         group=GROUP,
+        profiles=("coding",),
+        order=200,
         timeout_s=MAX_YIELD_MS / 1000 + 30,
         concurrent=False,  # a command can change anything: runs alone, in call order
     )

@@ -62,6 +62,8 @@ def make_tool(rt: RuntimeContext) -> Tool:
         handler=handler,
         summary="Poll, read, write to or kill background exec processes",
         group="runtime",
+        profiles=("coding",),
+        order=210,
         timeout_s=MAX_WAIT_MS / 1000 + 30,
         concurrent=False,  # writes to and kills processes: runs alone, in call order
     )

@@ -40,5 +40,7 @@ def make_tool() -> Tool:
         handler=agents_list,
         summary="List the configured agents",
         group=GROUP,
+        profiles=("coding",),
+        order=500,
         concurrent=True,  # reads the configuration only
     )

@@ -101,5 +101,7 @@ def make_tool() -> Tool:
         handler=sessions_history,
         summary="Read recent messages of a session",
         group=GROUP,
+        profiles=("coding", "messaging"),
+        order=520,
         concurrent=True,  # reads a transcript only
     )

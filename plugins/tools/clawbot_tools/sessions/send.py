@@ -62,6 +62,8 @@ def make_tool() -> Tool:
         handler=sessions_send,
         summary="Send a message to another session or agent and get its reply",
         group=GROUP,
+        profiles=("coding", "messaging"),
+        order=530,
         timeout_s=MAX_TIMEOUT_S + 10,
         concurrent=False,  # another session answers messages in the order they were sent
     )

@@ -42,5 +42,7 @@ def make_tool() -> Tool:
         handler=sessions_list,
         summary="List recent sessions with their activity",
         group=GROUP,
+        profiles=("coding", "messaging"),
+        order=510,
         concurrent=True,  # reads the session index only
     )

@@ -64,5 +64,7 @@ def make_tool() -> Tool:
         handler=sessions_spawn,
         summary="Start a sub-agent on a task in the background",
         group=GROUP,
+        profiles=("coding",),
+        order=540,
         concurrent=False,
     )

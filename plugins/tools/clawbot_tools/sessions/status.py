@@ -47,5 +47,7 @@ def make_tool() -> Tool:
         handler=session_status,
         summary="Current date/time (user's zone), model and usage of this session",
         group=GROUP,
+        profiles=("minimal", "coding", "messaging"),
+        order=550,
         concurrent=True,  # reads the clock and the session index only
     )

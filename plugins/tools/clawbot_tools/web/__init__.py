@@ -44,6 +44,7 @@ def tools(settings: ToolsSettings, ctx: Any = None) -> list[Tool]:
             handler=make_handler(WebFetcher(settings)),
             summary="Fetch a URL and read its text (untrusted content)",
             group="web",
+            order=310,
             timeout_s=TOTAL_TIMEOUT_S + 10,
             concurrent=True,  # fetches a page, changes nothing here
         ),

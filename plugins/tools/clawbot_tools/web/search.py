@@ -373,6 +373,7 @@ def search_tool(settings: ToolsSettings, *, env: Mapping[str, str] | None = None
         handler=make_handler(searcher),
         summary="Search the web: titles, URLs and snippets (untrusted content)",
         group="web",
+        order=300,
         timeout_s=settings.web_search_timeout_s + 10,
         concurrent=True,  # asks a search engine, changes nothing here
     )
