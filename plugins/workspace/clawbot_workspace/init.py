@@ -24,7 +24,7 @@ from pathlib import Path
 
 import attrs
 import click
-from clawbot.commandkit import CliState, config_file_in_use, config_option, echo, load_config, set_config_string
+from clawbot.commandkit import CliState, config_file_in_use, config_option, echo, load_settings, set_config_string
 from clawbot.types import Settings
 
 log = logging.getLogger(__name__)
@@ -176,16 +176,16 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
     env = dict(state.env) if state is not None else dict(os.environ)
 
     if workspace is None:
-        config = load_config(state)
-        agent_id = agent_id or config.default_agent_id()
-        if config.agent_ids() and agent_id not in config.agent_ids():
+        settings = load_settings(state)
+        agent_id = agent_id or settings.default_agent_id
+        if settings.agent_ids() and agent_id not in settings.agent_ids():
             echo(
-                f"unknown agent {agent_id!r}; configured: {', '.join(config.agent_ids())}. "
+                f"unknown agent {agent_id!r}; configured: {', '.join(settings.agent_ids())}. "
                 "Add it under [[agents.list]] in clawbot.toml, or pass --workspace DIR.",
                 err=True,
             )
             ctx.exit(2)
-        path = expand_user_path(config.agent_workspace(agent_id), env)
+        path = settings.workspace_of(agent_id)
     else:
         path = expand_user_path(workspace, env)
     path = path.absolute()
