@@ -182,7 +182,7 @@ class Kernel:
             plugin_name=plugin,
             state_dir=self.paths.root,
             clawbot=self.settings,
-            settings=owned.get(f"plugins.{plugin}"),
+            settings=self.plugin_states.settings_of(plugin),
             sections=owned,
             env=self.env,
             state=self.plugin_states.of(plugin),

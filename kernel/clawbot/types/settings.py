@@ -75,7 +75,7 @@ class Settings:
     #: who the assistant works for (``agents.defaults.owner_ids``): sender ids, phone numbers
     owner_ids: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     #: short model names the user may use (``agents.defaults.model_aliases``): alias -> ``provider/model``
-    model_aliases: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping)
+    model_aliases: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping, hash=False)
     #: whether the agent's tools run in a sandbox; clawbot has no setting that turns one on yet
     sandbox_enabled: bool = False
     #: the most characters of one workspace file the prompt shows (``agents.defaults.bootstrap_max_chars``)
