@@ -15,6 +15,7 @@ from typing import Any
 
 from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, user_errors
+from clawbot.types import Settings
 
 
 def load_config(state: CliState | None) -> Any:
@@ -28,6 +29,17 @@ def load_config(state: CliState | None) -> Any:
 
             return load(None).config
         return state.load().config
+
+
+def load_settings(state: CliState | None) -> Settings:
+    """What a plugin may read of the configuration (:class:`~clawbot.types.Settings`), as
+    hooks see it as ``ctx.clawbot``; exit 2 if the configuration is broken."""
+    from clawbot.boot import load
+    from clawbot.plugin_settings import plugin_settings
+
+    with user_errors():
+        loaded = load(None) if state is None else state.load()
+        return plugin_settings(loaded.config, loaded.env)
 
 
 def config_file_in_use(state: CliState | None) -> Path | None:
@@ -93,6 +105,7 @@ __all__ = [
     "echo",
     "echo_json",
     "load_config",
+    "load_settings",
     "set_config_string",
     "user_errors",
 ]

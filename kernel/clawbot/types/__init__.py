@@ -84,6 +84,7 @@ from clawbot.types.services import (
     SessionSummary,
     ToolServices,
 )
+from clawbot.types.settings import AgentSettings, PluginStates, Settings
 from clawbot.types.tools import (
     Tool,
     ToolCall,
@@ -100,6 +101,9 @@ from clawbot.types.web import WebPage, WebRoute, WebSocketPeer, WebSocketRoute
 # spelled out so linters and type checkers see the re-exports (a test keeps it complete)
 __all__ = [
     "AGENT_WRITABLE",
+    "AgentSettings",
+    "PluginStates",
+    "Settings",
     "SubagentSummary",
     "RunKind",
     "CronSchedule",
