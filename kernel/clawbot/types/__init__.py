@@ -84,6 +84,7 @@ from clawbot.types.services import (
     SessionSummary,
     ToolServices,
 )
+from clawbot.types.strangers import StrangerAnswer, StrangerEvent
 from clawbot.types.tools import (
     Tool,
     ToolCall,
@@ -181,6 +182,8 @@ __all__ = [
     "SkillEntry",
     "SkillSource",
     "StopReason",
+    "StrangerAnswer",
+    "StrangerEvent",
     "SystemPrompt",
     "TextBlock",
     "TextDelta",
