@@ -88,6 +88,7 @@ def direct_chat_session(state: CliState | None, channel: str, sender_id: str, ac
     """The session key the gateway gives ``sender_id``'s direct messages on ``channel``, as the
     configuration says now (bindings, ``session.dm_scope``, ``session.non_owners_share_main``,
     the owner ids); ``None`` when the configuration has a problem (``clawbot config validate``)."""
+    # deferred, as in the helpers above: plugins import this module while `clawbot --help` lists commands
     from clawbot.boot import load
     from clawbot.config import ConfigError
     from clawbot.gateway.routing import Router

@@ -19,6 +19,8 @@ PAIRING_REPLY = (
 
 def answer_stranger(state_dir: Path, event: StrangerEvent) -> StrangerAnswer:
     """Let ``event``'s sender in if approved; else, when the gateway asks, hand out their code."""
+    # a store per message: it reads the small file each time; kept per kernel (plugin state),
+    # one store per channel would cost a busy channel one stat instead
     store = PairingStore.for_channel(state_dir, event.channel)
     if store.is_approved(event.sender_id):
         return StrangerAnswer.admit("paired")
