@@ -96,14 +96,41 @@ def set_config_string(state: CliState | None, table: str, key: str, value: str, 
     return [f"Set {table}.{line} in {target}"]
 
 
+def direct_chat_session(state: CliState | None, channel: str, sender_id: str, account_id: str = "default") -> str | None:
+    """The session key the gateway gives ``sender_id``'s direct messages on ``channel``, as the
+    configuration says now (bindings, ``session.dm_scope``, ``session.non_owners_share_main``,
+    the owner ids); ``None`` when the configuration has a problem (``clawbot config validate``)."""
+    # deferred, as in the helpers above: plugins import this module while `clawbot --help` lists commands
+    from clawbot.boot import load
+    from clawbot.config import ConfigError
+    from clawbot.gateway.routing import Router
+    from clawbot.types import InboundMessage
+
+    try:
+        config = state.load().config if state is not None else load(None).config
+    except ConfigError:
+        return None
+    message = InboundMessage(channel=channel, peer_id=sender_id, sender_id=sender_id, account_id=account_id, text="")
+    return Router.for_config(config, config.default_agent_id()).route(message).session_key
+
+
+def is_main_session(session_key: str) -> bool:
+    """Whether ``session_key`` is an agent's main session (the owner's history and MEMORY.md)."""
+    from clawbot.sessions.keys import session_kind
+
+    return session_kind(session_key) == "main"
+
+
 __all__ = [
     "EXIT_CONFIG",
     "CliState",
     "config_file_in_use",
     "config_option",
     "console",
+    "direct_chat_session",
     "echo",
     "echo_json",
+    "is_main_session",
     "load_config",
     "load_settings",
     "set_config_string",

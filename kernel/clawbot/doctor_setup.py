@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from clawbot.doctor import Finding
-from clawbot.doctor_main_session import check_main_session
+from clawbot.doctor_main_session import check_main_session, check_strangers_answered
 from clawbot.paths import StatePaths
 
 # the state directory holds transcripts, keys and logs: nobody else may read any of it
@@ -206,6 +206,7 @@ async def setup_checks(kernel: Any, real_env: Mapping[str, str], live: bool = Fa
         workspaces.setdefault(path, []).append(agent_id)
     findings.extend(check_workspace(path, agents) for path, agents in workspaces.items())
     findings.extend(check_main_session(kernel))
+    findings.extend(check_strangers_answered(kernel))
     if live:
         findings.append(await _live(kernel, default_model))
     return findings

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
         PromptSection,
         SessionEvent,
         SkillSource,
+        StrangerAnswer,
+        StrangerEvent,
         Tool,
         ToolCallDecision,
         ToolCallEvent,
@@ -294,6 +296,24 @@ def clawbot_message_received(event: InboundEvent) -> None:
     by the one-shot ``clawbot agent`` command.
 
     Result rule: notification; every implementation runs, errors are logged.
+    """
+
+
+@hookspec(firstresult=True)
+def clawbot_direct_stranger(ctx: PluginContext, event: StrangerEvent) -> StrangerAnswer | None:
+    """Answer for a stranger in a direct chat: let them in, or refuse, with a reply or none.
+
+    Called by the gateway (``clawbot run``), synchronously, for a direct message the
+    channel's access rules do not let in by themselves: not the owner, not in ``allow_from``,
+    ``dm_policy`` ``pairing`` (the default) or ``allowlist``. ``event.ask`` false (always on
+    ``allowlist``, and when a channel only checks a message before costly work): only look,
+    change nothing, no reply. The pairing plugin answers here (approved senders are let in,
+    a new stranger gets a code).
+
+    Result rule: first result wins; ``None`` passes to the next plugin. Nobody answering
+    means refused, silently (fail closed, as ``allowlist``). An implementation that raises or
+    returns anything but a :class:`~clawbot.types.StrangerAnswer` refuses the message; it is
+    recorded and the channel keeps running.
     """
 
 

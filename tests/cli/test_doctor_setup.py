@@ -147,13 +147,6 @@ def test_state_files_open_to_other_users_are_named_with_the_chmod(home: Path) ->
 TELEGRAM = '\n[channels.telegram]\nenabled = true\ntoken = "123:abc"\nallow_from = ["555"]\n'
 
 
-def _paired(home: Path, sender: str, name: str) -> None:
-    from clawbot.gateway.pairing import PairingStore
-
-    store = PairingStore.for_channel(home, "telegram")
-    store.approve(store.ask(sender, "default", name).code)
-
-
 @pytest.mark.parametrize(
     ("session", "level"),
     [
@@ -163,16 +156,29 @@ def _paired(home: Path, sender: str, name: str) -> None:
     ],
 )
 def test_doctor_warns_when_non_owners_can_write_into_the_main_session(home: Path, session: str, level: str) -> None:
-    _paired(home, "4242", "Bob")
+    """The channels' own doors (allow_from here); senders approved by pairing are the pairing
+    plugin's line (plugins/pairing/tests/test_pairing_doctor.py)."""
     code, out = doctor(home, config=f"{openai_config('http://127.0.0.1:9')}\n{session}{TELEGRAM}")
     [line] = lines(out, "sessions")
     assert line.startswith(f"{level} sessions"), out
-    assert "telegram: channels.telegram.allow_from = 555" in line and "telegram: approved by pairing: 4242 (Bob)" in line
+    assert "telegram: channels.telegram.allow_from = 555" in line
     if level == "warn":
         assert "non-owners can write into the owner's main session" in line and "session.non_owners_share_main = true" in line
-        assert "set session.non_owners_share_main = false" in out and "clawbot pairing revoke" in out
+        assert "set session.non_owners_share_main = false" in out
     else:
         assert "the main session is the owner's alone" in line
+
+
+def test_doctor_warns_when_no_plugin_answers_strangers_on_pairing(home: Path) -> None:
+    """dm_policy "pairing" (the default) with the pairing plugin blocked: strangers are refused
+    silently and nobody can be approved; the doctor says so, naming the channel."""
+    config = f'{openai_config("http://127.0.0.1:9")}\n[channels.telegram]\nenabled = true\ntoken = "123:abc"\n'
+    _, out = doctor(home, env={"CLAWBOT_DISABLE_PLUGINS": "pairing"}, config=config)
+    [line] = lines(out, "access")
+    assert line.startswith('warn access   telegram: dm_policy = "pairing" but no plugin answers strangers'), out
+    assert "install or unblock the pairing plugin" in out
+    _, out = doctor(home, config=config)
+    assert lines(out, "access") == []
 
 
 def test_doctor_says_nothing_of_sessions_when_only_the_owner_can_write(home: Path) -> None:

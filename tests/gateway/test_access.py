@@ -2,14 +2,15 @@
 group_allow_from, mention gating, and the owner who is always in.
 
 Real gateway, the fake channel given each case's access rules (as a network channel's
-``[channels.<name>]`` table would); the responder is a plain function, so "agent" below
-means that a turn ran.
+``[channels.<name>]`` table would), and the pairing plugin answering strangers, as in the
+default install; the responder is a plain function, so "agent" below means that a turn ran.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+import clawbot_pairing.plugin
 import pytest
 from clawbot import ConfigSection
 from clawbot.gateway.runner import Gateway
@@ -73,7 +74,7 @@ async def _echo(message, session_key):  # noqa: ANN001, ANN202
 async def test_who_gets_in(make_kernel, case) -> None:
     settings, fields, text, outcome = CASES[case]
     channel = FakeChannel(access=ChannelConfig(**settings))
-    kernel = await make_kernel(plugins={"fake": channel.as_plugin()})
+    kernel = await make_kernel(plugins={"fake": channel.as_plugin(), "pairing": clawbot_pairing.plugin})
     await _run(Gateway(kernel, _echo, "main"), channel, (text, fields))
     sent = channel.texts()
     if outcome == "agent":
@@ -94,7 +95,7 @@ async def test_the_channels_table_decides_over_what_the_channel_declares(make_ke
     channel = FakeChannel()
     table = plugin_from_hooks(clawbot_config_schema=lambda: ConfigSection("channels.fake", ChannelConfig))
     config = '[channels.fake]\ndm_policy = "allowlist"\nowner_ids = ["alice"]\n'
-    kernel = await make_kernel(plugins={"fake": channel.as_plugin(), "table": table}, config=config)
+    kernel = await make_kernel(plugins={"fake": channel.as_plugin(), "table": table, "pairing": clawbot_pairing.plugin}, config=config)
     await _run(Gateway(kernel, _echo, "main"), channel, ("from bob", {"peer_id": "bob"}), ("from alice", {"peer_id": "alice"}))
     assert channel.texts() == ["agent: from alice"]
     await kernel.aclose()
@@ -105,7 +106,7 @@ async def test_without_a_table_a_real_channel_gets_the_safe_defaults(make_kernel
         default_access = STRICT  # what a channel that declares nothing has
 
     channel = Quiet("quiet")
-    kernel = await make_kernel(plugins={"quiet": channel.as_plugin()})
+    kernel = await make_kernel(plugins={"quiet": channel.as_plugin(), "pairing": clawbot_pairing.plugin})
     await _run(Gateway(kernel, _echo, "main"), channel, ("hi", MENTIONED), ("hi", {"peer_id": "bob"}))
     assert len(channel.sent) == 1 and "pairing code" in channel.sent[0].text
     await kernel.aclose()
@@ -120,7 +121,7 @@ async def test_a_channel_may_ask_whether_a_message_gets_in_without_a_code_being_
         default_access = STRICT
 
     channel = Checking("checking")
-    kernel = await make_kernel(plugins={"checking": channel.as_plugin()})
+    kernel = await make_kernel(plugins={"checking": channel.as_plugin(), "pairing": clawbot_pairing.plugin})
     gateway = Gateway(kernel, _echo, "main")
     task = asyncio.create_task(gateway.run([channel]))
     await channel.wait_started()

@@ -15,14 +15,15 @@ import asyncio
 import json
 from pathlib import Path
 
+import clawbot_pairing.plugin
 import clawbot_workspace.plugin
 import pytest
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
-from clawbot.gateway.pairing import PairingStore
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import FakeChannel
 from clawbot.types import ChannelConfig
+from clawbot_pairing.store import PairingStore
 
 from ..e2e.e2etools import MODEL, make_provider
 
@@ -86,7 +87,7 @@ async def test_session_and_memory_by_sender_and_dm_scope(make_kernel, clawbot_ho
     _approve_by_pairing(clawbot_home, "bob")
     channel = FakeChannel(access=CHANNEL)
     config = f'[agents.defaults]\nworkspace = "{workspace}"\nowner_ids = ["fake:alice"]\n\n[session]\n{SCOPES[scope]}'
-    kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin, "fake": channel.as_plugin()}, config=config)
+    kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin, "fake": channel.as_plugin(), "pairing": clawbot_pairing.plugin}, config=config)
     provider = make_provider("anthropic", fake_llm)
     runtime = AgentRuntime(kernel)
     await runtime.conversation("main", chain=[ModelChoice(provider, MODEL["anthropic"])])

@@ -8,9 +8,11 @@ the channel says otherwise: the test channel is open, a real network never shoul
 * The owner (``from_owner``, or an id in ``agents.defaults.owner_ids`` or the channel's
   ``owner_ids``) always gets in, in direct chats and groups.
 * Direct chats, by ``dm_policy``: ``disabled``: nobody else; ``open``: anyone;
-  ``allowlist``: ``allow_from`` and the senders approved by pairing; ``pairing`` (the
-  default): those too, and a stranger gets a pairing code (:mod:`clawbot.gateway.pairing`)
-  and no answer from the agent. Refused messages get no reply at all, except that code.
+  ``allowlist``: ``allow_from`` and the senders a plugin lets in (approved by pairing);
+  ``pairing`` (the default): those too, and a plugin may answer a stranger (the pairing
+  plugin sends a pairing code), with no answer from the agent. Both ask the plugins through
+  ``clawbot_direct_stranger``; with none answering a stranger is refused (fail closed).
+  Refused messages get no reply at all, except what such a plugin answers.
 * Groups (and their threads and channels), by ``group_policy``: ``disabled``: none;
   ``open``: any group; ``allowlist`` (the default, failing closed): only ``groups``. In an
   allowed group, ``group_allow_from`` (when set) says which senders may address the agent.
@@ -28,29 +30,23 @@ Ids in ``allow_from``, ``group_allow_from`` and ``groups`` are the channel's own
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import attrs
 
 from clawbot.agent.owners import is_owner, owner_ids_for, sender_of
-from clawbot.gateway.pairing import PairingStore
 from clawbot.kernel import Kernel
-from clawbot.types import Channel, ChannelConfig, InboundMessage
+from clawbot.types import Channel, ChannelConfig, InboundMessage, StrangerAnswer, StrangerEvent
 
 log = logging.getLogger(__name__)
 
-PAIRING_REPLY = (
-    "Hi! I don't know you yet, so I can't answer here until my owner lets you in.\n"
-    "Your pairing code: {code} (valid for 1 hour).\n"
-    "Ask my owner to run: clawbot pairing approve {channel} {code}"
-)
+STRANGER_HOOK = "clawbot_direct_stranger"
 
 
 @attrs.frozen
 class Verdict:
     """Whether a message gets in; ``why`` is for the log; ``reply``: what to tell the sender
-    (a pairing code), else nothing."""
+    (a plugin's answer to a stranger, such as a pairing code), else nothing."""
 
     admitted: bool
     why: str
@@ -68,8 +64,6 @@ def listed(message: InboundMessage, entries: Iterable[str], ident: str | None) -
 @attrs.define
 class Access:
     kernel: Kernel
-    clock: Callable[[], float] = time.time
-    _stores: dict[str, PairingStore] = attrs.field(factory=dict)
 
     def table(self, channel: Channel) -> ChannelConfig:
         """The channel's access settings: its own table, else what the channel declares."""
@@ -79,16 +73,10 @@ class Access:
         declared = getattr(channel, "default_access", None)
         return declared if isinstance(declared, ChannelConfig) else ChannelConfig()
 
-    def pairing(self, channel: str) -> PairingStore:
-        store = self._stores.get(channel)
-        if store is None:
-            store = self._stores[channel] = PairingStore.for_channel(self.kernel.paths.root, channel, self.clock)
-        return store
-
     def admit(self, channel: Channel, message: InboundMessage, *, command: bool = False, ask: bool = True) -> Verdict:
         """Whether ``message`` (which came in on ``channel``) gets in; ``command``: its text
         is a command clawbot answers (see mention gating above). ``ask=False`` only looks:
-        a stranger is turned away without a pairing code being asked for or sent."""
+        a stranger is turned away without the plugins being asked for a reply (a pairing code)."""
         config = self.table(channel)
         owner = is_owner(message, owner_ids_for(self.kernel.config, channel.name))
         if message.chat_type == "direct":
@@ -107,28 +95,32 @@ class Access:
             return Verdict(False, "direct chats are disabled")
         if config.dm_policy == "open" or listed(message, config.allow_from, sender):
             return Verdict(True, "allow_from")
-        if sender and self._paired(channel, sender):
-            return Verdict(True, "paired")
-        if config.dm_policy == "allowlist" or not sender:
+        if not sender:
             return Verdict(False, "not in allow_from")
-        if not ask:
-            return Verdict(False, "a stranger")
-        try:
-            asked = self.pairing(channel).ask(sender, message.account_id, message.sender_name or "")
-        except Exception:  # a state dir that cannot be written must not take the channel down
-            log.exception("pairing on %s failed", channel)
-            return Verdict(False, "pairing failed")
-        if asked.code is None:
-            return Verdict(False, "a stranger, with too many pairing requests pending")
-        reply = PAIRING_REPLY.format(code=asked.code, channel=channel) if asked.reply else None
-        return Verdict(False, "a stranger: pairing", reply)
+        answer = self._ask_plugins(StrangerEvent(channel, sender, message, ask=ask and config.dm_policy == "pairing"))
+        if answer is not None and answer.admitted:
+            return Verdict(True, answer.why or "let in by a plugin")
+        if config.dm_policy == "allowlist":
+            return Verdict(False, "not in allow_from")
+        if answer is None:
+            return Verdict(False, "a stranger" if ask else "a stranger (only looked)")
+        return Verdict(False, answer.why or "a stranger", answer.reply if ask else None)
 
-    def _paired(self, channel: str, sender: str) -> bool:
-        try:
-            return self.pairing(channel).is_approved(sender)
-        except Exception:
-            log.exception("reading the pairing state of %s failed", channel)
-            return False
+    def _ask_plugins(self, event: StrangerEvent) -> StrangerAnswer | None:
+        """The first plugin's answer about a stranger; one that raises or answers nonsense
+        refuses them (fail closed), is recorded, and the channel keeps running."""
+        plugins = self.kernel.plugins
+        for impl in plugins.impls(STRANGER_HOOK):
+            ok, answer = plugins.call_impl_sync(STRANGER_HOOK, impl, ctx=self.kernel.plugin_context(impl.plugin_name), event=event)
+            if not ok:
+                return StrangerAnswer.refuse(f"plugin {impl.plugin_name} failed")
+            if answer is None:
+                continue
+            if not isinstance(answer, StrangerAnswer):
+                plugins.record_failure(impl.plugin_name, STRANGER_HOOK, TypeError(f"expected a StrangerAnswer, got {answer!r:.80}"))
+                return StrangerAnswer.refuse(f"plugin {impl.plugin_name} answered {type(answer).__name__}")
+            return answer
+        return None
 
     def _group(self, config: ChannelConfig, message: InboundMessage) -> str | None:
         """Why a group message from someone other than the owner is refused, or ``None``."""

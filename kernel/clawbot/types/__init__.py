@@ -85,6 +85,7 @@ from clawbot.types.services import (
     ToolServices,
 )
 from clawbot.types.settings import AgentSettings, PluginStates, Settings
+from clawbot.types.strangers import StrangerAnswer, StrangerEvent
 from clawbot.types.tools import (
     Tool,
     ToolCall,
@@ -186,6 +187,8 @@ __all__ = [
     "SkillEntry",
     "SkillSource",
     "StopReason",
+    "StrangerAnswer",
+    "StrangerEvent",
     "SystemPrompt",
     "TextBlock",
     "TextDelta",

@@ -37,10 +37,11 @@ class ChannelConfig:
     """The access settings of one channel (``[channels.<name>]``).
 
     * ``dm_policy``: who may talk to the agent in a direct chat. ``pairing`` (the default):
-      a stranger gets a one-time code and no answer until the owner runs
-      ``clawbot pairing approve <channel> <code>``; ``allowlist``: only ``allow_from`` (and
-      those approved by pairing); ``open``: anyone (needs ``allow_from = ["*"]``);
-      ``disabled``: no direct chats.
+      a stranger is the plugins' to answer (``clawbot_direct_stranger``: the pairing plugin
+      sends a one-time code, and no answer until the owner runs ``clawbot pairing approve
+      <channel> <code>``), refused silently when none does; ``allowlist``: only
+      ``allow_from`` (and those a plugin lets in: approved by pairing); ``open``: anyone
+      (needs ``allow_from = ["*"]``); ``disabled``: no direct chats.
     * ``allow_from``: sender ids let in without pairing (``"*"``: everyone).
     * ``group_policy``: ``allowlist`` (the default: only ``groups``), ``open`` (any group the
       bot is in) or ``disabled``. ``groups``: group ids allowed (``"*"``: all).

@@ -10,7 +10,7 @@ import json
 import stat
 
 import pytest
-from clawbot.gateway.pairing import (
+from clawbot_pairing.store import (
     ALPHABET,
     CODE_TTL_S,
     MAX_WRONG_CODES,

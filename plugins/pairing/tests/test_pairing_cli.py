@@ -11,15 +11,23 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
+import clawbot_pairing.plugin
 import pytest
-from clawbot.gateway.pairing import PairingStore
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import FakeChannel
-from clawbot.testing.cli import invoke_cli
+from clawbot.testing.cli import invoke_cli, subprocess_env
 from clawbot.types import ChannelConfig
+from clawbot_pairing.store import PairingStore
 
-from .clihelpers import run_cli
+
+def run_cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """``clawbot ARGS`` in a process of its own, as the owner runs it beside the gateway."""
+    command = [sys.executable, "-m", "clawbot.cli.main", *args]
+    return subprocess.run(command, cwd=home, env=subprocess_env(home), capture_output=True, text=True, timeout=60)
 
 
 async def _echo(message, session_key):  # noqa: ANN001, ANN202
@@ -28,7 +36,7 @@ async def _echo(message, session_key):  # noqa: ANN001, ANN202
 
 async def test_a_stranger_is_let_in_by_clawbot_pairing_approve_without_a_restart(make_kernel, clawbot_home) -> None:
     channel = FakeChannel("chat", access=ChannelConfig())
-    kernel = await make_kernel(plugins={"chat": channel.as_plugin()})
+    kernel = await make_kernel(plugins={"chat": channel.as_plugin(), "pairing": clawbot_pairing.plugin})
     gateway = Gateway(kernel, _echo, "main")
     task = asyncio.create_task(gateway.run([channel]))
     for text in ("hello?", "hello??", "HELLO???", "anyone"):

@@ -1,4 +1,4 @@
-"""Pairing: how a stranger's direct messages come to reach the agent, once the owner agrees.
+"""Pairing codes: how a stranger's direct messages come to reach the agent, once the owner agrees.
 
 A stranger writing to a channel whose ``dm_policy`` is ``pairing`` gets a one-time code and no
 answer from the agent; the owner runs ``clawbot pairing approve <channel> <code>`` and from
@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
 from clawbot.statefile import atomic_write_json, is_number, locked, make_private_dir, read_state
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -82,6 +81,12 @@ class Asked:
 
 def new_code() -> str:
     return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def known_channels(state_root: Path) -> list[str]:
+    """The channels with pairing state: where strangers have asked, or senders were approved."""
+    folder = state_root / "pairing"
+    return sorted(p.stem for p in folder.glob("*.json") if CHANNEL_NAME.fullmatch(p.stem)) if folder.is_dir() else []
 
 
 def _text(value: Any) -> str | None:

@@ -14,15 +14,14 @@ from __future__ import annotations
 import sys
 import time
 
+import attrs
 import click
+from clawbot.commandkit import CliState, direct_chat_session, echo, echo_json, is_main_session
 
-from clawbot.cli.output import echo, echo_json
-from clawbot.cli.state import CliState
+from clawbot_pairing.store import MAX_PENDING_PER_ACCOUNT, PairingError, PairingStore, known_channels
 
 
-def _store(state: CliState, channel: str):  # noqa: ANN202 - PairingStore, imported lazily
-    from clawbot.gateway.pairing import PairingError, PairingStore
-
+def _store(state: CliState, channel: str) -> PairingStore:
     try:
         return PairingStore.for_channel(state.paths().root, channel)
     except PairingError as exc:
@@ -31,11 +30,7 @@ def _store(state: CliState, channel: str):  # noqa: ANN202 - PairingStore, impor
 
 
 def _known_channels(state: CliState) -> list[str]:
-    """The channels with pairing state: where strangers have asked, or senders were approved."""
-    from clawbot.gateway.pairing import CHANNEL_NAME
-
-    folder = state.paths().root / "pairing"
-    return sorted(p.stem for p in folder.glob("*.json") if CHANNEL_NAME.fullmatch(p.stem)) if folder.is_dir() else []
+    return known_channels(state.paths().root)
 
 
 def _where_to_look(state: CliState, channel: str) -> str:
@@ -52,18 +47,10 @@ def _who(sender_id: str, name: str) -> str:
 def _their_session(state: CliState, channel: str, sender_id: str, account_id: str) -> str:
     """Where an approved sender's direct messages go, as the gateway routes them (bindings,
     ``session.dm_scope``, ``session.non_owners_share_main``, the owner ids)."""
-    from clawbot.config import ConfigError
-    from clawbot.gateway.routing import Router
-    from clawbot.sessions.keys import session_kind
-    from clawbot.types import InboundMessage
-
-    try:
-        config = state.load().config
-    except ConfigError:
+    key = direct_chat_session(state, channel, sender_id, account_id)
+    if key is None:
         return "which session they get cannot be told: the configuration has a problem (run `clawbot config validate`)"
-    message = InboundMessage(channel=channel, peer_id=sender_id, sender_id=sender_id, account_id=account_id, text="")
-    key = Router.for_config(config, config.default_agent_id()).route(message).session_key
-    if session_kind(key) == "main":
+    if is_main_session(key):
         return f"they share the main session {key} with the owner: its history, exec output and MEMORY.md (session.non_owners_share_main = true)"
     return f"they get a session of their own, {key} (not the main session; no MEMORY.md)"
 
@@ -85,10 +72,6 @@ def pairing() -> None:
 @click.pass_obj
 def list_requests(state: CliState, channel: str | None, as_json: bool) -> None:
     """The codes waiting for an answer, and the senders approved so far (every channel, or CHANNEL's)."""
-    import attrs
-
-    from clawbot.gateway.pairing import MAX_PENDING_PER_ACCOUNT
-
     names = [channel] if channel else _known_channels(state)
     now = time.time()
     listing = []
@@ -125,8 +108,6 @@ def list_requests(state: CliState, channel: str | None, as_json: bool) -> None:
 
 
 def _answer(state: CliState, channel: str, code: str, *, approve: bool) -> None:
-    from clawbot.gateway.pairing import PairingError
-
     store = _store(state, channel)
     try:
         request = store.approve(code) if approve else store.deny(code)
