@@ -12,8 +12,8 @@ import clawbot_workspace.plugin
 import pytest
 from clawbot import BootstrapContext, hookimpl
 from clawbot.agent.bootstrap import NotLoaded, load_injected_files
-from clawbot.config import ConfigError
-from clawbot.plugins.records import HookFailure
+from clawbot.testing import ConfigError
+from clawbot.testing import HookFailure
 from clawbot.testing import HOSTILE_KINDS, HOSTILE_SECRET, build_kernel, call_in_thread, plant_hostile, secret_outside
 from clawbot.testing.hostile_files import HUGE_BYTES
 
@@ -50,7 +50,7 @@ async def test_matching_files_are_added_after_the_standard_ones_in_sorted_order(
     added = files[-4:]
     assert [f.path for f in added] == [ws / n for n in names[-4:]]
     assert added[0].content == "docs/a.md text\n" and not added[0].truncated
-    assert kernel.plugins.failures == []
+    assert kernel.plugin_failures == []
 
 
 async def test_max_files_bounds_how_many_are_added(make_kernel, ws: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -186,14 +186,14 @@ async def test_a_wrapper_that_raises_is_dropped_and_the_others_still_apply(make_
     (ws / "notes.md").write_text("notes\n")
     kernel, files = await files_for(make_kernel, ws, 'patterns = ["notes.md"]', more={"zbroken": Raises()})
     assert [f.name for f in files] == [*STANDARD, "MEMORY.md", "notes.md"]
-    assert kernel.plugins.failures == [HookFailure("zbroken", "clawbot_bootstrap_files", "RuntimeError: broken after 8 files")]
+    assert kernel.plugin_failures == [HookFailure("zbroken", "clawbot_bootstrap_files", "RuntimeError: broken after 8 files")]
 
 
 async def test_without_its_table_the_plugin_changes_nothing(make_kernel, ws: Path) -> None:
     plugins = {"workspace": clawbot_workspace.plugin, "bootstrap-extra-files": extra_plugin}
     kernel = await make_kernel(plugins=plugins, config=f'[agents.defaults]\nworkspace = "{ws}"\n')
     files = load_injected_files(kernel, BootstrapContext("main", ws, "main", kernel.config))
-    assert [f.name for f in files] == [*STANDARD, "MEMORY.md"] and kernel.plugins.failures == []
+    assert [f.name for f in files] == [*STANDARD, "MEMORY.md"] and kernel.plugin_failures == []
     bare = load_injected_files(kernel, BootstrapContext("main", ws, "main"))  # no config at all
     assert [f.name for f in bare] == [f.name for f in files]
 

@@ -141,7 +141,7 @@ async def test_allow_always_remembers_the_executables_for_that_agent(setup: Setu
     assert first.details["allow_always"] is True
     notice = await setup.answer(first, ApprovalDecision.ALLOW_ALWAYS)
     assert "Approved (always)" in notice and (setup.ws / "one.txt").exists()
-    stored = json.loads((setup.kernel.paths.root / "exec-approvals.json").read_text())
+    stored = json.loads((setup.kernel.state_dir / "exec-approvals.json").read_text())
     assert stored["version"] == 3
     assert stored["agents"]["main"] == {"programs": [{"path": TOUCH, "name": "touch"}], "commands": []}
     second = await setup.exec("touch two.txt && ls")
@@ -363,7 +363,7 @@ async def test_allow_always_for_a_program_that_runs_code_remembers_only_the_exac
     assert first.details["allow_always"] is True
     assert "allow-always also remembers: this exact command" in notice_of(setup)
     await setup.answer(first, ApprovalDecision.ALLOW_ALWAYS)
-    stored = json.loads((setup.kernel.paths.root / "exec-approvals.json").read_text())
+    stored = json.loads((setup.kernel.state_dir / "exec-approvals.json").read_text())
     [entry] = stored["agents"]["main"]["commands"]
     assert entry["command"] == "sed -n p a.txt" and stored["agents"]["main"]["programs"] == []
     again = await setup.exec("sed -n p a.txt")
@@ -375,7 +375,7 @@ async def test_allow_always_for_a_program_that_runs_code_remembers_only_the_exac
 
 
 async def test_a_version_1_approvals_file_is_still_read(setup: Setup) -> None:
-    path = setup.kernel.paths.root / "exec-approvals.json"
+    path = setup.kernel.state_dir / "exec-approvals.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"version": 1, "agents": {"main": [{"path": TOUCH, "name": "touch"}]}}))
     result = await setup.exec("touch one.txt")

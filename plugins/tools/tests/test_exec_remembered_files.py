@@ -234,7 +234,7 @@ async def test_always_is_not_offered_with_grants_for_a_line_whose_files_cannot_b
     assert "\nNo allow-always: " in notice and "allow-always" not in notice.rsplit("\n", 1)[-1], notice
     refused = await _answer(setup, result, ApprovalDecision.ALLOW_ALWAYS)
     assert "cannot be allowed always" in refused
-    stored = setup.kernel.paths.root / "exec-approvals.json"
+    stored = setup.kernel.state_dir / "exec-approvals.json"
     assert not stored.exists() or json.loads(stored.read_text())["agents"] == {}
 
 
@@ -313,7 +313,7 @@ async def test_an_entry_from_before_files_were_bound_asks_again_for_a_line_that_
     mechanism = choose("auto").mechanism.name
     key = {"cwd": os.path.realpath(setup.ws), "env": {}, "network": True, "sandbox": mechanism, "interactive": False}
     old = {"version": 2, "agents": {"main": {"programs": [], "commands": [{"command": "python3 build.py", **key}, {"command": "uname -s", **key}]}}}
-    path = setup.kernel.paths.root / "exec-approvals.json"
+    path = setup.kernel.state_dir / "exec-approvals.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(old))
     names_nothing = await setup.exec("uname -s", network=True)

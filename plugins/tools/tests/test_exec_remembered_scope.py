@@ -150,7 +150,7 @@ async def test_a_remembered_command_runs_as_approved_with_no_input_and_writes_to
 
 async def _remembered(setup: Setup) -> bool:
     """Whether the interactive grant is stored (it is, before the approved command starts)."""
-    stored = [json.loads(path.read_text()) for path in Path(setup.kernel.paths.root).rglob("exec-approvals.json")]
+    stored = [json.loads(path.read_text()) for path in Path(setup.kernel.state_dir).rglob("exec-approvals.json")]
     return any(entry.get("interactive") for data in stored for agent in data["agents"].values() for entry in agent["commands"])
 
 

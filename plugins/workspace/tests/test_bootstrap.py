@@ -31,7 +31,7 @@ async def test_the_main_session_gets_every_standard_file_in_order(make_kernel, w
     files = load_injected_files(kernel, BootstrapContext("main", workspace, "main", kernel.config))
     assert [f.name for f in files] == [*ALL_BUT_MEMORY, "MEMORY.md"]
     assert all(f.content == f"{f.name} text\n" and f.path == workspace / f.name for f in files)
-    assert not any(f.truncated for f in files) and kernel.plugins.failures == []
+    assert not any(f.truncated for f in files) and kernel.plugin_failures == []
 
 
 @pytest.mark.parametrize("kind", ["direct", "group", "cron"])

@@ -12,7 +12,6 @@ from pathlib import Path
 import clawbot_workspace.plugin
 import pytest
 from clawbot.cli.main import cli
-from clawbot.gateway.runner import Gateway
 from clawbot_workspace.init import TEMPLATE_NAMES, needs_seeding, seed_workspace, template_text
 from click.testing import CliRunner
 
@@ -155,20 +154,20 @@ async def test_the_gateway_seeds_only_workspaces_that_are_missing_or_empty(make_
         for agent, path in [("main", "~/fresh"), ("other", "~/fresh"), ("e", "~/empty"), ("u", "~/used")]
     )
     kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin, "fake": fake_channel.as_plugin()}, config=config)
-    gateway = Gateway(kernel, _echo, "main")
+    gateway = kernel.gateway(_echo)
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()
     await fake_channel.inject("hi")
     gateway.stop()
     await task
-    assert kernel.plugins.failures == []
+    assert kernel.plugin_failures == []
     for seeded in ("fresh", "empty"):
         assert sorted(p.name for p in (clawbot_home / seeded).iterdir()) == sorted([*TEMPLATE_NAMES, "memory"])
     assert [p.name for p in (clawbot_home / "used").iterdir()] == ["notes.txt"]
     assert mode(clawbot_home / "fresh") == 0o700
     # A file deleted on purpose stays deleted on the next start.
     (clawbot_home / "fresh" / "BOOTSTRAP.md").unlink()
-    gateway = Gateway(kernel, _echo, "main")
+    gateway = kernel.gateway(_echo)
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()
     gateway.stop()
@@ -182,7 +181,7 @@ async def test_a_workspace_that_cannot_be_created_does_not_stop_the_gateway(
     (clawbot_home / "blocker").write_text("a file where the folder should be")
     config = '[agents.defaults]\nworkspace = "~/blocker/ws"\n'
     kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin, "fake": fake_channel.as_plugin()}, config=config)
-    gateway = Gateway(kernel, _echo, "main")
+    gateway = kernel.gateway(_echo)
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.inject("hi")
     gateway.stop()

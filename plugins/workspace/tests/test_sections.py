@@ -489,11 +489,11 @@ def test_plugin_module_stays_cheap_to_import() -> None:
 async def test_hook_through_a_real_kernel(make_kernel, workspace: Path) -> None:
     kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin})
     ctx = context(workspace, config=kernel.config)
-    contributions = await kernel.plugins.collect("clawbot_prompt_sections", ctx=ctx)
+    contributions = await kernel.collect("clawbot_prompt_sections", ctx=ctx)
     assert {c.plugin for c in contributions} == {"workspace"}
     assert [c.value.key for c in contributions] == [s.key for s in all_sections(ctx)]
     sections = await collect_sections(kernel, ctx)
     assert [s.key for s in sections] == FULL_UNCONDITIONAL
-    assert kernel.plugins.failures == []
+    assert kernel.plugin_failures == []
     minimal = await collect_sections(kernel, context(workspace, mode="minimal", config=kernel.config))
     assert [s.key for s in minimal] == ["tooling", "safety", "workspace", "runtime"]
