@@ -49,9 +49,7 @@ class TestApprovals:
         """``/approve <id> show``: the request in full; from then on it may be allowed."""
         return self._broker.show(session_key, approval_id, by_owner=by_owner)
 
-    def answer(
-        self, session_key: str, approval_id: str, decision: ApprovalDecision, *, by_owner: bool = True
-    ) -> tuple[str, Callable[[], None] | None]:
+    def answer(self, session_key: str, approval_id: str, decision: ApprovalDecision, *, by_owner: bool = True) -> tuple[str, Callable[[], None] | None]:
         """Claim the request for ``decision``: (what the owner is told, ``commit`` or ``None``);
         ``commit()`` starts acting on it, :meth:`drain` waits until that is done."""
         return self._broker.answer(session_key, approval_id, decision, by_owner=by_owner)

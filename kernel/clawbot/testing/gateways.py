@@ -41,10 +41,11 @@ class TestGateway:
         """Stop taking messages, let running turns finish, then stop the channels."""
         self._gateway.stop()
 
-    async def deliver(self, message: OutboundMessage, session_key: str | None = None) -> bool:
-        """Send ``message`` as a tool's message goes out: through the ``message_sending`` hooks
-        to its channel (which must be running). Whether it went out (``False``: a hook cancelled it)."""
-        return await self._gateway.deliver(message, session_key)
+    async def deliver(self, message: OutboundMessage, session_key: str | None = None, *, notice: bool = False) -> bool:
+        """Send ``message`` as a reply goes out: through the ``message_sending`` hooks to its
+        channel (which must be running); ``notice``: as clawbot's own text (an approval question).
+        Whether it went out (``False``: a hook cancelled it)."""
+        return await self._gateway.deliver(message, session_key, notice=notice)
 
     def channel_names(self) -> list[str]:
         """The channels running now (empty until the gateway has started them)."""
