@@ -24,6 +24,7 @@ from clawbot.config import ConfigError, ConfigProblem
 from clawbot.plugins import HookFailure, create_plugin_manager
 from clawbot.testing.agents import APPROVAL_NOTICE_MAX_DETAILS, TestAgents, TestApprovals, approval_notice
 from clawbot.testing.awkward_text import AWKWARD_TEXT
+from clawbot.testing.configs import config_with_agent_defaults
 from clawbot.testing.distributions import install_distribution
 from clawbot.testing.fake_channel import FakeChannel
 from clawbot.testing.gateways import TestGateway
@@ -50,6 +51,7 @@ __all__ = [
     "approval_notice",
     "build_kernel",
     "call_in_thread",
+    "config_with_agent_defaults",
     "create_plugin_manager",
     "install_distribution",
     "plant_hostile",

@@ -12,8 +12,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from clawbot.agent.bootstrap import load_injected_files
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
+from clawbot.agent.prompt import collect_sections
 from clawbot.gateway.runner import enabled_channels
 from clawbot.kernel import Kernel
 from clawbot.plugins import HookFailure
@@ -23,12 +25,16 @@ from clawbot.testing.agents import TestAgents
 from clawbot.testing.gateways import Responder, TestGateway
 from clawbot.testing.turns import TestConversation, TurnReply
 from clawbot.types import (
+    BootstrapContext,
     Channel,
     ChatCommand,
     CompactionStrategy,
+    InjectedFile,
     LLMProvider,
     MemoryProvider,
     PluginContext,
+    PromptContext,
+    PromptSection,
     SkillSource,
     Tool,
     ToolCallDecision,
@@ -135,6 +141,19 @@ class TestKernel:
         """What the ``clawbot_before_tool_call`` chain decides for ``event`` (block, rewrite, allow)."""
         decision: ToolCallDecision = await self._kernel.plugins.before_tool_call(event)
         return decision
+
+    # ------------------------------------------------------------------ what a prompt is built from
+
+    def bootstrap_files(self, ctx: BootstrapContext) -> tuple[InjectedFile, ...]:
+        """The workspace files a run described by ``ctx`` injects into the prompt: what the
+        ``clawbot_bootstrap_files`` hooks returned, checked and capped as the kernel does
+        (``.name``, ``.path``, ``.content``: the text, a ``promptkit.NotLoaded`` note or
+        ``None`` for a missing file; ``.truncated``)."""
+        return load_injected_files(self._kernel, ctx)
+
+    async def prompt_sections(self, ctx: PromptContext) -> list[PromptSection]:
+        """The system prompt's sections for ``ctx``, in the order the prompt has them."""
+        return await collect_sections(self._kernel, ctx)
 
     # ------------------------------------------------------------------ running it
 

@@ -14,10 +14,8 @@ from typing import Any
 import clawbot_workspace.plugin
 import pytest
 from clawbot import Tool, ToolResult
-from clawbot.agent.prompt import collect_sections
-from clawbot.agent.replies import SILENT_TOKEN
-from clawbot.agent.tool_order import CORE_TOOL_ORDER
-from clawbot.config.schema import AgentDefaults, AgentsConfig, ClawbotConfig, CoreConfig
+from clawbot.promptkit import CORE_TOOL_ORDER, SILENT_TOKEN
+from clawbot.testing import config_with_agent_defaults as config
 from clawbot.types import (
     InjectedFile,
     PromptContext,
@@ -95,10 +93,6 @@ def tool(name: str, summary: str | None = None, description: str = "") -> Tool:
         handler=_handler,
         summary=SUMMARIES.get(name, "") if summary is None else summary,
     )
-
-
-def config(**defaults: Any) -> ClawbotConfig:
-    return ClawbotConfig(core=CoreConfig(agents=AgentsConfig(defaults=AgentDefaults(**defaults))))
 
 
 def context(workspace: Path, *, tools: tuple[str, ...] = CODER_TOOLS, **overrides: Any) -> PromptContext:
@@ -492,8 +486,8 @@ async def test_hook_through_a_real_kernel(make_kernel, workspace: Path) -> None:
     contributions = await kernel.collect("clawbot_prompt_sections", ctx=ctx)
     assert {c.plugin for c in contributions} == {"workspace"}
     assert [c.value.key for c in contributions] == [s.key for s in all_sections(ctx)]
-    sections = await collect_sections(kernel, ctx)
+    sections = await kernel.prompt_sections(ctx)
     assert [s.key for s in sections] == FULL_UNCONDITIONAL
     assert kernel.plugin_failures == []
-    minimal = await collect_sections(kernel, context(workspace, mode="minimal", config=kernel.config))
+    minimal = await kernel.prompt_sections(context(workspace, mode="minimal", config=kernel.config))
     assert [s.key for s in minimal] == ["tooling", "safety", "workspace", "runtime"]
