@@ -28,8 +28,8 @@ from clawbot.automation.heartbeat_plan import read_checklist
 from clawbot.gateway.reply_media import attachment
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import HOSTILE_KINDS, HOSTILE_SECRET, call_in_thread, plant_hostile, secret_outside
-from clawbot.testing.kernels import boot_kernel
 from clawbot.testing.hostile_files import HUGE_BYTES
+from clawbot.testing.kernels import boot_kernel
 from clawbot.workspacefiles import FileRefused, LeadsOutside, NotRegular, TooLarge, Unreadable, read_text
 from clawbot_workspace.bootstrap import load_bootstrap_files
 
