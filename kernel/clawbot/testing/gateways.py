@@ -34,7 +34,8 @@ class TestGateway:
     def of_agents(cls, kernel: Kernel, runtime: AgentRuntime, agent_id: str) -> TestGateway:
         return cls(Gateway(kernel, runtime.respond, agent_id, runtime=runtime))
 
-    async def run(self, channels: list[Channel]) -> None:
+    async def run(self, channels: list[Channel] | None = None) -> None:
+        """Run ``channels`` (``None``: every channel the kernel has enabled) until stopped."""
         await self._gateway.run(channels)
 
     def stop(self) -> None:
