@@ -17,6 +17,10 @@ from collections.abc import Iterator
 
 import pytest
 
+# The test kit's fixtures (clawbot_home, make_kernel, fake_llm ...) for the kernel's tests and
+# every bundled plugin's: installing clawbot adds them to no other project's test run.
+pytest_plugins = ["clawbot.testing.pytest_plugin"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     sys.dont_write_bytecode = False

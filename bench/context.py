@@ -189,7 +189,7 @@ async def run_session(args: argparse.Namespace, managed: bool, base_url: str, fa
     from clawbot.agent.models import ModelChoice
     from clawbot.agent.runtime import AgentRuntime
     from clawbot.testing import plugin_from_hooks
-    from clawbot.testing.kernels import build_kernel
+    from clawbot.testing.kernels import boot_kernel
 
     workspace = home / "workspace"
     rng = random.Random(args.seed)
@@ -200,7 +200,7 @@ async def run_session(args: argparse.Namespace, managed: bool, base_url: str, fa
         f'[providers.anthropic]\nbase_url = "{base_url}"\napi_key = "sk-bench"\n{pruning}'
     )
     stats = Stats()
-    kernel = await build_kernel(
+    kernel = await boot_kernel(
         home,
         config=config,
         load_entrypoints=True,

@@ -98,14 +98,15 @@ async def one_run(
 ) -> dict[str, float]:
     from clawbot.agent.runtime import AgentRuntime
     from clawbot.gateway.runner import Gateway
-    from clawbot.testing import build_kernel, plugin_from_hooks
+    from clawbot.testing import plugin_from_hooks
+    from clawbot.testing.kernels import boot_kernel
 
     config = (
         '[agents.defaults.model]\nprimary = "bench/fast-1"\n\n[session]\ndm_scope = "per-peer"\n\n'
         f"[gateway]\ncontrol_api = false\nmax_concurrent = {cap}\n\n[gateway.queue]\ndebounce_ms = 0\n"
     )
     provider = _provider()
-    kernel = await build_kernel(home, plugins={"bench": plugin_from_hooks(clawbot_llm_providers=lambda ctx: [provider])}, config=config)
+    kernel = await boot_kernel(home, plugins={"bench": plugin_from_hooks(clawbot_llm_providers=lambda ctx: [provider])}, config=config)
     runtime = AgentRuntime(kernel)
     await runtime.conversation("main")
     channel = _timed_channel()

@@ -61,10 +61,10 @@ def make_workspace(root: Path, bin_dir: Path) -> Path:
 async def boot(home: Path, ws: Path, bin_dir: Path):  # noqa: ANN201
     import clawbot_tools.plugin
     import clawbot_workspace.plugin
-    from clawbot.testing.kernels import build_kernel
+    from clawbot.testing.kernels import boot_kernel
 
     config = f'[[agents.list]]\nid = "coder"\ndefault = true\nworkspace = "{ws}"\ntools = {{ allow = ["read", "write", "edit", "ls", "exec", "message"] }}\n'
-    return await build_kernel(
+    return await boot_kernel(
         home,
         plugins={"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin},
         config=config,

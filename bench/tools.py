@@ -84,10 +84,10 @@ def _percentiles(samples: list[float]) -> str:
 
 
 async def _kernel(home: Path, with_hooks: bool):  # noqa: ANN202
-    from clawbot.testing.kernels import build_kernel
+    from clawbot.testing.kernels import boot_kernel
 
     plugins = {"guard": Guard(), "counter": Counter()} if with_hooks else {}
-    return await build_kernel(home=home, plugins=plugins)
+    return await boot_kernel(home=home, plugins=plugins)
 
 
 async def dispatch(calls: int) -> None:

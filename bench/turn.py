@@ -142,9 +142,9 @@ class Bench:
         from clawbot import Usage
         from clawbot.agent.conversation import Conversation
         from clawbot.agent.models import ModelChoice
-        from clawbot.testing import build_kernel
+        from clawbot.testing.kernels import boot_kernel
 
-        self.kernel = await build_kernel(home, plugins={"bench": _bench_plugin()})
+        self.kernel = await boot_kernel(home, plugins={"bench": _bench_plugin()})
         self.conversation = Conversation(self.kernel, ModelChoice(_provider(), "instant-1"), "main", services=None)
         store = self.kernel.sessions
         for i in range(other_sessions):

@@ -4,7 +4,8 @@ import-linter's ``forbidden`` contracts list modules, so "everything but the pub
 written out in ``pyproject.toml``. These tests keep that list complete: a module added under
 ``kernel/clawbot`` is either declared public in api.md or forbidden to plugins, every plugin
 package on disk is checked, and the plugin template's tests (which a new plugin starts from)
-import only public modules too.
+and every bundled plugin's tests import only public modules too (a failure names the file,
+the line and what to use instead).
 """
 
 from __future__ import annotations
@@ -93,24 +94,79 @@ def test_ci_puts_every_uninstalled_plugin_on_the_import_check_path() -> None:
     assert not missing, f".ci/run's lint-imports line must put these on PYTHONPATH: {missing}"
 
 
-def imported_modules(path: Path) -> set[str]:
+#: internal module (or its package) -> what a plugin's test uses instead, named in the failure
+INSTEAD = {
+    "clawbot.agent.conversation": "kernel.run_turn(provider, text) or kernel.conversation(provider) (clawbot.testing.TestKernel)",
+    "clawbot.agent.models": "kernel.run_turn(provider, text, model=...) or kernel.conversation(provider, model=...)",
+    "clawbot.agent.runtime": "kernel.agents(chat=...) (clawbot.testing.TestAgents: tool_services, approvals, conversation, gateway)",
+    "clawbot.agent.services": "kernel.agents(chat=...).tool_services(agent_id, session_key, origin=..., trust=...)",
+    "clawbot.agent.approvals": "kernel.agents().approvals (answer, decide, show, requests) and clawbot.testing.approval_notice",
+    "clawbot.agent.bootstrap": "kernel.bootstrap_files(ctx); NotLoaded and Excerpt from clawbot.promptkit",
+    "clawbot.agent.prompt": "kernel.prompt_sections(ctx)",
+    "clawbot.agent.toolrun": "clawbot.testing.schema_problem",
+    "clawbot.gateway": "kernel.gateway(respond) or kernel.agents().gateway() (clawbot.testing.TestGateway); kernel.enabled_channels()",
+    "clawbot.cli": "clawbot.testing.cli.invoke_cli (the clawbot command in this process)",
+    "clawbot.config": "ConfigError, ConfigProblem and config_with_agent_defaults from clawbot.testing; kernel.config",
+    "clawbot.plugins": "HookFailure and create_plugin_manager from clawbot.testing; kernel.plugin_failures, kernel.collect(hook)",
+    "clawbot.kernel": "clawbot.testing.build_kernel or the make_kernel fixture (a TestKernel)",
+    "clawbot.boot": "clawbot.testing.build_kernel or the make_kernel fixture (a TestKernel)",
+}
+#: names of public test-kit modules that are the kernel's own (its tests reach the internal Kernel with them)
+KERNEL_ONLY_NAMES = {("clawbot.testing.kernels", "boot_kernel")}
+
+
+def imports_of(path: Path) -> list[tuple[int, str, str | None]]:
+    """(line, module, name imported from it or ``None``) for every absolute import in ``path``."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    found = set()
+    found: list[tuple[int, str, str | None]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            found.extend((node.lineno, alias.name, None) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-    return found
+            found.extend((node.lineno, node.module, alias.name) for alias in node.names)
+    return sorted(found)
+
+
+def non_public_imports(paths: list[Path]) -> list[str]:
+    """``file:line imports X; use Y`` for each import of a clawbot module api.md does not declare public."""
+    public = public_modules() - {"clawbot"}
+    problems = []
+    for path in paths:
+        for line, module, name in imports_of(path):
+            if module != "clawbot" and not module.startswith("clawbot."):
+                continue
+            where = f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{line}"
+            if (module, name) in KERNEL_ONLY_NAMES:
+                problems.append(f"{where} imports {module}.{name}, the kernel's own; use {INSTEAD['clawbot.kernel']}")
+            elif module != "clawbot" and not any(module == p or module.startswith(p + ".") for p in public):
+                hint = next((use for prefix, use in INSTEAD.items() if module == prefix or module.startswith(prefix + ".")), None)
+                problems.append(f"{where} imports {module}; use {hint or 'a module of docs/plugins/api.md'}")
+    return problems
+
+
+ADVICE = (
+    "\nA plugin's tests import only the modules of docs/plugins/api.md, as a third-party author's must; "
+    "clawbot.testing offers a TestKernel (make_kernel) with run_turn, conversation, gateway, agents, bootstrap_files, "
+    "prompt_sections. A test that checks the kernel's own behaviour belongs in tests/."
+)
 
 
 def test_the_plugin_template_and_its_tests_use_only_the_public_api() -> None:
-    public = public_modules()
-    problems = []
-    for path in sorted((ROOT / "plugin-template").rglob("*.py")):
-        for module in sorted(imported_modules(path)):
-            if module != "clawbot" and not module.startswith("clawbot."):
-                continue
-            if not any(module == p or module.startswith(p + ".") for p in public - {"clawbot"}) and module != "clawbot":
-                problems.append(f"{path.relative_to(ROOT)} imports {module}")
-    assert not problems, "the template must use only the modules of docs/plugins/api.md:\n" + "\n".join(problems)
+    problems = non_public_imports(sorted((ROOT / "plugin-template").rglob("*.py")))
+    assert not problems, "the template must use only the modules of docs/plugins/api.md:\n" + "\n".join(problems) + ADVICE
+
+
+def test_the_bundled_plugins_tests_use_only_the_public_api() -> None:
+    folders = sorted(folder / "tests" for folder in (ROOT / "plugins").iterdir() if (folder / "tests").is_dir())
+    assert len(folders) >= 10, folders
+    problems = non_public_imports([path for folder in folders for path in sorted(folder.rglob("*.py"))])
+    assert not problems, "a bundled plugin's tests import kernel internals:\n" + "\n".join(problems) + ADVICE
+
+
+def test_the_check_names_the_file_the_line_and_what_to_use(tmp_path: Path) -> None:
+    offender = tmp_path / "test_gateway_use.py"
+    offender.write_text("import os\nfrom clawbot.testing import build_kernel\nfrom clawbot.gateway.runner import Gateway\n", encoding="utf-8")
+    assert non_public_imports([offender]) == [
+        f"{offender}:3 imports clawbot.gateway.runner; use "
+        "kernel.gateway(respond) or kernel.agents().gateway() (clawbot.testing.TestGateway); kernel.enabled_channels()"
+    ]

@@ -1,7 +1,7 @@
 """Tests of the example_tool plugin, using the fixtures of ``clawbot.testing``.
 
 ``make_kernel`` (and ``clawbot_home``, ``workspace`` ...) come from clawbot's pytest plugin,
-which pytest loads automatically once clawbot-kernel is installed.
+which ``tests/conftest.py`` asks for; ``make_kernel`` gives a ``clawbot.testing.TestKernel``.
 """
 
 from __future__ import annotations

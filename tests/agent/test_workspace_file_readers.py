@@ -27,8 +27,9 @@ from clawbot.automation.heartbeat import HeartbeatService
 from clawbot.automation.heartbeat_plan import read_checklist
 from clawbot.gateway.reply_media import attachment
 from clawbot.gateway.runner import Gateway
-from clawbot.testing import HOSTILE_KINDS, HOSTILE_SECRET, build_kernel, call_in_thread, plant_hostile, secret_outside
+from clawbot.testing import HOSTILE_KINDS, HOSTILE_SECRET, call_in_thread, plant_hostile, secret_outside
 from clawbot.testing.hostile_files import HUGE_BYTES
+from clawbot.testing.kernels import boot_kernel
 from clawbot.workspacefiles import FileRefused, LeadsOutside, NotRegular, TooLarge, Unreadable, read_text
 from clawbot_workspace.bootstrap import load_bootstrap_files
 
@@ -51,7 +52,7 @@ class World:
 
     async def kernel(self, *, workspace_plugin: bool = False):
         plugins = {"workspace": clawbot_workspace.plugin} if workspace_plugin else {}
-        return await build_kernel(self.home, plugins=plugins, config=self.config())
+        return await boot_kernel(self.home, plugins=plugins, config=self.config())
 
 
 # --------------------------------------------------------------------------- the readers

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from clawbot.cli.main import cli
-from clawbot.testing import ConfigError, build_kernel, install_distribution
+from clawbot.testing import ConfigError, install_distribution
+from clawbot.testing.kernels import boot_kernel
 from click.testing import CliRunner
 
 MEMORY_PLUGIN = """
@@ -79,7 +80,7 @@ OTHER_PLUGINS = "anthropic,openai,terminal,tools,workspace,memory,compaction"
 
 
 async def kernel_with(site: Path, home: Path, config: str | None = None):
-    return await build_kernel(home, config=config, load_entrypoints=True, env={"CLAWBOT_DISABLE_PLUGINS": OTHER_PLUGINS})
+    return await boot_kernel(home, config=config, load_entrypoints=True, env={"CLAWBOT_DISABLE_PLUGINS": OTHER_PLUGINS})
 
 
 @pytest.mark.hook_emission("clawbot_memory_providers", "clawbot_compaction_strategies")
@@ -138,7 +139,7 @@ def doctor(home: Path, config: str | None = None, *, block: str = "memory,compac
 
 
 async def test_the_default_set_brings_the_sqlite_memory(site: Path, clawbot_home: Path) -> None:
-    kernel = await build_kernel(clawbot_home, load_entrypoints=True)
+    kernel = await boot_kernel(clawbot_home, load_entrypoints=True)
     try:
         assert kernel.memory_providers.names() == ["sqlite"] and kernel.memory_providers.plugin_of("sqlite") == "memory"
         assert kernel.memory_provider is kernel.memory_providers["sqlite"]

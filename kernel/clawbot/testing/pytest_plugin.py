@@ -1,4 +1,11 @@
-"""The pytest plugin of ``clawbot.testing`` (registered through the ``pytest11`` entry point).
+"""The pytest plugin of ``clawbot.testing``: its fixtures load only where a project asks for them.
+
+A plugin's ``tests/conftest.py`` (or the project's root conftest.py) says::
+
+    pytest_plugins = ["clawbot.testing.pytest_plugin"]
+
+(or ``pytest -p clawbot.testing.pytest_plugin``). Installing clawbot registers no pytest
+plugin, so no other project's test run gets these fixtures.
 
 Fixtures:
 
@@ -7,8 +14,9 @@ Fixtures:
 ``workspace``
     An empty agent workspace directory.
 ``make_kernel``
-    ``await make_kernel(plugins={...}, config="...")``: a fresh kernel with exactly those
-    plugins (see :func:`clawbot.testing.build_kernel`).
+    ``await make_kernel(plugins={...}, config="...")``: a fresh
+    :class:`~clawbot.testing.TestKernel` with exactly those plugins (see
+    :func:`clawbot.testing.build_kernel`).
 ``fake_channel``
     A :class:`~clawbot.testing.FakeChannel` named ``fake``.
 ``fake_llm``

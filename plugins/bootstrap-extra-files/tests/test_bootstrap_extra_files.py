@@ -11,10 +11,8 @@ import clawbot_bootstrap_extra_files.plugin as extra_plugin
 import clawbot_workspace.plugin
 import pytest
 from clawbot import BootstrapContext, hookimpl
-from clawbot.agent.bootstrap import NotLoaded, load_injected_files
-from clawbot.config import ConfigError
-from clawbot.plugins.records import HookFailure
-from clawbot.testing import HOSTILE_KINDS, HOSTILE_SECRET, build_kernel, call_in_thread, plant_hostile, secret_outside
+from clawbot.promptkit import NotLoaded
+from clawbot.testing import HOSTILE_KINDS, HOSTILE_SECRET, ConfigError, HookFailure, build_kernel, call_in_thread, plant_hostile, secret_outside
 from clawbot.testing.hostile_files import HUGE_BYTES
 
 STANDARD = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md"]
@@ -36,7 +34,7 @@ def table(ws: Path, body: str, caps: str = "") -> str:
 async def files_for(make_kernel, ws: Path, body: str, *, kind: str = "main", caps: str = "", more: dict | None = None):
     plugins = {"workspace": clawbot_workspace.plugin, "bootstrap-extra-files": extra_plugin, **(more or {})}
     kernel = await make_kernel(plugins=plugins, config=table(ws, body, caps))
-    files = load_injected_files(kernel, kernel.bootstrap_context("main", ws, kind))
+    files = kernel.bootstrap_files(kernel.bootstrap_context("main", ws, kind))
     return kernel, files
 
 
@@ -50,7 +48,7 @@ async def test_matching_files_are_added_after_the_standard_ones_in_sorted_order(
     added = files[-4:]
     assert [f.path for f in added] == [ws / n for n in names[-4:]]
     assert added[0].content == "docs/a.md text\n" and not added[0].truncated
-    assert kernel.plugins.failures == []
+    assert kernel.plugin_failures == []
 
 
 async def test_max_files_bounds_how_many_are_added(make_kernel, ws: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -186,15 +184,15 @@ async def test_a_wrapper_that_raises_is_dropped_and_the_others_still_apply(make_
     (ws / "notes.md").write_text("notes\n")
     kernel, files = await files_for(make_kernel, ws, 'patterns = ["notes.md"]', more={"zbroken": Raises()})
     assert [f.name for f in files] == [*STANDARD, "MEMORY.md", "notes.md"]
-    assert kernel.plugins.failures == [HookFailure("zbroken", "clawbot_bootstrap_files", "RuntimeError: broken after 8 files")]
+    assert kernel.plugin_failures == [HookFailure("zbroken", "clawbot_bootstrap_files", "RuntimeError: broken after 8 files")]
 
 
 async def test_without_its_table_the_plugin_changes_nothing(make_kernel, ws: Path) -> None:
     plugins = {"workspace": clawbot_workspace.plugin, "bootstrap-extra-files": extra_plugin}
     kernel = await make_kernel(plugins=plugins, config=f'[agents.defaults]\nworkspace = "{ws}"\n')
-    files = load_injected_files(kernel, kernel.bootstrap_context("main", ws, "main"))
-    assert [f.name for f in files] == [*STANDARD, "MEMORY.md"] and kernel.plugins.failures == []
-    bare = load_injected_files(kernel, BootstrapContext("main", ws, "main"))  # no config at all
+    files = kernel.bootstrap_files(kernel.bootstrap_context("main", ws, "main"))
+    assert [f.name for f in files] == [*STANDARD, "MEMORY.md"] and kernel.plugin_failures == []
+    bare = kernel.bootstrap_files(BootstrapContext("main", ws, "main"))  # no config at all
     assert [f.name for f in bare] == [f.name for f in files]
 
 
@@ -224,7 +222,7 @@ def test_each_hostile_extra_file_is_refused_or_capped_without_blocking(clawbot_h
     async def read():
         plugins = {"workspace": clawbot_workspace.plugin, "bootstrap-extra-files": extra_plugin}
         kernel = await build_kernel(clawbot_home, plugins=plugins, config=table(ws, body))
-        return load_injected_files(kernel, kernel.bootstrap_context("main", ws, "main"))
+        return kernel.bootstrap_files(kernel.bootstrap_context("main", ws, "main"))
 
     files = call_in_thread(lambda: asyncio.run(read()), fifos=(target,))
     content = next((f.content for f in files if f.name == name), None)

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import clawbot_pairing.plugin
 import pytest
-from clawbot.gateway.runner import Gateway
 from clawbot.testing import FakeChannel
 from clawbot.testing.cli import invoke_cli, subprocess_env
 from clawbot.types import ChannelConfig
@@ -37,7 +36,7 @@ async def _echo(message, session_key):  # noqa: ANN001, ANN202
 async def test_a_stranger_is_let_in_by_clawbot_pairing_approve_without_a_restart(make_kernel, clawbot_home) -> None:
     channel = FakeChannel("chat", access=ChannelConfig())
     kernel = await make_kernel(plugins={"chat": channel.as_plugin(), "pairing": clawbot_pairing.plugin})
-    gateway = Gateway(kernel, _echo, "main")
+    gateway = kernel.gateway(_echo)
     task = asyncio.create_task(gateway.run([channel]))
     for text in ("hello?", "hello??", "HELLO???", "anyone"):
         await channel.inject(text, peer_id="4242", sender_name="Bob")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 
-from clawbot.gateway.runner import Gateway
 from clawbot_terminal.channel import TerminalChannel
 from clawbot_terminal.config import TerminalConfig
 
@@ -21,7 +20,7 @@ async def test_each_line_is_a_message_and_replies_are_printed(make_kernel) -> No
         received.append((message.text, message.peer_id, message.chat_type, session_key))
         return f"you said {message.text}"
 
-    await Gateway(kernel, respond, "main").run([channel])  # returns at end of input
+    await kernel.gateway(respond).run([channel])  # returns at end of input
     assert received == [("hello", "me", "direct", "agent:main:main"), ("second line", "me", "direct", "agent:main:main")]
     assert stdout.getvalue() == "you said hello\nyou said second line\n"
 
@@ -37,10 +36,9 @@ async def test_terminal_is_registered_and_enabled_by_default(make_kernel) -> Non
 
 async def test_terminal_can_be_disabled_in_config(make_kernel) -> None:
     import clawbot_terminal.plugin as plugin
-    from clawbot.gateway.runner import enabled_channels
 
     kernel = await make_kernel(plugins={"terminal": plugin}, config='[channels.terminal]\nenabled = false\nprompt = "> "\n')
-    assert enabled_channels(kernel) == []
+    assert kernel.enabled_channels() == []
     assert kernel.config.section("channels.terminal").prompt == "> "
 
 
@@ -96,7 +94,7 @@ async def test_stop_typed_while_a_turn_runs_stops_it(make_kernel) -> None:
             cancelled.set()
             raise
 
-    gateway = asyncio.create_task(Gateway(await make_kernel(), respond, "main").run([channel]))
+    gateway = asyncio.create_task((await make_kernel()).gateway(respond).run([channel]))
     os.write(write, b"a long job\n")
     await asyncio.wait_for(started.wait(), 5)
     os.write(write, b"/stop\n")
@@ -159,7 +157,7 @@ async def test_the_person_at_the_terminal_is_the_owner(make_kernel) -> None:
     async def respond(message, session_key):
         received.append(message.from_owner)
 
-    await Gateway(await make_kernel(), respond, "main").run([channel])
+    await (await make_kernel()).gateway(respond).run([channel])
     assert received == [True]
 
 

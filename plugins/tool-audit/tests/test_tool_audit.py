@@ -19,11 +19,7 @@ from pathlib import Path
 
 import pytest
 from clawbot import Tool, ToolResult
-from clawbot.agent.conversation import Conversation
-from clawbot.agent.models import ModelChoice
-from clawbot.config import ConfigError
-from clawbot.plugins import create_plugin_manager
-from clawbot.testing import plugin_from_hooks
+from clawbot.testing import ConfigError, create_plugin_manager, plugin_from_hooks
 from clawbot.testing.fake_llm import IN_PROCESS_URL, ToolCallSpec
 from clawbot_tool_audit.audit import MAX_VALUE_CHARS, AuditLog, redact
 from clawbot_tool_audit.plugin import ToolAuditPlugin
@@ -83,7 +79,7 @@ async def start(make_kernel, fake_llm, *, config: str = "", audit: ToolAuditPlug
     tools = FakeTools()
     audit = audit or ToolAuditPlugin()
     kernel = await make_kernel(plugins={"tools": tools.plugin(), PLUGIN: audit}, config=config)
-    conversation = Conversation(kernel, ModelChoice(anthropic_provider(fake_llm), MODEL), "main", services=None)
+    conversation = kernel.conversation(anthropic_provider(fake_llm), model=MODEL)
     return kernel, conversation, tools, audit
 
 
@@ -180,7 +176,7 @@ async def test_a_turn_is_audited_with_redaction_and_a_blocked_call_never_runs(ma
     assert "hunter2" not in raw and "sk-live-123" not in raw
     assert "ran: ls -la" not in raw  # sizes, never result text
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert kernel.plugins.failures == []
+    assert kernel.plugin_failures == []
 
 
 async def test_failing_tools_are_logged_as_errors_and_config_sets_the_path(make_kernel, fake_llm, clawbot_home):
@@ -247,7 +243,7 @@ async def test_block_rules(make_kernel, rules, tool, arguments, blocked) -> None
     from clawbot import ToolCallEvent
 
     kernel = await make_kernel(plugins={PLUGIN: ToolAuditPlugin()}, config=rules)
-    decision = await kernel.plugins.before_tool_call(ToolCallEvent("c1", tool, arguments, "main", KEY))
+    decision = await kernel.before_tool_call(ToolCallEvent("c1", tool, arguments, "main", KEY))
     assert decision.blocked is blocked, decision
 
 
@@ -256,11 +252,11 @@ async def test_default_reason_names_the_rule(make_kernel) -> None:
 
     config = '[[plugins.tool-audit.block]]\ntool = "exec"\n\n[[plugins.tool-audit.block]]\ntool = "login"\npattern = "root"\n'
     kernel = await make_kernel(plugins={PLUGIN: ToolAuditPlugin()}, config=config)
-    first = await kernel.plugins.before_tool_call(ToolCallEvent("c1", "exec", {"command": "ls"}, "main", KEY))
+    first = await kernel.before_tool_call(ToolCallEvent("c1", "exec", {"command": "ls"}, "main", KEY))
     assert first.reason == "tool-audit rule 1 does not allow exec calls"
-    second = await kernel.plugins.before_tool_call(ToolCallEvent("c2", "login", {"user": "root"}, "main", KEY))
+    second = await kernel.before_tool_call(ToolCallEvent("c2", "login", {"user": "root"}, "main", KEY))
     assert second.reason == "tool-audit rule 2 does not allow login calls whose arguments match 'root'"
-    third = await kernel.plugins.before_tool_call(ToolCallEvent("c3", "login", {"user": "bob"}, "main", KEY))
+    third = await kernel.before_tool_call(ToolCallEvent("c3", "login", {"user": "bob"}, "main", KEY))
     assert not third.blocked
 
 

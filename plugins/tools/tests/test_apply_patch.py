@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from clawbot import TextBlock, ToolCall, ToolResult
-from clawbot.agent.toolrun import schema_problem
+from clawbot.testing import schema_problem
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs import tools
 from clawbot_tools.fs import transaction as transaction_module

@@ -16,9 +16,8 @@ from typing import Any
 
 import clawbot_tools.plugin
 import pytest
-from clawbot.agent.approvals import MAX_DETAILS, full_text, notice_text
-from clawbot.agent.runtime import AgentRuntime
-from clawbot.agent.services import KernelServices
+from clawbot.testing import APPROVAL_NOTICE_MAX_DETAILS as MAX_DETAILS
+from clawbot.testing import approval_notice
 from clawbot.types import ApprovalRequest, ApprovalTicket, InboundMessage, ToolCall, TurnTrust
 from clawbot_tools.runtime.approval_flow import Reach, always_covers, grant_lines
 from clawbot_tools.runtime.bound_files import Binding
@@ -97,20 +96,20 @@ TICKET = ApprovalTicket("ab12cd", datetime.now(UTC) + timedelta(days=1), "/appro
 
 
 def _notice(job: Job, mechanism: str, reach: Reach, verdict: Verdict) -> str:
-    return notice_text(TICKET, _request(job, mechanism, reach, verdict))
+    return approval_notice(TICKET, _request(job, mechanism, reach, verdict))
 
 
 @pytest.mark.parametrize(("fields", "mechanism", "reach", "stated"), GRANTS)
 def test_the_notice_states_each_grant(fields: dict[str, Any], mechanism: str, reach: Reach, stated: list[str]) -> None:
     job = _job(**fields)
     request = _request(job, mechanism, reach, Verdict("ask", ("make is not in the exec allowlist",), always="command"))
-    notice = notice_text(TICKET, request)
+    notice = approval_notice(TICKET, request)
     if len(request.details) <= MAX_DETAILS:  # every grant on screen, none behind "show"
         lines = notice.splitlines()
         assert "characters are hidden" not in notice and "more lines" not in notice
     else:  # more than a screen holds: the rest is counted, and it cannot be allowed before `show` shows it all
         assert "more lines about what it grants are not shown" in notice and "it cannot be allowed unseen" in notice
-        lines = full_text(TICKET, request).splitlines()
+        lines = approval_notice(TICKET, request, full=True).splitlines()
         notice = "\n".join(lines)
     assert all(line in lines for line in stated), notice
     confined = job.sandboxed and mechanism != "off"
@@ -141,19 +140,19 @@ async def test_the_real_exec_tool_names_sandbox_write_and_sandbox_read(make_kern
         folder.mkdir()
     config = f'[plugins.tools.exec]\nsandbox_write = ["{data}"]\nsandbox_read = ["{tools}"]\n'
     kernel = await make_kernel(plugins={"tools": clawbot_tools.plugin}, config=config, env={"PATH": os.environ.get("PATH", os.defpath)})
-    runtime = AgentRuntime(kernel, port=RecordingPort())  # a chat the approval can be asked in
+    agents = kernel.agents(chat=RecordingPort())  # a chat the approval can be asked in
     origin = InboundMessage(channel="fake", peer_id="alice", text="build it", from_owner=True)
-    services = KernelServices(runtime.services, "main", "agent:main:main", origin=origin, trust=TurnTrust.OWNER)
+    services = agents.tool_services("main", "agent:main:main", origin=origin, trust=TurnTrust.OWNER)
     try:
         assert f"write only the workspace, a private temp dir ($TMPDIR) and {data}," in kernel.tools["exec"].description  # what the model is told
         result = await kernel.tools["exec"].handler(ToolCall("c1", "exec", {"command": "mkdir out"}, "main", "agent:main:main", ws, services))
         assert result.details["status"] == "approval-pending"
-        [pending] = runtime.approvals._pending.values()
-        notice = notice_text(pending.ticket, pending.request)
+        [(ticket, request)] = agents.approvals.requests("agent:main:main")
+        notice = approval_notice(ticket, request)
         if "characters are hidden" in notice:  # long paths: the whole notice is one `show` away, and needed before allowing
-            notice = full_text(pending.ticket, pending.request)
+            notice = approval_notice(ticket, request, full=True)
     finally:
-        await runtime.aclose()
+        await agents.aclose()
         await kernel.aclose()
     if mechanism == "off":
         assert UNCONFINED in notice.splitlines()

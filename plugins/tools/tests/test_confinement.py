@@ -277,11 +277,17 @@ def swap_after_resolve(tree: dict[str, Path], monkeypatch: pytest.MonkeyPatch):
 
 @pytest.mark.parametrize("has_proc", [True, False], ids=["proc", "no-proc"])
 def test_read_checks_the_file_it_opened(tree: dict[str, Path], swap_after_resolve: Any, monkeypatch: pytest.MonkeyPatch, has_proc: bool) -> None:
-    from clawbot.agent import confined
     from clawbot_tools.fs import read as read_module
 
     if not has_proc:  # the device-and-inode comparison used where /proc is missing
-        monkeypatch.setattr(confined, "_opened_path", lambda fd: None)
+        readlink = os.readlink
+
+        def readlink_without_proc(path: Any, *args: Any, **kwargs: Any) -> str:
+            if str(path).startswith("/proc/self/fd/"):
+                raise FileNotFoundError(path)
+            return readlink(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, "readlink", readlink_without_proc)
     swap_after_resolve(read_module, "resolve_readable")
     result = run(tree["ws"], "read", path="d/sentinel.txt")
     assert result.is_error and OUTSIDE in text_of(result)

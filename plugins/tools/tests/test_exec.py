@@ -10,7 +10,7 @@ from typing import Any
 import clawbot_tools.runtime.sandboxing as sandboxing_module
 import pytest
 from clawbot import ToolCall
-from clawbot.agent.toolrun import schema_problem
+from clawbot.testing import schema_problem
 
 from .exec_support import Harness, running_with, text_of
 from .sandbox_world import usable

@@ -1,7 +1,7 @@
 """exec asks before running what is not allowed, and acts on the user's answer.
 
-Through the kernel's real services (``AgentRuntime``'s approval broker and
-``KernelServices``) with a recording gateway port, and once end to end through the real
+Through the kernel's real services (the test kit's ``TestAgents``: the approval broker and a
+turn's tool services) with a recording gateway port, and once end to end through the real
 gateway, the fake channel and ``/approve`` typed in the chat.
 """
 
@@ -29,15 +29,13 @@ from clawbot import (
     ToolResult,
     Usage,
 )
-from clawbot.agent.models import ModelChoice
-from clawbot.agent.runtime import AgentRuntime
-from clawbot.agent.services import KernelServices
-from clawbot.gateway.runner import Gateway
+from clawbot.testing import TestAgents, approval_notice
 from clawbot.types import (
     ApprovalDecision,
     ApprovalTicket,
     InboundMessage,
     OutboundMessage,
+    ToolServices,
     TurnTrust,
 )
 from clawbot_tools.runtime.approval_flow import pending
@@ -68,13 +66,13 @@ class RecordingPort:
 
 
 class Setup:
-    def __init__(self, kernel: Any, runtime: AgentRuntime, port: RecordingPort, ws: Path) -> None:
-        self.kernel, self.runtime, self.port, self.ws = kernel, runtime, port, ws
+    def __init__(self, kernel: Any, agents: TestAgents, port: RecordingPort, ws: Path) -> None:
+        self.kernel, self.agents, self.port, self.ws = kernel, agents, port, ws
         self.origin = InboundMessage(channel="fake", peer_id="alice", text="do it", from_owner=True)
 
-    def services(self, agent_id: str = "main", session: str = SESSION, *, with_port: bool = True) -> KernelServices:
-        runtime = self.runtime if with_port else AgentRuntime(self.kernel)
-        return KernelServices(runtime.services, agent_id, session, origin=self.origin if with_port else None, trust=TurnTrust.OWNER)
+    def services(self, agent_id: str = "main", session: str = SESSION, *, with_port: bool = True) -> ToolServices:
+        agents = self.agents if with_port else self.kernel.agents()
+        return agents.tool_services(agent_id, session, origin=self.origin if with_port else None, trust=TurnTrust.OWNER)
 
     async def exec(self, command: str, *, agent_id: str = "main", with_port: bool = True, **arguments: Any) -> ToolResult:
         services = self.services(agent_id, with_port=with_port)
@@ -83,12 +81,7 @@ class Setup:
 
     async def answer(self, result: ToolResult, decision: ApprovalDecision) -> str:
         """What the gateway does for /approve: confirm, then act."""
-        approval_id = result.details["approval_id"]
-        notice, commit = self.runtime.approvals.answer(SESSION, approval_id, decision, by_owner=True)
-        if commit is not None:
-            commit()
-        await self.runtime.approvals.drain()
-        return notice
+        return await self.agents.approvals.decide(SESSION, result.details["approval_id"], decision)
 
 
 @pytest.fixture
@@ -97,9 +90,9 @@ async def setup(make_kernel: Any, tmp_path: Path):
     ws.mkdir()
     kernel = await make_kernel(plugins={"tools": clawbot_tools.plugin}, env={"PATH": os.environ.get("PATH", os.defpath)})
     port = RecordingPort()
-    runtime = AgentRuntime(kernel, port=port)
-    yield Setup(kernel, runtime, port, ws)
-    await runtime.aclose()
+    agents = kernel.agents(chat=port)
+    yield Setup(kernel, agents, port, ws)
+    await agents.aclose()
     await kernel.aclose()
 
 
@@ -141,7 +134,7 @@ async def test_allow_always_remembers_the_executables_for_that_agent(setup: Setu
     assert first.details["allow_always"] is True
     notice = await setup.answer(first, ApprovalDecision.ALLOW_ALWAYS)
     assert "Approved (always)" in notice and (setup.ws / "one.txt").exists()
-    stored = json.loads((setup.kernel.paths.root / "exec-approvals.json").read_text())
+    stored = json.loads((setup.kernel.state_dir / "exec-approvals.json").read_text())
     assert stored["version"] == 3
     assert stored["agents"]["main"] == {"programs": [{"path": TOUCH, "name": "touch"}], "commands": []}
     second = await setup.exec("touch two.txt && ls")
@@ -188,8 +181,8 @@ async def test_notify_on_exit_posts_once_unless_the_model_saw_the_end(make_kerne
         env={"PATH": os.environ.get("PATH", os.defpath)},
     )
     port = RecordingPort()
-    runtime = AgentRuntime(kernel, port=port)
-    services = KernelServices(runtime.services, "main", SESSION, origin=InboundMessage(channel="fake", peer_id="alice", text="x"))
+    agents = kernel.agents(chat=port)
+    services = agents.tool_services("main", SESSION, origin=InboundMessage(channel="fake", peer_id="alice", text="x"))
 
     async def run(name: str, **arguments: Any) -> ToolResult:
         return await kernel.tools[name].handler(ToolCall("c", name, arguments, "main", SESSION, ws, services))
@@ -204,7 +197,7 @@ async def test_notify_on_exit_posts_once_unless_the_model_saw_the_end(make_kerne
     await run("process", action="poll", id=second.details["process_id"], wait_ms=5000)
     await asyncio.sleep(0.1)
     assert len(port.events) == 1  # the model polled the end itself
-    await runtime.aclose()
+    await agents.aclose()
     await kernel.aclose()
 
 
@@ -261,12 +254,12 @@ async def test_approve_in_the_chat_runs_the_command_and_the_model_reports(make_k
         plugins={"tools": clawbot_tools.plugin, "fake": fake_channel.as_plugin()},
         env={"PATH": os.environ.get("PATH", os.defpath)},
     )
-    runtime = AgentRuntime(kernel)
-    conversation = await runtime.conversation("main", chain=[ModelChoice(provider, "m")])
-    ws = Path(conversation.workspace)
+    agents = kernel.agents()
+    conversation = await agents.conversation(provider, model="m")
+    ws = conversation.workspace
     ws.mkdir(parents=True, exist_ok=True)
     (ws / "victim.txt").write_text("bye")
-    gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
+    gateway = agents.gateway()
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()
 
@@ -288,7 +281,7 @@ async def test_approve_in_the_chat_runs_the_command_and_the_model_reports(make_k
     assert "(approved command): exit code 0" in event and f"Command: {command}" in event
     gateway.stop()
     await task
-    await runtime.aclose()
+    await agents.aclose()
     await kernel.aclose()
 
 
@@ -300,15 +293,13 @@ async def test_a_turn_started_by_someone_who_may_not_approve_is_refused_at_once(
     result = await setup.exec("touch pwned.txt")
     assert result.is_error and result.details["status"] == "refused", text_of(result)
     assert "Nothing ran" in text_of(result) and not (setup.ws / "pwned.txt").exists()
-    assert setup.runtime.approvals.pending_for(SESSION) == []  # nothing left waiting for the owner
+    assert setup.agents.approvals.pending(SESSION) == []  # nothing left waiting for the owner
 
 
 def notice_of(setup: Setup) -> str:
     """The kernel's own notice for the request that is waiting (what the owner reads)."""
-    from clawbot.agent.approvals import notice_text
-
-    [pending_] = setup.runtime.approvals._pending.values()
-    return notice_text(pending_.ticket, pending_.request)
+    [(ticket, request)] = setup.agents.approvals.requests(SESSION)
+    return approval_notice(ticket, request)
 
 
 async def test_the_notice_says_what_an_approval_grants(setup: Setup) -> None:
@@ -342,18 +333,16 @@ async def test_full_mode_still_asks_before_leaving_the_sandbox_or_using_the_netw
         env={"PATH": os.environ.get("PATH", os.defpath)},
         config='[plugins.tools.exec]\nsecurity = "full"\n',
     )
-    runtime = AgentRuntime(kernel, port=RecordingPort())
+    agents = kernel.agents(chat=RecordingPort())
     try:
-        services = KernelServices(
-            runtime.services, "main", SESSION, origin=InboundMessage(channel="fake", peer_id="a", text="x", from_owner=True), trust=TurnTrust.OWNER
-        )
+        services = agents.tool_services("main", SESSION, origin=InboundMessage(channel="fake", peer_id="a", text="x", from_owner=True), trust=TurnTrust.OWNER)
         for arguments in ({"network": True}, {"sandbox": False}):
             call = ToolCall("c1", "exec", {"command": "touch x.txt", **arguments}, "main", SESSION, ws, services)
             result = await kernel.tools["exec"].handler(call)
             assert result.details["status"] == "approval-pending", text_of(result)
         assert not (ws / "x.txt").exists()
     finally:
-        await runtime.aclose()
+        await agents.aclose()
         await kernel.aclose()
 
 
@@ -363,7 +352,7 @@ async def test_allow_always_for_a_program_that_runs_code_remembers_only_the_exac
     assert first.details["allow_always"] is True
     assert "allow-always also remembers: this exact command" in notice_of(setup)
     await setup.answer(first, ApprovalDecision.ALLOW_ALWAYS)
-    stored = json.loads((setup.kernel.paths.root / "exec-approvals.json").read_text())
+    stored = json.loads((setup.kernel.state_dir / "exec-approvals.json").read_text())
     [entry] = stored["agents"]["main"]["commands"]
     assert entry["command"] == "sed -n p a.txt" and stored["agents"]["main"]["programs"] == []
     again = await setup.exec("sed -n p a.txt")
@@ -375,7 +364,7 @@ async def test_allow_always_for_a_program_that_runs_code_remembers_only_the_exac
 
 
 async def test_a_version_1_approvals_file_is_still_read(setup: Setup) -> None:
-    path = setup.kernel.paths.root / "exec-approvals.json"
+    path = setup.kernel.state_dir / "exec-approvals.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"version": 1, "agents": {"main": [{"path": TOUCH, "name": "touch"}]}}))
     result = await setup.exec("touch one.txt")
@@ -397,7 +386,7 @@ async def test_writing_to_an_interactive_approved_command_asks_again(setup: Setu
         return await process_tool.handler(call)
 
     waiting = await setup.exec("sh -c 'read answer; echo got:$answer > answer.txt'", interactive=True)
-    notice, commit = setup.runtime.approvals.answer(SESSION, waiting.details["approval_id"], ApprovalDecision.ALLOW_ONCE, by_owner=True)
+    notice, commit = setup.agents.approvals.answer(SESSION, waiting.details["approval_id"], ApprovalDecision.ALLOW_ONCE, by_owner=True)
     commit()
     for _ in range(100):
         listed = await process("list")
@@ -408,7 +397,7 @@ async def test_writing_to_an_interactive_approved_command_asks_again(setup: Setu
     write = await process("write", id=running["id"], data="rm -rf ~\n")
     assert write.details["status"] == "approval-pending", text_of(write)
     assert "rm -rf ~" in notice_of(setup) and not (setup.ws / "answer.txt").exists()
-    notice, commit = setup.runtime.approvals.answer(SESSION, write.details["approval_id"], ApprovalDecision.ALLOW_ONCE, by_owner=True)
+    notice, commit = setup.agents.approvals.answer(SESSION, write.details["approval_id"], ApprovalDecision.ALLOW_ONCE, by_owner=True)
     commit()
-    await setup.runtime.approvals.drain()
+    await setup.agents.approvals.drain()
     assert (setup.ws / "answer.txt").read_text() == "got:rm -rf ~\n"

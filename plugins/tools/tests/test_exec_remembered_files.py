@@ -28,9 +28,6 @@ import attrs
 import clawbot_tools.plugin
 import pytest
 from clawbot import ToolCall, ToolCallBlock
-from clawbot.agent.models import ModelChoice
-from clawbot.agent.runtime import AgentRuntime
-from clawbot.gateway.runner import Gateway
 from clawbot.types import ApprovalDecision
 from clawbot_tools.runtime.sandbox import choose
 
@@ -122,7 +119,7 @@ def _change(kind: str, target: Path, original: str) -> None:
 
 async def _answer(setup: Setup, result: Any, decision: ApprovalDecision) -> str:
     """The owner's answer, after reading the request in full (a long program path may cut the notice)."""
-    setup.runtime.approvals.show(SESSION, result.details["approval_id"], by_owner=True)
+    setup.agents.approvals.show(SESSION, result.details["approval_id"], by_owner=True)
     return await setup.answer(result, decision)
 
 
@@ -142,7 +139,7 @@ async def _setup(make_kernel: Any, tmp_path: Path, *, security: str, extra: Path
         config += f'sandbox_write = ["{extra}"]\n'
     kernel = await make_kernel(plugins={"tools": clawbot_tools.plugin}, env={"PATH": os.environ.get("PATH", os.defpath)}, config=config)
     port = RecordingPort()
-    return Setup(kernel, AgentRuntime(kernel, port=port), port, ws)
+    return Setup(kernel, kernel.agents(chat=port), port, ws)
 
 
 @pytest.fixture
@@ -155,7 +152,7 @@ async def made(make_kernel: Any, tmp_path: Path):
 
     yield make
     for setup in setups:
-        await setup.runtime.aclose()
+        await setup.agents.aclose()
         await setup.kernel.aclose()
 
 
@@ -234,7 +231,7 @@ async def test_always_is_not_offered_with_grants_for_a_line_whose_files_cannot_b
     assert "\nNo allow-always: " in notice and "allow-always" not in notice.rsplit("\n", 1)[-1], notice
     refused = await _answer(setup, result, ApprovalDecision.ALLOW_ALWAYS)
     assert "cannot be allowed always" in refused
-    stored = setup.kernel.paths.root / "exec-approvals.json"
+    stored = setup.kernel.state_dir / "exec-approvals.json"
     assert not stored.exists() or json.loads(stored.read_text())["agents"] == {}
 
 
@@ -313,7 +310,7 @@ async def test_an_entry_from_before_files_were_bound_asks_again_for_a_line_that_
     mechanism = choose("auto").mechanism.name
     key = {"cwd": os.path.realpath(setup.ws), "env": {}, "network": True, "sandbox": mechanism, "interactive": False}
     old = {"version": 2, "agents": {"main": {"programs": [], "commands": [{"command": "python3 build.py", **key}, {"command": "uname -s", **key}]}}}
-    path = setup.kernel.paths.root / "exec-approvals.json"
+    path = setup.kernel.state_dir / "exec-approvals.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(old))
     names_nothing = await setup.exec("uname -s", network=True)
@@ -350,12 +347,12 @@ async def test_a_script_rewritten_by_a_later_turn_asks_again_instead_of_running(
         plugins={"tools": clawbot_tools.plugin, "fake": fake_channel.as_plugin()},
         env={"PATH": os.environ.get("PATH", os.defpath)},
     )
-    runtime = AgentRuntime(kernel)
-    conversation = await runtime.conversation("main", chain=[ModelChoice(provider, "m")])
-    ws = Path(conversation.workspace)
+    agents = kernel.agents()
+    conversation = await agents.conversation(provider, model="m")
+    ws = conversation.workspace
     ws.mkdir(parents=True, exist_ok=True)
     (ws / "build.py").write_text("open('built.txt', 'w').write('yes')\n")
-    gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
+    gateway = agents.gateway()
     task = asyncio.create_task(gateway.run([fake_channel]))
     try:
         await fake_channel.wait_started()
@@ -382,6 +379,6 @@ async def test_a_script_rewritten_by_a_later_turn_asks_again_instead_of_running(
     finally:
         gateway.stop()
         await task
-        await runtime.aclose()
+        await agents.aclose()
         await kernel.aclose()
         listener.close()

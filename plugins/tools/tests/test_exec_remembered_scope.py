@@ -21,7 +21,6 @@ from typing import Any
 
 import clawbot_tools.plugin
 import pytest
-from clawbot.agent.runtime import AgentRuntime
 from clawbot.types import ApprovalDecision
 
 from .exec_support import Harness, given
@@ -37,7 +36,7 @@ async def _setup(make_kernel: Any, tmp_path: Path, sandbox: str) -> Setup:
         env={"PATH": os.environ.get("PATH", os.defpath)},
         config=f'[plugins.tools.exec]\nsandbox = "{sandbox}"\n',
     )
-    return Setup(kernel, AgentRuntime(kernel, port=RecordingPort()), RecordingPort(), ws)
+    return Setup(kernel, kernel.agents(chat=RecordingPort()), RecordingPort(), ws)
 
 
 @pytest.fixture
@@ -50,7 +49,7 @@ async def setups(make_kernel: Any, tmp_path: Path):
 
     yield make
     for setup in made:
-        await setup.runtime.aclose()
+        await setup.agents.aclose()
         await setup.kernel.aclose()
 
 
@@ -133,7 +132,7 @@ async def test_a_remembered_command_runs_as_approved_with_no_input_and_writes_to
     assert again.details["status"] == "exited", text_of(again)  # perl read /dev/null and ended
     interactive = await setup.exec("perl", sandbox=False, interactive=True, yield_ms=300)
     assert interactive.details["status"] == "approval-pending"  # a different grant: asked again
-    _notice, commit = setup.runtime.approvals.answer(SESSION, interactive.details["approval_id"], ApprovalDecision.ALLOW_ALWAYS, by_owner=True)
+    _notice, commit = setup.agents.approvals.answer(SESSION, interactive.details["approval_id"], ApprovalDecision.ALLOW_ALWAYS, by_owner=True)
     commit()  # not drained: the approved perl waits for input until the end of the test
     for _ in range(100):
         if await _remembered(setup):
@@ -150,7 +149,7 @@ async def test_a_remembered_command_runs_as_approved_with_no_input_and_writes_to
 
 async def _remembered(setup: Setup) -> bool:
     """Whether the interactive grant is stored (it is, before the approved command starts)."""
-    stored = [json.loads(path.read_text()) for path in Path(setup.kernel.paths.root).rglob("exec-approvals.json")]
+    stored = [json.loads(path.read_text()) for path in Path(setup.kernel.state_dir).rglob("exec-approvals.json")]
     return any(entry.get("interactive") for data in stored for agent in data["agents"].values() for entry in agent["commands"])
 
 

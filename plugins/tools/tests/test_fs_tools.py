@@ -10,7 +10,7 @@ from typing import Any
 import clawbot_tools.plugin
 import pytest
 from clawbot import ImageBlock, TextBlock, ToolCall, ToolResult
-from clawbot.agent.toolrun import schema_problem
+from clawbot.testing import schema_problem
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.fs import read as read_module
 from clawbot_tools.fs import tools

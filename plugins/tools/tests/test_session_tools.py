@@ -10,7 +10,7 @@ import inspect
 from pathlib import Path
 
 from clawbot import ToolCall
-from clawbot.agent.toolrun import schema_problem
+from clawbot.testing import schema_problem
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.messaging import tools as messaging_tools
 from clawbot_tools.sessions import tools as session_tools

@@ -15,8 +15,6 @@ from pathlib import Path
 
 import clawbot_tools.plugin
 import pytest
-from clawbot.agent.conversation import Conversation
-from clawbot.agent.models import ModelChoice
 from clawbot.testing.fake_llm import IN_PROCESS_URL, ToolCallSpec
 
 from .exec_support import SYSTEM_PATH, verdict
@@ -60,9 +58,8 @@ async def test_options_smuggled_after_a_closing_redirect_ask_in_a_real_turn(make
         env={"PATH": SYSTEM_PATH, "HOME": str(world / "home")},
     )
     provider = AnthropicProvider(AnthropicConfig(api_key="sk-test", base_url=IN_PROCESS_URL), http_client=fake_llm.http_client())
-    conversation = Conversation(kernel, ModelChoice(provider, "claude-test"), "main", services=None)
     try:
-        turn = await conversation.send("agent:main:main", "sort big.txt")
+        turn = await kernel.run_turn(provider, "sort big.txt", model="claude-test")
     finally:
         await provider.aclose()
         await kernel.aclose()

@@ -11,8 +11,6 @@ from pathlib import Path
 
 import clawbot_tools.plugin
 import pytest
-from clawbot.agent.conversation import Conversation
-from clawbot.agent.models import ModelChoice
 from clawbot.testing.fake_llm import IN_PROCESS_URL, ToolCallSpec
 
 KEY = "agent:main:main"
@@ -33,7 +31,7 @@ async def _turn(make_kernel, fake_llm, workspace: Path, ask: str):
     )
     provider = AnthropicProvider(AnthropicConfig(api_key="sk-test", base_url=IN_PROCESS_URL), http_client=fake_llm.http_client())
     try:
-        return await Conversation(kernel, ModelChoice(provider, "claude-test"), "main", services=None).send(KEY, ask)
+        return await kernel.run_turn(provider, ask, model="claude-test", session_key=KEY)
     finally:
         await provider.aclose()
         await kernel.aclose()

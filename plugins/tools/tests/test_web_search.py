@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 import clawbot_tools.plugin as tools_plugin
 import pytest
 from clawbot import ToolCall
-from clawbot.config import ConfigError
+from clawbot.testing import ConfigError
 from clawbot_tools.config import ToolsSettings
 from clawbot_tools.web import tools
 from clawbot_tools.web.search import WebSearcher, search_tool

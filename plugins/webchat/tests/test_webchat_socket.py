@@ -12,7 +12,6 @@ from pathlib import Path
 import clawbot_webchat.plugin as webchat_plugin
 import pytest
 from clawbot import ApprovalOffer, InboundMessage, OutboundMessage, TextDelta, ToolCallStarted, WebPage, WebSocketRoute
-from clawbot.gateway.runner import Gateway
 from clawbot.testing import build_kernel
 
 from .socketpeer import PagePeer
@@ -27,7 +26,7 @@ class Chat:
         self.kernel = kernel
         self.received: list[InboundMessage] = []
         self.reply = reply
-        self.gateway = Gateway(kernel, self._respond, agent_id="main")
+        self.gateway = kernel.gateway(self._respond, agent_id="main")
         (self.channel,) = [c for c in kernel.channels if c.name == "webchat"]
 
     async def _respond(self, message: InboundMessage, session_key: str) -> str | None:
@@ -192,7 +191,7 @@ async def test_an_approval_button_is_an_approve_command_from_the_owner(tmp_path:
 
 async def test_the_routes_are_the_page_its_files_and_the_socket_of_the_kernels_own_channel(tmp_path: Path) -> None:
     kernel = await _kernel(tmp_path)
-    offered = await kernel.plugins.collect("clawbot_web_routes", lambda name: {"ctx": kernel.plugin_context(name)})
+    offered = await kernel.collect("clawbot_web_routes")
     routes = {c.value.path: c.value for c in offered}
     assert set(routes) == {"/chat/", "/chat/app.js", "/chat/app.css", "/chat/ws"}
     assert isinstance(routes["/chat/"], WebPage) and routes["/chat/"].content_type.startswith("text/html")
@@ -209,7 +208,7 @@ async def test_the_routes_are_the_page_its_files_and_the_socket_of_the_kernels_o
 
 async def test_a_disabled_web_chat_serves_nothing(tmp_path: Path) -> None:
     kernel = await _kernel(tmp_path, "[channels.webchat]\nenabled = false\n")
-    assert await kernel.plugins.collect("clawbot_web_routes", lambda name: {"ctx": kernel.plugin_context(name)}) == []
+    assert await kernel.collect("clawbot_web_routes") == []
 
 
 def test_the_page_inserts_what_it_is_sent_as_text_and_loads_nothing_from_elsewhere() -> None:

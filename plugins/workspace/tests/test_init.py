@@ -8,13 +8,12 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import clawbot_workspace.plugin
 import pytest
-from clawbot.cli.main import cli
-from clawbot.gateway.runner import Gateway
+from clawbot.testing.cli import invoke_cli
 from clawbot_workspace.init import TEMPLATE_NAMES, needs_seeding, seed_workspace, template_text
-from click.testing import CliRunner
 
 EVERYTHING = [*TEMPLATE_NAMES, "memory/"]
 
@@ -85,8 +84,10 @@ def _elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CLAWBOT_CONFIG", raising=False)
 
 
-def invoke(*args: str) -> object:
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+def invoke(*args: str, env: dict[str, str] | None = None) -> SimpleNamespace:
+    """``clawbot ARGS`` in this process, as the user of the test's home runs it."""
+    run = invoke_cli(*args, home=Path(os.environ["HOME"]), cwd=Path.cwd(), env=env)
+    return SimpleNamespace(exit_code=run.returncode, output=run.stdout + run.stderr)
 
 
 def test_init_without_a_config_file_seeds_the_default_workspace(clawbot_home: Path) -> None:
@@ -135,7 +136,7 @@ def test_init_is_listed_and_runs_in_a_real_process(tmp_path: Path) -> None:
 
 def test_a_folder_in_the_way_is_reported(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("not a folder")
-    result = CliRunner().invoke(cli, ["init", "--workspace", str(tmp_path / "file")])
+    result = invoke("init", "--workspace", str(tmp_path / "file"))
     assert result.exit_code != 0 and "Traceback" not in result.output
 
 
@@ -155,20 +156,20 @@ async def test_the_gateway_seeds_only_workspaces_that_are_missing_or_empty(make_
         for agent, path in [("main", "~/fresh"), ("other", "~/fresh"), ("e", "~/empty"), ("u", "~/used")]
     )
     kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin, "fake": fake_channel.as_plugin()}, config=config)
-    gateway = Gateway(kernel, _echo, "main")
+    gateway = kernel.gateway(_echo)
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()
     await fake_channel.inject("hi")
     gateway.stop()
     await task
-    assert kernel.plugins.failures == []
+    assert kernel.plugin_failures == []
     for seeded in ("fresh", "empty"):
         assert sorted(p.name for p in (clawbot_home / seeded).iterdir()) == sorted([*TEMPLATE_NAMES, "memory"])
     assert [p.name for p in (clawbot_home / "used").iterdir()] == ["notes.txt"]
     assert mode(clawbot_home / "fresh") == 0o700
     # A file deleted on purpose stays deleted on the next start.
     (clawbot_home / "fresh" / "BOOTSTRAP.md").unlink()
-    gateway = Gateway(kernel, _echo, "main")
+    gateway = kernel.gateway(_echo)
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.wait_started()
     gateway.stop()
@@ -182,7 +183,7 @@ async def test_a_workspace_that_cannot_be_created_does_not_stop_the_gateway(
     (clawbot_home / "blocker").write_text("a file where the folder should be")
     config = '[agents.defaults]\nworkspace = "~/blocker/ws"\n'
     kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin, "fake": fake_channel.as_plugin()}, config=config)
-    gateway = Gateway(kernel, _echo, "main")
+    gateway = kernel.gateway(_echo)
     task = asyncio.create_task(gateway.run([fake_channel]))
     await fake_channel.inject("hi")
     gateway.stop()
@@ -199,7 +200,7 @@ def test_init_refuses_a_workspace_that_holds_the_configuration_file(clawbot_home
     own = state / "clawbot.toml"
     own.write_text('[agents.defaults]\nthinking = "low"\n')
     chosen = state if inside == "the state dir" else tmp_path / "home"
-    result = CliRunner().invoke(cli, ["init", "--workspace", str(chosen)], env={"CLAWBOT_HOME": str(state)}, catch_exceptions=False)
+    result = invoke("init", "--workspace", str(chosen), env={"CLAWBOT_HOME": str(state)})
     assert result.exit_code == 2
     assert f"{chosen} holds the configuration file {own}" in result.output
     assert own.read_text() == '[agents.defaults]\nthinking = "low"\n' and not (chosen / "AGENTS.md").exists()

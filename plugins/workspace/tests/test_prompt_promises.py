@@ -14,8 +14,6 @@ import clawbot_tools.plugin
 import clawbot_workspace.plugin
 import pytest
 from clawbot import LLMProvider, Message, Tool, ToolResult
-from clawbot.agent.conversation import Conversation
-from clawbot.agent.models import ModelChoice
 from clawbot.types import PromptContext, SkillEntry
 from clawbot_workspace.init import template_text
 from clawbot_workspace.sections import all_sections
@@ -104,8 +102,7 @@ class Silent(LLMProvider):
 async def system_prompt(make_kernel, env: dict[str, str], config: str | None = None) -> str:
     plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
     kernel = await make_kernel(plugins=plugins, env=env, config=config)
-    conversation = Conversation(kernel, ModelChoice(Silent(), "m"), "main", services=None)
-    return (await conversation.system_prompt("agent:main:main", "fake")).text
+    return await kernel.conversation(Silent(), model="m").system_prompt("agent:main:main", "fake")
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,7 @@ from typing import Any
 import clawbot_workspace.plugin
 import pytest
 from clawbot import Tool, ToolResult
-from clawbot.agent.prompt import collect_sections
-from clawbot.agent.replies import SILENT_TOKEN
+from clawbot.promptkit import SILENT_TOKEN
 from clawbot.types import (
     InjectedFile,
     PromptContext,
@@ -500,11 +499,11 @@ def test_plugin_module_stays_cheap_to_import() -> None:
 async def test_hook_through_a_real_kernel(make_kernel, workspace: Path) -> None:
     kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin})
     ctx = context(workspace, clawbot=kernel.settings)
-    contributions = await kernel.plugins.collect("clawbot_prompt_sections", ctx=ctx)
+    contributions = await kernel.collect("clawbot_prompt_sections", ctx=ctx)
     assert {c.plugin for c in contributions} == {"workspace"}
     assert [c.value.key for c in contributions] == [s.key for s in all_sections(ctx)]
-    sections = await collect_sections(kernel, ctx)
+    sections = await kernel.prompt_sections(ctx)
     assert [s.key for s in sections] == FULL_UNCONDITIONAL
-    assert kernel.plugins.failures == []
-    minimal = await collect_sections(kernel, context(workspace, mode="minimal", clawbot=kernel.settings))
+    assert kernel.plugin_failures == []
+    minimal = await kernel.prompt_sections(context(workspace, mode="minimal", clawbot=kernel.settings))
     assert [s.key for s in minimal] == ["tooling", "safety", "workspace", "runtime"]

@@ -1,6 +1,9 @@
 """The prompt's "clawbot CLI" section names only commands, subcommands, options and chat
 commands that exist: the model is told "never invent commands", so the list itself must
-not invent any."""
+not invent any.
+
+The section is the workspace plugin's; what it is checked against is the kernel's own
+command tree and chat commands, so the test lives with the kernel's tests."""
 
 from __future__ import annotations
 
