@@ -334,10 +334,25 @@ def clawbot_session_end(event: SessionEvent) -> None:
     sessions reset`` (reason: the command), or when a message arrives for a session the
     ``session.reset`` policy finds stale (reason: the policy's), once for the old session,
     whose transcript is kept, before ``clawbot_session_start`` of the new one.
-    Also called when a sub-agent's run ends (reason ``"sub-agent done"``, ``"sub-agent
-    failed"``, ``"sub-agent timed out"``, ``"sub-agent stopped"``): its session is over.
+    Also called when a plugin says a session of its own is over
+    (:meth:`~clawbot.AgentHost.end_session`, e.g. a sub-agent's run ended: reason
+    ``"sub-agent done"``).
 
     Result rule: notification; every implementation runs, errors are logged.
+    """
+
+
+@hookspec
+def clawbot_session_stop(event: SessionEvent) -> str | None:
+    """A person stopped the work of a session: ``/stop``, or ``/new`` / ``/reset`` (reason:
+    the command, ``"/stop"``), before its turns are stopped.
+
+    End the background work the session started and whose result nobody wants now (a
+    plugin's sub-agents of that chat), and return one short sentence saying what stopped
+    (``"2 sub-agent(s) stopped too."``), which ``/stop`` adds to its reply; ``None``: nothing
+    of yours ran. ``event.session_id`` is ``""`` when the session has none yet.
+
+    Result rule: collect; every implementation runs, errors are logged.
     """
 
 

@@ -11,6 +11,7 @@ other in a context variable, so A -> B -> A is refused instead of deadlocking on
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextvars
 import logging
 import os
@@ -23,7 +24,6 @@ import attrs
 from clawbot.agent.approvals import ApprovalBroker
 from clawbot.agent.clock import user_timezone
 from clawbot.agent.cron_services import CronServices
-from clawbot.agent.subagents import Subagents
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.keys import session_kind
@@ -42,7 +42,6 @@ from clawbot.types import (
     ServiceUnavailable,
     SessionStatus,
     SessionSummary,
-    SubagentSummary,
     ToolServices,
     TurnTrust,
     Usage,
@@ -91,7 +90,8 @@ class SharedServices:
     local_origin: InboundMessage | None = None
     _background: set[asyncio.Task[object]] = attrs.field(factory=set)
     cron: Scheduler | None = None  # the running gateway's cron scheduler
-    subagents: Subagents = attrs.field(default=attrs.Factory(lambda self: Subagents(self), takes_self=True))
+    #: session -> system events plugins' background work promised it (a one-shot run waits for them)
+    _expected_events: collections.Counter[str] = attrs.field(factory=collections.Counter)
 
     def for_turn(
         self,
@@ -103,8 +103,8 @@ class SharedServices:
         *,
         trust: TurnTrust,
     ) -> KernelServices:
-        """``tools``: the names this turn's model was offered (a sub-agent it starts gets no
-        more); ``trust``: whose word the turn carries (what it starts gets no more either)."""
+        """``tools``: the names this turn's model was offered (work it starts gets no more);
+        ``trust``: whose word the turn carries (what it starts gets no more either)."""
         return KernelServices(self, agent_id, session_key, origin, model, frozenset(tools) if tools is not None else None, trust)
 
     @property
@@ -121,6 +121,15 @@ class SharedServices:
             await self.port.deliver(origin.answer(text), session_key, notice=True)
         except Exception:
             log.exception("sending clawbot's notice to %s failed", session_key)
+
+    def expect_event(self, session_key: str) -> None:
+        """Work ``session_key`` started will post it one system event when it ends."""
+        self._expected_events[session_key] += 1
+
+    def take_expected_events(self, session_key: str) -> int:
+        """How many system events ``session_key`` was promised since the last call: a one-shot
+        ``clawbot agent`` run waits for that many before it exits."""
+        return self._expected_events.pop(session_key, 0)
 
     def spawn(self, coro: Coroutine[object, object, object], name: str) -> asyncio.Task[object]:
         """Run ``coro`` in the background, cancelled by :meth:`aclose`."""
@@ -209,7 +218,7 @@ class KernelServices(CronServices, ToolServices):
                     default=agent_id == default,
                     workspace=str(expand_user_path(config.agent_workspace(agent_id), self._kernel.env)),
                     model=model or config.agents.defaults.model.primary or None,
-                    may_spawn=self.shared.subagents.may_spawn_agent(self.agent_id, agent_id, main=main, reachable=self._agent_reachable),
+                    may_spawn=agent_id == self.agent_id or (main and self._agent_reachable(agent_id)),
                 )
             )
         return found
@@ -343,36 +352,3 @@ class KernelServices(CronServices, ToolServices):
         if self.shared.port is None or origin is None:
             raise ServiceUnavailable(f"cannot report back to the chat: {NO_GATEWAY}")
         self.shared.port.inject(origin, self.session_key, text)
-
-    # -- cron jobs: the owner's, so only from an agent's main session ------------------------
-
-    # -- sub-agents ----------------------------------------------------------------------------
-
-    async def spawn_subagent(self, task: str, *, agent_id: str | None = None, model: str | None = None, timeout_s: float | None = None) -> SubagentSummary:
-        from clawbot.agent.policy import agent_tools
-
-        config = self._kernel.config
-        target = agent_id or self.agent_id
-        if target not in (config.agent_ids() or [config.default_agent_id()]):
-            raise ServiceUnavailable(f"no agent {target!r} is configured; agents_list shows them")
-        if not self.shared.subagents.may_spawn_agent(self.agent_id, target, main=self._is_main(), reachable=self._agent_reachable):
-            raise ServiceUnavailable(
-                f"agent {self.agent_id!r} may not start a sub-agent of agent {target!r}: only the main session may, "
-                "with both listed in tools.agent_to_agent; agents_list shows which agents may be spawned"
-            )
-        if model is not None and self.trust is not TurnTrust.OWNER:  # as /model: the owner's choice
-            raise ServiceUnavailable("only the owner's turns may pick a sub-agent's model; leave model out to use the agent's own")
-        return await self.shared.subagents.spawn(
-            task=task,
-            parent_agent=self.agent_id,
-            parent_session_key=self.session_key,
-            parent_origin=self.origin,
-            trust=self.trust,
-            parent_tools=self.tools if self.tools is not None else frozenset(agent_tools(self._kernel, self.agent_id)),
-            agent_id=target,
-            model=model,
-            timeout_s=timeout_s,
-        )
-
-    def subagents(self) -> list[SubagentSummary]:
-        return self.shared.subagents.of_parent(self.session_key)

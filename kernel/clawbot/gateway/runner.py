@@ -50,8 +50,6 @@ import attrs
 
 from clawbot.agent.notices import outgoing_text, quoted
 from clawbot.agent.owners import is_owner, owner_ids_for
-from clawbot.agent.subagent_record import CutOff
-from clawbot.agent.subagents import cut_off_announcement
 from clawbot.gateway.access import Access
 from clawbot.gateway.background import BackgroundService, serving
 from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
@@ -67,7 +65,6 @@ from clawbot.gateway.supervisor import supervise
 from clawbot.gateway.typing_indicator import typing_while
 from clawbot.kernel import Kernel
 from clawbot.log_marks import FILE_ONLY
-from clawbot.sessions.keys import session_kind
 from clawbot.sessions.store import agent_of
 from clawbot.types import (
     Channel,
@@ -144,8 +141,6 @@ class Gateway:
     """Where accepted messages wait, on disk, until they are answered (:mod:`clawbot.gateway.inbox`)."""
     _left_over: dict[str, list[Pending]] = attrs.field(factory=dict)
     """What the last run accepted and did not answer, by channel, until the channel is up."""
-    _cut_off: dict[str, list[CutOff]] = attrs.field(factory=dict)
-    """The sub-agents the last run left running, by their parent's channel, until it is up."""
 
     @property
     def lanes(self) -> Lanes:
@@ -176,7 +171,6 @@ class Gateway:
             log.warning("%s", problem)
         if self.runtime is not None:
             self.runtime.port = self
-            self._collect_cut_off_subagents(self.runtime)
         # at once, before the channels start: nothing new is mistaken for left over
         self.inbox.prune()
         for left in self.inbox.pending():
@@ -327,12 +321,7 @@ class Gateway:
 
     def catch_up(self, channel: Channel) -> None:
         """Once per run, when ``channel`` is up: what the last run accepted on it and did not
-        answer is answered now, or, when its turn had started, its sender told; each
-        sub-agent the last run left running is announced to its parent's chat as interrupted."""
-        for run in self._cut_off.pop(channel.name, []):
-            if run.parent_origin is not None:
-                log.info("sub-agent %s was interrupted by a restart: telling %s", run.run_id, run.parent_session_key)
-                self.inject(run.parent_origin, run.parent_session_key, cut_off_announcement(run))
+        answer is answered now, or, when its turn had started, its sender told."""
         left_over = self._left_over.pop(channel.name, [])
         if not left_over:
             return
@@ -503,19 +492,6 @@ class Gateway:
         message = self.last_chats.get(session_key)
         channel = self._channels.get(message.channel) if message is not None else None
         return None if channel is None or message is None else (channel, message)
-
-    def _collect_cut_off_subagents(self, runtime: AgentRuntime) -> None:
-        """The sub-agents an earlier run left running, to announce to their parents' chats as
-        interrupted once those channels are up (their model tells the person); one whose
-        parent has no chat here goes nowhere."""
-        for run in runtime.services.subagents.take_cut_off():
-            origin = run.parent_origin
-            if session_kind(run.parent_session_key) == "subagent":  # its parent sub-agent was cut off too, and is announced
-                continue
-            if origin is None or origin.channel not in self._channels:
-                self.went_nowhere(f"sub-agent {run.run_id} of {run.parent_session_key} was interrupted by a restart; its chat is not running")
-                continue
-            self._cut_off.setdefault(origin.channel, []).append(run)
 
     def went_nowhere(self, what: str) -> None:
         """A reply clawbot had nowhere to send: one log line, and ``clawbot status`` shows it."""

@@ -1,7 +1,7 @@
 """The attrs value types plugins and the kernel exchange through hooks."""
 
 from clawbot.types.activity import Activity, ActivitySink, TextDelta, ToolCallStarted, TurnFailed
-from clawbot.types.automation import AgentEndEvent, CronJob, CronRun, CronSchedule, RunKind, SubagentSummary
+from clawbot.types.automation import AgentEndEvent, CronJob, CronRun, CronSchedule, RunKind
 from clawbot.types.channel_config import ChannelCapabilities, ChannelConfig, DmPolicy, GroupPolicy, MarkdownFlavour
 from clawbot.types.channels import (
     ApprovalOffer,
@@ -99,7 +99,6 @@ from clawbot.types.web import WebPage, WebRoute, WebSocketPeer, WebSocketRoute
 # spelled out so linters and type checkers see the re-exports (a test keeps it complete)
 __all__ = [
     "AGENT_WRITABLE",
-    "SubagentSummary",
     "RunKind",
     "CronSchedule",
     "CronRun",

@@ -65,20 +65,6 @@ class CronRun:
 
 
 @attrs.frozen
-class SubagentSummary:
-    """A sub-agent run: its session (``agent:<id>:subagent:<run id>``), what it was asked,
-    and where it stands (``running``, ``done``, ``failed``, ``stopped``, ``timed out``)."""
-
-    run_id: str
-    session_key: str
-    agent_id: str
-    task: str
-    status: str
-    started_at: str
-    parent_session_key: str = ""
-
-
-@attrs.frozen
 class AgentEndEvent:
     """Passed to ``clawbot_agent_end`` after every agent turn, whatever started it."""
 

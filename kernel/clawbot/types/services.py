@@ -16,7 +16,7 @@ from datetime import datetime
 
 import attrs
 
-from clawbot.types.automation import CronJob, CronRun, SubagentSummary
+from clawbot.types.automation import CronJob, CronRun
 from clawbot.types.channels import InboundMessage, OutboundMessage
 from clawbot.types.messages import Message, Usage
 from clawbot.types.providers import MemoryExcerpt, MemorySearch
@@ -88,7 +88,8 @@ class AgentSummary:
     workspace: str
     model: str | None
     may_spawn: bool = False
-    """Whether the asking session may start a sub-agent of this agent (``sessions_spawn``)."""
+    """Whether the asking session may start work as this agent (a sub-agent): its own agent
+    always, another only from the main session, with both in ``tools.agent_to_agent``."""
 
 
 @attrs.frozen
@@ -180,7 +181,7 @@ class ToolServices(abc.ABC):
         """Queue an event for this session (e.g. "exec ab12 finished"): it runs a turn in
         which the model tells the user; the reply goes where the turn's message came from."""
 
-    # -- automation: cron jobs and sub-agents --------------------------------------------------
+    # -- automation: cron jobs --------------------------------------------------
 
     def cron_jobs(self) -> list[CronJob]:
         """Every cron job of this clawbot (all agents), by name."""
@@ -201,12 +202,3 @@ class ToolServices(abc.ABC):
     async def cron_run_now(self, name: str) -> CronRun:
         """Run the job ``name`` now (as ``manual``) and return its recorded run."""
         raise ServiceUnavailable("cron jobs are not available in this run")
-
-    async def spawn_subagent(self, task: str, *, agent_id: str | None = None, model: str | None = None, timeout_s: float | None = None) -> SubagentSummary:
-        """Start a sub-agent on ``task`` in a session of its own; returns at once. Its result
-        is announced back to this session when it ends (a system event)."""
-        raise ServiceUnavailable("sub-agents are not available in this run")
-
-    def subagents(self) -> list[SubagentSummary]:
-        """The sub-agents this session started, newest first."""
-        return []
