@@ -19,9 +19,10 @@ from clawbot.agent.runtime import AgentRuntime
 from clawbot.cli.oneshot import OneShotPort, local_user
 from clawbot.testing import plugin_from_hooks
 from clawbot.testing.fake_llm import Reply, ToolCallSpec
+from clawbot_subagents import Subagents
+from clawbot_subagents.plugin import SubagentsPlugin
 
-from ..e2e.e2etools import make_provider, providers_plugin
-from ..gateway.chatkit import eventually, open_chat
+from .chatkit import anthropic_on, eventually, open_chat, providers_plugin
 
 OWNER = {"peer_id": "alice"}
 MAIN = "agent:main:main"
@@ -72,9 +73,15 @@ async def test_a_sub_agent_round_trip_through_the_gateway(make_kernel, fake_chan
         return Reply(tool_calls=(ToolCallSpec("sessions_spawn", {"task": "compute the answer"}),))
 
     fake_llm.queue(*[brain] * 4)
-    anthropic = make_provider("anthropic", fake_llm)
+    anthropic = anthropic_on(fake_llm)
     observer = Observer()
-    plugins = {"llm": providers_plugin(anthropic), "tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin, "observer": observer}
+    plugins = {
+        "llm": providers_plugin(anthropic),
+        "tools": clawbot_tools.plugin,
+        "workspace": clawbot_workspace.plugin,
+        "subagents": SubagentsPlugin(),
+        "observer": observer,
+    }
     chat = await open_chat(make_kernel, fake_channel, anthropic, config=_config(workspace), plugins=plugins, model="claude-test")
     await fake_channel.inject("find the answer in the background", **OWNER)
     await eventually(lambda: len(fake_channel.texts()) >= 2)
@@ -142,13 +149,24 @@ def _tools(*names: str) -> list[Tool]:
 
 
 async def _runtime(make_kernel, workspace, brain: Brain, extra: str = "", tools: tuple[str, ...] = ()):
-    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin, "extra": plugin_from_hooks(clawbot_tools=lambda ctx: _tools(*tools))}
+    subagents = SubagentsPlugin()
+    plugins = {
+        "tools": clawbot_tools.plugin,
+        "workspace": clawbot_workspace.plugin,
+        "subagents": subagents,
+        "extra": plugin_from_hooks(clawbot_tools=lambda ctx: _tools(*tools)),
+    }
     kernel = await make_kernel(plugins=plugins, config=f'[agents.defaults]\nworkspace = "{workspace}"\n' + extra)
     port = OneShotPort()
     runtime = AgentRuntime(kernel, port=port)
     runtime.services.local_origin = local_user()
     conversation = await runtime.conversation("main", chain=[ModelChoice(brain, "m")])
-    return kernel, runtime, port, conversation
+    return kernel, runtime, port, conversation, subagents.registry()
+
+
+def _chat_plugins() -> tuple[dict, SubagentsPlugin]:
+    subagents = SubagentsPlugin()
+    return {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin, "subagents": subagents}, subagents
 
 
 def _parents_follow_up(brain: Brain):  # noqa: ANN202 - a ModelRequest
@@ -163,9 +181,9 @@ def _results(brain: Brain) -> list[str]:
 
 async def test_past_max_concurrent_a_spawn_is_refused(make_kernel, workspace) -> None:
     brain = Brain([[spawn("a"), spawn("b"), spawn("c")]], sub=[ToolCallBlock("h", "hang", {})])
-    kernel, runtime, _, conversation = await _runtime(make_kernel, workspace, brain, "\n[agents.defaults.subagents]\nmax_concurrent = 2\n")
+    kernel, runtime, _, conversation, registry = await _runtime(make_kernel, workspace, brain, "\n[agents.defaults.subagents]\nmax_concurrent = 2\n")
     await conversation.send(MAIN, "go", channel="cli")
-    running = runtime.services.subagents.running()
+    running = registry.running()
     results = str(_parents_follow_up(brain).messages)
     await runtime.aclose()
     await kernel.aclose()
@@ -175,10 +193,10 @@ async def test_past_max_concurrent_a_spawn_is_refused(make_kernel, workspace) ->
 
 async def test_a_sub_agent_that_runs_too_long_is_timed_out_and_reported(make_kernel, workspace) -> None:
     brain = Brain([[spawn("a", timeout_seconds=0.05)]], sub=[ToolCallBlock("h", "hang", {})])
-    kernel, runtime, port, conversation = await _runtime(make_kernel, workspace, brain)
+    kernel, runtime, port, conversation, registry = await _runtime(make_kernel, workspace, brain)
     await conversation.send(MAIN, "go", channel="cli")
     (event,) = await asyncio.wait_for(port.next_events(1), 5)
-    summary = runtime.services.subagents.of_parent(MAIN)[0]
+    summary = registry.of_parent(MAIN)[0]
     await runtime.aclose()
     await kernel.aclose()
     assert summary.status == "timed out" and "timed out after" in event and "longer than its 0.05 s" in event
@@ -188,10 +206,10 @@ async def test_nested_spawning_is_refused_at_max_depth(make_kernel, workspace) -
     from clawbot.types import ServiceUnavailable
 
     brain = Brain(["ok"])
-    kernel, runtime, _, _ = await _runtime(make_kernel, workspace, brain)
+    kernel, runtime, _, _, _ = await _runtime(make_kernel, workspace, brain)
     services = runtime.services.for_turn("main", "agent:main:subagent:abcd", None, "m", trust=TurnTrust.OWNER)
     with pytest.raises(ServiceUnavailable, match="nest only 1 level"):
-        await services.spawn_subagent("deeper")
+        await services.capability(Subagents).spawn("deeper")
     await runtime.aclose()
     await kernel.aclose()
 
@@ -208,9 +226,9 @@ NARROWING = {
 async def test_a_sub_agent_never_gets_more_tools_than_its_parent(make_kernel, workspace, case) -> None:
     parent_tools, policy, expected = NARROWING[case]
     brain = Brain([])
-    kernel, runtime, port, _ = await _runtime(make_kernel, workspace, brain, "\n" + policy)
+    kernel, runtime, port, _, _ = await _runtime(make_kernel, workspace, brain, "\n" + policy)
     services = runtime.services.for_turn("main", MAIN, None, "m", parent_tools, trust=TurnTrust.OWNER)
-    await services.spawn_subagent("list things")
+    await services.capability(Subagents).spawn("list things")
     await asyncio.wait_for(port.next_events(1), 5)
     await runtime.aclose()
     await kernel.aclose()
@@ -220,14 +238,14 @@ async def test_a_sub_agent_never_gets_more_tools_than_its_parent(make_kernel, wo
 
 async def test_subagents_lists_and_the_owner_stops_one(make_kernel, fake_channel, workspace) -> None:
     brain = Brain([[spawn("a")], "started"], sub=[ToolCallBlock("h", "hang", {})])
-    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
+    plugins, subagents = _chat_plugins()
     chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=_config(workspace).split("[agents.defaults.model]")[0], plugins=plugins)
     await fake_channel.inject("go", **OWNER)
     await fake_channel.inject("/subagents", **OWNER)
-    (run,) = chat.runtime.services.subagents.of_parent(MAIN)
+    (run,) = subagents.registry().of_parent(MAIN)
     await fake_channel.inject(f"/subagents stop {run.run_id}", peer_id="team", chat_type="group", sender_id="mallory")
     await fake_channel.inject(f"/subagents stop {run.run_id}", **OWNER)
-    await eventually(lambda: chat.runtime.services.subagents.of_parent(MAIN)[0].status == "stopped")
+    await eventually(lambda: subagents.registry().of_parent(MAIN)[0].status == "stopped")
     await eventually(lambda: any("stopped after" in str(r.messages[-1].text) for r in brain.requests))
     await chat.close()
     texts = fake_channel.texts()
@@ -239,10 +257,10 @@ async def test_subagents_lists_and_the_owner_stops_one(make_kernel, fake_channel
 @pytest.mark.parametrize("command", ["/stop", "/new"])
 async def test_stop_and_new_end_the_chats_sub_agents_without_a_report(make_kernel, fake_channel, workspace, command) -> None:
     brain = Brain([[spawn("a"), spawn("b")], "started"], sub=[ToolCallBlock("h", "hang", {})])
-    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
+    plugins, subagents = _chat_plugins()
     chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=_config(workspace).split("[agents.defaults.model]")[0], plugins=plugins)
     await fake_channel.inject("go", **OWNER)
-    registry = chat.runtime.services.subagents
+    registry = subagents.registry()
     assert len(registry.running()) == 2
     await fake_channel.inject(command, **OWNER)
     await eventually(lambda: not registry.running())
@@ -257,20 +275,20 @@ async def test_stop_and_new_end_the_chats_sub_agents_without_a_report(make_kerne
 
 async def test_only_the_owners_turn_may_pick_a_sub_agents_model(make_kernel, fake_channel, workspace) -> None:
     brain = Brain([[spawn("a", model="anthropic/claude-test")], "ok"], sub=["done"])
-    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
+    plugins, subagents = _chat_plugins()
     chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=_config(workspace).split("[agents.defaults.model]")[0], plugins=plugins)
     await fake_channel.inject("go", peer_id="bob", chat_type="direct")  # the fake lets anyone in: bob is not the owner
     await chat.close()
-    assert chat.runtime.services.subagents.running() == [] and "only the owner" in str(_parents_follow_up(brain).messages[-1])
+    assert subagents.registry().running() == [] and "only the owner" in str(_parents_follow_up(brain).messages[-1])
 
 
 async def test_a_sub_agent_cut_off_by_a_stop_is_announced_to_its_chat_after_the_restart(make_kernel, fake_channel, workspace) -> None:
     brain = Brain([[spawn("a")], "started"], sub=[ToolCallBlock("h", "hang", {})])
-    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
+    plugins, subagents = _chat_plugins()  # one instance: each kernel it serves gets its own runs
     config = _config(workspace).split("[agents.defaults.model]")[0]
     chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=config, plugins=plugins)
     await fake_channel.inject("go", **OWNER)
-    (run,) = chat.runtime.services.subagents.of_parent(MAIN)
+    (run,) = subagents.registry().of_parent(MAIN)
     await chat.close()  # clawbot stops while the sub-agent runs: nobody is left to tell now
     told = len(fake_channel.texts())
     later = Brain(["The background work was cut off by the restart; shall I start it again?"])
