@@ -376,8 +376,10 @@ def clawbot_session_end(event: SessionEvent) -> None:
 
 @hookspec
 def clawbot_session_stop(event: SessionEvent) -> str | None:
-    """A person stopped the work of a session: ``/stop``, or ``/new`` / ``/reset`` (reason:
-    the command, ``"/stop"``), before its turns are stopped.
+    """A person stopped the work of a session.
+
+    Called by ``/stop``, ``/new`` and ``/reset`` in a chat or a one-shot ``clawbot agent -m``
+    (reason: the command, ``"/stop"``), before the session's turns are stopped.
 
     End the background work the session started and whose result nobody wants now (a
     plugin's sub-agents of that chat), and return one short sentence saying what stopped
