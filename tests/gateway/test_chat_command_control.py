@@ -85,7 +85,9 @@ async def test_who_may_use_each_chat_command(make_kernel, fake_channel, command,
     pinged: list[str] = []
     commands = plugin_from_hooks(clawbot_chat_commands=lambda ctx: [ChatCommand("ping", "answers", lambda c: pinged.append(c.args) or "pong")])
     provider = ScriptedProvider("the agent answered")
-    chat = await open_chat(make_kernel, fake_channel, provider, config=OWNER + extra, plugins={"cmds": commands, "subagents": SubagentsPlugin(), "fake-table": FAKE_TABLE})
+    chat = await open_chat(
+        make_kernel, fake_channel, provider, config=OWNER + extra, plugins={"cmds": commands, "subagents": SubagentsPlugin(), "fake-table": FAKE_TABLE}
+    )
     probe = await fake_channel.inject("hello", **fields)  # the session exists and we know its key
     key = Router.for_config(chat.kernel.config, "main").route(probe).session_key
 
