@@ -32,6 +32,6 @@ class CutOffAnnouncer(Service):
                 continue
             log.info("sub-agent %s was interrupted by a restart: telling %s", run.run_id, run.parent_session_key)
             try:
-                await host.post_system_event(run.parent_session_key, cut_off_announcement(run), origin=origin)
+                await host.post_system_event(run.parent_session_key, cut_off_announcement(run), origin=origin, kind="chat")
             except ServiceUnavailable:
                 host.report_undelivered(nowhere)

@@ -256,7 +256,8 @@ class SubagentRegistry:
                 log.info("sub-agent %s ended after the sub-agent that started it", run.run_id)
             return
         try:
-            await host.post_system_event(run.parent_session_key, text, origin=run.parent_origin)
+            # answered as the chat's own turn, as every system event of a chat's tools is
+            await host.post_system_event(run.parent_session_key, text, origin=run.parent_origin, kind="chat")
             return
         except ServiceUnavailable:
             pass
