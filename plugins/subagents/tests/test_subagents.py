@@ -305,3 +305,15 @@ async def test_a_sub_agent_cut_off_by_a_stop_is_announced_to_its_chat_after_the_
     chat = await open_chat(make_kernel, fake_channel, again, tools=_tools(), config=config, plugins=plugins)
     await chat.close()
     assert again.requests == []  # announced once
+
+
+async def test_a_one_shot_run_is_told_to_wait_for_each_sub_agents_report(make_kernel, workspace) -> None:
+    brain = Brain([[spawn("a"), spawn("b")]], sub=["done"])
+    kernel, runtime, port, conversation, _ = await _runtime(make_kernel, workspace, brain)
+    await conversation.send(MAIN, "go", channel="cli")
+    expected = runtime.services.take_expected_events(MAIN)
+    events = await asyncio.wait_for(port.next_events(expected), 5)
+    await runtime.aclose()
+    await kernel.aclose()
+    assert expected == 2 and all("done after" in event for event in events)
+    assert runtime.services.take_expected_events(MAIN) == 0  # each counted once
