@@ -138,6 +138,10 @@ class AgentHost(abc.ABC):
         ``clawbot status`` shows it among the undelivered replies."""
 
     @abc.abstractmethod
+    def workspace(self, agent_id: str) -> Path:
+        """The workspace folder of ``agent_id`` (``~`` expanded): where its files are."""
+
+    @abc.abstractmethod
     def agent_tool_names(self, agent_id: str) -> frozenset[str]:
         """The tools ``agent_id`` may use (its policy applied)."""
 
