@@ -59,6 +59,7 @@ class SubagentRun:
     depth: int
     started_at: str
     host: AgentHost
+    parent_agent: str = ""
     parent_origin: InboundMessage | None = None
     trust: TurnTrust = TurnTrust.NON_OWNER
     """The trust of the turn that started it: its turns, and its report, carry no more."""
@@ -255,17 +256,18 @@ class SubagentRegistry:
             else:  # the sub-agent that started it is over: nobody waits for this result
                 log.info("sub-agent %s ended after the sub-agent that started it", run.run_id)
             return
-        try:
-            # answered as the chat's own turn, as every system event of a chat's tools is
-            await host.post_system_event(run.parent_session_key, text, origin=run.parent_origin, kind="chat")
-            return
-        except ServiceUnavailable:
-            pass
+        if run.parent_origin is not None or not host.gateway_running:
+            try:
+                # answered as the chat's own turn, as every system event of a chat's tools is
+                await host.post_system_event(run.parent_session_key, text, origin=run.parent_origin, kind="chat")
+                return
+            except ServiceUnavailable:
+                if host.gateway_running:  # the parent's chat is not running: the gateway lists the report as gone nowhere
+                    return
         # No chat to answer in (the parent was itself asked by another session): its model
         # still learns the result, and its reply stays in its history.
         try:
-            parent_agent = run.parent_session_key.split(":")[1] if run.parent_session_key.startswith("agent:") else host.default_agent_id
-            await host.run_turn(parent_agent, run.parent_session_key, text, trust=run.trust)
+            await host.run_turn(run.parent_agent, run.parent_session_key, text, trust=run.trust)
         except Exception:
             log.exception("reporting sub-agent %s to %s failed", run.run_id, run.parent_session_key)
 
@@ -317,6 +319,7 @@ class SessionSubagents(Subagents):
             depth,
             datetime.now(UTC).isoformat(timespec="seconds"),
             host,
+            parent_agent=scope.agent_id,
             parent_origin=scope.origin,
             trust=scope.trust,
         )
