@@ -42,9 +42,10 @@ class TurnOutcome:
 class AgentHost(abc.ABC):
     """The running clawbot, as services and capabilities see it (implemented by the kernel).
 
-    ``gateway_running`` says whether a gateway runs in this process: without one (a one-shot
-    ``clawbot agent`` run, a ``clawbot cron run``), turns still run but nothing can be
-    delivered to a chat (:meth:`deliver` raises :class:`~clawbot.types.ServiceUnavailable`).
+    ``gateway_running`` says whether a gateway runs in this process. Without one turns still
+    run, but nothing reaches a chat: a one-shot ``clawbot agent`` run prints what is
+    delivered on its terminal, any other command (``clawbot cron run``) gets
+    :class:`~clawbot.types.ServiceUnavailable` from :meth:`deliver`.
     """
 
     @property
