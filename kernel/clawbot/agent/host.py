@@ -16,13 +16,28 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import attrs
 
+from clawbot.agent.inbound import SESSION_CHANNEL
+from clawbot.agent.models import ModelError, resolve_ref
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.turn_options import TurnOptions
 from clawbot.agent.user_turns import session_message
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.store import agent_of
-from clawbot.types import AgentHost, Channel, InboundMessage, OutboundMessage, RunKind, ServiceUnavailable, TurnOutcome, TurnTrust
+from clawbot.types import (
+    AgentHost,
+    Channel,
+    InboundMessage,
+    Message,
+    OutboundMessage,
+    Role,
+    RunKind,
+    ServiceUnavailable,
+    SessionEvent,
+    TextBlock,
+    TurnOutcome,
+    TurnTrust,
+)
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
@@ -111,6 +126,7 @@ class KernelHost(AgentHost):
         trust: TurnTrust | None = None,
         tools: Iterable[str] | None = None,
         from_session: str | None = None,
+        as_event: bool = False,
     ) -> TurnOutcome:
         config = self._kernel.config
         if agent_id not in (config.agent_ids() or [config.default_agent_id()]):
@@ -119,7 +135,11 @@ class KernelHost(AgentHost):
         if tools is not None:
             only = frozenset(tools)
             conversation = attrs.evolve(conversation, tools={name: tool for name, tool in conversation.tools.items() if name in only})
-        message = session_message(text, from_session=from_session, from_agent=agent_of(from_session)) if from_session else text
+        message: str | Message = text
+        if from_session:
+            message = session_message(text, from_session=from_session, from_agent=agent_of(from_session))
+        elif as_event:  # clawbot's own report: the model does not read it as someone's message
+            message = Message(Role.USER, (TextBlock(text),), meta={"channel": SESSION_CHANNEL, "chat_type": "session", "system_event": True})
         options = TurnOptions(kind=kind, model=model, trust=trust)
         result = await conversation.send(session_key, message, options=options)
         return TurnOutcome(result.text, result.stopped)
@@ -174,6 +194,19 @@ class KernelHost(AgentHost):
             port.went_nowhere(what)
         else:
             log.warning("a reply went nowhere: %s", what)
+
+    async def end_session(self, session_key: str, reason: str) -> None:
+        info = self._kernel.sessions.get(session_key)
+        if info is not None:
+            event = SessionEvent(agent_of(session_key), session_key, info.session_id, reason)
+            await self._kernel.plugins.notify("clawbot_session_end", event=event)
+
+    def model_problem(self, model: str, agent_id: str) -> str | None:
+        try:
+            resolve_ref(self._kernel, model, agent_id)
+        except ModelError as exc:
+            return str(exc)
+        return None
 
     def workspace(self, agent_id: str) -> Path:
         return expand_user_path(self._kernel.config.agent_workspace(agent_id), self._kernel.env)

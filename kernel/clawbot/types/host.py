@@ -85,6 +85,7 @@ class AgentHost(abc.ABC):
         trust: TurnTrust | None = None,
         tools: Iterable[str] | None = None,
         from_session: str | None = None,
+        as_event: bool = False,
     ) -> TurnOutcome:
         """Run one turn of ``agent_id`` in ``session_key`` with ``text`` as its message and
         return its reply (nothing is delivered: the caller decides where it goes, with
@@ -94,7 +95,8 @@ class AgentHost(abc.ABC):
         for what the owner's configuration starts; a turn is never more trusted than what
         started it); ``tools``: only these of the agent's tools (``None``: all it may use);
         ``from_session``: the message comes from that session (labelled so by clawbot, as a
-        ``sessions_send``). Raises what the turn raised (no usable model, a provider error).
+        ``sessions_send``); ``as_event``: the message is clawbot's own report (a sub-agent's
+        result), not a person's. Raises what the turn raised (no usable model, a provider error).
         """
 
     @abc.abstractmethod
@@ -137,6 +139,16 @@ class AgentHost(abc.ABC):
     def report_undelivered(self, what: str) -> None:
         """A reply that had nowhere to go (no chat to send it to): one log line, and
         ``clawbot status`` shows it among the undelivered replies."""
+
+    @abc.abstractmethod
+    async def end_session(self, session_key: str, reason: str) -> None:
+        """``session_key``'s work is over (a sub-agent's session): plugins see it end like
+        any other (``clawbot_session_end``); nothing happens for a session never started."""
+
+    @abc.abstractmethod
+    def model_problem(self, model: str, agent_id: str) -> str | None:
+        """Why ``model`` (a ``provider/model`` ref or an alias) cannot run ``agent_id``'s
+        turns (no such provider, an unknown alias), or ``None`` when it can."""
 
     @abc.abstractmethod
     def workspace(self, agent_id: str) -> Path:
