@@ -7,7 +7,7 @@ Real kernel, real session files; only the model is scripted.
 from __future__ import annotations
 
 import pytest
-from clawbot import OutboundMessage, ServiceUnavailable, Tool, ToolCall, ToolResult
+from clawbot import InboundMessage, OutboundMessage, ServiceUnavailable, Tool, ToolCall, ToolResult
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.kernel import PluginConflictError
@@ -139,7 +139,8 @@ async def test_the_host_labels_a_report_as_clawbots_own_and_a_sessions_message_a
     provider = ScriptedProvider("noted", "on it")
     runtime = await _runtime(make_kernel, provider)
     host = runtime.services.host
-    await host.run_turn("main", SESSION, "sub-agent 1f2e finished: 42", as_event=True)
+    event_origin = InboundMessage(channel="agent", peer_id="main", text="", chat_type="session", system_event=True)
+    await host.run_turn("main", SESSION, "sub-agent 1f2e finished: 42", origin=event_origin)
     await host.run_turn("main", "agent:main:subagent:1f2e", "find the answer", from_session=SESSION, kind="subagent", trust=TurnTrust.NON_OWNER)
     event, task = (request.messages[-1] for request in provider.requests)
     assert "[System event from clawbot, not written by the user]\n  sub-agent 1f2e finished: 42" in event.text

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import attrs
 
-from clawbot.agent.inbound import SESSION_CHANNEL
 from clawbot.agent.models import ModelError, resolve_ref
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.turn_options import TurnOptions
@@ -28,13 +27,10 @@ from clawbot.types import (
     AgentHost,
     Channel,
     InboundMessage,
-    Message,
     OutboundMessage,
-    Role,
     RunKind,
     ServiceUnavailable,
     SessionEvent,
-    TextBlock,
     TurnOutcome,
     TurnTrust,
 )
@@ -126,7 +122,7 @@ class KernelHost(AgentHost):
         trust: TurnTrust | None = None,
         tools: Iterable[str] | None = None,
         from_session: str | None = None,
-        as_event: bool = False,
+        origin: InboundMessage | None = None,
     ) -> TurnOutcome:
         config = self._kernel.config
         if agent_id not in (config.agent_ids() or [config.default_agent_id()]):
@@ -135,13 +131,9 @@ class KernelHost(AgentHost):
         if tools is not None:
             only = frozenset(tools)
             conversation = attrs.evolve(conversation, tools={name: tool for name, tool in conversation.tools.items() if name in only})
-        message: str | Message = text
-        if from_session:
-            message = session_message(text, from_session=from_session, from_agent=agent_of(from_session))
-        elif as_event:  # clawbot's own report: the model does not read it as someone's message
-            message = Message(Role.USER, (TextBlock(text),), meta={"channel": SESSION_CHANNEL, "chat_type": "session", "system_event": True})
+        message = session_message(text, from_session=from_session, from_agent=agent_of(from_session)) if from_session else text
         options = TurnOptions(kind=kind, model=model, trust=trust)
-        result = await conversation.send(session_key, message, options=options)
+        result = await conversation.send(session_key, message, options=options, origin=origin)
         return TurnOutcome(result.text, result.stopped)
 
     async def deliver(self, message: OutboundMessage, session_key: str | None = None) -> bool:
