@@ -23,17 +23,7 @@ from clawbot.agent.user_turns import session_message
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.store import agent_of
-from clawbot.types import (
-    AgentHost,
-    Channel,
-    InboundMessage,
-    OutboundMessage,
-    RunKind,
-    ServiceUnavailable,
-    SessionEvent,
-    TurnOutcome,
-    TurnTrust,
-)
+from clawbot.types import AgentHost, Channel, InboundMessage, OutboundMessage, RunKind, ServiceUnavailable, SessionEvent, TurnOutcome, TurnTrust
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
@@ -180,19 +170,6 @@ class KernelHost(AgentHost):
         chat = port.last_chat(session_key) if isinstance(port, RunningGateway) else None
         return chat[1] if chat is not None else None
 
-    def report_undelivered(self, what: str) -> None:
-        port = self.shared.port
-        if isinstance(port, RunningGateway):
-            port.went_nowhere(what)
-        else:
-            log.warning("a reply went nowhere: %s", what)
-
-    async def end_session(self, session_key: str, reason: str) -> None:
-        info = self._kernel.sessions.get(session_key)
-        if info is not None:
-            event = SessionEvent(agent_of(session_key), session_key, info.session_id, reason)
-            await self._kernel.plugins.notify("clawbot_session_end", event=event)
-
     def model_problem(self, model: str, agent_id: str) -> str | None:
         try:
             resolve_ref(self._kernel, model, agent_id)
@@ -200,8 +177,20 @@ class KernelHost(AgentHost):
             return str(exc)
         return None
 
+    def report_undelivered(self, what: str) -> None:
+        port = self.shared.port
+        if isinstance(port, RunningGateway):
+            port.went_nowhere(what)
+        else:
+            log.warning("a reply went nowhere: %s", what)
+
     def workspace(self, agent_id: str) -> Path:
         return expand_user_path(self._kernel.config.agent_workspace(agent_id), self._kernel.env)
 
     def agent_tool_names(self, agent_id: str) -> frozenset[str]:
         return frozenset(agent_tools(self._kernel, agent_id))
+
+    async def end_session(self, session_key: str, reason: str) -> None:
+        info = self._kernel.sessions.get(session_key)
+        if info is not None:
+            await self._kernel.plugins.notify("clawbot_session_end", event=SessionEvent(agent_of(session_key), session_key, info.session_id, reason))
