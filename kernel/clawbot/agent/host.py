@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import attrs
 
+from clawbot.agent.models import ModelError, resolve_ref
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.turn_options import TurnOptions
 from clawbot.agent.user_turns import session_message
@@ -113,6 +114,7 @@ class KernelHost(AgentHost):
         trust: TurnTrust | None = None,
         tools: Iterable[str] | None = None,
         from_session: str | None = None,
+        origin: InboundMessage | None = None,
     ) -> TurnOutcome:
         config = self._kernel.config
         if agent_id not in (config.agent_ids() or [config.default_agent_id()]):
@@ -123,7 +125,7 @@ class KernelHost(AgentHost):
             conversation = attrs.evolve(conversation, tools={name: tool for name, tool in conversation.tools.items() if name in only})
         message = session_message(text, from_session=from_session, from_agent=agent_of(from_session)) if from_session else text
         options = TurnOptions(kind=kind, model=model, trust=trust)
-        result = await conversation.send(session_key, message, options=options)
+        result = await conversation.send(session_key, message, options=options, origin=origin)
         return TurnOutcome(result.text, result.stopped)
 
     async def deliver(self, message: OutboundMessage, session_key: str | None = None) -> bool:
@@ -169,6 +171,13 @@ class KernelHost(AgentHost):
         port = self.shared.port
         chat = port.last_chat(session_key) if isinstance(port, RunningGateway) else None
         return chat[1] if chat is not None else None
+
+    def model_problem(self, model: str, agent_id: str) -> str | None:
+        try:
+            resolve_ref(self._kernel, model, agent_id)
+        except ModelError as exc:
+            return str(exc)
+        return None
 
     def report_undelivered(self, what: str) -> None:
         port = self.shared.port

@@ -42,9 +42,10 @@ class TurnOutcome:
 class AgentHost(abc.ABC):
     """The running clawbot, as services and capabilities see it (implemented by the kernel).
 
-    ``gateway_running`` says whether a gateway runs in this process: without one (a one-shot
-    ``clawbot agent`` run, a ``clawbot cron run``), turns still run but nothing can be
-    delivered to a chat (:meth:`deliver` raises :class:`~clawbot.types.ServiceUnavailable`).
+    ``gateway_running`` says whether a gateway runs in this process. Without one turns still
+    run, but nothing reaches a chat: a one-shot ``clawbot agent`` run prints what is
+    delivered on its terminal, any other command (``clawbot cron run``) gets
+    :class:`~clawbot.types.ServiceUnavailable` from :meth:`deliver`.
     """
 
     @property
@@ -84,6 +85,7 @@ class AgentHost(abc.ABC):
         trust: TurnTrust | None = None,
         tools: Iterable[str] | None = None,
         from_session: str | None = None,
+        origin: InboundMessage | None = None,
     ) -> TurnOutcome:
         """Run one turn of ``agent_id`` in ``session_key`` with ``text`` as its message and
         return its reply (nothing is delivered: the caller decides where it goes, with
@@ -93,7 +95,9 @@ class AgentHost(abc.ABC):
         for what the owner's configuration starts; a turn is never more trusted than what
         started it); ``tools``: only these of the agent's tools (``None``: all it may use);
         ``from_session``: the message comes from that session (labelled so by clawbot, as a
-        ``sessions_send``). Raises what the turn raised (no usable model, a provider error).
+        ``sessions_send``); ``origin``: the message the turn answers, where its approvals
+        and events report (``origin.system_event``: ``text`` is clawbot's own event, labelled
+        so, never someone's words). Raises what the turn raised (no usable model, a provider error).
         """
 
     @abc.abstractmethod
@@ -131,6 +135,11 @@ class AgentHost(abc.ABC):
     def last_chat(self, session_key: str) -> InboundMessage | None:
         """The last message a person wrote to ``session_key`` from a chat that is running
         now (kept across restarts); ``None``: nobody did, or its channel is not running."""
+
+    @abc.abstractmethod
+    def model_problem(self, model: str, agent_id: str) -> str | None:
+        """Why ``model`` (a ``provider/model`` ref or an alias) cannot run ``agent_id``'s
+        turns (no such provider, an unknown alias), or ``None`` when it can."""
 
     @abc.abstractmethod
     def report_undelivered(self, what: str) -> None:
@@ -219,4 +228,10 @@ class Capability:
     @property
     def name(self) -> str:
         """The kind's full dotted name: what the kernel registers and reports it by."""
-        return f"{self.kind.__module__}.{self.kind.__qualname__}"
+        return self.name_of(self.kind)
+
+    @staticmethod
+    def name_of(kind: type) -> str:
+        """The name a capability of ``kind`` is registered by (two kinds of one name in two
+        modules are two kinds)."""
+        return f"{kind.__module__}.{kind.__qualname__}"

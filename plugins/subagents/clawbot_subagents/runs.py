@@ -305,6 +305,8 @@ class SessionSubagents(Subagents):
             raise ServiceUnavailable("timeout_s must be more than 0 seconds")
         timeout = min(float(timeout_s), settings.timeout_s) if timeout_s is not None else float(settings.timeout_s)
         host = scope.host
+        if model and (problem := host.model_problem(model, target)) is not None:
+            raise ServiceUnavailable(f"model {model!r}: {problem}")
         parent_tools = scope.tools if scope.tools is not None else host.agent_tool_names(scope.agent_id)
         tools = frozenset(parent_tools) & host.agent_tool_names(target)
         if depth >= settings.max_depth:  # at the limit it could only be refused: not offered
