@@ -326,3 +326,13 @@ async def test_a_sub_agent_cut_off_by_a_stop_is_announced_to_its_chat_after_the_
         pass
     await kernel.aclose()
     assert again.requests == []  # announced once
+
+
+async def test_a_model_that_cannot_run_is_refused_before_anything_starts(make_kernel, fake_channel, workspace) -> None:
+    subagents = SubagentsPlugin()
+    kernel = await _subagents_kernel(make_kernel, workspace, Brain([]), fake_channel, subagents=subagents)
+    async with running_gateway(kernel, fake_channel) as gateway:
+        with pytest.raises(ServiceUnavailable, match="model 'nowhere/none'"):
+            await subagents.registry().for_scope(_scope(gateway.host)).spawn("work", model="nowhere/none")
+    await kernel.aclose()
+    assert subagents.registry().of_parent(MAIN) == []
