@@ -26,11 +26,9 @@ ORDINARY_WORDS = {
     "ls": "a key of the confusable-letters table",
 }
 
-#: Modules still on their way out of the kernel (issue 23); each entry fails the test once
+#: Modules still on their way out of the kernel to a plugin; each entry fails the test once
 #: its module is gone, so it is removed with the move.
-MOVING_OUT = {
-    "agent/subagents.py": "sub-agents become a plugin, which names its own sessions_spawn",
-}
+MOVING_OUT: dict[str, str] = {}
 
 
 async def _bundled_tool_names(make_kernel) -> set[str]:

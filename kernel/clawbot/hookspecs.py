@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from clawbot.types import (
         BootstrapContext,
         BootstrapFile,
+        Capability,
         Channel,
         ChatCommand,
         CompactionEvent,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         PluginContext,
         PromptContext,
         PromptSection,
+        Service,
         SessionEvent,
         SkillSource,
         StrangerAnswer,
@@ -188,6 +190,36 @@ def clawbot_chat_commands(ctx: PluginContext) -> list[ChatCommand] | None:
     such a name is ignored with a warning.
 
     Result rule: collect-all; a command name offered by two plugins is a startup error.
+    """
+
+
+@hookspec
+def clawbot_services(ctx: PluginContext) -> list[Service] | None:
+    """Return background services to run beside the channels while the gateway runs.
+
+    Called once at kernel start. ``clawbot run`` starts each :class:`~clawbot.types.Service`
+    once its channels are up, with the :class:`~clawbot.types.AgentHost` (run a turn of an
+    agent, deliver through the gateway, queue a system event), and cancels it when the
+    gateway stops; other commands never run services. A service that raises is logged and
+    restarted with backoff, like a channel, and never stops the gateway; ``clawbot status``
+    shows each one's state and its own :meth:`~clawbot.types.Service.health`.
+
+    Result rule: collect-all; a service name offered by two plugins is a startup error.
+    """
+
+
+@hookspec
+def clawbot_capabilities(ctx: PluginContext) -> list[Capability] | None:
+    """Return capabilities tools may ask for by type (``call.services.capability(Kind)``).
+
+    Called once at kernel start. Each :class:`~clawbot.types.Capability` pairs a ``kind``
+    (the type tools ask for) with ``provide``, which builds it for one tool call from a
+    :class:`~clawbot.types.CapabilityScope` (agent, session, the message that started the
+    turn, its trust, the :class:`~clawbot.types.AgentHost`); ``provide`` refuses with
+    :class:`~clawbot.types.ServiceUnavailable`. A kind nobody provides raises
+    ``ServiceUnavailable`` too, so the tool can tell the model.
+
+    Result rule: collect-all; a kind provided by two plugins is a startup error.
     """
 
 
@@ -354,10 +386,27 @@ def clawbot_session_end(event: SessionEvent) -> None:
     sessions reset`` (reason: the command), or when a message arrives for a session the
     ``session.reset`` policy finds stale (reason: the policy's), once for the old session,
     whose transcript is kept, before ``clawbot_session_start`` of the new one.
-    Also called when a sub-agent's run ends (reason ``"sub-agent done"``, ``"sub-agent
-    failed"``, ``"sub-agent timed out"``, ``"sub-agent stopped"``): its session is over.
+    Also called when a plugin says a session of its own is over
+    (:meth:`~clawbot.AgentHost.end_session`, e.g. a sub-agent's run ended: reason
+    ``"sub-agent done"``).
 
     Result rule: notification; every implementation runs, errors are logged.
+    """
+
+
+@hookspec
+def clawbot_session_stop(event: SessionEvent) -> str | None:
+    """A person stopped the work of a session.
+
+    Called by ``/stop``, ``/new`` and ``/reset`` in a chat or a one-shot ``clawbot agent -m``
+    (reason: the command, ``"/stop"``), before the session's turns are stopped.
+
+    End the background work the session started and whose result nobody wants now (a
+    plugin's sub-agents of that chat), and return one short sentence saying what stopped
+    (``"2 sub-agent(s) stopped too."``), which ``/stop`` adds to its reply; ``None``: nothing
+    of yours ran. ``event.session_id`` is ``""`` when the session has none yet.
+
+    Result rule: collect; every implementation runs, errors are logged.
     """
 
 

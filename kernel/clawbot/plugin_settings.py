@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from clawbot.config import ClawbotConfig
 from clawbot.paths import expand_user_path
-from clawbot.types import AgentSettings, Settings
+from clawbot.types import AgentSettings, Settings, SubagentLimits
 
 
 def plugin_settings(config: ClawbotConfig, env: Mapping[str, str]) -> Settings:
@@ -37,4 +37,5 @@ def plugin_settings(config: ClawbotConfig, env: Mapping[str, str]) -> Settings:
         bootstrap_max_chars=defaults.bootstrap_max_chars,
         skills_prompt_max_chars=config.skills.prompt_max_chars,
         skills_prompt_description_max_chars=config.skills.prompt_description_max_chars,
+        subagents=SubagentLimits(defaults.subagents.max_concurrent, defaults.subagents.max_depth, defaults.subagents.timeout_s),
     )

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from clawbot.cli.main import cli
 from clawbot.testing.distributions import install_distribution
-from clawbot.testing.fake_llm import ToolCallSpec
+from clawbot.testing.fake_llm import Reply, ToolCallSpec
 from click.testing import CliRunner
 
 COMMAND = "touch approved.txt && echo ran >> runs.log"
@@ -143,3 +143,25 @@ def test_ctrl_c_ends_a_one_shot_run_even_when_a_tool_hangs(tmp_path: Path, fake_
     out, err = proc.communicate(timeout=60)  # the grace period, not the tool's 120 s
     assert proc.returncode == 130, (out, err)
     assert "Traceback" not in err and "interrupted" in err
+
+
+def test_a_one_shot_run_waits_for_the_reports_its_turn_was_promised(tmp_path: Path, fake_llm_thread, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The promise is AgentHost.expect_system_event; the bundled sub-agents plugin (a default
+    # one, found through its entry point) makes it for each sub-agent its turn starts.
+    config, _, env = setup(tmp_path, fake_llm_thread.base_url)
+
+    def brain(request):  # noqa: ANN001, ANN202 - answers by who asks
+        last = json.dumps(request.body["messages"][-1])
+        if "## Sub-agent" in json.dumps(request.body["messages"][0]):
+            return Reply(text="the answer is 42")
+        if "done after" in last:
+            return Reply(text="Your sub-agent found 42.")
+        if request.body["messages"][-1]["role"] == "tool":
+            return Reply(text="Started it.")
+        return Reply(tool_calls=(ToolCallSpec("sessions_spawn", {"task": "compute the answer"}),))
+
+    fake_llm_thread.queue(*[brain] * 4)
+    result = invoke(["--config", str(config), "agent", "-m", "find the answer in the background"], env, monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split() == [*"Started it.".split(), *"Your sub-agent found 42.".split()]
+    assert len(fake_llm_thread.requests) == 4

@@ -33,6 +33,7 @@ from clawbot.gateway.runner import Gateway
 from clawbot.testing import FakeChannel
 from clawbot.testing.fake_llm import Reply, ToolCallSpec
 from clawbot.types import ChannelConfig
+from clawbot_subagents.plugin import SubagentsPlugin
 
 from .e2etools import MODEL, make_provider
 
@@ -103,6 +104,7 @@ async def test_a_group_members_turn_reaches_neither_the_heartbeat_nor_memory(mak
             "tools": clawbot_tools.plugin,
             "workspace": clawbot_workspace.plugin,
             "memory": clawbot_memory.plugin,
+            "subagents": SubagentsPlugin(),
             "fake": fake_channel.as_plugin(),
         },
         config=(

@@ -17,6 +17,7 @@ from clawbot.gateway.commands import BUILTIN_COMMANDS
 from clawbot.gateway.routing import Router
 from clawbot.testing import plugin_from_hooks
 from clawbot.types import ChannelConfig
+from clawbot_subagents.plugin import SubagentsPlugin
 
 from ..agent.scripted import ScriptedProvider
 from .chatkit import open_chat
@@ -44,12 +45,13 @@ ALLOWED_REPLY = {  # what each command answers someone allowed to use it (prefix
     "verbose": "Verbose (a line per tool call): off (the default).",
     "reasoning": "Reasoning shown: off (the default).",
     "usage": "Usage footer: off (the default).",
-    "subagents": "This session has started no sub-agents since clawbot started.",
+    "subagents": "This session has started no sub-agents since clawbot started.",  # clawbot-subagents' command
     "whoami": "Channel: fake",
     "compact": "No compaction strategy is installed",
     "ping": "pong",  # a plugin's command
 }
-COMMANDS = [*BUILTIN_COMMANDS, "ping"]
+PLUGIN_COMMANDS = ("ping", "subagents")
+COMMANDS = [*BUILTIN_COMMANDS, *PLUGIN_COMMANDS]
 OWNER_ONLY_COMMANDS = ("approve", "deny")
 OPEN_COMMANDS = ("help", "commands", "whoami")
 
@@ -71,7 +73,7 @@ SENDERS = {
 def test_every_built_in_command_is_in_the_table() -> None:
     from clawbot.gateway import commands
 
-    assert set(ALLOWED_REPLY) == {*BUILTIN_COMMANDS, "ping"}
+    assert set(ALLOWED_REPLY) == {*BUILTIN_COMMANDS, *PLUGIN_COMMANDS}
     assert set(OWNER_ONLY_COMMANDS) == set(commands.OWNER_ONLY_COMMANDS)
     assert set(OPEN_COMMANDS) == set(commands.OPEN_COMMANDS)
 
@@ -83,7 +85,9 @@ async def test_who_may_use_each_chat_command(make_kernel, fake_channel, command,
     pinged: list[str] = []
     commands = plugin_from_hooks(clawbot_chat_commands=lambda ctx: [ChatCommand("ping", "answers", lambda c: pinged.append(c.args) or "pong")])
     provider = ScriptedProvider("the agent answered")
-    chat = await open_chat(make_kernel, fake_channel, provider, config=OWNER + extra, plugins={"cmds": commands, "fake-table": FAKE_TABLE})
+    chat = await open_chat(
+        make_kernel, fake_channel, provider, config=OWNER + extra, plugins={"cmds": commands, "subagents": SubagentsPlugin(), "fake-table": FAKE_TABLE}
+    )
     probe = await fake_channel.inject("hello", **fields)  # the session exists and we know its key
     key = Router.for_config(chat.kernel.config, "main").route(probe).session_key
 
@@ -99,7 +103,7 @@ async def test_who_may_use_each_chat_command(make_kernel, fake_channel, command,
         assert reply.text.startswith(ALLOWED_REPLY[command])
     else:
         assert reply.text == f"Only the owner can use /{command} in this chat."
-    assert reply.notice is (allowed is False or command not in ("context", "ping"))  # clawbot's own words
+    assert reply.notice is (allowed is False or command not in ("context", *PLUGIN_COMMANDS))  # clawbot's own words
     assert pinged == ([""] if allowed and command == "ping" else [])
     still_pending = [t.id for t in chat.runtime.approvals.pending_for(key)]
     assert still_pending == ([] if allowed and command in OWNER_ONLY_COMMANDS else [ticket.id])

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import attrs
 import pytest
-from clawbot.agent.subagent_record import SubagentRecord
 from clawbot.gateway.inbox import Inbox, inbox_key
 from clawbot.gateway.last_chats import LastChats
 from clawbot.types import InboundMessage
@@ -80,28 +79,3 @@ def test_a_bad_last_chats_entry_is_reported_and_the_good_ones_kept(tmp_path: Pat
     chats = LastChats(path)
     assert chats.get("agent:main:main") is not None and chats.get("agent:main:other") is None
     assert _warned(caplog, path)
-
-
-@pytest.mark.parametrize(
-    "entry",
-    [[], "x", {"agent_id": 1}, {"task": "t"}, {**{k: "v" for k in ("agent_id", "session_key", "task", "parent_session_key")}, "parent_origin": {"text": 1}}],
-)
-def test_a_bad_sub_agent_entry_is_reported_and_the_good_ones_announced(tmp_path: Path, entry, caplog) -> None:
-    record = SubagentRecord(tmp_path / "gateway" / "subagents.json")
-    record.started("good", "main", "agent:main:subagent:good", "work", "agent:main:main", GOOD)
-    data = json.loads(record.path.read_text())
-    data["bad"] = entry
-    record.path.write_text(json.dumps(data))
-    (cut_off,) = record.take_cut_off()
-    assert (cut_off.run_id, cut_off.parent_origin.peer_id if cut_off.parent_origin else None) == ("good", "42")
-    assert cut_off.parent_origin.text == ""  # what someone wrote is not kept
-    assert _warned(caplog, record.path)
-    assert record.take_cut_off() == []  # taken once
-
-
-@pytest.mark.parametrize("payload", [b"{torn", b"\xff", b"[]"], ids=["not JSON", "not UTF-8", "a list"])
-def test_an_unreadable_sub_agent_file_announces_nothing_and_raises_nothing(tmp_path: Path, payload: bytes, caplog) -> None:
-    record = SubagentRecord(tmp_path / "subagents.json")
-    record.path.write_bytes(payload)
-    assert record.take_cut_off() == []
-    assert _warned(caplog, record.path)

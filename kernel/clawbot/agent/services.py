@@ -11,19 +11,20 @@ other in a context variable, so A -> B -> A is refused instead of deadlocking on
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextvars
 import logging
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import attrs
 
 from clawbot.agent.approvals import ApprovalBroker
 from clawbot.agent.clock import user_timezone
 from clawbot.agent.cron_services import CronServices
-from clawbot.agent.subagents import Subagents
+from clawbot.agent.host import KernelHost
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.keys import session_kind
@@ -32,6 +33,8 @@ from clawbot.types import (
     AgentSummary,
     ApprovalRequest,
     ApprovalTicket,
+    Capability,
+    CapabilityScope,
     InboundMessage,
     MemoryExcerpt,
     MemoryProvider,
@@ -42,7 +45,6 @@ from clawbot.types import (
     ServiceUnavailable,
     SessionStatus,
     SessionSummary,
-    SubagentSummary,
     ToolServices,
     TurnTrust,
     Usage,
@@ -61,6 +63,8 @@ NO_GATEWAY = "no gateway is running in this process (a one-shot `clawbot agent` 
 
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class GatewayPort(Protocol):
@@ -91,7 +95,10 @@ class SharedServices:
     local_origin: InboundMessage | None = None
     _background: set[asyncio.Task[object]] = attrs.field(factory=set)
     cron: Scheduler | None = None  # the running gateway's cron scheduler
-    subagents: Subagents = attrs.field(default=attrs.Factory(lambda self: Subagents(self), takes_self=True))
+    #: session -> system events plugins' background work promised it (a one-shot run waits for them)
+    _expected_events: collections.Counter[str] = attrs.field(factory=collections.Counter)
+    host: KernelHost = attrs.field(default=attrs.Factory(lambda self: KernelHost(self), takes_self=True))
+    """What plugins' services and capabilities may do (:class:`~clawbot.types.AgentHost`)."""
 
     def for_turn(
         self,
@@ -103,8 +110,8 @@ class SharedServices:
         *,
         trust: TurnTrust,
     ) -> KernelServices:
-        """``tools``: the names this turn's model was offered (a sub-agent it starts gets no
-        more); ``trust``: whose word the turn carries (what it starts gets no more either)."""
+        """``tools``: the names this turn's model was offered (work it starts gets no more);
+        ``trust``: whose word the turn carries (what it starts gets no more either)."""
         return KernelServices(self, agent_id, session_key, origin, model, frozenset(tools) if tools is not None else None, trust)
 
     @property
@@ -121,6 +128,15 @@ class SharedServices:
             await self.port.deliver(origin.answer(text), session_key, notice=True)
         except Exception:
             log.exception("sending clawbot's notice to %s failed", session_key)
+
+    def expect_event(self, session_key: str) -> None:
+        """Work ``session_key`` started will post it one system event when it ends."""
+        self._expected_events[session_key] += 1
+
+    def take_expected_events(self, session_key: str) -> int:
+        """How many system events ``session_key`` was promised since the last call: a one-shot
+        ``clawbot agent`` run waits for that many before it exits."""
+        return self._expected_events.pop(session_key, 0)
 
     def spawn(self, coro: Coroutine[object, object, object], name: str) -> asyncio.Task[object]:
         """Run ``coro`` in the background, cancelled by :meth:`aclose`."""
@@ -171,6 +187,17 @@ class KernelServices(CronServices, ToolServices):
             thinking=info.thinking if info else None,
         )
 
+    def capability(self, kind: type[T]) -> T:
+        capability = self._kernel.capabilities.get(Capability.name_of(kind))
+        if capability is None:
+            raise ServiceUnavailable(f"no installed plugin provides {kind.__name__}, so this cannot be done here; do it another way or tell the user")
+        scope = CapabilityScope(self.agent_id, self.session_key, self.origin, self.trust, self.shared.host, self.tools, self.model)
+        provided: T = capability.provide(scope)  # type: ignore[assignment]  # checked against kind just below
+        if isinstance(kind, type) and not getattr(kind, "_is_protocol", False) and not isinstance(provided, kind):
+            plugin = self._kernel.capabilities.plugin_of(capability.name)
+            raise ServiceUnavailable(f"plugin {plugin!r} provided {type(provided).__name__} where {kind.__name__} was asked for (a bug in that plugin)")
+        return provided
+
     def readable_roots(self) -> tuple[str, ...]:
         # Each skill's folder and its SKILL.md (which may be a symlink to a file elsewhere).
         # Not workspace skills: they are readable already, and one whose real folder lies
@@ -209,7 +236,7 @@ class KernelServices(CronServices, ToolServices):
                     default=agent_id == default,
                     workspace=str(expand_user_path(config.agent_workspace(agent_id), self._kernel.env)),
                     model=model or config.agents.defaults.model.primary or None,
-                    may_spawn=self.shared.subagents.may_spawn_agent(self.agent_id, agent_id, main=main, reachable=self._agent_reachable),
+                    may_spawn=agent_id == self.agent_id or (main and self._agent_reachable(agent_id)),
                 )
             )
         return found
@@ -343,36 +370,3 @@ class KernelServices(CronServices, ToolServices):
         if self.shared.port is None or origin is None:
             raise ServiceUnavailable(f"cannot report back to the chat: {NO_GATEWAY}")
         self.shared.port.inject(origin, self.session_key, text)
-
-    # -- cron jobs: the owner's, so only from an agent's main session ------------------------
-
-    # -- sub-agents ----------------------------------------------------------------------------
-
-    async def spawn_subagent(self, task: str, *, agent_id: str | None = None, model: str | None = None, timeout_s: float | None = None) -> SubagentSummary:
-        from clawbot.agent.policy import agent_tools
-
-        config = self._kernel.config
-        target = agent_id or self.agent_id
-        if target not in (config.agent_ids() or [config.default_agent_id()]):
-            raise ServiceUnavailable(f"no agent {target!r} is configured; agents_list shows them")
-        if not self.shared.subagents.may_spawn_agent(self.agent_id, target, main=self._is_main(), reachable=self._agent_reachable):
-            raise ServiceUnavailable(
-                f"agent {self.agent_id!r} may not start a sub-agent of agent {target!r}: only the main session may, "
-                "with both listed in tools.agent_to_agent; agents_list shows which agents may be spawned"
-            )
-        if model is not None and self.trust is not TurnTrust.OWNER:  # as /model: the owner's choice
-            raise ServiceUnavailable("only the owner's turns may pick a sub-agent's model; leave model out to use the agent's own")
-        return await self.shared.subagents.spawn(
-            task=task,
-            parent_agent=self.agent_id,
-            parent_session_key=self.session_key,
-            parent_origin=self.origin,
-            trust=self.trust,
-            parent_tools=self.tools if self.tools is not None else frozenset(agent_tools(self._kernel, self.agent_id)),
-            agent_id=target,
-            model=model,
-            timeout_s=timeout_s,
-        )
-
-    def subagents(self) -> list[SubagentSummary]:
-        return self.shared.subagents.of_parent(self.session_key)

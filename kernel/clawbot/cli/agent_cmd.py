@@ -208,9 +208,9 @@ async def _model_turn(kernel, runtime, port, text: str, agent_id: str, session_k
         result = await conversation.send(session_key, turn.text, channel=CHANNEL, options=turn.options)
         result = attrs.evolve(result, text=await turn.finish(result) or "")
         _print_result(kernel, result, agent_id, session_key, as_json)
-        # Approved commands and sub-agents report back as system events, each answered in a
-        # follow-up turn: the run waits for its sub-agents (their timeout bounds it) before it exits.
-        while running := await settle_approvals(runtime, session_key, interactive=interactive) + runtime.services.subagents.take_started(session_key):
+        # Approved commands and plugins' background work (sub-agents) report back as system
+        # events, each answered in a follow-up turn: the run waits for them before it exits.
+        while running := await settle_approvals(runtime, session_key, interactive=interactive) + runtime.services.take_expected_events(session_key):
             for event in await port.next_events(running):
                 origin = attrs.evolve(runtime.services.local_origin, text=event, system_event=True)
                 result = await conversation.send(session_key, event, channel=CHANNEL, origin=origin)

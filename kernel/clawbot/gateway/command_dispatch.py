@@ -33,7 +33,7 @@ from clawbot.gateway.commands import (
 from clawbot.gateway.setting_commands import SETTING_COMMANDS
 from clawbot.kernel import Kernel
 from clawbot.sessions.store import agent_of
-from clawbot.types import ChatCommandContext, InboundMessage
+from clawbot.types import ChatCommandContext, InboundMessage, SessionEvent
 
 if TYPE_CHECKING:
     from clawbot.agent.runtime import AgentRuntime
@@ -99,8 +99,13 @@ async def answer_command(
         return CommandReply(f"/{command.name} failed: {type(exc).__name__}")
 
 
-def _children(count: int) -> str:
-    return f" {count} sub-agent(s) stopped too." if count else ""
+async def _stop_background(kernel: Kernel, session_key: str, command: str) -> str:
+    """``/stop``, ``/new``, ``/reset``: the work plugins run for the session ends with it
+    (``clawbot_session_stop``); what they say they stopped, for /stop's reply."""
+    info = kernel.sessions.get(session_key)
+    event = SessionEvent(agent_of(session_key), session_key, info.session_id if info is not None else "", f"/{command}")
+    notes = await kernel.plugins.collect("clawbot_session_stop", event=event)
+    return "".join(f" {note.value}" for note in notes if isinstance(note.value, str) and note.value)
 
 
 async def _answer(
@@ -119,16 +124,13 @@ async def _answer(
         return _approval(runtime, session_key, args, name == "deny", owner, turns)
     if name not in OPEN_COMMANDS and not owner and not controls_own_session(message, session_key):
         return CommandReply(refusal(name))
-    if name in ("stop", "new", "reset") and runtime is not None:  # the chat's sub-agents end with it
-        children = runtime.services.subagents.stop_all(session_key)
-    else:
-        children = 0
+    stopped_too = await _stop_background(kernel, session_key, name) if name in ("stop", "new", "reset") else ""
     if name == "stop":
         if turns is None:
             return CommandReply("Nothing is running: a one-shot run ends with its turn.")
         running, queued = await turns.stop_turns(session_key)
-        stopped = "Stopped." + _dropped(queued) + _children(children)
-        return CommandReply(stopped if running or queued or children else "Nothing is running.")
+        stopped = "Stopped." + _dropped(queued) + stopped_too
+        return CommandReply(stopped if running or queued or stopped_too else "Nothing is running.")
     if name in ("new", "reset"):
         return await _new_session(kernel, session_key, name, args, turns)
     if name == "context":
@@ -139,7 +141,7 @@ async def _answer(
         return CommandReply(await _settings(kernel, runtime, session_key, command, owner))
     plugin = plugin_command(kernel.chat_commands, name)
     if plugin is not None:
-        ctx = ChatCommandContext(args, message, agent_of(session_key), session_key, kernel)
+        ctx = ChatCommandContext(args, message, agent_of(session_key), session_key, kernel, owner=owner)
         return CommandReply(await run_plugin_command(plugin, ctx), notice=False)
     from clawbot.gateway.session_commands import answer
 

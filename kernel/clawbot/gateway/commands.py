@@ -59,7 +59,6 @@ BUILTIN_HELP = {
     "stop": "stop the running turn",
     "approve": "/approve <id> [allow-once|allow-always]: allow what an approval request asks; /approve <id> show: see all of it first (owner only)",
     "deny": "/deny <id>: refuse what an approval request asks (owner only)",
-    "subagents": "the sub-agents this session started and how they stand; /subagents stop <id> stops one (owner only)",
 }
 BUILTIN_COMMANDS = tuple(BUILTIN_HELP)
 OWNER_ONLY_COMMANDS = ("approve", "deny")

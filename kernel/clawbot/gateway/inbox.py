@@ -24,14 +24,13 @@ import logging
 import os
 import time
 import uuid
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from clawbot.statefile import json_text, make_private_dir, read_state, replace_file, report_once
-from clawbot.types import Attachment, InboundMessage
+from clawbot.types import InboundMessage
 
 log = logging.getLogger(__name__)
 
@@ -40,46 +39,6 @@ log = logging.getLogger(__name__)
 KEEP_DONE_S = 24 * 3600.0
 SUFFIX = ".json"
 UNREADABLE = "left alone: the message it holds is neither answered nor dropped"
-
-_TEXT_FIELDS = ("channel", "peer_id", "text", "chat_type", "account_id")
-_OPTIONAL_FIELDS = ("sender_id", "sender_name", "message_id", "thread_id", "reply_to_id", "guild_id", "team_id")
-_FLAGS = ("mentioned", "system_event", "from_owner")
-
-
-def message_json(message: InboundMessage) -> dict[str, Any]:
-    data = attrs.asdict(message)
-    data["timestamp"] = message.timestamp.isoformat() if message.timestamp is not None else None
-    return data
-
-
-def message_from_json(data: Any) -> InboundMessage:
-    """The message ``data`` holds; ``ValueError`` naming the field that is wrong."""
-    if not isinstance(data, dict):
-        raise ValueError("not an object")
-    fields: dict[str, Any] = {}
-    for name in _TEXT_FIELDS:
-        if not isinstance(data.get(name), str):
-            raise ValueError(f"{name} is not a string")
-        fields[name] = data[name]
-    for name in _OPTIONAL_FIELDS:
-        value = data.get(name)
-        if value is not None and not isinstance(value, str):
-            raise ValueError(f"{name} is not a string")
-        fields[name] = value
-    for name in _FLAGS:
-        fields[name] = data.get(name) is True
-    stamp = data.get("timestamp")
-    fields["timestamp"] = datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
-    mentions = data.get("mentions") or []
-    if not isinstance(mentions, list) or not all(isinstance(m, str) for m in mentions):
-        raise ValueError("mentions is not a list of strings")
-    fields["mentions"] = tuple(mentions)
-    attachments = data.get("attachments") or []
-    if not isinstance(attachments, list) or not all(isinstance(a, dict) for a in attachments):
-        raise ValueError("attachments is not a list of objects")
-    known = {f.name for f in attrs.fields(Attachment)}
-    fields["attachments"] = tuple(Attachment(**{k: v for k, v in a.items() if k in known}) for a in attachments)
-    return InboundMessage(**fields)
 
 
 @attrs.frozen
@@ -132,10 +91,10 @@ class Inbox:
         return self._path(key).exists()
 
     def add(self, key: str, message: InboundMessage, session_key: str) -> None:
-        self._write(key, {"session_key": session_key, "started": False, "message": message_json(message)})
+        self._write(key, {"session_key": session_key, "started": False, "message": message.as_json()})
 
     def start(self, key: str, message: InboundMessage, session_key: str) -> None:
-        self._write(key, {"session_key": session_key, "started": True, "message": message_json(message)})
+        self._write(key, {"session_key": session_key, "started": True, "message": message.as_json()})
 
     def finish(self, key: str) -> None:
         self._write(key, {"done": time.time()})
@@ -150,7 +109,7 @@ class Inbox:
             if not isinstance(data, dict) or "done" in data:
                 continue
             try:
-                message = message_from_json(data.get("message"))
+                message = InboundMessage.from_json(data.get("message"))
                 session_key = data.get("session_key")
                 if not isinstance(session_key, str) or not session_key:
                     raise ValueError("session_key is not a string")

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import attrs
 
-from clawbot.gateway.inbox import message_from_json, message_json
 from clawbot.statefile import atomic_write_json, make_private_dir, read_state, report_once
 from clawbot.types import InboundMessage
 
@@ -43,7 +42,7 @@ class LastChats:
                 data = None
             for session_key, value in (data or {}).items():
                 try:
-                    self._chats[session_key] = message_from_json(value)
+                    self._chats[session_key] = InboundMessage.from_json(value)
                 except (ValueError, TypeError) as exc:
                     report_once(self.path, f"the entry of {session_key[:80]!r} is not a message ({exc}); {UNREADABLE}")
         return self._chats
@@ -59,7 +58,7 @@ class LastChats:
         if known is not None and _chat(known) == _chat(message):
             return  # the same chat: nothing a restart would miss
         # only what a reply needs: never the text or the files someone sent
-        kept = {key: message_json(attrs.evolve(value, text="", attachments=(), mentions=())) for key, value in chats.items()}
+        kept = {key: attrs.evolve(value, text="", attachments=(), mentions=()).as_json() for key, value in chats.items()}
         try:
             make_private_dir(self.path.parent)
             atomic_write_json(self.path, kept)

@@ -1,4 +1,4 @@
-"""The answers of the session commands: /help, /commands, /status, /whoami, /model, /subagents.
+"""The answers of the session commands: /help, /commands, /status, /whoami, /model.
 
 They are clawbot's own notices, answered by the gateway without asking the model, so
 whatever came from outside (a sender's name, a model name someone typed, an error naming
@@ -238,10 +238,6 @@ async def answer(
             return await status_text(kernel, runtime, session_key)
         if name == "model":
             return await model_text(kernel, runtime, session_key, args, owner=owner)
-        if name == "subagents":
-            from clawbot.gateway.subagent_command import subagents_text
-
-            return subagents_text(runtime, session_key, args, owner=owner)
     except Exception as exc:  # a report must never take the chat down
         log.exception("/%s failed", name)
         return f"/{name} failed: {type(exc).__name__}"

@@ -6,6 +6,7 @@ loaded where a conftest.py asks: ``pytest_plugins = ["clawbot.testing.pytest_plu
   :class:`TestKernel`: what the plugins registered, their settings and failures, and real
   turns (:meth:`TestKernel.run_turn`, :class:`TestConversation`), gateways
   (:class:`TestGateway`) and agents with approvals and tool services (:class:`TestAgents`).
+* :func:`running_gateway` runs a real gateway on a test's channels: agents, services, tools.
 * ``clawbot.testing.fake_llm.FakeLLM`` is a fake Anthropic / OpenAI server for the real SDKs.
 * :func:`plant_hostile` puts a FIFO, a socket, a link out, a huge file ... (:data:`HOSTILE_KINDS`)
   where a reader expects a workspace file; :func:`call_in_thread` fails a test whose reader blocks.
@@ -27,6 +28,7 @@ from clawbot.testing.awkward_text import AWKWARD_TEXT
 from clawbot.testing.configs import config_with_agent_defaults
 from clawbot.testing.distributions import install_distribution
 from clawbot.testing.fake_channel import FakeChannel
+from clawbot.testing.gateway_runs import GatewayInTest, running_gateway
 from clawbot.testing.gateways import TestGateway
 from clawbot.testing.hostile_files import HOSTILE_KINDS, HOSTILE_SECRET, call_in_thread, plant_hostile, secret_outside
 from clawbot.testing.kernel_view import TestKernel
@@ -39,6 +41,7 @@ __all__ = [
     "ConfigError",
     "ConfigProblem",
     "FakeChannel",
+    "GatewayInTest",
     "HOSTILE_KINDS",
     "HookFailure",
     "HOSTILE_SECRET",
@@ -57,5 +60,6 @@ __all__ = [
     "plant_hostile",
     "plugin_from_hooks",
     "schema_problem",
+    "running_gateway",
     "secret_outside",
 ]

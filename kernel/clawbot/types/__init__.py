@@ -1,7 +1,7 @@
 """The attrs value types plugins and the kernel exchange through hooks."""
 
 from clawbot.types.activity import Activity, ActivitySink, TextDelta, ToolCallStarted, TurnFailed
-from clawbot.types.automation import AgentEndEvent, CronJob, CronRun, CronSchedule, RunKind, SubagentSummary
+from clawbot.types.automation import AgentEndEvent, CronJob, CronRun, CronSchedule, RunKind
 from clawbot.types.channel_config import ChannelCapabilities, ChannelConfig, DmPolicy, GroupPolicy, MarkdownFlavour
 from clawbot.types.channels import (
     ApprovalOffer,
@@ -23,6 +23,7 @@ from clawbot.types.events import (
     SessionEvent,
 )
 from clawbot.types.health import HealthCheck, HealthLevel
+from clawbot.types.host import AgentHost, Capability, CapabilityScope, Service, ServiceHealth, TurnOutcome
 from clawbot.types.messages import (
     ContentBlock,
     ImageBlock,
@@ -84,7 +85,7 @@ from clawbot.types.services import (
     SessionSummary,
     ToolServices,
 )
-from clawbot.types.settings import AgentSettings, PluginStates, Settings
+from clawbot.types.settings import AgentSettings, PluginStates, Settings, SubagentLimits
 from clawbot.types.strangers import StrangerAnswer, StrangerEvent
 from clawbot.types.tools import (
     Tool,
@@ -101,11 +102,17 @@ from clawbot.types.web import WebPage, WebRoute, WebSocketPeer, WebSocketRoute
 
 # spelled out so linters and type checkers see the re-exports (a test keeps it complete)
 __all__ = [
+    "AgentHost",
+    "Capability",
+    "CapabilityScope",
+    "Service",
+    "ServiceHealth",
+    "TurnOutcome",
     "AGENT_WRITABLE",
     "AgentSettings",
     "PluginStates",
     "Settings",
-    "SubagentSummary",
+    "SubagentLimits",
     "RunKind",
     "CronSchedule",
     "CronRun",

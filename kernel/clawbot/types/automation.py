@@ -19,7 +19,8 @@ from clawbot.types.messages import Usage
 ScheduleKind = Literal["cron", "at", "every"]
 CronSession = Literal["isolated", "main"]
 CronRunStatus = Literal["ok", "failed", "skipped", "running", "interrupted"]
-RunKind = Literal["chat", "heartbeat", "cron", "subagent"]
+RunKind = Literal["chat", "heartbeat", "cron", "subagent", "system"]
+"""What started a turn; ``system``: a plugin's service or capability (:meth:`AgentHost.run_turn`)."""
 
 
 @attrs.frozen
@@ -62,20 +63,6 @@ class CronRun:
     reason: str = ""
     """Why it ran: ``schedule``, ``catch-up`` (missed while clawbot was down), ``retry`` (an
     interrupted run run again at start-up), ``manual``."""
-
-
-@attrs.frozen
-class SubagentSummary:
-    """A sub-agent run: its session (``agent:<id>:subagent:<run id>``), what it was asked,
-    and where it stands (``running``, ``done``, ``failed``, ``stopped``, ``timed out``)."""
-
-    run_id: str
-    session_key: str
-    agent_id: str
-    task: str
-    status: str
-    started_at: str
-    parent_session_key: str = ""
 
 
 @attrs.frozen

@@ -6,7 +6,7 @@ import abc
 import asyncio
 from collections.abc import Awaitable
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 import attrs
 
@@ -80,6 +80,48 @@ class InboundMessage:
             reply_to_id=self.message_id if quoting else None,
             thread_id=self.thread_id,
         )
+
+    def as_json(self) -> dict[str, Any]:
+        """This message as a JSON object, for a state file that must outlive the process."""
+        data = attrs.asdict(self)
+        data["timestamp"] = self.timestamp.isoformat() if self.timestamp is not None else None
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> InboundMessage:
+        """The message :meth:`as_json` wrote; ``ValueError`` naming the field that is wrong
+        (a state file edited by hand or torn)."""
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        fields: dict[str, Any] = {}
+        for name in _TEXT_FIELDS:
+            if not isinstance(data.get(name), str):
+                raise ValueError(f"{name} is not a string")
+            fields[name] = data[name]
+        for name in _OPTIONAL_FIELDS:
+            value = data.get(name)
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"{name} is not a string")
+            fields[name] = value
+        for name in _FLAGS:
+            fields[name] = data.get(name) is True
+        stamp = data.get("timestamp")
+        fields["timestamp"] = datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
+        mentions = data.get("mentions") or []
+        if not isinstance(mentions, list) or not all(isinstance(m, str) for m in mentions):
+            raise ValueError("mentions is not a list of strings")
+        fields["mentions"] = tuple(mentions)
+        attachments = data.get("attachments") or []
+        if not isinstance(attachments, list) or not all(isinstance(a, dict) for a in attachments):
+            raise ValueError("attachments is not a list of objects")
+        known = {f.name for f in attrs.fields(Attachment)}
+        fields["attachments"] = tuple(Attachment(**{k: v for k, v in a.items() if k in known}) for a in attachments)
+        return cls(**fields)
+
+
+_TEXT_FIELDS = ("channel", "peer_id", "text", "chat_type", "account_id")
+_OPTIONAL_FIELDS = ("sender_id", "sender_name", "message_id", "thread_id", "reply_to_id", "guild_id", "team_id")
+_FLAGS = ("mentioned", "system_event", "from_owner")
 
 
 @attrs.frozen

@@ -49,13 +49,15 @@ class GatewayEvent:
 
 @attrs.frozen
 class ChatCommandContext:
-    """What a slash command handler receives: its argument text and where it came from."""
+    """What a slash command handler receives: its argument text and where it came from.
+    ``owner``: the sender is the owner (a command may keep parts of itself to them)."""
 
     args: str
     message: InboundMessage
     agent_id: str
     session_key: str
     kernel: Any = None
+    owner: bool = False
 
 
 ChatCommandHandler = Callable[[ChatCommandContext], "Awaitable[str | None] | str | None"]

@@ -13,13 +13,16 @@ import abc
 import enum
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from typing import TypeVar
 
 import attrs
 
-from clawbot.types.automation import CronJob, CronRun, SubagentSummary
+from clawbot.types.automation import CronJob, CronRun
 from clawbot.types.channels import InboundMessage, OutboundMessage
 from clawbot.types.messages import Message, Usage
 from clawbot.types.providers import MemoryExcerpt, MemorySearch
+
+T = TypeVar("T")
 
 
 class ServiceUnavailable(Exception):
@@ -88,7 +91,8 @@ class AgentSummary:
     workspace: str
     model: str | None
     may_spawn: bool = False
-    """Whether the asking session may start a sub-agent of this agent (``sessions_spawn``)."""
+    """Whether the asking session may start work as this agent (a sub-agent): its own agent
+    always, another only from the main session, with both in ``tools.agent_to_agent``."""
 
 
 @attrs.frozen
@@ -130,6 +134,12 @@ class ToolServices(abc.ABC):
 
     @abc.abstractmethod
     def status(self) -> SessionStatus: ...
+
+    def capability(self, kind: type[T]) -> T:
+        """What a plugin provides as ``kind`` (``clawbot_capabilities``), built for this call:
+        this turn's agent, session, origin and trust. Raises :class:`ServiceUnavailable`
+        when no installed plugin provides ``kind``, or the provider refuses this call."""
+        raise ServiceUnavailable(f"no installed plugin provides {kind.__name__}")
 
     def readable_roots(self) -> tuple[str, ...]:
         """Real paths outside the workspace that file tools may *read* (never write): the
@@ -180,7 +190,7 @@ class ToolServices(abc.ABC):
         """Queue an event for this session (e.g. "exec ab12 finished"): it runs a turn in
         which the model tells the user; the reply goes where the turn's message came from."""
 
-    # -- automation: cron jobs and sub-agents --------------------------------------------------
+    # -- automation: cron jobs --------------------------------------------------
 
     def cron_jobs(self) -> list[CronJob]:
         """Every cron job of this clawbot (all agents), by name."""
@@ -201,12 +211,3 @@ class ToolServices(abc.ABC):
     async def cron_run_now(self, name: str) -> CronRun:
         """Run the job ``name`` now (as ``manual``) and return its recorded run."""
         raise ServiceUnavailable("cron jobs are not available in this run")
-
-    async def spawn_subagent(self, task: str, *, agent_id: str | None = None, model: str | None = None, timeout_s: float | None = None) -> SubagentSummary:
-        """Start a sub-agent on ``task`` in a session of its own; returns at once. Its result
-        is announced back to this session when it ends (a system event)."""
-        raise ServiceUnavailable("sub-agents are not available in this run")
-
-    def subagents(self) -> list[SubagentSummary]:
-        """The sub-agents this session started, newest first."""
-        return []

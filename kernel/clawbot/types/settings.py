@@ -56,6 +56,16 @@ class AgentSettings:
 
 
 @attrs.frozen
+class SubagentLimits:
+    """``agents.defaults.subagents``: how many sub-agents run at once (all agents), how deep
+    they may nest (1: a sub-agent starts none) and the longest one may run."""
+
+    max_concurrent: int = 8
+    max_depth: int = 1
+    timeout_s: int = 600
+
+
+@attrs.frozen
 class Settings:
     """What a plugin may read of clawbot's configuration (``ctx.clawbot``): read-only.
 
@@ -84,6 +94,8 @@ class Settings:
     skills_prompt_max_chars: int = DEFAULT_SKILLS_PROMPT_MAX_CHARS
     #: the most characters of one skill's description in it (``skills.prompt_description_max_chars``)
     skills_prompt_description_max_chars: int = DEFAULT_SKILLS_DESCRIPTION_MAX_CHARS
+    #: the limits on sub-agents (``agents.defaults.subagents``)
+    subagents: SubagentLimits = SubagentLimits()
 
     def agent_ids(self) -> list[str]:
         return [agent.id for agent in self.agents]

@@ -15,7 +15,7 @@ from clawbot_tools.config import ToolsSettings
 from clawbot_tools.messaging import tools as messaging_tools
 from clawbot_tools.sessions import tools as session_tools
 
-SESSION_TOOLS = ["session_status", "agents_list", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn"]
+SESSION_TOOLS = ["session_status", "agents_list", "sessions_list", "sessions_history", "sessions_send"]
 
 
 def test_declarations() -> None:

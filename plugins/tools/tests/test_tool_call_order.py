@@ -12,6 +12,7 @@ from pathlib import Path
 import clawbot_tools.plugin
 import pytest
 from clawbot.testing.fake_llm import IN_PROCESS_URL, ToolCallSpec
+from clawbot_subagents.plugin import SubagentsPlugin
 
 KEY = "agent:main:main"
 
@@ -99,7 +100,7 @@ CHANGES_STATE = {"write", "edit", "apply_patch", "exec", "process", "message", "
 async def test_every_tool_declares_whether_its_calls_may_overlap(make_kernel, workspace) -> None:
     config = f'[agents.defaults]\nworkspace = "{workspace.as_posix()}"\n'
     # a search key, so that web_search (offered only with a search provider) is registered too
-    kernel = await make_kernel(plugins={"tools": clawbot_tools.plugin}, config=config, env={"BRAVE_API_KEY": "k"})
+    kernel = await make_kernel(plugins={"tools": clawbot_tools.plugin, "subagents": SubagentsPlugin()}, config=config, env={"BRAVE_API_KEY": "k"})
     try:
         declared = {tool.name: tool.concurrent for tool in kernel.tools}
     finally:

@@ -9,22 +9,32 @@ from __future__ import annotations
 
 from clawbot import ServiceUnavailable, Tool, ToolCall, ToolResult
 
-from clawbot_tools.calls import schema, services_of
-from clawbot_tools.sessions.common import GROUP
+from clawbot_subagents.api import Subagents
+from clawbot_subagents.runs import SPAWN_TOOL
 
 MAX_TIMEOUT_S = 24 * 3600
+GROUP = "sessions"
 
 
 async def sessions_spawn(call: ToolCall) -> ToolResult:
-    services = services_of(call)
-    if isinstance(services, ToolResult):
-        return services
+    services = call.services
+    if services is None:
+        return ToolResult.error(f"{call.tool_name} is unavailable here: it only works inside an agent turn.")
     args = call.arguments
     timeout = args.get("timeout_seconds")
+    target = args.get("agent_id") or call.agent_id
     try:
-        run = await services.spawn_subagent(
+        agent = next((a for a in services.agents() if a.id == target), None)
+        if agent is None:
+            raise ServiceUnavailable(f"no agent {target!r} is configured; agents_list shows them")
+        if not agent.may_spawn:
+            raise ServiceUnavailable(
+                f"agent {call.agent_id!r} may not start a sub-agent of agent {target!r}: only the main session may, "
+                "with both listed in tools.agent_to_agent; agents_list shows which agents may be spawned"
+            )
+        run = await services.capability(Subagents).spawn(
             args["task"],
-            agent_id=args.get("agent_id") or None,
+            agent_id=target,
             model=args.get("model") or None,
             timeout_s=float(timeout) if timeout is not None else None,
         )
@@ -41,14 +51,15 @@ async def sessions_spawn(call: ToolCall) -> ToolResult:
 
 def make_tool() -> Tool:
     return Tool(
-        name="sessions_spawn",
+        name=SPAWN_TOOL,
         description=(
             "Start a sub-agent on one self-contained task, in a session of its own; returns its run id at once. "
             "Its result is reported back to this session when it ends. It gets at most your tools. "
             "agent_id: another agent (agents_list shows which may be spawned); default: yours."
         ),
-        parameters=schema(
-            {
+        parameters={
+            "type": "object",
+            "properties": {
                 "task": {"type": "string", "minLength": 1, "description": "Everything the sub-agent needs to know to do the task."},
                 "agent_id": {"type": "string", "description": "The agent to run it (default: this one)."},
                 "model": {"type": "string", "description": "A model ref or alias for the sub-agent (no fallback); default: its agent's."},
@@ -59,8 +70,9 @@ def make_tool() -> Tool:
                     "description": "Stop it after this long; at most agents.defaults.subagents.timeout_s (the default).",
                 },
             },
-            ["task"],
-        ),
+            "required": ["task"],
+            "additionalProperties": False,
+        },
         handler=sessions_spawn,
         summary="Start a sub-agent on a task in the background",
         group=GROUP,

@@ -3,20 +3,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from clawbot import ChatCommand, ChatCommandContext
 
-from clawbot.agent.notices import quoted_line
-
-if TYPE_CHECKING:
-    from clawbot.agent.runtime import AgentRuntime
+from clawbot_subagents.runs import SubagentRegistry
+from clawbot_subagents.text import quoted_line
 
 USAGE = "Usage: /subagents lists this session's sub-agents; /subagents stop <id> stops one."
+DESCRIPTION = "the sub-agents this session started and how they stand; /subagents stop <id> stops one (owner only)"
 
 
-def subagents_text(runtime: AgentRuntime | None, session_key: str, args: str, *, owner: bool) -> str:
-    if runtime is None:
-        return "No agent answers here."
-    registry = runtime.services.subagents
+def subagents_text(registry: SubagentRegistry, session_key: str, args: str, *, owner: bool) -> str:
     words = args.split()
     if words and words[0].lower() == "stop":
         if not owner:
@@ -35,3 +31,10 @@ def subagents_text(runtime: AgentRuntime | None, session_key: str, args: str, *,
         task = task if len(task) <= 80 else task[:79] + "\u2026"
         lines.append(f"- {run.run_id} [{run.status}] agent {quoted_line(run.agent_id)}, started {run.started_at}: {quoted_line(task)}")
     return "\n".join(lines)
+
+
+def subagents_command(registry: SubagentRegistry) -> ChatCommand:
+    def handler(ctx: ChatCommandContext) -> str:
+        return subagents_text(registry, ctx.session_key, ctx.args, owner=ctx.owner)
+
+    return ChatCommand("subagents", DESCRIPTION, handler)

@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
-from clawbot.gateway.inbox import message_from_json, message_json
+from clawbot import InboundMessage
 from clawbot.statefile import atomic_write_json, locked, make_private_dir, read_state, report_once
-from clawbot.types import InboundMessage
 
 UNREADABLE = "ignored: sub-agents a restart cut off are not announced"
 
@@ -66,7 +64,7 @@ class SubagentRecord:
 
     def started(self, run_id: str, agent_id: str, session_key: str, task: str, parent_session_key: str, parent_origin: InboundMessage | None) -> None:
         make_private_dir(self.path.parent)
-        origin = message_json(attrs.evolve(parent_origin, text="", attachments=(), mentions=())) if parent_origin is not None else None
+        origin = attrs.evolve(parent_origin, text="", attachments=(), mentions=()).as_json() if parent_origin is not None else None
         with locked(self.path):
             entries = self._entries()
             entries[run_id] = {
@@ -87,15 +85,16 @@ class SubagentRecord:
             if entries.pop(run_id, None) is not None:
                 self._write(entries)
 
-    def take_cut_off(self) -> list[CutOff]:
-        """The runs whose process is gone, removed from the file."""
+    def take_cut_off(self, running: frozenset[str] = frozenset()) -> list[CutOff]:
+        """The runs whose process is gone, removed from the file; ``running``: the run ids
+        this process runs now (never cut off, whatever their pid says)."""
         if not self.path.exists():
             return []
         cut_off: list[CutOff] = []
         with locked(self.path):
             entries = self._entries()
             for run_id, entry in list(entries.items()):
-                if isinstance(entry, dict) and _alive(entry.get("pid")):
+                if run_id in running or (isinstance(entry, dict) and _alive(entry.get("pid"))):
                     continue
                 del entries[run_id]
                 try:
@@ -115,4 +114,4 @@ def _cut_off(run_id: str, entry: Any) -> CutOff:
             raise ValueError(f"{name} is not a string")
         fields[name] = entry[name]
     origin = entry.get("parent_origin")
-    return CutOff(run_id, parent_origin=message_from_json(origin) if origin is not None else None, **fields)
+    return CutOff(run_id, parent_origin=InboundMessage.from_json(origin) if origin is not None else None, **fields)

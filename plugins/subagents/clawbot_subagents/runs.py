@@ -13,9 +13,8 @@ offered ``sessions_spawn``), and a sub-agent's tools are those its agent's polic
 that its parent had too: delegating never widens what may run.
 
 A run ends with the process that started it. Each one running is written down
-(:mod:`clawbot.agent.subagent_record`), so the next ``clawbot run`` tells each parent chat
-whose sub-agent a crash or a stop cut off, as a system event (:func:`cut_off_announcement`);
-a parent with no chat to tell is logged and shown by ``clawbot status``.
+(:mod:`clawbot_subagents.record`), so the next ``clawbot run`` tells each parent chat
+whose sub-agent a crash or a stop cut off (:mod:`clawbot_subagents.cut_off`).
 """
 
 from __future__ import annotations
@@ -24,26 +23,29 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import attrs
+from clawbot import AgentHost, CapabilityScope, InboundMessage, ServiceUnavailable, SubagentLimits, TurnTrust
+from clawbot.safetext import fence
 
-from clawbot.agent.subagent_record import CutOff, SubagentRecord
-from clawbot.sessions.keys import session_kind
-from clawbot.sessions.store import agent_of
-from clawbot.types import InboundMessage, Message, Role, ServiceUnavailable, SessionEvent, SubagentSummary, TextBlock, TurnTrust
-
-if TYPE_CHECKING:
-    from clawbot.agent.conversation import Conversation
-    from clawbot.agent.services import SharedServices
+from clawbot_subagents.api import Subagents, SubagentSummary
+from clawbot_subagents.record import CutOff, SubagentRecord
+from clawbot_subagents.text import one_line, quoted_line
 
 log = logging.getLogger(__name__)
 
 SPAWN_TOOL = "sessions_spawn"
-TASK_SHOWN = 120  # characters of a task that /subagents and announcements show
 KEEP_FINISHED = 200  # finished runs /subagents still lists
+
+
+def subagent_key(agent_id: str, run_id: str) -> str:
+    return f"agent:{agent_id}:subagent:{run_id}"
+
+
+def is_subagent_session(session_key: str) -> bool:
+    return "subagent" in session_key.split(":")[2:]
 
 
 @attrs.define(eq=False)
@@ -55,13 +57,15 @@ class SubagentRun:
     parent_session_key: str
     depth: int
     started_at: str
+    host: AgentHost
+    parent_agent: str = ""
     parent_origin: InboundMessage | None = None
     trust: TurnTrust = TurnTrust.NON_OWNER
     """The trust of the turn that started it: its turns, and its report, carry no more."""
     status: str = "running"
     result: str = ""
     started: float = attrs.field(factory=time.monotonic)
-    job: asyncio.Task[object] | None = None
+    job: asyncio.Task[None] | None = None
     stop_asked: bool = False
     announce: bool = True
     """``False`` once the parent's chat was stopped or started over: its result is not wanted."""
@@ -70,36 +74,10 @@ class SubagentRun:
         return SubagentSummary(self.run_id, self.session_key, self.agent_id, self.task, self.status, self.started_at, self.parent_session_key)
 
 
-def subagent_key(agent_id: str, run_id: str) -> str:
-    return f"agent:{agent_id}:subagent:{run_id}"
-
-
-def _line(text: str, limit: int = TASK_SHOWN) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
-
-
-def _event_message(text: str) -> Message:
-    """A child's result as its sub-agent parent gets it: clawbot's own report, not a user's."""
-    from clawbot.agent.inbound import SESSION_CHANNEL
-
-    return Message(Role.USER, (TextBlock(text),), meta={"channel": SESSION_CHANNEL, "chat_type": "session", "system_event": True})
-
-
-def cut_off_announcement(run: CutOff) -> str:
-    """What the parent's model reads when clawbot stopped while ``run`` ran: its result is lost."""
-    return (
-        f"Sub-agent {run.run_id} (agent {run.agent_id}, session {run.session_key}) was interrupted: clawbot stopped while it ran, "
-        f"and its result is lost.\nTask: {_line(run.task)}\nTell the user it did not finish, and what that means for their request."
-    )
-
-
 def announcement(run: SubagentRun) -> str:
     """What the parent's model reads when ``run`` ended: how, and its result (as data)."""
-    from clawbot.safetext import fence
-
     seconds = time.monotonic() - run.started
-    head = f"Sub-agent {run.run_id} (agent {run.agent_id}, session {run.session_key}) {run.status} after {seconds:.0f} s.\nTask: {_line(run.task)}"
+    head = f"Sub-agent {run.run_id} (agent {run.agent_id}, session {run.session_key}) {run.status} after {seconds:.0f} s.\nTask: {one_line(run.task)}"
     if run.status == "done":
         body = fence(run.result or "(no text)", label=f"the result of sub-agent {run.run_id}")
         return f"{head}\n{body}\nTell the user what matters from it."
@@ -107,26 +85,38 @@ def announcement(run: SubagentRun) -> str:
     return f"{head}{why}\nTell the user it did not finish, and what that means for their request."
 
 
-@attrs.define(eq=False)
-class Subagents:
-    """The sub-agents of one running clawbot (they end with it; :attr:`record` keeps the running ones on disk)."""
+def cut_off_announcement(run: CutOff) -> str:
+    """What the parent's model reads when clawbot stopped while ``run`` ran: its result is lost."""
+    return (
+        f"Sub-agent {run.run_id} (agent {run.agent_id}, session {run.session_key}) was interrupted: clawbot stopped while it ran, "
+        f"and its result is lost.\nTask: {one_line(run.task)}\nTell the user it did not finish, and what that means for their request."
+    )
 
-    shared: SharedServices
+
+@attrs.define(eq=False)
+class SubagentRegistry:
+    """The sub-agents of one running clawbot (they end with it; :attr:`record` keeps the
+    running ones on disk). ``settings``: ``agents.defaults.subagents``."""
+
+    state_dir: Path
+    settings: SubagentLimits
     _runs: dict[str, SubagentRun] = attrs.field(factory=dict)
     #: sub-agent session -> results of its own sub-agents, waiting for its next turn
     _inbox: dict[str, asyncio.Queue[str]] = attrs.field(factory=dict)
-    #: parent session -> how many of its runs a one-shot CLI run has already waited for
-    _counted: dict[str, int] = attrs.field(factory=dict)
 
     @property
     def record(self) -> SubagentRecord:
         """The runs on disk, for the next gateway to announce the ones it finds cut off."""
-        return SubagentRecord(self.shared.kernel.paths.root / "gateway" / "subagents.json")
+        return SubagentRecord(self.state_dir / "gateway" / "subagents.json")
+
+    def for_scope(self, scope: CapabilityScope) -> Subagents:
+        """The capability for one tool call: this registry as the calling session sees it."""
+        return SessionSubagents(self, scope)
 
     def take_cut_off(self) -> list[CutOff]:
         """The runs an earlier process left running (it crashed or stopped), forgotten on disk."""
         try:
-            return self.record.take_cut_off()
+            return self.record.take_cut_off(frozenset(r.run_id for r in self.running()))
         except OSError as exc:
             log.warning("the sub-agents a restart cut off cannot be read (%s): they are not announced", exc)
             return []
@@ -143,10 +133,6 @@ class Subagents:
         except OSError as exc:
             log.warning("sub-agent %s could not be crossed off (%s): a restart may announce it as interrupted", run.run_id, exc)
 
-    @property
-    def _settings(self):  # noqa: ANN202 - SubagentsConfig
-        return self.shared.kernel.config.agents.defaults.subagents
-
     def depth_of(self, session_key: str) -> int:
         """0 for a session a person talks to; a sub-agent's is its parent's plus one."""
         run = self._by_session(session_key)
@@ -155,7 +141,7 @@ class Subagents:
         return session_key.split(":").count("subagent")  # one from before a restart: at least that deep
 
     def _by_session(self, session_key: str) -> SubagentRun | None:
-        if session_kind(session_key) != "subagent":
+        if not is_subagent_session(session_key):
             return None
         return self._runs.get(session_key.rsplit(":", 1)[-1])
 
@@ -167,17 +153,7 @@ class Subagents:
         runs = [r for r in self._runs.values() if r.parent_session_key == parent_session_key]
         return [r.summary() for r in reversed(runs)]
 
-    def take_started(self, parent_session_key: str) -> int:
-        """How many runs the session started since the last call: a one-shot ``clawbot
-        agent`` waits for exactly that many announcements before it exits."""
-        total = sum(1 for r in self._runs.values() if r.parent_session_key == parent_session_key)
-        new = total - self._counted.get(parent_session_key, 0)
-        self._counted[parent_session_key] = total
-        return new
-
     def stop(self, parent_session_key: str, run_id: str) -> str:
-        from clawbot.agent.notices import quoted_line
-
         run = self._runs.get(run_id)
         if run is None or run.parent_session_key != parent_session_key:
             return f"No sub-agent {quoted_line(run_id)} was started from this session. /subagents lists them."
@@ -206,92 +182,43 @@ class Subagents:
         for key in finished[: max(0, len(finished) - KEEP_FINISHED)]:
             del self._runs[key]
 
-    def may_spawn_agent(self, parent_agent: str, target: str, *, main: bool, reachable: Callable[[str], bool]) -> bool:
-        """Its own agent always; another only from the main session, per ``tools.agent_to_agent``."""
-        return target == parent_agent or (main and reachable(target))
+    async def aclose(self) -> None:
+        """clawbot stops: the runs end with it, left written down for the next gateway."""
+        jobs = [run.job for run in self.running() if run.job is not None]
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
 
-    async def spawn(
-        self,
-        *,
-        task: str,
-        parent_agent: str,
-        parent_session_key: str,
-        parent_origin: InboundMessage | None,
-        trust: TurnTrust,
-        parent_tools: frozenset[str],
-        agent_id: str,
-        model: str | None,
-        timeout_s: float | None,
-    ) -> SubagentSummary:
-        from clawbot.agent.policy import agent_tools
+    def start(self, run: SubagentRun, tools: frozenset[str], model: str | None, timeout: float) -> None:
+        self._forget_old()
+        self._runs[run.run_id] = run
+        self._write_down(run)
+        run.job = asyncio.get_running_loop().create_task(self._run(run, tools, model, timeout), name=f"subagent:{run.run_id}")
 
-        settings = self._settings
-        if not task.strip():
-            raise ServiceUnavailable("the task is empty: say what the sub-agent should do")
-        depth = self.depth_of(parent_session_key) + 1
-        if depth > settings.max_depth:
-            raise ServiceUnavailable(
-                f"sub-agents may nest only {settings.max_depth} level(s) deep (agents.defaults.subagents.max_depth); do this part yourself"
-            )
-        running = len(self.running())
-        if running >= settings.max_concurrent:
-            raise ServiceUnavailable(
-                f"{running} sub-agents are running already, the most allowed (agents.defaults.subagents.max_concurrent); "
-                "nothing was started: wait for one to report back, or do it yourself"
-            )
-        if timeout_s is not None and timeout_s <= 0:
-            raise ServiceUnavailable("timeout_s must be more than 0 seconds")
-        timeout = min(float(timeout_s), settings.timeout_s) if timeout_s is not None else float(settings.timeout_s)
-        kernel = self.shared.kernel
-        if model:
-            from clawbot.agent.models import ModelError, resolve_ref
-
-            try:
-                resolve_ref(kernel, model, agent_id)
-            except ModelError as exc:
-                raise ServiceUnavailable(f"model {model!r}: {exc}") from None
-        base = await self.shared.conversation(agent_id)
-        tools = {n: t for n, t in agent_tools(kernel, agent_id).items() if n in parent_tools}
-        if depth >= settings.max_depth:  # at the limit it could only be refused: not offered
-            tools.pop(SPAWN_TOOL, None)
-        conversation = attrs.evolve(base, tools=tools)
+    def new_run_id(self) -> str:
         run_id = secrets.token_hex(4)
         while run_id in self._runs:
             run_id = secrets.token_hex(4)
-        run = SubagentRun(
-            run_id,
-            subagent_key(agent_id, run_id),
-            agent_id,
-            task,
-            parent_session_key,
-            depth,
-            datetime.now(UTC).isoformat(timespec="seconds"),
-            parent_origin=parent_origin,
-            trust=trust,
-        )
-        self._forget_old()
-        self._runs[run_id] = run
-        self._write_down(run)
-        from clawbot.agent.user_turns import session_message
+        return run_id
 
-        message = session_message(task, from_session=parent_session_key, from_agent=parent_agent)
-        run.job = self.shared.spawn(self._run(run, conversation, message, model, timeout), name=f"subagent:{run_id}")
-        return run.summary()
-
-    async def _run(self, run: SubagentRun, conversation: Conversation, message: Message, model: str | None, timeout: float) -> None:
-        from clawbot.agent.turn_options import TurnOptions
-
-        options = TurnOptions(model=model, kind="subagent", trust=run.trust)
+    async def _run(self, run: SubagentRun, tools: frozenset[str], model: str | None, timeout: float) -> None:
+        host = run.host
         inbox = self._inbox.setdefault(run.session_key, asyncio.Queue())
         shutting_down = False
+
+        async def turn(text: str, from_session: str | None = None) -> str:
+            outcome = await host.run_turn(
+                run.agent_id, run.session_key, text, kind="subagent", model=model, trust=run.trust, tools=tools, from_session=from_session
+            )
+            return outcome.text
+
         try:
             async with asyncio.timeout(timeout):
-                result = await conversation.send(run.session_key, message, options=options)
+                result = await turn(run.task, from_session=run.parent_session_key)
                 # Its own sub-agents report to it, and it answers only once they all did.
                 while any(r.status == "running" for r in self._runs.values() if r.parent_session_key == run.session_key) or not inbox.empty():
-                    event = await inbox.get()
-                    result = await conversation.send(run.session_key, _event_message(event), options=options)
-            run.status, run.result = "done", result.text
+                    result = await turn(await inbox.get())
+            run.status, run.result = "done", result
         except TimeoutError:
             run.status, run.result = "timed out", f"it ran longer than its {timeout:g} s"
         except asyncio.CancelledError:
@@ -316,31 +243,88 @@ class Subagents:
                 await self._ended(run)
 
     async def _ended(self, run: SubagentRun) -> None:
-        from clawbot.agent.turn_options import TurnOptions
-
-        kernel = self.shared.kernel
-        info = kernel.sessions.get(run.session_key)
-        if info is not None:  # its session is over: plugins see it end like any other
-            event = SessionEvent(run.agent_id, run.session_key, info.session_id, f"sub-agent {run.status}")
-            await kernel.plugins.notify("clawbot_session_end", event=event)
+        host = run.host
+        await host.end_session(run.session_key, f"sub-agent {run.status}")  # plugins see it end like any other
         if not run.announce:
             return
         text = announcement(run)
-        if session_kind(run.parent_session_key) == "subagent":
+        if is_subagent_session(run.parent_session_key):
             parent = self._by_session(run.parent_session_key)
             if parent is not None and parent.status == "running":
                 self._inbox.setdefault(parent.session_key, asyncio.Queue()).put_nowait(text)
             else:  # the sub-agent that started it is over: nobody waits for this result
                 log.info("sub-agent %s ended after the sub-agent that started it", run.run_id)
             return
-        port, origin = self.shared.port, run.parent_origin or self.shared.local_origin
-        if port is not None and origin is not None:
-            port.inject(origin, run.parent_session_key, text)
-            return
+        if run.parent_origin is not None or not host.gateway_running:
+            try:
+                # answered as the chat's own turn, as every system event of a chat's tools is
+                await host.post_system_event(run.parent_session_key, text, origin=run.parent_origin, kind="chat")
+                return
+            except ServiceUnavailable:
+                if host.gateway_running:  # the parent's chat is not running: the gateway lists the report as gone nowhere
+                    return
         # No chat to answer in (the parent was itself asked by another session): its model
         # still learns the result, and its reply stays in its history.
         try:
-            conversation = await self.shared.conversation(agent_of(run.parent_session_key))
-            await conversation.send(run.parent_session_key, _event_message(text), options=TurnOptions(trust=run.trust))
+            await host.run_turn(run.parent_agent, run.parent_session_key, text, trust=run.trust)
         except Exception:
             log.exception("reporting sub-agent %s to %s failed", run.run_id, run.parent_session_key)
+
+
+@attrs.define(eq=False)
+class SessionSubagents(Subagents):
+    """The :class:`Subagents` capability of one tool call's session."""
+
+    registry: SubagentRegistry
+    scope: CapabilityScope
+
+    def started(self) -> list[SubagentSummary]:
+        return self.registry.of_parent(self.scope.session_key)
+
+    async def spawn(self, task: str, *, agent_id: str | None = None, model: str | None = None, timeout_s: float | None = None) -> SubagentSummary:
+        scope, registry = self.scope, self.registry
+        settings = registry.settings
+        target = agent_id or scope.agent_id
+        if model is not None and scope.trust is not TurnTrust.OWNER:  # as /model: the owner's choice
+            raise ServiceUnavailable("only the owner's turns may pick a sub-agent's model; leave model out to use the agent's own")
+        if not task.strip():
+            raise ServiceUnavailable("the task is empty: say what the sub-agent should do")
+        depth = registry.depth_of(scope.session_key) + 1
+        if depth > settings.max_depth:
+            raise ServiceUnavailable(
+                f"sub-agents may nest only {settings.max_depth} level(s) deep (agents.defaults.subagents.max_depth); do this part yourself"
+            )
+        running = len(registry.running())
+        if running >= settings.max_concurrent:
+            raise ServiceUnavailable(
+                f"{running} sub-agents are running already, the most allowed (agents.defaults.subagents.max_concurrent); "
+                "nothing was started: wait for one to report back, or do it yourself"
+            )
+        if timeout_s is not None and timeout_s <= 0:
+            raise ServiceUnavailable("timeout_s must be more than 0 seconds")
+        timeout = min(float(timeout_s), settings.timeout_s) if timeout_s is not None else float(settings.timeout_s)
+        host = scope.host
+        if model and (problem := host.model_problem(model, target)) is not None:
+            raise ServiceUnavailable(f"model {model!r}: {problem}")
+        parent_tools = scope.tools if scope.tools is not None else host.agent_tool_names(scope.agent_id)
+        tools = frozenset(parent_tools) & host.agent_tool_names(target)
+        if depth >= settings.max_depth:  # at the limit it could only be refused: not offered
+            tools -= {SPAWN_TOOL}
+        run_id = registry.new_run_id()
+        run = SubagentRun(
+            run_id,
+            subagent_key(target, run_id),
+            target,
+            task,
+            scope.session_key,
+            depth,
+            datetime.now(UTC).isoformat(timespec="seconds"),
+            host,
+            parent_agent=scope.agent_id,
+            parent_origin=scope.origin,
+            trust=scope.trust,
+        )
+        registry.start(run, tools, model, timeout)
+        if not is_subagent_session(scope.session_key):  # a one-shot run waits for its report
+            host.expect_system_event(scope.session_key)
+        return run.summary()

@@ -13,22 +13,34 @@ import json
 import clawbot_tools.plugin
 import clawbot_workspace.plugin
 import pytest
-from clawbot import LLMProvider, Message, ModelInfo, Role, StopReason, TextBlock, Tool, ToolCallBlock, ToolResult, TurnTrust, Usage, hookimpl
-from clawbot.agent.models import ModelChoice
-from clawbot.agent.runtime import AgentRuntime
-from clawbot.cli.oneshot import OneShotPort, local_user
-from clawbot.testing import plugin_from_hooks
+from clawbot import (
+    CapabilityScope,
+    LLMProvider,
+    Message,
+    ModelInfo,
+    Role,
+    ServiceUnavailable,
+    StopReason,
+    TextBlock,
+    Tool,
+    ToolCallBlock,
+    ToolResult,
+    TurnTrust,
+    Usage,
+    hookimpl,
+)
+from clawbot.testing import plugin_from_hooks, running_gateway
 from clawbot.testing.fake_llm import Reply, ToolCallSpec
+from clawbot_subagents.plugin import SubagentsPlugin
 
-from ..e2e.e2etools import make_provider, providers_plugin
-from ..gateway.chatkit import eventually, open_chat
+from .kit import anthropic_on, eventually, providers_plugin
 
 OWNER = {"peer_id": "alice"}
 MAIN = "agent:main:main"
 
 
-def _config(workspace, extra: str = "") -> str:
-    return f'[agents.defaults]\nworkspace = "{workspace}"\nowner_ids = ["fake:alice"]\n\n[agents.defaults.model]\nprimary = "anthropic/claude-test"\n' + extra
+def _config(workspace, extra: str = "", *, model: str = "anthropic/claude-test") -> str:
+    return f'[agents.defaults]\nworkspace = "{workspace}"\nowner_ids = ["fake:alice"]\n\n[agents.defaults.model]\nprimary = "{model}"\n' + extra
 
 
 def _system(request) -> str:  # noqa: ANN001
@@ -72,14 +84,22 @@ async def test_a_sub_agent_round_trip_through_the_gateway(make_kernel, fake_chan
         return Reply(tool_calls=(ToolCallSpec("sessions_spawn", {"task": "compute the answer"}),))
 
     fake_llm.queue(*[brain] * 4)
-    anthropic = make_provider("anthropic", fake_llm)
+    anthropic = anthropic_on(fake_llm)
     observer = Observer()
-    plugins = {"llm": providers_plugin(anthropic), "tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin, "observer": observer}
-    chat = await open_chat(make_kernel, fake_channel, anthropic, config=_config(workspace), plugins=plugins, model="claude-test")
-    await fake_channel.inject("find the answer in the background", **OWNER)
-    await eventually(lambda: len(fake_channel.texts()) >= 2)
-    await fake_channel.inject("/subagents", **OWNER)
-    await chat.close()
+    plugins = {
+        "llm": providers_plugin(anthropic),
+        "tools": clawbot_tools.plugin,
+        "workspace": clawbot_workspace.plugin,
+        "subagents": SubagentsPlugin(),
+        "observer": observer,
+        "fake": fake_channel.as_plugin(),
+    }
+    kernel = await make_kernel(plugins=plugins, config=_config(workspace))
+    async with running_gateway(kernel, fake_channel):
+        await fake_channel.inject("find the answer in the background", **OWNER)
+        await eventually(lambda: len(fake_channel.texts()) >= 2)
+        await fake_channel.inject("/subagents", **OWNER)
+    await kernel.aclose()
 
     parent_first = fake_llm.requests[0]
     (sub,) = [r for r in fake_llm.requests if "## Sub-agent" in _system(r)]
@@ -141,14 +161,23 @@ def _tools(*names: str) -> list[Tool]:
     return [Tool(n, n, {"type": "object"}, lambda c: ToolResult.text("ran"), group="fs") for n in names] + [Tool("hang", "waits", {"type": "object"}, _forever)]
 
 
-async def _runtime(make_kernel, workspace, brain: Brain, extra: str = "", tools: tuple[str, ...] = ()):
-    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin, "extra": plugin_from_hooks(clawbot_tools=lambda ctx: _tools(*tools))}
-    kernel = await make_kernel(plugins=plugins, config=f'[agents.defaults]\nworkspace = "{workspace}"\n' + extra)
-    port = OneShotPort()
-    runtime = AgentRuntime(kernel, port=port)
-    runtime.services.local_origin = local_user()
-    conversation = await runtime.conversation("main", chain=[ModelChoice(brain, "m")])
-    return kernel, runtime, port, conversation
+def _subagents_kernel(make_kernel, workspace, brain: Brain, fake_channel, *, extra: str = "", tools: tuple[str, ...] = (), subagents=None):  # noqa: ANN001, ANN202
+    """A kernel whose default agent answers with ``brain``, with the shipped tools, the
+    workspace, the sub-agents plugin and ``tools`` (plus ``hang``, which never returns)."""
+    plugins = {
+        "brain": providers_plugin(brain),
+        "tools": clawbot_tools.plugin,
+        "workspace": clawbot_workspace.plugin,
+        "subagents": subagents or SubagentsPlugin(),
+        "extra": plugin_from_hooks(clawbot_tools=lambda ctx: _tools(*tools)),
+        "fake": fake_channel.as_plugin(),
+    }
+    return make_kernel(plugins=plugins, config=_config(workspace, model="brain/m") + extra)
+
+
+def _scope(host, session_key: str = MAIN, tools=None) -> CapabilityScope:  # noqa: ANN001
+    """The scope of a tool call of the owner's turn in ``session_key`` offering ``tools``."""
+    return CapabilityScope("main", session_key, None, TurnTrust.OWNER, host, frozenset(tools) if tools is not None else None)
 
 
 def _parents_follow_up(brain: Brain):  # noqa: ANN202 - a ModelRequest
@@ -161,38 +190,42 @@ def _results(brain: Brain) -> list[str]:
     return [b.text for r in brain.requests for m in r.messages[-1:] if m.role == Role.TOOL_RESULT for b in m.content if hasattr(b, "text")]
 
 
-async def test_past_max_concurrent_a_spawn_is_refused(make_kernel, workspace) -> None:
+async def test_past_max_concurrent_a_spawn_is_refused(make_kernel, fake_channel, workspace) -> None:
     brain = Brain([[spawn("a"), spawn("b"), spawn("c")]], sub=[ToolCallBlock("h", "hang", {})])
-    kernel, runtime, _, conversation = await _runtime(make_kernel, workspace, brain, "\n[agents.defaults.subagents]\nmax_concurrent = 2\n")
-    await conversation.send(MAIN, "go", channel="cli")
-    running = runtime.services.subagents.running()
-    results = str(_parents_follow_up(brain).messages)
-    await runtime.aclose()
+    subagents = SubagentsPlugin()
+    kernel = await _subagents_kernel(
+        make_kernel, workspace, brain, fake_channel, extra="\n[agents.defaults.subagents]\nmax_concurrent = 2\n", subagents=subagents
+    )
+    async with running_gateway(kernel, fake_channel):
+        await fake_channel.inject("go", **OWNER)
+        running = subagents.registry().running()
+        results = str(_parents_follow_up(brain).messages)
     await kernel.aclose()
     assert len(running) == 2
     assert results.count("Started sub-agent") == 2 and "2 sub-agents are running already" in results
 
 
-async def test_a_sub_agent_that_runs_too_long_is_timed_out_and_reported(make_kernel, workspace) -> None:
+async def test_a_sub_agent_that_runs_too_long_is_timed_out_and_reported(make_kernel, fake_channel, workspace) -> None:
     brain = Brain([[spawn("a", timeout_seconds=0.05)]], sub=[ToolCallBlock("h", "hang", {})])
-    kernel, runtime, port, conversation = await _runtime(make_kernel, workspace, brain)
-    await conversation.send(MAIN, "go", channel="cli")
-    (event,) = await asyncio.wait_for(port.next_events(1), 5)
-    summary = runtime.services.subagents.of_parent(MAIN)[0]
-    await runtime.aclose()
+    subagents = SubagentsPlugin()
+    kernel = await _subagents_kernel(make_kernel, workspace, brain, fake_channel, subagents=subagents)
+    async with running_gateway(kernel, fake_channel):
+        await fake_channel.inject("go", **OWNER)
+        await eventually(lambda: any("timed out after" in r.messages[-1].text for r in brain.requests))
+        (event,) = [r.messages[-1].text for r in brain.requests if "timed out after" in r.messages[-1].text]
+        summary = subagents.registry().of_parent(MAIN)[0]
     await kernel.aclose()
     assert summary.status == "timed out" and "timed out after" in event and "longer than its 0.05 s" in event
 
 
-async def test_nested_spawning_is_refused_at_max_depth(make_kernel, workspace) -> None:
-    from clawbot.types import ServiceUnavailable
-
+async def test_nested_spawning_is_refused_at_max_depth(make_kernel, fake_channel, workspace) -> None:
     brain = Brain(["ok"])
-    kernel, runtime, _, _ = await _runtime(make_kernel, workspace, brain)
-    services = runtime.services.for_turn("main", "agent:main:subagent:abcd", None, "m", trust=TurnTrust.OWNER)
-    with pytest.raises(ServiceUnavailable, match="nest only 1 level"):
-        await services.spawn_subagent("deeper")
-    await runtime.aclose()
+    subagents = SubagentsPlugin()
+    kernel = await _subagents_kernel(make_kernel, workspace, brain, fake_channel, subagents=subagents)
+    async with running_gateway(kernel, fake_channel) as gateway:
+        spawning = subagents.registry().for_scope(_scope(gateway.host, "agent:main:subagent:abcd"))
+        with pytest.raises(ServiceUnavailable, match="nest only 1 level"):
+            await spawning.spawn("deeper")
     await kernel.aclose()
 
 
@@ -205,14 +238,14 @@ NARROWING = {
 
 
 @pytest.mark.parametrize("case", NARROWING)
-async def test_a_sub_agent_never_gets_more_tools_than_its_parent(make_kernel, workspace, case) -> None:
+async def test_a_sub_agent_never_gets_more_tools_than_its_parent(make_kernel, fake_channel, workspace, case) -> None:
     parent_tools, policy, expected = NARROWING[case]
     brain = Brain([])
-    kernel, runtime, port, _ = await _runtime(make_kernel, workspace, brain, "\n" + policy)
-    services = runtime.services.for_turn("main", MAIN, None, "m", parent_tools, trust=TurnTrust.OWNER)
-    await services.spawn_subagent("list things")
-    await asyncio.wait_for(port.next_events(1), 5)
-    await runtime.aclose()
+    subagents = SubagentsPlugin()
+    kernel = await _subagents_kernel(make_kernel, workspace, brain, fake_channel, extra="\n" + policy, subagents=subagents)
+    async with running_gateway(kernel, fake_channel) as gateway:
+        await subagents.registry().for_scope(_scope(gateway.host, MAIN, parent_tools)).spawn("list things")
+        await eventually(lambda: subagents.registry().of_parent(MAIN)[0].status != "running")
     await kernel.aclose()
     (sub,) = [r for r in brain.requests if "## Sub-agent" in r.system.text]
     assert {t.name for t in sub.tools} == expected
@@ -220,16 +253,17 @@ async def test_a_sub_agent_never_gets_more_tools_than_its_parent(make_kernel, wo
 
 async def test_subagents_lists_and_the_owner_stops_one(make_kernel, fake_channel, workspace) -> None:
     brain = Brain([[spawn("a")], "started"], sub=[ToolCallBlock("h", "hang", {})])
-    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
-    chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=_config(workspace).split("[agents.defaults.model]")[0], plugins=plugins)
-    await fake_channel.inject("go", **OWNER)
-    await fake_channel.inject("/subagents", **OWNER)
-    (run,) = chat.runtime.services.subagents.of_parent(MAIN)
-    await fake_channel.inject(f"/subagents stop {run.run_id}", peer_id="team", chat_type="group", sender_id="mallory")
-    await fake_channel.inject(f"/subagents stop {run.run_id}", **OWNER)
-    await eventually(lambda: chat.runtime.services.subagents.of_parent(MAIN)[0].status == "stopped")
-    await eventually(lambda: any("stopped after" in str(r.messages[-1].text) for r in brain.requests))
-    await chat.close()
+    subagents = SubagentsPlugin()
+    kernel = await _subagents_kernel(make_kernel, workspace, brain, fake_channel, subagents=subagents)
+    async with running_gateway(kernel, fake_channel):
+        await fake_channel.inject("go", **OWNER)
+        await fake_channel.inject("/subagents", **OWNER)
+        (run,) = subagents.registry().of_parent(MAIN)
+        await fake_channel.inject(f"/subagents stop {run.run_id}", peer_id="team", chat_type="group", sender_id="mallory")
+        await fake_channel.inject(f"/subagents stop {run.run_id}", **OWNER)
+        await eventually(lambda: subagents.registry().of_parent(MAIN)[0].status == "stopped")
+        await eventually(lambda: any("stopped after" in str(r.messages[-1].text) for r in brain.requests))
+    await kernel.aclose()
     texts = fake_channel.texts()
     assert f"- {run.run_id} [running] agent main" in texts[1]
     assert "Only the owner can" in texts[2]
@@ -239,16 +273,17 @@ async def test_subagents_lists_and_the_owner_stops_one(make_kernel, fake_channel
 @pytest.mark.parametrize("command", ["/stop", "/new"])
 async def test_stop_and_new_end_the_chats_sub_agents_without_a_report(make_kernel, fake_channel, workspace, command) -> None:
     brain = Brain([[spawn("a"), spawn("b")], "started"], sub=[ToolCallBlock("h", "hang", {})])
-    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
-    chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=_config(workspace).split("[agents.defaults.model]")[0], plugins=plugins)
-    await fake_channel.inject("go", **OWNER)
-    registry = chat.runtime.services.subagents
-    assert len(registry.running()) == 2
-    await fake_channel.inject(command, **OWNER)
-    await eventually(lambda: not registry.running())
-    requests = len(brain.requests)
-    await asyncio.sleep(0.2)  # a report would start a turn now
-    await chat.close()
+    subagents = SubagentsPlugin()
+    kernel = await _subagents_kernel(make_kernel, workspace, brain, fake_channel, subagents=subagents)
+    async with running_gateway(kernel, fake_channel):
+        await fake_channel.inject("go", **OWNER)
+        registry = subagents.registry()
+        assert len(registry.running()) == 2
+        await fake_channel.inject(command, **OWNER)
+        await eventually(lambda: not registry.running())
+        requests = len(brain.requests)
+        await asyncio.sleep(0.2)  # a report would start a turn now
+    await kernel.aclose()
     assert len(brain.requests) == requests  # nobody reported into the chat that was stopped
     assert {r.status for r in registry.of_parent(MAIN)} == {"stopped"}
     if command == "/stop":
@@ -257,33 +292,47 @@ async def test_stop_and_new_end_the_chats_sub_agents_without_a_report(make_kerne
 
 async def test_only_the_owners_turn_may_pick_a_sub_agents_model(make_kernel, fake_channel, workspace) -> None:
     brain = Brain([[spawn("a", model="anthropic/claude-test")], "ok"], sub=["done"])
-    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
-    chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=_config(workspace).split("[agents.defaults.model]")[0], plugins=plugins)
-    await fake_channel.inject("go", peer_id="bob", chat_type="direct")  # the fake lets anyone in: bob is not the owner
-    await chat.close()
-    assert chat.runtime.services.subagents.running() == [] and "only the owner" in str(_parents_follow_up(brain).messages[-1])
+    subagents = SubagentsPlugin()
+    kernel = await _subagents_kernel(make_kernel, workspace, brain, fake_channel, subagents=subagents)
+    async with running_gateway(kernel, fake_channel):
+        await fake_channel.inject("go", peer_id="bob", chat_type="direct")  # the fake lets anyone in: bob is not the owner
+    await kernel.aclose()
+    assert subagents.registry().running() == [] and "only the owner" in str(_parents_follow_up(brain).messages[-1])
 
 
 async def test_a_sub_agent_cut_off_by_a_stop_is_announced_to_its_chat_after_the_restart(make_kernel, fake_channel, workspace) -> None:
     brain = Brain([[spawn("a")], "started"], sub=[ToolCallBlock("h", "hang", {})])
-    plugins = {"tools": clawbot_tools.plugin, "workspace": clawbot_workspace.plugin}
-    config = _config(workspace).split("[agents.defaults.model]")[0]
-    chat = await open_chat(make_kernel, fake_channel, brain, tools=_tools(), config=config, plugins=plugins)
-    await fake_channel.inject("go", **OWNER)
-    (run,) = chat.runtime.services.subagents.of_parent(MAIN)
-    await chat.close()  # clawbot stops while the sub-agent runs: nobody is left to tell now
+    subagents = SubagentsPlugin()
+    kernel = await _subagents_kernel(make_kernel, workspace, brain, fake_channel, subagents=subagents)
+    async with running_gateway(kernel, fake_channel):
+        await fake_channel.inject("go", **OWNER)
+        (run,) = subagents.registry().of_parent(MAIN)
+    await kernel.aclose()  # clawbot stops while the sub-agent runs: nobody is left to tell now
     told = len(fake_channel.texts())
     later = Brain(["The background work was cut off by the restart; shall I start it again?"])
-    chat = await open_chat(make_kernel, fake_channel, later, tools=_tools(), config=config, plugins=plugins)
+    kernel = await _subagents_kernel(make_kernel, workspace, later, fake_channel)
     try:
-        await eventually(lambda: len(fake_channel.texts()) > told, timeout=30)
-        assert fake_channel.texts()[told:] == ["The background work was cut off by the restart; shall I start it again?"]
-        (asked,) = later.requests
-        assert run.run_id in asked.messages[-1].text and "was interrupted" in asked.messages[-1].text
-        assert fake_channel.sent[-1].peer_id == OWNER["peer_id"]
+        async with running_gateway(kernel, fake_channel):
+            await eventually(lambda: len(fake_channel.texts()) > told, timeout=30)
+            assert fake_channel.texts()[told:] == ["The background work was cut off by the restart; shall I start it again?"]
+            (asked,) = later.requests
+            assert run.run_id in asked.messages[-1].text and "was interrupted" in asked.messages[-1].text
+            assert fake_channel.sent[-1].peer_id == OWNER["peer_id"]
     finally:
-        await chat.close()
+        await kernel.aclose()
     again = Brain([])
-    chat = await open_chat(make_kernel, fake_channel, again, tools=_tools(), config=config, plugins=plugins)
-    await chat.close()
+    kernel = await _subagents_kernel(make_kernel, workspace, again, fake_channel)
+    async with running_gateway(kernel, fake_channel):
+        pass
+    await kernel.aclose()
     assert again.requests == []  # announced once
+
+
+async def test_a_model_that_cannot_run_is_refused_before_anything_starts(make_kernel, fake_channel, workspace) -> None:
+    subagents = SubagentsPlugin()
+    kernel = await _subagents_kernel(make_kernel, workspace, Brain([]), fake_channel, subagents=subagents)
+    async with running_gateway(kernel, fake_channel) as gateway:
+        with pytest.raises(ServiceUnavailable, match="model 'nowhere/none'"):
+            await subagents.registry().for_scope(_scope(gateway.host)).spawn("work", model="nowhere/none")
+    await kernel.aclose()
+    assert subagents.registry().of_parent(MAIN) == []
