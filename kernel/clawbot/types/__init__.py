@@ -15,6 +15,7 @@ from clawbot.types.channels import (
     OutboundMessage,
 )
 from clawbot.types.context import AGENT_WRITABLE, ConfigSection, InRange, OutOfRange, PluginContext
+from clawbot.types.control import GatewayControl, TurnPreview, WaitingApproval
 from clawbot.types.events import (
     ChatCommand,
     ChatCommandContext,
@@ -98,6 +99,9 @@ from clawbot.types.web import WebPage, WebRoute, WebSocketPeer, WebSocketRoute
 
 # spelled out so linters and type checkers see the re-exports (a test keeps it complete)
 __all__ = [
+    "GatewayControl",
+    "TurnPreview",
+    "WaitingApproval",
     "AGENT_WRITABLE",
     "SubagentSummary",
     "RunKind",

@@ -1,27 +1,24 @@
 """The control API as a channel: ``api``, run and restarted by the gateway like any other.
 
-Its :meth:`start` serves the HTTP and WebSocket API (:mod:`clawbot.control.server`) until
+Its :meth:`start` serves the HTTP and WebSocket API (:mod:`clawbot_control.server`) until
 :meth:`stop`. A client's message becomes an :class:`~clawbot.types.InboundMessage` from the
-owner (whoever holds the token is) with a peer id of its own, handed to
-:meth:`Gateway.accept <clawbot.gateway.runner.Gateway.accept>` with the session the client
-named; what the gateway sends that peer goes back to the client's open request.
+owner (whoever holds the token is) with a peer id of its own, handed to the gateway through
+``sink.control`` (:class:`~clawbot.types.GatewayControl`) with the session the client named;
+what the gateway sends that peer goes back to the client's open request.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
-import attrs
+from clawbot.types import ActivitySink, Channel, ChannelCapabilities, GatewayControl, InboundMessage, InboundSink, OutboundMessage, WebRoute
 
-from clawbot.control.streams import TurnStream
-from clawbot.types import ActivitySink, Channel, ChannelCapabilities, InboundMessage, InboundSink, OutboundMessage
-
-if TYPE_CHECKING:
-    from clawbot.control.settings import ApiSettings
-    from clawbot.gateway.runner import Gateway
-    from clawbot.types import WebRoute
+from clawbot_control.settings import ApiSettings, ControlApiError, check_bind
+from clawbot_control.streams import TurnStream
+from clawbot_control.web_routes import checked_routes
 
 NAME = "api"
 
@@ -31,18 +28,46 @@ class ApiChannel(Channel):
     # a client hears only the turns it asked for, while its request is open
     capabilities = ChannelCapabilities(markdown="markdown", unprompted=False)
 
-    def __init__(self, gateway: Gateway, settings: ApiSettings, routes: list[tuple[str, WebRoute]] | None = None) -> None:
-        self.gateway = gateway
-        self.settings = settings
+    def __init__(self, settings: ApiSettings | Callable[[], ApiSettings], routes: list[tuple[str, WebRoute]] | None = None) -> None:
+        """``settings`` or how to make them when the API starts (the token is created then);
+        ``routes``: the plugins' pages and sockets, or ``None`` to collect them when it starts."""
+        self._settings_for = settings if callable(settings) else None
+        self._settings = settings if isinstance(settings, ApiSettings) else None
+        self._collect = routes is None
         self.routes = routes or []
+        self._control: GatewayControl | None = None
         self._streams: dict[str, TurnStream] = {}
         self._stopped = asyncio.Event()
         self.address: tuple[str, int] | None = None
         self.listening = asyncio.Event()
 
-    async def start(self, sink: InboundSink) -> None:
-        from clawbot.control.server import serve
+    @property
+    def settings(self) -> ApiSettings:
+        if self._settings is None:
+            assert self._settings_for is not None
+            self._settings = self._settings_for()
+        return self._settings
 
+    @property
+    def control(self) -> GatewayControl:
+        """The gateway this API serves; set when it starts."""
+        if self._control is None:
+            raise ControlApiError("the control API is not running in a gateway")
+        return self._control
+
+    def available(self) -> str | None:
+        try:
+            check_bind(self.settings.host, self.settings.explicit_bind)
+        except ControlApiError as exc:  # never beyond loopback unless asked for in the file itself
+            return str(exc)
+        return None
+
+    async def start(self, sink: InboundSink) -> None:
+        from clawbot_control.server import serve  # aiohttp: only once the API starts
+
+        self._control = sink.control
+        if self._collect:
+            self.routes = checked_routes(await self._control.web_routes())
         self._stopped.clear()
         await serve(self, self._stopped)
 
@@ -77,35 +102,12 @@ class ApiChannel(Channel):
     async def submit(self, stream: TurnStream, text: str) -> None:
         """Hand ``text`` to the gateway as the owner's message in the stream's session."""
         message = InboundMessage(channel=NAME, peer_id=stream.peer_id, text=text, sender_id=stream.peer_id, sender_name="control API", from_owner=True)
-        task: Any = await self.gateway.accept(self, message, session_key=stream.session_key)
+        task: Any = await self.control.submit(self, message, stream.session_key)
         if task not in stream.turns:  # its turn may have started (and registered itself) already
             stream.turns.append(task)
 
     def waiting(self, stream: TurnStream) -> frozenset[str]:
-        return self.gateway.approvals_waiting(stream.session_key)
-
-    def session_quiet(self, session_key: str) -> bool:
-        """Nothing of ``session_key`` runs or waits, and no background work (an allowed
-        command) is left that could report back to it."""
-        runtime = self.gateway.runtime
-        background = runtime.services.background if runtime is not None else frozenset()
-        return not self.gateway.turn_running(session_key) and not any(not task.done() for task in background)
+        return self.control.approvals_waiting(stream.session_key)
 
     def stream_offering(self, approval_id: str) -> TurnStream | None:
         return next((s for s in self._streams.values() if approval_id in s.offered), None)
-
-    def health(self) -> list[dict[str, Any]]:
-        """The channels' health as the gateway reports it, as JSON."""
-        return [attrs.asdict(item) for item in self.gateway.health()]
-
-
-async def api_channel_for(kernel: Any, gateway: Gateway) -> ApiChannel | None:
-    """The control API for ``clawbot run`` (``None`` with ``gateway.control_api = false``);
-    :class:`~clawbot.control.settings.ControlApiError` when it cannot run as configured."""
-    if not kernel.config.gateway.control_api:
-        return None
-    from clawbot.control.settings import settings_for
-    from clawbot.control.web_routes import collect_routes
-
-    settings = settings_for(kernel)
-    return ApiChannel(gateway, settings, await collect_routes(kernel))

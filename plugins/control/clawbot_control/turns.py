@@ -11,19 +11,14 @@ path as a chat's ``/approve``.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
-
-import attrs
 
 from clawbot.types import ApprovalDecision
 
 if TYPE_CHECKING:
-    from clawbot.control.api_channel import ApiChannel
-    from clawbot.control.streams import TurnStream
-
-log = logging.getLogger(__name__)
+    from clawbot_control.api_channel import ApiChannel
+    from clawbot_control.streams import TurnStream
 
 #: the answers ``POST /v1/approvals/{id}`` takes; ``show`` reveals what a notice left out (needed before allowing it)
 CHOICES = (*(d.value for d in (ApprovalDecision.ALLOW_ONCE, ApprovalDecision.ALLOW_ALWAYS, ApprovalDecision.DENY)), "show")
@@ -35,9 +30,6 @@ class BadRequest(Exception):
 
 def resolve_target(channel: ApiChannel, body: dict[str, Any]) -> tuple[str, str, str]:
     """(text, agent id, session key) of a turn request, or :class:`BadRequest`."""
-    from clawbot.sessions.keys import resolve_session_key
-
-    config = channel.gateway.kernel.config
     text = body.get("text")
     if not isinstance(text, str) or not text.strip():
         raise BadRequest("text: a non-empty string is required")
@@ -47,47 +39,33 @@ def resolve_target(channel: ApiChannel, body: dict[str, Any]) -> tuple[str, str,
     session = body.get("session") or None
     if session is not None and not isinstance(session, str):
         raise BadRequest("session: must be a string (a name like 'main' or a full key)")
-    agent_id = agent_id or config.default_agent_id()
-    if agent_id not in config.agent_ids():
-        raise BadRequest(f"unknown agent {agent_id!r}; configured: {', '.join(config.agent_ids())}")
     try:
-        return text, agent_id, resolve_session_key(session, agent_id)
+        agent_id, session_key = channel.control.session_key(session, agent_id)
     except ValueError as exc:
-        raise BadRequest(f"session: {exc}") from None
+        raise BadRequest(str(exc)) from None
+    return text, agent_id, session_key
 
 
 async def start_event(channel: ApiChannel, text: str, agent_id: str, session_key: str) -> dict[str, Any]:
     """What the client prints first: the agent, the session, the model and (for a command) its name."""
-    from clawbot.gateway.command_dispatch import command_of
-
-    gateway, kernel = channel.gateway, channel.gateway.kernel
-    command = command_of(kernel, text)
-    event: dict[str, Any] = {"type": "start", "agent": agent_id, "session": session_key, "command": f"/{command.name}" if command else None}
-    runtime = gateway.runtime
-    if runtime is None or command is not None:
-        return event
-    try:
-        from clawbot.cli.startup import startup_line
-
-        conversation = await runtime.conversation(agent_id)
-        info = kernel.sessions.get(session_key)
-        model, chosen = conversation.models_for(info)[0], info is not None and bool(info.model_override)
-        event["model"] = model.ref
-        event["line"] = startup_line(kernel, agent_id, model, chosen=chosen)
-    except Exception:  # the turn itself says why the model is unusable
-        log.debug("no model line for %s", session_key, exc_info=True)
+    preview = await channel.control.preview(text, agent_id, session_key)
+    event: dict[str, Any] = {"type": "start", "agent": agent_id, "session": session_key, "command": preview.command}
+    if preview.model is not None:
+        event["model"] = preview.model
+    if preview.line is not None:
+        event["line"] = preview.line
     return event
 
 
-def _totals(info: Any) -> tuple[dict[str, int], float | None, int]:
+def _totals(info: dict[str, Any] | None) -> tuple[dict[str, int], float | None, int]:
     if info is None:
         return {}, None, 0
-    return attrs.asdict(info.usage), info.cost_usd, info.turns
+    return dict(info["usage"]), info["cost_usd"], info["turns"]
 
 
-def result_of(channel: ApiChannel, stream: TurnStream, before: Any) -> dict[str, Any]:
+def result_of(channel: ApiChannel, stream: TurnStream, before: dict[str, Any] | None) -> dict[str, Any]:
     """The turn's figures, from the session index before and after it (as ``--json`` prints them)."""
-    info = channel.gateway.kernel.sessions.get(stream.session_key)
+    info = channel.control.session_totals(stream.session_key)
     usage_before, cost_before, _ = _totals(before)
     usage_after, cost_after, turns = _totals(info)
     usage: dict[str, float] = {key: value - usage_before.get(key, 0) for key, value in usage_after.items()}
@@ -97,7 +75,7 @@ def result_of(channel: ApiChannel, stream: TurnStream, before: Any) -> dict[str,
     cost = None if cost_after is None else cost_after - (cost_before or 0.0)
     totals = {"turns": turns, "usage": usage_after, "cost_usd": cost_after} if info is not None else None
     return {
-        "model": info.model if info is not None else None,
+        "model": info["model"] if info is not None else None,
         "iterations": stream.tool_batches + 1,
         "tool_calls": stream.tool_calls,
         "usage": usage,
@@ -108,8 +86,8 @@ def result_of(channel: ApiChannel, stream: TurnStream, before: Any) -> dict[str,
 
 def unanswered(channel: ApiChannel, stream: TurnStream) -> str | None:
     """Why the client's message got no reply (dropped, stopped, clawbot stopping), if so."""
-    lanes = channel.gateway.lanes
-    return next((why for turn in stream.turns if (why := lanes.why_unanswered(turn)) is not None), None)
+    control = channel.control
+    return next((why for turn in stream.turns if (why := control.why_unanswered(turn)) is not None), None)
 
 
 async def turn_events(channel: ApiChannel, body: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
@@ -122,10 +100,10 @@ async def turn_events(channel: ApiChannel, body: dict[str, Any]) -> AsyncIterato
     start = await start_event(channel, text, agent_id, session_key)
     yield start
     stream = channel.open_stream(session_key, agent_id)
-    before = channel.gateway.kernel.sessions.get(session_key)
+    before = channel.control.session_totals(session_key)
     try:
         await channel.submit(stream, text)
-        ended = asyncio.create_task(stream.until_over(lambda: channel.waiting(stream), lambda: channel.session_quiet(session_key)))
+        ended = asyncio.create_task(stream.until_over(lambda: channel.waiting(stream), lambda: channel.control.quiet(session_key)))
         answered = False
         try:
             while True:
@@ -157,8 +135,7 @@ async def answer_approval(channel: ApiChannel, approval_id: str, choice: Any) ->
     """(HTTP status, body): the answer goes through ``/approve`` in the session that asked."""
     if choice not in CHOICES:
         return 400, {"error": f"choice: one of {', '.join(CHOICES)}"}
-    runtime = channel.gateway.runtime
-    session_key = None if runtime is None else _session_asking(channel, approval_id)
+    session_key = next((waiting.session_key for waiting in channel.control.waiting_approvals() if waiting.offer.id == approval_id), None)
     if session_key is None:
         return 404, {"error": f"no pending approval {approval_id[:40]!r} (it may have expired or been answered already)"}
     text = f"/deny {approval_id}" if choice == ApprovalDecision.DENY.value else f"/approve {approval_id} {choice}"
@@ -175,24 +152,7 @@ async def answer_approval(channel: ApiChannel, approval_id: str, choice: Any) ->
             replies.append(stream.events.get_nowait().get("text", ""))
     finally:
         channel.close_stream(stream)
-    answered = approval_id not in channel.gateway.approvals_waiting(session_key)
+    answered = approval_id not in channel.control.approvals_waiting(session_key)
     if offering is not None and allows and not answered:
         offering.follow_ups_due -= 1  # refused (shown first, say): nothing will report back
     return (200 if answered or choice == "show" else 409), {"id": approval_id, "choice": choice, "answered": answered, "text": "\n".join(replies)}
-
-
-def _session_asking(channel: ApiChannel, approval_id: str) -> str | None:
-    for session_key, ticket in pending_approvals(channel):
-        if ticket[0].id == approval_id:
-            return session_key
-    return None
-
-
-def pending_approvals(channel: ApiChannel) -> list[tuple[str, Any]]:
-    """(session key, (ticket, request)) of every approval waiting, across the sessions."""
-    runtime = channel.gateway.runtime
-    if runtime is None:
-        return []
-    keys = {info.key for info in channel.gateway.kernel.sessions.list(None)}
-    keys.update(channel.gateway.running_sessions())
-    return [(key, pair) for key in sorted(keys) for pair in runtime.approvals.requests_for(key)]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from clawbot.control.token import ensure_token
 
 
 class ControlApiError(Exception):
@@ -58,11 +59,7 @@ def bind_set_in_file(source: str | None) -> bool:
     return isinstance(gateway, dict) and "bind" in gateway
 
 
-def settings_for(kernel: Any) -> ApiSettings:
+def settings_for(config: Any, state_root: Path) -> ApiSettings:
     """The API's settings from ``[gateway]``; creates the token on first use."""
-    from clawbot.control.token import ensure_token
-
-    gateway = kernel.config.gateway
-    explicit = bind_set_in_file(kernel.config.source)
-    check_bind(gateway.bind, explicit)
-    return ApiSettings(gateway.bind, gateway.port, kernel.paths.root, ensure_token(kernel.paths.root), explicit)
+    gateway = config.gateway
+    return ApiSettings(gateway.bind, gateway.port, state_root, ensure_token(state_root), bind_set_in_file(config.source))

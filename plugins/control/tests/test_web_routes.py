@@ -1,7 +1,7 @@
 """Plugins' pages and sockets (``clawbot_web_routes``) on the control API.
 
-The kernel collects the routes itself when the API is set up for ``clawbot run``
-(:func:`clawbot.control.api_channel.api_channel_for`); pages are public with a strict CSP,
+The kernel collects the routes itself when the API starts in ``clawbot run``
+(:meth:`clawbot.types.GatewayControl.web_routes`); pages are public with a strict CSP,
 a socket's handler sees only clients that proved the token; ``/v1/`` and a path offered by
 two plugins are refused at startup, naming the plugins.
 """
@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 
 import aiohttp
+import clawbot_control.plugin
 import pytest
-from clawbot.control.api_channel import api_channel_for
-from clawbot.control.settings import ControlApiError
+from clawbot.gateway.control_port import GatewayControlPort
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import FakeChannel, plugin_from_hooks
 from clawbot.types import WebPage, WebSocketRoute
+from clawbot_control.settings import ControlApiError
+from clawbot_control.web_routes import checked_routes
 
 CONFIG = "[gateway]\nport = 0\n"
 
@@ -35,9 +37,9 @@ async def test_hook_web_routes_pages_are_served_and_sockets_reach_the_plugin_onl
             await peer.send({"type": "echo", "frame": frame})
 
     page = WebPage("/echo/", b"<!doctype html><title>echo</title>")
-    kernel = await make_kernel(config=CONFIG, plugins={"echoweb": routes_plugin(page, WebSocketRoute("/echo/ws", echo))})
+    kernel = await make_kernel(config=CONFIG, plugins={"control": clawbot_control.plugin, "echoweb": routes_plugin(page, WebSocketRoute("/echo/ws", echo))})
     gateway = Gateway(kernel, lambda m, k: None, "main")
-    api = await api_channel_for(kernel, gateway)
+    api = kernel.channels.get("api")
     assert api is not None
     run = asyncio.create_task(gateway.run([FakeChannel(), api]))
     try:
@@ -83,9 +85,9 @@ async def test_hook_web_routes_pages_are_served_and_sockets_reach_the_plugin_onl
 async def test_a_bad_or_clashing_route_is_a_startup_error_naming_the_plugins(make_kernel, plugins, expected) -> None:
     kernel = await make_kernel(config=CONFIG, plugins=plugins)
     with pytest.raises(ControlApiError, match=expected):
-        await api_channel_for(kernel, Gateway(kernel, lambda m, k: None, "main"))
+        checked_routes(await GatewayControlPort(Gateway(kernel, lambda m, k: None, "main")).web_routes())
 
 
 async def test_no_api_when_the_config_turns_it_off(make_kernel) -> None:
-    kernel = await make_kernel(config="[gateway]\ncontrol_api = false\n")
-    assert await api_channel_for(kernel, Gateway(kernel, lambda m, k: None, "main")) is None
+    kernel = await make_kernel(config="[gateway]\ncontrol_api = false\n", plugins={"control": clawbot_control.plugin})
+    assert kernel.channels.get("api") is None

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 import attrs
-
 from clawbot.types import Activity, OutboundMessage, TextDelta, TurnFailed
 
 #: how often the end of a turn is checked for what the gateway does not announce (an approval expiring)

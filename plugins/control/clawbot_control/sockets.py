@@ -11,15 +11,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
-
 from clawbot.control.token import token_matches
 
-if TYPE_CHECKING:
-    from clawbot.control.api_channel import ApiChannel
+from clawbot_control.requests import channel_of
+from clawbot_control.turns import answer_approval, turn_events
 
 AUTH_TIMEOUT_S = 5.0
 UNAUTHORIZED = 4401
@@ -66,7 +65,7 @@ class JsonPeer:
 async def authenticated_socket(request: web.Request) -> JsonPeer | web.StreamResponse:
     """The upgraded socket once its first frame proved the token; otherwise what to answer
     (a refusal before the upgrade, or the closed socket)."""
-    channel = _channel(request)
+    channel = channel_of(request)
     if not origin_allowed(request):
         return web.json_response({"error": "this socket does not accept pages from another site (Origin)"}, status=403)
     socket = web.WebSocketResponse(heartbeat=30.0)
@@ -84,21 +83,13 @@ async def authenticated_socket(request: web.Request) -> JsonPeer | web.StreamRes
     return JsonPeer(socket, request.remote or "")
 
 
-def _channel(request: web.Request) -> ApiChannel:
-    from clawbot.control.server import CHANNEL_KEY
-
-    return request.app[CHANNEL_KEY]
-
-
 async def api_socket(request: web.Request) -> web.StreamResponse:
     """``/v1/ws``: ``send`` frames run turns (events come back as on ``POST /v1/turns``,
     each with the ``request`` id the frame gave); ``approve`` frames answer approvals."""
-    from clawbot.control.turns import answer_approval, turn_events
-
     peer = await authenticated_socket(request)
     if not isinstance(peer, JsonPeer):
         return peer
-    channel = _channel(request)
+    channel = channel_of(request)
     running: set[asyncio.Task[None]] = set()
 
     async def run_turn(frame: dict[str, Any]) -> None:

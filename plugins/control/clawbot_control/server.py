@@ -1,7 +1,7 @@
 """The control API's aiohttp server: built, listening, announced, and torn down.
 
 Every ``/v1/`` request but the WebSocket needs ``Authorization: Bearer <token>``; the
-WebSocket proves it in its first frame (:mod:`clawbot.control.sockets`). The access log
+WebSocket proves it in its first frame (:mod:`clawbot_control.sockets`). The access log
 names the method, path and status only: no header (the token) is ever written.
 """
 
@@ -12,24 +12,23 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-
+from clawbot.control.endpoint import remove_endpoint, write_endpoint
 from clawbot.control.token import bearer, token_matches
 
+from clawbot_control import plugin_pages, routes, sockets
+from clawbot_control.requests import CHANNEL_KEY, channel_of, json_error
+from clawbot_control.settings import check_bind, is_loopback
+
 if TYPE_CHECKING:
-    from clawbot.control.api_channel import ApiChannel
+    from clawbot_control.api_channel import ApiChannel
 
 log = logging.getLogger(__name__)
+# named as the kernel's logger was: a user's logging configuration keeps finding it
 access_log = logging.getLogger("clawbot.control.access")
 
 ACCESS_FORMAT = '%a "%r" %s %b %Tf'
-CHANNEL_KEY: web.AppKey[Any] = web.AppKey("channel", object)
 #: the API's own endpoints that authenticate themselves (a socket proves the token in a frame)
 SELF_AUTHENTICATED = ("/v1/ws",)
-
-
-def json_error(status: int, text: str) -> web.Response:
-    return web.json_response({"error": text}, status=status)
-
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 
@@ -38,9 +37,7 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 async def loopback_host_only(request: web.Request, handler: Any) -> web.StreamResponse:
     """On loopback, a request must name a loopback host: a page of another site whose name
     was pointed at 127.0.0.1 (DNS rebinding) gets nothing, not even the login page."""
-    channel: ApiChannel = request.app[CHANNEL_KEY]
-    from clawbot.control.settings import is_loopback
-
+    channel = channel_of(request)
     if is_loopback(channel.settings.host):
         host = (request.host or "").lower()
         name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
@@ -53,28 +50,23 @@ async def loopback_host_only(request: web.Request, handler: Any) -> web.StreamRe
 async def require_token(request: web.Request, handler: Any) -> web.StreamResponse:
     if not request.path.startswith("/v1/") or request.path in SELF_AUTHENTICATED:
         return await handler(request)
-    channel: ApiChannel = request.app[CHANNEL_KEY]
+    channel = channel_of(request)
     if not token_matches(channel.settings.token, bearer(request.headers.get("Authorization"))):
         return json_error(401, "missing or wrong token: send Authorization: Bearer <token> (the token is in <state dir>/gateway/token)")
     return await handler(request)
 
 
 def build_app(channel: ApiChannel) -> web.Application:
-    from clawbot.control import routes, sockets, web_routes
-
     app = web.Application(middlewares=[loopback_host_only, require_token], client_max_size=4 * 1024 * 1024)
     app[CHANNEL_KEY] = channel
     routes.add_routes(app)
     app.router.add_get("/v1/ws", sockets.api_socket)
-    web_routes.add_plugin_routes(app, channel.routes)
+    plugin_pages.add_plugin_routes(app, channel.routes)
     return app
 
 
 async def serve(channel: ApiChannel, stopped: asyncio.Event) -> None:
     """Listen until ``stopped`` is set; the endpoint file exists exactly while it listens."""
-    from clawbot.control.endpoint import remove_endpoint, write_endpoint
-    from clawbot.control.settings import check_bind
-
     settings = channel.settings
     check_bind(settings.host, settings.explicit_bind)
     runner = web.AppRunner(build_app(channel), access_log=access_log, access_log_format=ACCESS_FORMAT, handler_cancellation=True, shutdown_timeout=1.0)

@@ -17,8 +17,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 from clawbot.control.endpoint import endpoint_path, live_endpoint
-from clawbot.control.settings import ApiSettings, ControlApiError, bind_set_in_file, check_bind
 from clawbot.control.token import ensure_token, token_path
+from clawbot_control.settings import ApiSettings, ControlApiError, bind_set_in_file, check_bind
 
 from .apihelpers import auth, serving, url
 
@@ -137,12 +137,11 @@ def test_only_a_bind_written_in_the_file_counts_as_asked_for(tmp_path: Path) -> 
 
 
 async def test_the_server_itself_refuses_a_wildcard_bind_not_asked_for(make_kernel) -> None:
-    from clawbot.control.api_channel import ApiChannel
-    from clawbot.control.server import serve
-    from clawbot.gateway.runner import Gateway
+    from clawbot_control.api_channel import ApiChannel
+    from clawbot_control.server import serve
 
     kernel = await make_kernel()
-    api = ApiChannel(Gateway(kernel, lambda m, k: None, "main"), ApiSettings("0.0.0.0", 0, kernel.paths.root, "t" * 43))
+    api = ApiChannel(ApiSettings("0.0.0.0", 0, kernel.paths.root, "t" * 43))
     with pytest.raises(ControlApiError, match=r"gateway\.bind = '0\.0\.0\.0'"):
         await asyncio.wait_for(serve(api, asyncio.Event()), 5)
     assert not endpoint_path(kernel.paths.root).exists()

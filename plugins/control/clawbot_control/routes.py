@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as dist_version
+from typing import Any
 
 from aiohttp import web
+from clawbot.types import ServiceUnavailable, WebPage
 
-from clawbot.control.server import CHANNEL_KEY, json_error
-from clawbot.types import WebPage
-
-if TYPE_CHECKING:
-    from clawbot.control.api_channel import ApiChannel
+from clawbot_control.requests import channel_of, json_error
+from clawbot_control.turns import answer_approval, turn_events
 
 NDJSON = "application/x-ndjson"
 STARTED_KEY: web.AppKey[float] = web.AppKey("started", float)
@@ -29,14 +29,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/v1/cron/{name}/run", cron_run)
 
 
-def _channel(request: web.Request) -> ApiChannel:
-    return request.app[CHANNEL_KEY]
-
-
 def version() -> str:
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-
     try:
         return dist_version("clawbot-kernel")
     except PackageNotFoundError:
@@ -44,21 +37,13 @@ def version() -> str:
 
 
 async def health(request: web.Request) -> web.Response:
-    from clawbot.automation.heartbeat import heartbeat_report
-
-    channel = _channel(request)
-    gateway = channel.gateway
+    channel = channel_of(request)
     return web.json_response(
         {
             "version": version(),
             "pid": os.getpid(),
             "uptime_s": round(time.monotonic() - request.app[STARTED_KEY], 3),
-            "agent": gateway.agent_id,
-            "channels": channel.health(),
-            "running_turns": gateway.running_sessions(),
-            "heartbeats": heartbeat_report(gateway.kernel),
-            # replies clawbot had no chat for (a heartbeat with no chat yet), newest last
-            "undelivered": list(gateway.undelivered),
+            **channel.control.health(),
             # the plugins' pages a person opens (the web chat's /chat/), by the plugin offering them
             "pages": [
                 {"path": route.path, "plugin": plugin}
@@ -70,9 +55,8 @@ async def health(request: web.Request) -> web.Response:
 
 
 async def sessions(request: web.Request) -> web.Response:
-    store = _channel(request).gateway.kernel.sessions
     agent = request.query.get("agent") or None
-    return web.json_response([store.converter.unstructure(info) for info in store.list(agent)])
+    return web.json_response(channel_of(request).control.sessions(agent))
 
 
 async def _json_body(request: web.Request) -> dict[str, Any] | None:
@@ -84,57 +68,47 @@ async def _json_body(request: web.Request) -> dict[str, Any] | None:
 
 
 async def turns(request: web.Request) -> web.StreamResponse:
-    from clawbot.control.turns import turn_events
-
     body = await _json_body(request)
     if body is None:
         return json_error(400, 'the body must be a JSON object: {"text": ..., "session": ..., "agent": ...}')
     response = web.StreamResponse(headers={"Content-Type": NDJSON, "Cache-Control": "no-store"})
     await response.prepare(request)
-    async for event in turn_events(_channel(request), body):
+    async for event in turn_events(channel_of(request), body):
         await response.write((json.dumps(event, ensure_ascii=True) + "\n").encode("ascii"))
     await response.write_eof()
     return response
 
 
 async def approvals(request: web.Request) -> web.Response:
-    from clawbot.agent.approvals import offer
-    from clawbot.control.turns import pending_approvals
-
-    rows = []
-    for session_key, (ticket, request_) in pending_approvals(_channel(request)):
-        shown = offer(ticket, request_)
-        rows.append(
-            {"id": ticket.id, "session": session_key, "summary": shown.summary, "choices": list(shown.choices), "expires_at": ticket.expires_at.isoformat()}
-        )
+    rows = [
+        {
+            "id": waiting.offer.id,
+            "session": waiting.session_key,
+            "summary": waiting.offer.summary,
+            "choices": list(waiting.offer.choices),
+            "expires_at": waiting.expires_at.isoformat(),
+        }
+        for waiting in channel_of(request).control.waiting_approvals()
+    ]
     return web.json_response(rows)
 
 
 async def approve(request: web.Request) -> web.Response:
-    from clawbot.control.turns import answer_approval
-
     body = await _json_body(request)
     if body is None:
         return json_error(400, 'the body must be a JSON object: {"choice": "allow-once" | "allow-always" | "deny"}')
-    status, answer = await answer_approval(_channel(request), request.match_info["id"], body.get("choice"))
+    status, answer = await answer_approval(channel_of(request), request.match_info["id"], body.get("choice"))
     return web.json_response(answer, status=status)
 
 
 async def cron_run(request: web.Request) -> web.Response:
     """Run a cron job now, in this gateway (its channels deliver); answers the finished run."""
-    from clawbot.automation.cron_store import converter
-    from clawbot.automation.run_lock import JobRunning
-
-    runtime = _channel(request).gateway.runtime
-    scheduler = runtime.services.cron if runtime is not None else None
-    if scheduler is None:
-        return json_error(503, "cron jobs do not run in this gateway (cron.enabled = false)")
-    name = request.match_info["name"]
-    job = scheduler.store.get(name)
-    if job is None:
-        return json_error(404, f"no cron job is named {name!r}")
     try:
-        run = await scheduler.run_now(job)
-    except JobRunning as exc:
+        run = await channel_of(request).control.run_cron_job(request.match_info["name"])
+    except ServiceUnavailable as exc:
+        return json_error(503, str(exc))
+    except LookupError as exc:
+        return json_error(404, str(exc))
+    except RuntimeError as exc:  # it runs already: not started twice
         return json_error(409, str(exc))
-    return web.json_response(converter.unstructure(run))
+    return web.json_response(run)
