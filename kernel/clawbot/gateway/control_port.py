@@ -105,6 +105,8 @@ class GatewayControlPort(GatewayControl):
         return {
             "agent": gateway.agent_id,
             "channels": [attrs.asdict(item) for item in gateway.health()],
+            # background services (plugins' and clawbot's own): supervision state and their own word
+            "services": [attrs.asdict(report) for report in gateway.service_health()],
             "running_turns": gateway.running_sessions(),
             "heartbeats": heartbeat_report(gateway.kernel),
             # replies clawbot had no chat for (a heartbeat with no chat yet), newest last

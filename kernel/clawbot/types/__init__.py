@@ -24,6 +24,7 @@ from clawbot.types.events import (
     SessionEvent,
 )
 from clawbot.types.health import HealthCheck, HealthLevel
+from clawbot.types.host import AgentHost, Capability, CapabilityScope, Service, ServiceHealth, TurnOutcome
 from clawbot.types.messages import (
     ContentBlock,
     ImageBlock,
@@ -99,6 +100,12 @@ from clawbot.types.web import WebPage, WebRoute, WebSocketPeer, WebSocketRoute
 
 # spelled out so linters and type checkers see the re-exports (a test keeps it complete)
 __all__ = [
+    "AgentHost",
+    "Capability",
+    "CapabilityScope",
+    "Service",
+    "ServiceHealth",
+    "TurnOutcome",
     "GatewayControl",
     "TurnPreview",
     "WaitingApproval",

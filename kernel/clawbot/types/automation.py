@@ -19,7 +19,8 @@ from clawbot.types.messages import Usage
 ScheduleKind = Literal["cron", "at", "every"]
 CronSession = Literal["isolated", "main"]
 CronRunStatus = Literal["ok", "failed", "skipped", "running", "interrupted"]
-RunKind = Literal["chat", "heartbeat", "cron", "subagent"]
+RunKind = Literal["chat", "heartbeat", "cron", "subagent", "system"]
+"""What started a turn; ``system``: a plugin's service or capability (:meth:`AgentHost.run_turn`)."""
 
 
 @attrs.frozen

@@ -101,7 +101,8 @@ class GatewayControl(abc.ABC):
     @abc.abstractmethod
     def health(self) -> dict[str, Any]:
         """The gateway's health as JSON: ``agent``, ``channels`` (``name``, ``state``,
-        ``restarts``, ``last_error``, ``since``), ``running_turns``, ``heartbeats`` and
+        ``restarts``, ``last_error``, ``since``), ``services`` (the same, with the service's own
+        ``health`` and ``detail`` and its ``plugin``), ``running_turns``, ``heartbeats`` and
         ``undelivered`` (replies that had no chat to go to)."""
 
     @abc.abstractmethod
