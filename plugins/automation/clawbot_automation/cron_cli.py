@@ -16,13 +16,12 @@ import sys
 from datetime import datetime
 
 import click
-
 from clawbot.cli.output import echo, echo_json
 from clawbot.cli.state import CliState, config_option, run_async, user_errors
 
 
 def _store(state: CliState):  # noqa: ANN202 - CronStore, imported lazily
-    from clawbot.automation.cron_store import CronStore
+    from clawbot_automation.cron_store import CronStore
 
     with user_errors():
         config = state.load().config
@@ -60,8 +59,9 @@ def add(
     state: CliState, name: str, cron_expr: str | None, tz: str, at: str | None, every: str | None, message: str, agent_id: str, session: str, deliver: str
 ) -> None:
     """Add a job: exactly one of --cron, --at or --every says when it runs."""
-    from clawbot.automation.jobs import JobError, add_job
     from clawbot.types import CronJob, CronSchedule
+
+    from clawbot_automation.jobs import JobError, add_job
 
     given = [(kind, expr) for kind, expr in (("cron", cron_expr), ("at", at), ("every", every)) if expr is not None]
     if len(given) != 1:
@@ -86,7 +86,7 @@ def add(
 @click.pass_obj
 def list_jobs(state: CliState, as_json: bool) -> None:
     """Every job, with its schedule, next run and last run."""
-    from clawbot.automation.schedule import ScheduleError, safe_next_due
+    from clawbot_automation.schedule import ScheduleError, safe_next_due
 
     store = _store(state)
     jobs = store.jobs()
@@ -102,7 +102,7 @@ def list_jobs(state: CliState, as_json: bool) -> None:
         runs = store.runs(job.name)
         rows.append((job, due, runs[-1] if runs else None))
     if as_json:
-        from clawbot.automation.cron_store import converter
+        from clawbot_automation.cron_store import converter
 
         shown = [
             {**converter.unstructure(job), "next_run": due.isoformat() if due else None, "last_run": converter.unstructure(run) if run else None}
@@ -125,7 +125,7 @@ def list_jobs(state: CliState, as_json: bool) -> None:
 @click.pass_obj
 def remove(state: CliState, name: str) -> None:
     """Remove a job and its run history."""
-    from clawbot.automation.cron_store import CronStoreError
+    from clawbot_automation.cron_store import CronStoreError
 
     store = _store(state)
     try:
@@ -146,7 +146,7 @@ def remove(state: CliState, name: str) -> None:
 @click.pass_obj
 def runs(state: CliState, name: str, as_json: bool) -> None:
     """A job's last runs: when, status, how long, delivered or not."""
-    from clawbot.automation.cron_store import CronStoreError, converter
+    from clawbot_automation.cron_store import CronStoreError, converter
 
     store = _store(state)
     try:
@@ -165,7 +165,7 @@ def runs(state: CliState, name: str, as_json: bool) -> None:
 
 
 def _run_line(run) -> str:  # noqa: ANN001 - CronRun
-    from clawbot.automation.cron_store import parse_iso
+    from clawbot_automation.cron_store import parse_iso
 
     start, end = parse_iso(run.started_at), parse_iso(run.finished_at)
     took = f"{(end - start).total_seconds():.1f}s" if start and end else "-"
@@ -216,9 +216,10 @@ def run_now(state: CliState, name: str, as_json: bool) -> None:
 
 async def _run_here(state: CliState, job):  # noqa: ANN001, ANN202 - CronJob -> the run as a dict, or why it did not run
     from clawbot.agent.runtime import AgentRuntime
-    from clawbot.automation.cron_store import converter
-    from clawbot.automation.run_lock import JobRunning
-    from clawbot.automation.service import cron_scheduler
+
+    from clawbot_automation.cron_store import converter
+    from clawbot_automation.run_lock import JobRunning
+    from clawbot_automation.service import cron_scheduler
 
     with user_errors():
         kernel = await state.kernel()
@@ -237,8 +238,9 @@ def _print_run(run: dict, as_json: bool) -> None:
     if as_json:
         echo_json(run, ensure_ascii=True)
     else:
-        from clawbot.automation.cron_store import converter
         from clawbot.types import CronRun
+
+        from clawbot_automation.cron_store import converter
 
         echo(_run_line(converter.structure(run, CronRun)))
     if run.get("status") != "ok":

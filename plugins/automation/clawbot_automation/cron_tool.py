@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from clawbot import CronJob, CronSchedule, ServiceUnavailable, Tool, ToolCall, ToolResult
-
 from clawbot_tools.calls import schema, services_of
 
 GROUP = "automation"

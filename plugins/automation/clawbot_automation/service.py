@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from clawbot.automation.cron_runner import CronHost, run_cron_job
-from clawbot.automation.cron_store import CronStore
-from clawbot.automation.scheduler import Scheduler
 from clawbot.kernel import Kernel
+
+from clawbot_automation.cron_runner import CronHost, run_cron_job
+from clawbot_automation.cron_store import CronStore
+from clawbot_automation.scheduler import Scheduler
 
 if TYPE_CHECKING:
     from clawbot.agent.runtime import AgentRuntime

@@ -12,9 +12,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import attrs
-
-from clawbot.sessions.keys import session_kind
 from clawbot.types import CronJob, CronRun, ServiceUnavailable
+from clawbot.types.session_keys import session_kind
 
 if TYPE_CHECKING:
     from clawbot.agent.services import SharedServices
@@ -37,7 +36,7 @@ class CronServices:
     def _cron_store(self):  # noqa: ANN202 - CronStore, imported lazily
         if not self._is_main():
             raise ServiceUnavailable(f"this is a {session_kind(self.session_key)} session: only the agent's main session may see or change cron jobs")
-        from clawbot.automation.service import cron_store
+        from clawbot_automation.service import cron_store
 
         return cron_store(self._kernel)
 
@@ -70,7 +69,7 @@ class CronServices:
         return [job for job in self._cron_store().jobs() if self._agent_reachable(self._job_agent(job))]
 
     def cron_add(self, job: CronJob) -> CronJob:
-        from clawbot.automation.jobs import JobError, add_job
+        from clawbot_automation.jobs import JobError, add_job
 
         store = self._cron_store()
         job = attrs.evolve(job, agent_id=job.agent_id or self.agent_id)
@@ -84,7 +83,7 @@ class CronServices:
         return added
 
     def cron_edit(self, name: str, **changes: object) -> CronJob:
-        from clawbot.automation.jobs import JobError, edit_job
+        from clawbot_automation.jobs import JobError, edit_job
 
         before = self._reachable_job(name)
         agent_id, deliver = changes.get("agent_id", before.agent_id), changes.get("deliver", before.deliver)
@@ -103,7 +102,7 @@ class CronServices:
 
     def cron_remove(self, name: str) -> bool:
         self._reachable_job(name)
-        from clawbot.automation.cron_store import CronStoreError
+        from clawbot_automation.cron_store import CronStoreError
 
         try:
             removed = self._cron_store().remove(name)
@@ -115,14 +114,14 @@ class CronServices:
     async def cron_run_now(self, name: str) -> CronRun:
         self._cron_store()  # only the main session
         job = self._reachable_job(name)
-        from clawbot.automation.cron_runner import job_session
+        from clawbot_automation.cron_runner import job_session
 
         if job_session(job, self._job_agent(job)) == self.session_key:  # its turn would wait for this one forever
             raise ServiceUnavailable(
                 f"job {name!r} runs in this very session: it runs on its schedule, or with `clawbot cron run {name}` once this turn is over"
             )
-        from clawbot.automation.run_lock import JobRunning
-        from clawbot.automation.service import cron_scheduler
+        from clawbot_automation.run_lock import JobRunning
+        from clawbot_automation.service import cron_scheduler
 
         scheduler = self.shared.cron or cron_scheduler(self.shared)  # no gateway: run here, locked and recorded alike
         try:

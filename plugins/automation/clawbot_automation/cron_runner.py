@@ -16,11 +16,12 @@ from collections.abc import Awaitable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from clawbot.agent.clock import Clock, utc_now
-from clawbot.automation.cron_store import iso
-from clawbot.automation.scheduler import new_run_id
-from clawbot.sessions.keys import main_key
 from clawbot.types import CronJob, CronRun, OutboundMessage
+from clawbot.types.session_keys import main_key
+
+from clawbot_automation.clock import Clock, utc_now
+from clawbot_automation.cron_store import iso
+from clawbot_automation.scheduler import new_run_id
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
