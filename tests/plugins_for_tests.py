@@ -10,6 +10,7 @@ from typing import Any
 
 from clawbot import hookimpl
 from clawbot.types import (
+    AgentHost,
     Channel,
     ChatCommand,
     CompactionRequest,
@@ -26,6 +27,7 @@ from clawbot.types import (
     ModelRequest,
     OutboundMessage,
     ProviderError,
+    Service,
     SkillSource,
     TextSink,
     Tool,
@@ -90,6 +92,16 @@ def make_skill_source(name: str) -> SkillSource:
     return SkillSource(name=name, path=Path("/nonexistent") / name, precedence=1)
 
 
+class IdleService(Service):
+    """A background service that waits until the gateway stops it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def run(self, host: AgentHost) -> None:
+        await asyncio.Event().wait()
+
+
 # hook -> (kernel registry attribute, factory making one contribution by name)
 REGISTRATION: dict[str, tuple[str, Callable[[str], Any]]] = {
     "clawbot_channels": ("channels", NamedChannel),
@@ -99,6 +111,7 @@ REGISTRATION: dict[str, tuple[str, Callable[[str], Any]]] = {
     "clawbot_skill_sources": ("skill_sources", make_skill_source),
     "clawbot_tools": ("tools", make_tool),
     "clawbot_chat_commands": ("chat_commands", make_chat_command),
+    "clawbot_services": ("services", IdleService),
 }
 
 

@@ -252,7 +252,7 @@ def test_hook_commands_disabled_plugin_adds_no_command(cli_plugins: Path, tmp_pa
 
 # ======================================================================================
 # Registration hooks: channels, llm_providers, memory_providers, compaction_strategies,
-# skill_sources, tools, chat_commands. Each is checked for the same five rules.
+# skill_sources, tools, chat_commands, services. Each is checked for the same five rules.
 # ======================================================================================
 
 LABELS = {
@@ -263,6 +263,7 @@ LABELS = {
     "clawbot_skill_sources": ("skill source", "SkillSource"),
     "clawbot_tools": ("tool", "Tool"),
     "clawbot_chat_commands": ("chat command", "ChatCommand"),
+    "clawbot_services": ("service", "Service"),
 }
 
 
@@ -395,6 +396,12 @@ async def test_hook_tools_registration_rules(make_kernel, check) -> None:
 @pytest.mark.hook_emission("clawbot_chat_commands")
 async def test_hook_chat_commands_registration_rules(make_kernel, check) -> None:
     await check(make_kernel, "clawbot_chat_commands")
+
+
+@rule
+@pytest.mark.hook_emission("clawbot_services")
+async def test_hook_services_registration_rules(make_kernel, check) -> None:
+    await check(make_kernel, "clawbot_services")
 
 
 async def test_hook_channels_terminal_plugin_registers_its_channel(make_kernel) -> None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from clawbot.types import (
         BootstrapContext,
         BootstrapFile,
+        Capability,
         Channel,
         ChatCommand,
         CompactionEvent,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         PluginContext,
         PromptContext,
         PromptSection,
+        Service,
         SessionEvent,
         SkillSource,
         Tool,
@@ -186,6 +188,36 @@ def clawbot_chat_commands(ctx: PluginContext) -> list[ChatCommand] | None:
     such a name is ignored with a warning.
 
     Result rule: collect-all; a command name offered by two plugins is a startup error.
+    """
+
+
+@hookspec
+def clawbot_services(ctx: PluginContext) -> list[Service] | None:
+    """Return background services to run beside the channels while the gateway runs.
+
+    Called once at kernel start. ``clawbot run`` starts each :class:`~clawbot.types.Service`
+    once its channels are up, with the :class:`~clawbot.types.AgentHost` (run a turn of an
+    agent, deliver through the gateway, queue a system event), and cancels it when the
+    gateway stops; other commands never run services. A service that raises is logged and
+    restarted with backoff, like a channel, and never stops the gateway; ``clawbot status``
+    shows each one's state and its own :meth:`~clawbot.types.Service.health`.
+
+    Result rule: collect-all; a service name offered by two plugins is a startup error.
+    """
+
+
+@hookspec
+def clawbot_capabilities(ctx: PluginContext) -> list[Capability] | None:
+    """Return capabilities tools may ask for by type (``call.services.capability(Kind)``).
+
+    Called once at kernel start. Each :class:`~clawbot.types.Capability` pairs a ``kind``
+    (the type tools ask for) with ``provide``, which builds it for one tool call from a
+    :class:`~clawbot.types.CapabilityScope` (agent, session, the message that started the
+    turn, its trust, the :class:`~clawbot.types.AgentHost`); ``provide`` refuses with
+    :class:`~clawbot.types.ServiceUnavailable`. A kind nobody provides raises
+    ``ServiceUnavailable`` too, so the tool can tell the model.
+
+    Result rule: collect-all; a kind provided by two plugins is a startup error.
     """
 
 

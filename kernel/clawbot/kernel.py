@@ -22,12 +22,14 @@ from clawbot.plugins import PluginManager
 from clawbot.registry import Registry
 from clawbot.sessions.store import SessionStore
 from clawbot.types import (
+    Capability,
     Channel,
     ChatCommand,
     CompactionStrategy,
     LLMProvider,
     MemoryProvider,
     PluginContext,
+    Service,
     SkillSource,
     Tool,
 )
@@ -51,6 +53,9 @@ REGISTRATION_HOOKS: dict[str, tuple[str, type[_Named], str]] = {
     "clawbot_skill_sources": ("skill_sources", SkillSource, "skill source"),
     "clawbot_tools": ("tools", Tool, "tool"),
     "clawbot_chat_commands": ("chat_commands", ChatCommand, "chat command"),
+    "clawbot_services": ("services", Service, "service"),
+    # keyed by the kind's dotted name (Capability.name): one provider per kind
+    "clawbot_capabilities": ("capabilities", Capability, "capability"),
 }
 
 
@@ -95,6 +100,8 @@ class Kernel:
     skill_sources: Registry[SkillSource] = _registry("skill source")
     tools: Registry[Tool] = _registry("tool")
     chat_commands: Registry[ChatCommand] = _registry("chat command")
+    services: Registry[Service] = _registry("service")
+    capabilities: Registry[Capability] = _registry("capability")
     sessions: SessionStore = attrs.field(default=attrs.Factory(lambda self: SessionStore(self.paths.sessions), takes_self=True))
     auth: AuthProfiles = attrs.field(
         default=attrs.Factory(

@@ -16,13 +16,14 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import attrs
 
 from clawbot.agent.approvals import ApprovalBroker
 from clawbot.agent.clock import user_timezone
 from clawbot.agent.cron_services import CronServices
+from clawbot.agent.host import KernelHost
 from clawbot.agent.subagents import Subagents
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
@@ -32,6 +33,7 @@ from clawbot.types import (
     AgentSummary,
     ApprovalRequest,
     ApprovalTicket,
+    CapabilityScope,
     InboundMessage,
     MemoryExcerpt,
     MemoryProvider,
@@ -61,6 +63,8 @@ NO_GATEWAY = "no gateway is running in this process (a one-shot `clawbot agent` 
 
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class GatewayPort(Protocol):
@@ -92,6 +96,8 @@ class SharedServices:
     _background: set[asyncio.Task[object]] = attrs.field(factory=set)
     cron: Scheduler | None = None  # the running gateway's cron scheduler
     subagents: Subagents = attrs.field(default=attrs.Factory(lambda self: Subagents(self), takes_self=True))
+    host: KernelHost = attrs.field(default=attrs.Factory(lambda self: KernelHost(self), takes_self=True))
+    """What plugins' services and capabilities may do (:class:`~clawbot.types.AgentHost`)."""
 
     def for_turn(
         self,
@@ -170,6 +176,17 @@ class KernelServices(CronServices, ToolServices):
             channel=self.origin.channel if self.origin else None,
             thinking=info.thinking if info else None,
         )
+
+    def capability(self, kind: type[T]) -> T:
+        capability = self._kernel.capabilities.get(f"{kind.__module__}.{kind.__qualname__}")
+        if capability is None:
+            raise ServiceUnavailable(f"no installed plugin provides {kind.__name__}, so this cannot be done here; do it another way or tell the user")
+        scope = CapabilityScope(self.agent_id, self.session_key, self.origin, self.trust, self.shared.host, self.tools, self.model)
+        provided: T = capability.provide(scope)  # type: ignore[assignment]  # checked against kind just below
+        if isinstance(kind, type) and not getattr(kind, "_is_protocol", False) and not isinstance(provided, kind):
+            plugin = self._kernel.capabilities.plugin_of(capability.name)
+            raise ServiceUnavailable(f"plugin {plugin!r} provided {type(provided).__name__} where {kind.__name__} was asked for (a bug in that plugin)")
+        return provided
 
     def readable_roots(self) -> tuple[str, ...]:
         # Each skill's folder and its SKILL.md (which may be a symlink to a file elsewhere).

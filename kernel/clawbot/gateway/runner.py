@@ -528,9 +528,17 @@ class Gateway:
         return self.lanes.submit(session_key, channel, event, kind=kind, model=model)
 
     def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
+        self.post_event(origin, session_key, text)
+
+    def post_event(
+        self, origin: InboundMessage, session_key: str, text: str, *, kind: RunKind = "chat", model: str | None = None
+    ) -> asyncio.Future[None] | None:
+        """Queue clawbot's own event ``text`` in the session's lane as a ``kind`` run; the
+        reply goes to ``origin``'s chat. The future is done once answered; ``None``: dropped
+        (the channel is not running, or clawbot is stopping), and recorded as going nowhere."""
         channel = self._channels.get(origin.channel)
         if channel is None or self.stopping:
             self.went_nowhere(f"clawbot's own event for {session_key} was dropped: channel {origin.channel} is not running")
-            return
+            return None
         event = attrs.evolve(origin, text=text, system_event=True, message_id=None, reply_to_id=None)
-        self._start_answer(channel, event, session_key)
+        return self.run_event(channel, event, session_key, kind=kind, model=model)

@@ -23,6 +23,7 @@ from clawbot.types.events import (
     SessionEvent,
 )
 from clawbot.types.health import HealthCheck, HealthLevel
+from clawbot.types.host import AgentHost, Capability, CapabilityScope, Service, ServiceHealth, TurnOutcome
 from clawbot.types.messages import (
     ContentBlock,
     ImageBlock,
@@ -98,6 +99,12 @@ from clawbot.types.web import WebPage, WebRoute, WebSocketPeer, WebSocketRoute
 
 # spelled out so linters and type checkers see the re-exports (a test keeps it complete)
 __all__ = [
+    "AgentHost",
+    "Capability",
+    "CapabilityScope",
+    "Service",
+    "ServiceHealth",
+    "TurnOutcome",
     "AGENT_WRITABLE",
     "SubagentSummary",
     "RunKind",

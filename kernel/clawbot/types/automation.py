@@ -11,7 +11,8 @@ import attrs
 
 from clawbot.types.messages import Usage
 
-RunKind = Literal["chat", "heartbeat", "cron", "subagent"]
+RunKind = Literal["chat", "heartbeat", "cron", "subagent", "system"]
+"""What started a turn; ``system``: a plugin's service or capability (:meth:`AgentHost.run_turn`)."""
 
 
 @attrs.frozen

@@ -13,6 +13,7 @@ import abc
 import enum
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from typing import TypeVar
 
 import attrs
 
@@ -20,6 +21,8 @@ from clawbot.types.automation import SubagentSummary
 from clawbot.types.channels import InboundMessage, OutboundMessage
 from clawbot.types.messages import Message, Usage
 from clawbot.types.providers import MemoryExcerpt, MemorySearch
+
+T = TypeVar("T")
 
 
 class ServiceUnavailable(Exception):
@@ -130,6 +133,12 @@ class ToolServices(abc.ABC):
 
     @abc.abstractmethod
     def status(self) -> SessionStatus: ...
+
+    def capability(self, kind: type[T]) -> T:
+        """What a plugin provides as ``kind`` (``clawbot_capabilities``), built for this call:
+        this turn's agent, session, origin and trust. Raises :class:`ServiceUnavailable`
+        when no installed plugin provides ``kind``, or the provider refuses this call."""
+        raise ServiceUnavailable(f"no installed plugin provides {kind.__name__}")
 
     def readable_roots(self) -> tuple[str, ...]:
         """Real paths outside the workspace that file tools may *read* (never write): the
