@@ -75,10 +75,6 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
     from clawbot.automation.heartbeat import HeartbeatService
 
     gateway.services.append(HeartbeatService(kernel))
-    from clawbot.automation.service import CronService
-
-    if kernel.config.cron.enabled:
-        gateway.services.append(CronService(runtime))
     from clawbot.control.api_channel import api_channel_for
     from clawbot.control.settings import ControlApiError
 

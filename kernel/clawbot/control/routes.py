@@ -121,20 +121,13 @@ async def approve(request: web.Request) -> web.Response:
 
 
 async def cron_run(request: web.Request) -> web.Response:
-    """Run a cron job now, in this gateway (its channels deliver); answers the finished run."""
-    from clawbot.automation.cron_store import converter
-    from clawbot.automation.run_lock import JobRunning
+    """Run a cron job now, in this gateway (its channels deliver); answers the finished run.
 
-    runtime = _channel(request).gateway.runtime
-    scheduler = runtime.services.cron if runtime is not None else None
-    if scheduler is None:
+    The jobs are the automation plugin's: its service named ``cron`` answers through
+    ``run_job_now(name) -> (status, body)`` (until plugins can add API endpoints of their own)."""
+    service = _channel(request).gateway.kernel.services.get("cron")
+    run_job_now = getattr(service, "run_job_now", None)
+    if run_job_now is None:
         return json_error(503, "cron jobs do not run in this gateway (cron.enabled = false)")
-    name = request.match_info["name"]
-    job = scheduler.store.get(name)
-    if job is None:
-        return json_error(404, f"no cron job is named {name!r}")
-    try:
-        run = await scheduler.run_now(job)
-    except JobRunning as exc:
-        return json_error(409, str(exc))
-    return web.json_response(converter.unstructure(run))
+    status, body = await run_job_now(request.match_info["name"])
+    return web.json_response(body, status=status)

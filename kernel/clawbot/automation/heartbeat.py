@@ -6,7 +6,7 @@ as the user's words), answered in the session's lane like any message, with the 
 model for that turn when one is set, and reported to plugins as a ``"heartbeat"`` run
 (``clawbot_agent_end``). A slot is skipped, without a model call, when it falls outside
 the active hours, when HEARTBEAT.md is missing or asks for nothing
-(:func:`~clawbot_automation.heartbeat_plan.checklist_empty`), or when the main session is
+(:func:`~clawbot.automation.heartbeat_plan.checklist_empty`), or when the main session is
 busy (a turn runs or waits there); the next slot comes ``every_minutes`` later as usual.
 
 The reply is read like any other (:mod:`clawbot.gateway.reply_protocol`): ``HEARTBEAT_OK``
@@ -17,7 +17,7 @@ chat yet the turn still runs (the agent may act on its checklist with its tools)
 reply goes nowhere: logged as a warning and shown by ``clawbot status``. A failing
 heartbeat is logged; the gateway goes on.
 
-The service's time is a :data:`~clawbot_automation.clock.Clock` and its waiting an injected
+The service's time is a :data:`~clawbot.agent.clock.Clock` and its waiting an injected
 ``sleep``, so tests drive it with :meth:`HeartbeatService.tick` and a clock they move.
 """
 
@@ -30,13 +30,13 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import attrs
-from clawbot.paths import expand_user_path
-from clawbot.types import Channel, ChannelCapabilities, InboundMessage, InboundSink, OutboundMessage
-from clawbot.types.session_keys import main_key
-from clawbot.workspacefiles import FileRefused
 
-from clawbot_automation.clock import Clock, user_zone, utc_now
-from clawbot_automation.heartbeat_plan import HEARTBEAT_FILE, active_at, checklist_empty, heartbeat_agents, heartbeat_of, read_checklist
+from clawbot.agent.clock import Clock, user_timezone, utc_now
+from clawbot.automation.heartbeat_plan import HEARTBEAT_FILE, active_at, checklist_empty, heartbeat_agents, heartbeat_of, read_checklist
+from clawbot.paths import expand_user_path
+from clawbot.types.session_keys import main_key
+from clawbot.types import Channel, ChannelCapabilities, InboundMessage, InboundSink, OutboundMessage
+from clawbot.workspacefiles import FileRefused
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ class HeartbeatService:
     async def _beat(self, gateway: Any, heartbeat: Any, now: datetime) -> Beat:
         agent_id = heartbeat.agent_id
         session_key = main_key(agent_id)
-        zone = user_zone(self.kernel.config.agents.defaults.timezone)
+        zone = user_timezone(self.kernel.config.agents.defaults.timezone)[0]
         if not active_at(heartbeat, now, zone):
             return self._skipped(agent_id, now, "outside the active hours")
         workspace = expand_user_path(self.kernel.config.agent_workspace(agent_id), self.kernel.env)

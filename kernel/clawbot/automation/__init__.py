@@ -1,0 +1,1 @@
+"""What clawbot does on its own schedule: heartbeats and cron jobs."""
