@@ -128,6 +128,7 @@ def test_agent_sends_its_turn_through_the_running_gateway_without_booting_anythi
     assert f"running, pid {gateway.pid}" in status.stdout and "api" in status.stdout and "running turns: none" in status.stdout
     assert re.search(r"^  api +running +for \d+s$", status.stdout, re.M), status.stdout  # when, not a raw timestamp
     assert "heartbeats (main): every 30 min; 0 runs, 0 tokens" in status.stdout  # heartbeats' tokens, apart
+    assert re.search(r"^services:\n  heartbeat +running +for \d+s", status.stdout, re.M), status.stdout  # background work, supervised
     assert re.search(r"^page: http://127\.0\.0\.1:\d+/chat/ \(webchat; log in with the token in .*gateway/token\)$", status.stdout, re.M), status.stdout
 
     gateway.send_signal(signal.SIGINT)

@@ -22,7 +22,7 @@ START_HINT = "Start it with `clawbot run` (or as a service: `clawbot gateway ins
 @click.option("--json", "as_json", is_flag=True, help="Print the gateway's health as JSON.")
 @click.pass_obj
 def status(state: CliState, as_json: bool) -> None:
-    """Is a gateway running? Its address, pid, uptime, channels' health and running turns."""
+    """Is a gateway running? Its address, pid, uptime, channels' and services' health, running turns."""
     from clawbot.control.client import ApiUnavailable, find_gateway
     from clawbot.control.endpoint import live_endpoint
     from clawbot.control.token import token_path
@@ -51,6 +51,12 @@ def status(state: CliState, as_json: bool) -> None:
     width = max((len(str(row.get("name"))) for row in rows), default=0)
     for row in rows:
         echo("  " + _channel_line(row, width))
+    services = health.get("services") or []
+    if services:
+        echo("services:")
+        width = max(len(str(row.get("name"))) for row in services)
+        for row in services:
+            echo("  " + _service_line(row, width))
     for page in health.get("pages") or []:
         echo(f"page: {client.address}{page.get('path')} ({page.get('plugin')}; log in with the token in {token_path(root)})")
     turns = health.get("running_turns") or []
@@ -91,6 +97,17 @@ def _channel_line(row: dict[str, Any], width: int = 0) -> str:
     if row.get("last_error"):
         parts.append(f"last error: {row['last_error']}")
     return "  ".join(parts)
+
+
+def _service_line(row: dict[str, Any], width: int) -> str:
+    """A channel's line for the supervision, then what the service says of itself and whose it is."""
+    line = _channel_line(row, width)
+    said = str(row.get("health") or "ok")
+    if said != "ok" or row.get("detail"):
+        line += f"  {said}" + (f": {row['detail']}" if row.get("detail") else "")
+    if row.get("plugin"):
+        line += f"  (plugin {row['plugin']})"
+    return line
 
 
 def _duration(seconds: float) -> str:

@@ -7,6 +7,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
+import attrs
 from aiohttp import web
 
 from clawbot.control.server import CHANNEL_KEY, json_error
@@ -55,6 +56,8 @@ async def health(request: web.Request) -> web.Response:
             "uptime_s": round(time.monotonic() - request.app[STARTED_KEY], 3),
             "agent": gateway.agent_id,
             "channels": channel.health(),
+            # background services (plugins' and clawbot's own): supervision state and their own word
+            "services": [attrs.asdict(report) for report in gateway.service_health()],
             "running_turns": gateway.running_sessions(),
             "heartbeats": heartbeat_report(gateway.kernel),
             # replies clawbot had no chat for (a heartbeat with no chat yet), newest last

@@ -1,7 +1,8 @@
-"""How each channel of a running gateway is doing, for ``clawbot status``.
+"""How each channel and background service of a running gateway is doing, for ``clawbot status``.
 
-The gateway's supervisor records every change (:class:`ChannelBoard`); :meth:`Gateway.health`
-hands out a snapshot. ``state``:
+The gateway's supervisor records every change (:class:`ChannelBoard`; one for the channels,
+one for the services); :meth:`Gateway.health` and :meth:`Gateway.service_health` hand out a
+snapshot. ``state`` (a service's too: its ``run`` is its start):
 
 * ``starting``: its ``start`` was called; ``running`` once it is up (what the supervisor can
   see: the start did not fail at once);
@@ -33,6 +34,22 @@ class ChannelHealth:
     restarts: int = 0
     last_error: str | None = None
     since: float = 0.0
+
+
+@attrs.frozen
+class ServiceReport:
+    """A background service's supervision record (as a channel's) and what the service says
+    of itself (:meth:`~clawbot.types.Service.health`: ``health`` one word, ``detail`` a line);
+    ``plugin``: the plugin that offers it (``None``: clawbot's own)."""
+
+    name: str
+    state: ChannelState
+    restarts: int = 0
+    last_error: str | None = None
+    since: float = 0.0
+    health: str = "ok"
+    detail: str = ""
+    plugin: str | None = None
 
 
 def error_line(exc: BaseException) -> str:

@@ -53,10 +53,10 @@ from clawbot.agent.owners import is_owner, owner_ids_for
 from clawbot.agent.subagent_record import CutOff
 from clawbot.agent.subagents import cut_off_announcement
 from clawbot.gateway.access import Access
-from clawbot.gateway.background import BackgroundService, serving
+from clawbot.gateway.background import BackgroundService, ServiceSupervision
 from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
 from clawbot.gateway.commands import ParsedCommand, shadowed_commands
-from clawbot.gateway.health import ChannelBoard, ChannelHealth
+from clawbot.gateway.health import ChannelBoard, ChannelHealth, ServiceReport
 from clawbot.gateway.inbox import Inbox, Pending, inbox_key
 from clawbot.gateway.lanes import Lanes, Waiting
 from clawbot.gateway.last_chats import LastChats
@@ -139,7 +139,9 @@ class Gateway:
     undelivered: collections.deque[dict[str, Any]] = attrs.field(factory=lambda: collections.deque(maxlen=UNDELIVERED_KEPT))
     """The latest replies clawbot had nowhere to send (``clawbot status`` shows them)."""
     services: list[BackgroundService] = attrs.field(factory=list)
-    """Run beside the channels while the gateway runs (heartbeats, cron), stopped with it."""
+    """clawbot's own work beside the channels (heartbeats, cron), stopped with the gateway;
+    the plugins' services (``clawbot_services``) run beside it (:mod:`clawbot.gateway.background`)."""
+    _supervised: ServiceSupervision = attrs.field(default=attrs.Factory(lambda self: ServiceSupervision(self.kernel), takes_self=True))
     inbox: Inbox = attrs.field(default=attrs.Factory(lambda self: Inbox(self.kernel.paths.root / "inbox"), takes_self=True))
     """Where accepted messages wait, on disk, until they are answered (:mod:`clawbot.gateway.inbox`)."""
     _left_over: dict[str, list[Pending]] = attrs.field(factory=dict)
@@ -167,6 +169,11 @@ class Gateway:
         """Each channel's state, restarts, last error and since when (``clawbot status``)."""
         return self._board.snapshot()
 
+    def service_health(self) -> list[ServiceReport]:
+        """Each background service's state, restarts, last error and its own word on how it
+        is doing (``clawbot status``)."""
+        return self._supervised.report()
+
     async def run(self, channels: list[Channel] | None = None) -> None:
         """Run until every channel has finished or :meth:`stop` is called."""
         channels = enabled_channels(self.kernel) if channels is None else channels
@@ -187,7 +194,7 @@ class Gateway:
 
         # in the background: a first sync of a large memory must not hold up the channels
         memory = asyncio.create_task(start_memory(self.kernel), name="memory-start")
-        services = [asyncio.create_task(serving(service, self), name=f"service:{type(service).__name__}") for service in self.services]
+        services = self._supervised.start(self, self.services, self.runtime.services.host if self.runtime is not None else None)
         stopper = asyncio.create_task(self._stop.wait())
         try:
             pending: set[asyncio.Task[Any]] = set(tasks)  # the channels, and the stopper while waiting

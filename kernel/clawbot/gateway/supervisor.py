@@ -1,17 +1,20 @@
-"""Keeping one channel running: restarts with backoff, and a record of how it goes.
+"""Keeping a channel or a background service running: restarts with backoff, and a record.
 
 A channel that cannot run here (:meth:`Channel.available` gives a reason) is not started:
 it is ``stopped`` with that reason, logged at info, and the other channels go on. One whose
 ``start`` raises is restarted after ``gateway.restart_delays`` (the backoff starts over
-after a run longer than ``gateway.healthy_run``); one whose ``start`` returns is done.
-Every change goes on the gateway's :class:`~clawbot.gateway.health.ChannelBoard`, with the
-error as one line (the traceback goes to the log only).
+after a run longer than ``gateway.healthy_run``); one whose ``start`` returns is done. A
+plugin's :class:`~clawbot.types.Service` is kept running the same way: its ``run`` is the
+start. Every change goes on the gateway's :class:`~clawbot.gateway.health.ChannelBoard` (one
+for the channels, one for the services), with the error as one line (the traceback goes to
+the log only).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from clawbot.gateway.health import ChannelBoard, error_line
@@ -45,22 +48,43 @@ async def supervise(gateway: Gateway, channel: Channel, board: ChannelBoard) -> 
         log.info("channel %s does not run: %s", channel.name, reason)
         board.set(channel.name, "stopped", error=reason)
         return
+    await _keep_running(
+        gateway,
+        f"channel {channel.name}",
+        channel.name,
+        lambda: channel.start(ChannelSink(gateway, channel)),
+        board,
+        on_up=lambda: _running(gateway, channel, board),
+    )
+
+
+async def supervise_service(gateway: Gateway, name: str, run: Callable[[], Awaitable[None]], board: ChannelBoard) -> None:
+    """Keep the background service ``name`` running (``run`` is its whole life: a plugin's
+    ``Service.run(host)``, the kernel's own ``serve(gateway)``) until the gateway stops."""
+    await _keep_running(gateway, f"service {name}", name, run, board, on_up=lambda: board.set(name, "running"))
+
+
+async def _keep_running(
+    gateway: Gateway, label: str, name: str, start: Callable[[], Awaitable[None]], board: ChannelBoard, *, on_up: Callable[[], None]
+) -> None:
+    """Call ``start`` until it returns or the gateway stops, again after a backoff when it
+    raises; ``on_up`` once a start has gone on for ``gateway.up_after`` seconds."""
     loop = asyncio.get_running_loop()
     failures = 0
     restarted = False
     last_error: str | None = None
     while not gateway.stopping:
         started = loop.time()
-        board.set(channel.name, "starting", restarted=restarted)
-        up = loop.call_later(gateway.up_after, _running, gateway, channel, board)
+        board.set(name, "starting", restarted=restarted)
+        up = loop.call_later(gateway.up_after, on_up)
         try:
-            await channel.start(ChannelSink(gateway, channel))
+            await start()
             up.cancel()
-            board.set(channel.name, "stopped")
+            board.set(name, "stopped")
             return
         except asyncio.CancelledError:
             up.cancel()
-            board.set(channel.name, "stopped")
+            board.set(name, "stopped")
             raise
         except Exception as exc:
             up.cancel()
@@ -70,14 +94,14 @@ async def supervise(gateway: Gateway, channel: Channel, board: ChannelBoard) -> 
             failures += 1
             line = error_line(exc)
             if line != last_error:
-                log.exception("channel %s failed; restarting in %.1f s", channel.name, delay)
+                log.exception("%s failed; restarting in %.1f s", label, delay)
             else:  # the same failure again (a port still taken): said once is enough
-                log.debug("channel %s failed again (%s); restarting in %.1f s", channel.name, line, delay)
+                log.debug("%s failed again (%s); restarting in %.1f s", label, line, delay)
             last_error = line
-            board.set(channel.name, "restarting", error=line)
+            board.set(name, "restarting", error=line)
             try:
                 await asyncio.wait_for(gateway.stop_requested(), delay)
             except TimeoutError:
                 pass
             restarted = True
-    board.set(channel.name, "failed" if restarted else "stopped")
+    board.set(name, "failed" if restarted else "stopped")
