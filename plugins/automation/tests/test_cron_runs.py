@@ -27,6 +27,7 @@ def config(fake: Any, workspace: Any) -> str:
     return (
         f'[agents.defaults]\nworkspace = "{workspace}"\ntimezone = "Europe/Berlin"\n\n[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
         f'[providers.openai]\nbase_url = "{fake.base_url}/v1"\napi_key = "sk-test"\n\n[channels.terminal]\nenabled = false\n'
+        "\n[cron]\nenabled = false\n"  # the test's own scheduler, on its clock, is the one the gateway's tools reach
     )
 
 
