@@ -22,7 +22,6 @@ import attrs
 
 from clawbot.agent.approvals import ApprovalBroker
 from clawbot.agent.clock import user_timezone
-from clawbot.agent.cron_services import CronServices
 from clawbot.agent.host import KernelHost
 from clawbot.agent.subagents import Subagents
 from clawbot.kernel import Kernel
@@ -52,7 +51,6 @@ from clawbot.types import (
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
-    from clawbot.automation.scheduler import Scheduler
 
 #: sessions whose turn is waiting on a sessions_send, outermost first
 _WAITING: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("clawbot_waiting_sessions", default=())
@@ -94,7 +92,6 @@ class SharedServices:
     #: events of turns that came from no channel message report to them
     local_origin: InboundMessage | None = None
     _background: set[asyncio.Task[object]] = attrs.field(factory=set)
-    cron: Scheduler | None = None  # the running gateway's cron scheduler
     subagents: Subagents = attrs.field(default=attrs.Factory(lambda self: Subagents(self), takes_self=True))
     host: KernelHost = attrs.field(default=attrs.Factory(lambda self: KernelHost(self), takes_self=True))
     """What plugins' services and capabilities may do (:class:`~clawbot.types.AgentHost`)."""
@@ -144,7 +141,7 @@ class SharedServices:
 
 
 @attrs.define
-class KernelServices(CronServices, ToolServices):
+class KernelServices(ToolServices):
     shared: SharedServices
     agent_id: str
     session_key: str
@@ -360,8 +357,6 @@ class KernelServices(CronServices, ToolServices):
         if self.shared.port is None or origin is None:
             raise ServiceUnavailable(f"cannot report back to the chat: {NO_GATEWAY}")
         self.shared.port.inject(origin, self.session_key, text)
-
-    # -- cron jobs: the owner's, so only from an agent's main session ------------------------
 
     # -- sub-agents ----------------------------------------------------------------------------
 

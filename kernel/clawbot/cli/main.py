@@ -33,7 +33,6 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "skills": ("clawbot.cli.skills_cmd:skills", "List the skills each agent has, or check them for problems."),
     "memory": ("clawbot.cli.memory_cmd:memory", "Show, rebuild or search the agents' long-term memory index."),
     "pairing": ("clawbot.cli.pairing_cmd:pairing", "Approve strangers who asked to talk to your agent (pairing codes)."),
-    "cron": ("clawbot.cli.cron_cmd:cron", "Add, list, remove and run cron jobs: messages your agent acts on at set times."),
     "dev": ("clawbot.cli.dev:dev", "Tools for developing clawbot and its plugins."),
 }
 

@@ -75,10 +75,6 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
     from clawbot.automation.heartbeat import HeartbeatService
 
     gateway.services.append(HeartbeatService(kernel))
-    from clawbot.automation.service import CronService
-
-    if kernel.config.cron.enabled:
-        gateway.services.append(CronService(runtime))
     channels = enabled_channels(kernel)  # the control API among them: the clawbot-control plugin's channel `api`
     if not channels:
         echo("No channel is enabled: enable one in clawbot.toml, e.g. [channels.terminal] enabled = true", err=True)

@@ -16,11 +16,10 @@ import attrs
 
 from clawbot.agent.approvals import offer
 from clawbot.automation.heartbeat import heartbeat_report
-from clawbot.automation.run_lock import JobRunning
 from clawbot.cli.startup import startup_line
 from clawbot.gateway.command_dispatch import command_of
 from clawbot.sessions.keys import resolve_session_key
-from clawbot.types import Channel, GatewayControl, InboundMessage, ServiceUnavailable, TurnPreview, WaitingApproval
+from clawbot.types import Channel, GatewayControl, InboundMessage, Service, TurnPreview, WaitingApproval
 
 if TYPE_CHECKING:
     from clawbot.gateway.runner import Gateway
@@ -113,21 +112,8 @@ class GatewayControlPort(GatewayControl):
             "undelivered": list(gateway.undelivered),
         }
 
-    async def run_cron_job(self, name: str) -> dict[str, Any]:
-        from clawbot.automation.cron_store import converter  # cattrs: only when a job is run
-
-        runtime = self.gateway.runtime
-        scheduler = runtime.services.cron if runtime is not None else None
-        if scheduler is None:
-            raise ServiceUnavailable("cron jobs do not run in this gateway (cron.enabled = false)")
-        job = scheduler.store.get(name)
-        if job is None:
-            raise LookupError(f"no cron job is named {name!r}")
-        try:
-            run = await scheduler.run_now(job)
-        except JobRunning as exc:
-            raise RuntimeError(str(exc)) from None
-        return converter.unstructure(run)
+    def service(self, name: str) -> Service | None:
+        return self.gateway.kernel.services.get(name)
 
     async def web_routes(self) -> list[tuple[str, object]]:
         kernel = self.gateway.kernel

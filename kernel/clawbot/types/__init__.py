@@ -1,7 +1,7 @@
 """The attrs value types plugins and the kernel exchange through hooks."""
 
 from clawbot.types.activity import Activity, ActivitySink, TextDelta, ToolCallStarted, TurnFailed
-from clawbot.types.automation import AgentEndEvent, CronJob, CronRun, CronSchedule, RunKind, SubagentSummary
+from clawbot.types.automation import AgentEndEvent, RunKind, SubagentSummary
 from clawbot.types.channel_config import ChannelCapabilities, ChannelConfig, DmPolicy, GroupPolicy, MarkdownFlavour
 from clawbot.types.channels import (
     ApprovalOffer,
@@ -112,9 +112,6 @@ __all__ = [
     "AGENT_WRITABLE",
     "SubagentSummary",
     "RunKind",
-    "CronSchedule",
-    "CronRun",
-    "CronJob",
     "AgentEndEvent",
     "WebSocketRoute",
     "WebSocketPeer",

@@ -19,6 +19,7 @@ from typing import Any
 import attrs
 
 from clawbot.types.channels import ApprovalOffer, Channel, InboundMessage
+from clawbot.types.host import Service
 
 
 @attrs.frozen
@@ -106,10 +107,10 @@ class GatewayControl(abc.ABC):
         ``undelivered`` (replies that had no chat to go to)."""
 
     @abc.abstractmethod
-    async def run_cron_job(self, name: str) -> dict[str, Any]:
-        """Run cron job ``name`` now in this gateway; the finished run as JSON.
-        :class:`~clawbot.types.ServiceUnavailable` when cron jobs do not run here,
-        :class:`LookupError` for no such job, :class:`RuntimeError` when it runs already."""
+    def service(self, name: str) -> Service | None:
+        """The background service ``name`` the plugins added (``clawbot_services``), for a
+        surface that offers what it does (the control API runs the ``cron`` service's jobs
+        on request); ``None`` when no plugin offers it."""
 
     @abc.abstractmethod
     async def web_routes(self) -> list[tuple[str, object]]:

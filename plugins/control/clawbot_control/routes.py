@@ -10,7 +10,7 @@ from importlib.metadata import version as dist_version
 from typing import Any
 
 from aiohttp import web
-from clawbot.types import ServiceUnavailable, WebPage
+from clawbot.types import WebPage
 
 from clawbot_control.requests import channel_of, json_error
 from clawbot_control.turns import answer_approval, turn_events
@@ -102,13 +102,13 @@ async def approve(request: web.Request) -> web.Response:
 
 
 async def cron_run(request: web.Request) -> web.Response:
-    """Run a cron job now, in this gateway (its channels deliver); answers the finished run."""
-    try:
-        run = await channel_of(request).control.run_cron_job(request.match_info["name"])
-    except ServiceUnavailable as exc:
-        return json_error(503, str(exc))
-    except LookupError as exc:
-        return json_error(404, str(exc))
-    except RuntimeError as exc:  # it runs already: not started twice
-        return json_error(409, str(exc))
-    return web.json_response(run)
+    """Run a cron job now, in this gateway (its channels deliver); answers the finished run.
+
+    The jobs are the automation plugin's: its service named ``cron`` answers through
+    ``run_job_now(name) -> (status, body)`` (until plugins can add API endpoints of their own)."""
+    service = channel_of(request).control.service("cron")
+    run_job_now = getattr(service, "run_job_now", None)
+    if run_job_now is None:
+        return json_error(503, "cron jobs do not run in this gateway (cron.enabled = false)")
+    status, body = await run_job_now(request.match_info["name"])
+    return web.json_response(body, status=status)

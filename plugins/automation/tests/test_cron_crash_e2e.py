@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clawbot.automation.cron_store import CronStore, converter
 from clawbot.control.client import find_gateway
 from clawbot.testing.cli import subprocess_env
+from clawbot_automation.cron_store import CronStore, converter
 
 WAIT_S = 60.0
 pytestmark = pytest.mark.timeout(300)  # several clawbot processes one after another, on a busy machine too

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from clawbot.automation.schedule import ScheduleError, due_between, next_due, parse_every, validate
-from clawbot.types import CronSchedule
+from clawbot_automation.records import CronSchedule
+from clawbot_automation.schedule import ScheduleError, due_between, next_due, parse_every, validate
 
 
 def utc(*parts: int) -> datetime:

@@ -12,34 +12,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
 
-from clawbot.agent.clock import Clock, utc_now
-from clawbot.automation.cron_store import iso
-from clawbot.automation.scheduler import new_run_id
-from clawbot.sessions.keys import main_key
-from clawbot.types import CronJob, CronRun, OutboundMessage
+from clawbot.paths import expand_user_path
+from clawbot.replykit import attachment, parse_reply
+from clawbot.types import AgentHost, OutboundMessage
+from clawbot.types.session_keys import main_key
 
-if TYPE_CHECKING:
-    from clawbot.agent.conversation import Conversation
-    from clawbot.agent.services import GatewayPort
+from clawbot_automation.clock import Clock, utc_now
+from clawbot_automation.cron_store import iso
+from clawbot_automation.records import CronJob, CronRun
+from clawbot_automation.scheduler import new_run_id
 
 log = logging.getLogger(__name__)
-
-
-class CronHost(Protocol):
-    """What a run needs: the kernel, the agents' conversations and the running gateway
-    (an AgentRuntime, or the SharedServices a tool sees)."""
-
-    @property
-    def kernel(self) -> Any: ...
-
-    @property
-    def port(self) -> GatewayPort | None: ...
-
-    def conversation(self, agent_id: str) -> Awaitable[Conversation]: ...
 
 
 def job_agent(job: CronJob, default_agent: str) -> str:
@@ -59,12 +44,9 @@ def check_deliver(deliver: str) -> str:
     return deliver
 
 
-async def run_cron_job(runtime: CronHost, job: CronJob, due: datetime, reason: str, *, clock: Clock = utc_now) -> CronRun:
+async def run_cron_job(host: AgentHost, job: CronJob, due: datetime, reason: str, *, clock: Clock = utc_now) -> CronRun:
     """Run ``job`` once (it was due at ``due``); the finished run, failed or not (never raises)."""
-    from clawbot.agent.turn_options import TurnOptions
-    from clawbot.gateway.reply_protocol import parse_reply
-
-    agent_id = job_agent(job, runtime.kernel.config.default_agent_id())
+    agent_id = job_agent(job, host.default_agent_id)
     session_key = job_session(job, agent_id)
     run_id, started = new_run_id(), clock()
     delivers = bool(job.deliver)
@@ -73,8 +55,7 @@ async def run_cron_job(runtime: CronHost, job: CronJob, due: datetime, reason: s
         return CronRun(job.name, run_id, iso(due), iso(started), iso(clock()), status, delivered, error, session_key, reason)  # type: ignore[arg-type]
 
     try:
-        conversation = await runtime.conversation(agent_id)
-        result = await conversation.send(session_key, job.message, options=TurnOptions(kind="cron"))
+        result = await host.run_turn(agent_id, session_key, job.message, kind="cron")
     except Exception as exc:  # a model or tool failure: recorded, never raised into the scheduler
         log.warning("cron job %s: the turn failed: %s", job.name, exc)
         return finished("failed", False if delivers else None, f"the turn failed: {getattr(exc, 'user_message', None) or exc}")
@@ -88,12 +69,11 @@ async def run_cron_job(runtime: CronHost, job: CronJob, due: datetime, reason: s
     if not reply.delivered or not (reply.text or reply.media):
         return finished("ok", False)
     channel, _, target = job.deliver.partition(":")
-    port = runtime.port
-    if port is None:
+    if not host.gateway_running:
         return finished("failed", False, f"delivery to {job.deliver} failed: no gateway is running (start `clawbot run`)")
-    text, media = await asyncio.to_thread(_with_attachments, runtime, agent_id, reply.text, reply.media)  # files: off the event loop
+    text, media = await asyncio.to_thread(_with_attachments, host, agent_id, reply.text, reply.media)  # files: off the event loop
     try:
-        sent = await port.deliver(OutboundMessage(channel=channel, peer_id=target, text=text, media=media), session_key)
+        sent = await host.deliver(OutboundMessage(channel=channel, peer_id=target, text=text, media=media), session_key)
     except Exception as exc:
         log.warning("cron job %s: delivery to %s failed: %s", job.name, job.deliver, exc)
         return finished("failed", False, f"delivery to {job.deliver} failed: {exc}")
@@ -102,19 +82,15 @@ async def run_cron_job(runtime: CronHost, job: CronJob, due: datetime, reason: s
     return finished("ok", True)
 
 
-def _with_attachments(runtime: CronHost, agent_id: str, text: str, refs: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+def _with_attachments(host: AgentHost, agent_id: str, text: str, refs: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """The reply's ``MEDIA:`` files, confined to the agent's workspace and copied as a chat's
-    reply's are (:mod:`clawbot.gateway.reply_media`); a refused one becomes a note."""
+    reply's are (:func:`clawbot.replykit.attachment`); a refused one becomes a note."""
     if not refs:
         return text, ()
-    from clawbot.gateway.reply_media import attachment
-    from clawbot.paths import expand_user_path
-
-    kernel = runtime.kernel
-    workspace = expand_user_path(kernel.config.agent_workspace(agent_id), kernel.env)
+    workspace = expand_user_path(host.config.agent_workspace(agent_id))
     media, notes = [], []
     for ref in refs:
-        attached, refused = attachment(ref, workspace, kernel.paths.root / "media" / "outbound")
+        attached, refused = attachment(ref, workspace, host.state_dir / "media" / "outbound")
         if attached is None:
             notes.append(f"({ref[:80]} was not attached: {refused})")
         else:

@@ -9,7 +9,7 @@ asked twice for one job at once.
 
 The kernel releases the lock when its holder exits or is killed, so a run cut off by SIGKILL
 leaves no stale lock, and whoever takes the lock next knows that a ``running`` record in the
-job's history belongs to a run that died (:meth:`~clawbot.automation.cron_store.CronStore.interrupt`).
+job's history belongs to a run that died (:meth:`~clawbot_automation.cron_store.CronStore.interrupt`).
 The file is opened close-on-exec: a command the run starts never inherits the lock and
 never keeps it past its gateway's death. Without ``fcntl`` (Windows), or where the lock file
 cannot be made, runs go on unlocked (reported once).
@@ -22,8 +22,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from clawbot.sessions.turnlock import holder_of, mark_holder, open_lock_file
-from clawbot.statefile import report_once
+from clawbot.statefile import holder_of, mark_holder, open_lock_file, report_once
 
 try:
     import fcntl

@@ -11,11 +11,14 @@ from typing import Any
 
 import pytest
 from clawbot.agent.runtime import AgentRuntime
-from clawbot.automation.service import cron_scheduler, cron_store
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import plugin_from_hooks
 from clawbot.testing.fake_llm import ToolCallSpec
-from clawbot.types import CronJob, CronSchedule, TurnTrust
+from clawbot.types import TurnTrust
+from clawbot_automation.cron_access import CronJobs
+from clawbot_automation.records import CronJob, CronSchedule
+from clawbot_automation.running import RUNNING
+from clawbot_automation.service import cron_scheduler, cron_store
 
 T0 = datetime(2026, 11, 26, 8, 0, tzinfo=UTC)
 
@@ -24,6 +27,7 @@ def config(fake: Any, workspace: Any) -> str:
     return (
         f'[agents.defaults]\nworkspace = "{workspace}"\ntimezone = "Europe/Berlin"\n\n[agents.defaults.model]\nprimary = "openai/gpt-test"\n\n'
         f'[providers.openai]\nbase_url = "{fake.base_url}/v1"\napi_key = "sk-test"\n\n[channels.terminal]\nenabled = false\n'
+        "\n[cron]\nenabled = false\n"  # the test's own scheduler, on its clock, is the one the gateway's tools reach
     )
 
 
@@ -34,9 +38,9 @@ class Running:
         self.kernel, self.channel = kernel, channel
         self.now = T0
         self.runtime = AgentRuntime(kernel)
-        self.scheduler = cron_scheduler(self.runtime)
+        self.scheduler = cron_scheduler(self.runtime.services.host)
         self.scheduler.clock = lambda: self.now
-        self.runtime.services.cron = self.scheduler
+        RUNNING.started(self.runtime.services.host, self.scheduler)
         self.gateway = Gateway(kernel, self.runtime.respond, "main", runtime=self.runtime)
 
     async def __aenter__(self) -> Running:
@@ -53,7 +57,7 @@ class Running:
 
     async def due(self, job: CronJob, after: timedelta = timedelta(hours=1)) -> None:
         """Add ``job`` (hourly) and move the clock until it is due, and let it run."""
-        cron_store(self.kernel).add(job, self.now)
+        cron_store(self.kernel.paths.root, self.kernel.config).add(job, self.now)
         self.scheduler.load()
         self.now += after
         self.scheduler.tick()
@@ -81,7 +85,7 @@ async def test_a_due_job_runs_a_turn_and_its_reply_reaches_the_chat(running: Run
     await running.due(hourly("daily"))
     assert running.channel.texts() == ["You have two meetings today."]
     assert [m.peer_id for m in running.channel.sent] == ["alice"]
-    [run] = cron_store(running.kernel).runs("daily")
+    [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("daily")
     assert (run.status, run.delivered, run.reason, run.session_key) == ("ok", True, "schedule", "agent:main:cron:daily")
     request = fake_llm_server.requests[-1]
     assert "Summarise my day" in str(request.body)
@@ -92,7 +96,7 @@ async def test_a_due_job_runs_a_turn_and_its_reply_reaches_the_chat(running: Run
 async def test_main_session_jobs_run_in_the_main_session(running: Running, fake_llm_server) -> None:
     fake_llm_server.reply("done")
     await running.due(hourly("inmain", session="main"))
-    [run] = cron_store(running.kernel).runs("inmain")
+    [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("inmain")
     assert run.session_key == "agent:main:main" and run.status == "ok"
 
 
@@ -114,7 +118,7 @@ async def test_a_run_whose_delivery_fails_is_a_failed_run(running: Running, fake
 
     running.channel.send = send
     await running.due(hourly("plants", deliver=deliver))
-    [run] = cron_store(running.kernel).runs("plants")
+    [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("plants")
     assert (run.status, run.delivered) == ("failed", False)
     assert run.error.startswith(error), run.error
 
@@ -123,7 +127,7 @@ async def test_heartbeat_ok_and_silent_replies_are_not_delivered(running: Runnin
     fake_llm_server.reply("HEARTBEAT_OK")
     await running.due(hourly("quiet"))
     assert running.channel.sent == []
-    [run] = cron_store(running.kernel).runs("quiet")
+    [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("quiet")
     assert (run.status, run.delivered) == ("ok", False)
 
 
@@ -133,7 +137,7 @@ async def test_a_failed_turn_is_a_failed_run(running: Running, fake_llm_server) 
     fake_llm_server.fail("server_error")
     fake_llm_server.fail("server_error")
     await running.due(hourly("broken"))
-    [run] = cron_store(running.kernel).runs("broken")
+    [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("broken")
     assert run.status == "failed" and run.error.startswith("the turn failed")
     assert running.channel.sent == []
 
@@ -149,11 +153,11 @@ async def test_the_cron_tool_adds_lists_and_runs_jobs(running: Running, fake_llm
     conversation = await running.runtime.conversation("main")
     result = await conversation.send("agent:main:main", "remind me about tea every two hours")
     assert result.text == "Added and ran it."
-    [job] = cron_store(running.kernel).jobs()
+    [job] = cron_store(running.kernel.paths.root, running.kernel.config).jobs()
     assert (job.name, job.schedule, job.agent_id) == ("tea", CronSchedule("every", "2h"), "main")
     assert running.scheduler.due_times() == {"tea": running.now + timedelta(hours=2)}  # the scheduler was told
     assert running.channel.texts() == ["Yes, tea time."]
-    [run] = cron_store(running.kernel).runs("tea")
+    [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("tea")
     assert (run.status, run.reason, run.delivered) == ("ok", "manual", True)
     tool_results = [str(r.body) for r in fake_llm_server.requests]
     assert any("not a valid cron expression" in body for body in tool_results)
@@ -164,4 +168,4 @@ async def test_only_the_main_session_may_use_cron_jobs(running: Running) -> None
 
     services = running.runtime.services.for_turn("main", "agent:main:fake:group:g1", None, "m", trust=TurnTrust.OWNER)
     with pytest.raises(ServiceUnavailable, match="only the agent's main session"):
-        services.cron_jobs()
+        services.capability(CronJobs).jobs()

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clawbot.automation.cron_store import CronStore, iso
-from clawbot.automation.scheduler import Scheduler
-from clawbot.config.automation_schema import CronConfig
 from clawbot.testing.cli import invoke_cli
+from clawbot_automation.config import CronConfig
+from clawbot_automation.cron_store import CronStore, iso
+from clawbot_automation.scheduler import Scheduler
 
 from .test_scheduler import T0, Clock, Recorder
 

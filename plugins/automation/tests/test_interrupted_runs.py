@@ -13,7 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from clawbot.automation.run_lock import JobRunning, job_run_lock
+from clawbot_automation.run_lock import JobRunning, job_run_lock
 
 from .test_scheduler import T0, Clock, hourly, make
 

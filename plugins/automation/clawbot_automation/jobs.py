@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import attrs
 
-from clawbot.automation.cron_runner import check_deliver
-from clawbot.automation.cron_store import CronStore, CronStoreError, check_name
-from clawbot.automation.schedule import ScheduleError, validate
-from clawbot.config.schema import ClawbotConfig
-from clawbot.types import CronJob, CronSchedule
+from clawbot_automation.cron_runner import check_deliver
+from clawbot_automation.cron_store import CronStore, CronStoreError, check_name
+from clawbot_automation.records import CronJob, CronSchedule
+from clawbot_automation.schedule import ScheduleError, validate
 
 EDITABLE = ("schedule", "message", "agent_id", "session", "deliver", "enabled")
 
@@ -20,7 +19,7 @@ class JobError(ValueError):
     """A job that cannot be added or changed; the message names the field and the fix."""
 
 
-def checked(job: CronJob, config: ClawbotConfig, now: datetime | None = None) -> CronJob:
+def checked(job: CronJob, config: Any, now: datetime | None = None) -> CronJob:
     """``job`` when everything in it can be used; :class:`JobError` naming what cannot.
     With ``now`` (a new or rescheduled job) a schedule never due again is refused too."""
     try:
@@ -39,14 +38,14 @@ def checked(job: CronJob, config: ClawbotConfig, now: datetime | None = None) ->
     return job
 
 
-def add_job(store: CronStore, job: CronJob, config: ClawbotConfig, now: datetime) -> CronJob:
+def add_job(store: CronStore, job: CronJob, config: Any, now: datetime) -> CronJob:
     try:
         return store.add(checked(job, config, now), now)
     except CronStoreError as exc:
         raise JobError(str(exc)) from None
 
 
-def edit_job(store: CronStore, name: str, config: ClawbotConfig, changes: dict[str, Any]) -> CronJob:
+def edit_job(store: CronStore, name: str, config: Any, changes: dict[str, Any]) -> CronJob:
     job = store.get(name)
     if job is None:
         raise JobError(f"no cron job is named {name!r}")
@@ -58,8 +57,6 @@ def edit_job(store: CronStore, name: str, config: ClawbotConfig, changes: dict[s
             changes["schedule"] = CronSchedule(**changes["schedule"])
         except TypeError:
             raise JobError("schedule: give kind (cron, at or every), expr and optionally tz") from None
-    from datetime import UTC
-
     now = datetime.now(UTC) if "schedule" in changes else None  # a new schedule must be due again
     try:
         return store.replace(checked(attrs.evolve(job, **changes), config, now))

@@ -7,7 +7,7 @@ change them: every read-modify-write holds the file's lock and every write is at
 (:mod:`clawbot.statefile`).
 
 A run is written to its history before it starts (status ``running``, fsynced) and replaced
-by how it ended; a ``running`` record whose job nobody runs (:mod:`~clawbot.automation.run_lock`)
+by how it ended; a ``running`` record whose job nobody runs (:mod:`~clawbot_automation.run_lock`)
 is left over from a process that was killed, and is marked ``interrupted`` by the next one.
 
 The files never lock a user out: every field is type-checked on read, and a malformed job,
@@ -24,14 +24,13 @@ from typing import Any
 
 import attrs
 import cattrs
-
-from clawbot.config.converter import make_converter
-from clawbot.config.problems import walk
+from clawbot.records import record_converter, record_problem
 from clawbot.statefile import append_line, atomic_write_json, json_text, locked, make_private_dir, read_state, replace_file, report_once, shown
-from clawbot.types import CronJob, CronRun
+
+from clawbot_automation.records import CronJob, CronRun
 
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
-converter = make_converter(forbid_extra_keys=False)
+converter = record_converter()
 """Strict: a field of the wrong type makes its entry unreadable instead of being coerced
 (``str(5)``, ``bool("no")``); a field a newer clawbot added is ignored."""
 #: stands for a jobs file that cannot be read at all among its unreadable entries
@@ -66,7 +65,7 @@ def parse_iso(text: str) -> datetime | None:
 
 def _problem(exc: BaseException) -> str:
     """The first thing cattrs found wrong in an entry, with its field: "schedule.kind: ..."."""
-    return next((str(problem) for problem in walk(exc)), str(exc))[:160]
+    return record_problem(exc)[:160]
 
 
 def _structure(entry: Any, cls: type[Any]) -> Any:
@@ -97,7 +96,7 @@ class CronStore:
         return self.root / "runs" / f"{check_name(name)}.jsonl"
 
     def lock_path(self, name: str) -> Path:
-        """The lock a process holds while it runs the job (:mod:`~clawbot.automation.run_lock`)."""
+        """The lock a process holds while it runs the job (:mod:`~clawbot_automation.run_lock`)."""
         return self.root / "locks" / f"{check_name(name)}.lock"
 
     def _ensure(self) -> None:

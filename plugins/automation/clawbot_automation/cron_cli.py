@@ -16,17 +16,18 @@ import sys
 from datetime import datetime
 
 import click
+from clawbot.commandkit import CliState, GatewayAnswerLost, agent_host, call_gateway, config_option, echo, echo_json, load_config, run_async
 
-from clawbot.cli.output import echo, echo_json
-from clawbot.cli.state import CliState, config_option, run_async, user_errors
+from clawbot_automation.cron_store import CronStore, CronStoreError, converter, parse_iso
+from clawbot_automation.jobs import JobError, add_job
+from clawbot_automation.records import CronJob, CronRun, CronSchedule
+from clawbot_automation.run_lock import JobRunning
+from clawbot_automation.schedule import ScheduleError, safe_next_due
+from clawbot_automation.service import cron_scheduler, cron_store
 
 
-def _store(state: CliState):  # noqa: ANN202 - CronStore, imported lazily
-    from clawbot.automation.cron_store import CronStore
-
-    with user_errors():
-        config = state.load().config
-    return CronStore(state.paths().root / "cron", history=config.cron.history)
+def _store(state: CliState) -> CronStore:
+    return cron_store(state.paths().root, load_config(state))
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -34,7 +35,7 @@ def _fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
-def _schedule_text(job) -> str:  # noqa: ANN001 - CronJob
+def _schedule_text(job: CronJob) -> str:
     tz = f" ({job.schedule.tz})" if job.schedule.tz else ""
     return f"{job.schedule.kind} {job.schedule.expr}{tz}"
 
@@ -60,8 +61,6 @@ def add(
     state: CliState, name: str, cron_expr: str | None, tz: str, at: str | None, every: str | None, message: str, agent_id: str, session: str, deliver: str
 ) -> None:
     """Add a job: exactly one of --cron, --at or --every says when it runs."""
-    from clawbot.automation.jobs import JobError, add_job
-    from clawbot.types import CronJob, CronSchedule
 
     given = [(kind, expr) for kind, expr in (("cron", cron_expr), ("at", at), ("every", every)) if expr is not None]
     if len(given) != 1:
@@ -72,7 +71,7 @@ def add(
     store = _store(state)
     job = CronJob(name, CronSchedule(kind, expr, tz), message, agent_id=agent_id, session=session, deliver=deliver)  # type: ignore[arg-type]
     try:
-        added = add_job(store, job, state.load().config, datetime.now().astimezone())
+        added = add_job(store, job, load_config(state), datetime.now().astimezone())
     except JobError as exc:
         _fail(str(exc))
     except OSError as exc:
@@ -86,12 +85,11 @@ def add(
 @click.pass_obj
 def list_jobs(state: CliState, as_json: bool) -> None:
     """Every job, with its schedule, next run and last run."""
-    from clawbot.automation.schedule import ScheduleError, safe_next_due
 
     store = _store(state)
     jobs = store.jobs()
     last = store.last_due()
-    tz = state.load().config.agents.defaults.timezone
+    tz = load_config(state).agents.defaults.timezone
     rows = []
     for job in jobs:
         try:
@@ -102,8 +100,6 @@ def list_jobs(state: CliState, as_json: bool) -> None:
         runs = store.runs(job.name)
         rows.append((job, due, runs[-1] if runs else None))
     if as_json:
-        from clawbot.automation.cron_store import converter
-
         shown = [
             {**converter.unstructure(job), "next_run": due.isoformat() if due else None, "last_run": converter.unstructure(run) if run else None}
             for job, due, run in rows
@@ -125,7 +121,6 @@ def list_jobs(state: CliState, as_json: bool) -> None:
 @click.pass_obj
 def remove(state: CliState, name: str) -> None:
     """Remove a job and its run history."""
-    from clawbot.automation.cron_store import CronStoreError
 
     store = _store(state)
     try:
@@ -146,7 +141,6 @@ def remove(state: CliState, name: str) -> None:
 @click.pass_obj
 def runs(state: CliState, name: str, as_json: bool) -> None:
     """A job's last runs: when, status, how long, delivered or not."""
-    from clawbot.automation.cron_store import CronStoreError, converter
 
     store = _store(state)
     try:
@@ -164,8 +158,7 @@ def runs(state: CliState, name: str, as_json: bool) -> None:
         echo(_run_line(run))
 
 
-def _run_line(run) -> str:  # noqa: ANN001 - CronRun
-    from clawbot.automation.cron_store import parse_iso
+def _run_line(run: CronRun) -> str:
 
     start, end = parse_iso(run.started_at), parse_iso(run.finished_at)
     took = f"{(end - start).total_seconds():.1f}s" if start and end else "-"
@@ -181,26 +174,20 @@ def _run_line(run) -> str:  # noqa: ANN001 - CronRun
 @click.pass_obj
 def run_now(state: CliState, name: str, as_json: bool) -> None:
     """Run a job now, in the running gateway when there is one."""
-    from clawbot.control.client import ApiAnswerLost, ApiUnavailable, find_gateway
-
-    client = find_gateway(state.paths().root)
-    answer = None
-    if client is not None:
-        client.timeout = 3600.0  # a run is a whole agent turn
-        try:
-            status, answer = client.call("POST", f"/v1/cron/{name}/run")
-        except ApiAnswerLost as exc:  # the gateway took the run and died: running it here would ask the model twice
-            _fail(
-                f"{exc}; the run of {name} it started was cut off and is not run again here. "
-                f"The gateway marks it interrupted and follows cron.catch_up for it when it starts again; "
-                f"to run it here instead, run `clawbot cron run {name}` again while the gateway is down",
-                1,
-            )
-        except ApiUnavailable:
-            answer = None  # gone since its endpoint file was written: run it here
-        else:
-            if status != 200:
-                _fail((answer or {}).get("error") or f"the gateway answered {status}", 1)
+    try:  # a run is a whole agent turn
+        answered = call_gateway(state, "POST", f"/v1/cron/{name}/run", timeout=3600.0)
+    except GatewayAnswerLost as exc:  # the gateway took the run and died: running it here would ask the model twice
+        _fail(
+            f"{exc}; the run of {name} it started was cut off and is not run again here. "
+            f"The gateway marks it interrupted and follows cron.catch_up for it when it starts again; "
+            f"to run it here instead, run `clawbot cron run {name}` again while the gateway is down",
+            1,
+        )
+    answer = None  # no gateway (or gone since its endpoint file was written): run it here
+    if answered is not None:
+        status, answer = answered
+        if status != 200:
+            _fail((answer or {}).get("error") or f"the gateway answered {status}", 1)
     if answer is None:
         store = _store(state)
         job = store.get(name)
@@ -214,22 +201,13 @@ def run_now(state: CliState, name: str, as_json: bool) -> None:
     _print_run(answer, as_json)
 
 
-async def _run_here(state: CliState, job):  # noqa: ANN001, ANN202 - CronJob -> the run as a dict, or why it did not run
-    from clawbot.agent.runtime import AgentRuntime
-    from clawbot.automation.cron_store import converter
-    from clawbot.automation.run_lock import JobRunning
-    from clawbot.automation.service import cron_scheduler
-
-    with user_errors():
-        kernel = await state.kernel()
-    runtime = AgentRuntime(kernel)
-    try:
-        run = await cron_scheduler(runtime).run_now(job)  # the job's lock and records, as in a gateway
-    except JobRunning as exc:
-        return f"{exc}; it is not started twice (`clawbot cron runs {job.name}` shows how it ends)"
-    finally:
-        await runtime.aclose()
-        await kernel.aclose()
+async def _run_here(state: CliState, job: CronJob) -> dict | str:
+    """The run as a dict, or why it did not run."""
+    async with agent_host(state) as host:
+        try:
+            run = await cron_scheduler(host).run_now(job)  # the job's lock and records, as in a gateway
+        except JobRunning as exc:
+            return f"{exc}; it is not started twice (`clawbot cron runs {job.name}` shows how it ends)"
     return converter.unstructure(run)
 
 
@@ -237,9 +215,6 @@ def _print_run(run: dict, as_json: bool) -> None:
     if as_json:
         echo_json(run, ensure_ascii=True)
     else:
-        from clawbot.automation.cron_store import converter
-        from clawbot.types import CronRun
-
         echo(_run_line(converter.structure(run, CronRun)))
     if run.get("status") != "ok":
         sys.exit(1)

@@ -12,7 +12,7 @@ all of a job's missed ones, reason ``catch-up``), ``all`` (each, at most the las
 once; one taking longer than ``cron.run_timeout_s`` fails. A job still running when it is
 due again skips that time (recorded).
 
-A run holds its job's lock (:mod:`~clawbot.automation.run_lock`) and is recorded as
+A run holds its job's lock (:mod:`~clawbot_automation.run_lock`) and is recorded as
 ``running`` before it starts, so a job never runs twice at once, in this process or another,
 and a run cut off by a kill or a stop is never lost: the first load after a restart marks
 it ``interrupted`` and follows ``cron.catch_up`` for it as for a missed run (``once`` and
@@ -36,14 +36,14 @@ from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime
 
 import attrs
-
-from clawbot.agent.clock import Clock, utc_now
-from clawbot.automation.cron_store import CronStore, iso, parse_iso
-from clawbot.automation.run_lock import JobRunning, job_run_lock
-from clawbot.automation.schedule import due_between, safe_next_due
-from clawbot.config.automation_schema import CronConfig
 from clawbot.statefile import report_once
-from clawbot.types import CronJob, CronRun, CronSchedule
+
+from clawbot_automation.clock import Clock, utc_now
+from clawbot_automation.config import CronConfig
+from clawbot_automation.cron_store import CronStore, iso, parse_iso
+from clawbot_automation.records import CronJob, CronRun, CronSchedule
+from clawbot_automation.run_lock import JobRunning, job_run_lock
+from clawbot_automation.schedule import due_between, safe_next_due
 
 log = logging.getLogger(__name__)
 
@@ -280,7 +280,7 @@ class Scheduler:
 
     async def run_now(self, job: CronJob) -> CronRun:
         """Run ``job`` now (``clawbot cron run``, the cron tool), whatever its schedule;
-        :class:`~clawbot.automation.run_lock.JobRunning` when it runs already."""
+        :class:`~clawbot_automation.run_lock.JobRunning` when it runs already."""
         return await self._run(job, self.clock(), "manual")
 
     async def _run(self, job: CronJob, due: datetime, reason: str) -> CronRun:

@@ -19,7 +19,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from clawbot.types import CronSchedule
+from clawbot_automation.records import CronSchedule
 
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
 MAX_EVERY = timedelta(days=366)

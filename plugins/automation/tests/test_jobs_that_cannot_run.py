@@ -12,11 +12,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from clawbot.automation.cron_store import CronStore
-from clawbot.automation.jobs import JobError, add_job
-from clawbot.automation.service import cron_store
 from clawbot.testing import plugin_from_hooks
-from clawbot.types import CronJob, CronSchedule, ServiceUnavailable, TurnTrust
+from clawbot.types import ServiceUnavailable, TurnTrust
+from clawbot_automation.cron_access import CronJobs
+from clawbot_automation.cron_store import CronStore
+from clawbot_automation.jobs import JobError, add_job
+from clawbot_automation.records import CronJob, CronSchedule
+from clawbot_automation.service import cron_store
 
 from .test_cron_runs import Running, config, hourly
 from .test_scheduler import T0, Clock, make
@@ -103,7 +105,7 @@ async def test_a_report_beside_heartbeat_ok_is_still_delivered(make_kernel, fake
     async with await _running(make_kernel, fake_channel, fake_llm_server, workspace) as running:
         await running.due(hourly("mom"))
         assert fake_channel.texts() == ["Reminder: call mom"]
-        [run] = cron_store(running.kernel).runs("mom")
+        [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("mom")
         assert (run.status, run.delivered) == ("ok", True)
 
 
@@ -113,7 +115,7 @@ async def test_a_delivery_a_plugin_cancels_is_a_failed_run(make_kernel, fake_cha
     async with await _running(make_kernel, fake_channel, fake_llm_server, workspace, cancel=cancel) as running:
         await running.due(hourly("summary"))
         assert fake_channel.sent == []
-        [run] = cron_store(running.kernel).runs("summary")
+        [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("summary")
         assert (run.status, run.delivered) == ("failed", False) and "cancelled" in run.error
 
 
@@ -121,9 +123,9 @@ async def test_the_cron_tool_stays_within_reach_and_out_of_its_own_sessions_way(
     async with await _running(make_kernel, fake_channel, fake_llm_server, workspace) as running:
         services = running.runtime.services.for_turn("main", "agent:main:main", None, "m", trust=TurnTrust.OWNER)
         with pytest.raises(ServiceUnavailable, match="may not manage jobs of agent 'other'"):
-            services.cron_add(CronJob("elsewhere", CronSchedule("every", "1h"), "x", agent_id="other"))
+            services.capability(CronJobs).add(CronJob("elsewhere", CronSchedule("every", "1h"), "x", agent_id="other"))
         with pytest.raises(ServiceUnavailable, match="channel 'nosuch' is not running"):
-            services.cron_add(CronJob("lost", CronSchedule("every", "1h"), "x", deliver="nosuch:1"))
-        services.cron_add(CronJob("here", CronSchedule("every", "1h"), "x", session="main"))
+            services.capability(CronJobs).add(CronJob("lost", CronSchedule("every", "1h"), "x", deliver="nosuch:1"))
+        services.capability(CronJobs).add(CronJob("here", CronSchedule("every", "1h"), "x", session="main"))
         with pytest.raises(ServiceUnavailable, match="runs in this very session"):
-            await asyncio.wait_for(services.cron_run_now("here"), 5)
+            await asyncio.wait_for(services.capability(CronJobs).run_now("here"), 5)

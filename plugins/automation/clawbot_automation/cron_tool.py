@@ -2,16 +2,19 @@
 
 A job asks its agent ``message`` on a schedule (a cron expression, one ``at`` time or
 ``every`` duration) and can deliver the reply to a chat (``deliver``: ``<channel>:<target>``).
-Only the agent's main session may use it: the jobs are the owner's.
+Only the agent's main session may use it: the jobs are the owner's. It reaches them through
+the :class:`~clawbot_automation.cron_access.CronJobs` capability, built by the kernel for this
+call's agent, session and trust.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from clawbot import CronJob, CronSchedule, ServiceUnavailable, Tool, ToolCall, ToolResult
+from clawbot import ServiceUnavailable, Tool, ToolCall, ToolResult
 
-from clawbot_tools.calls import schema, services_of
+from clawbot_automation.cron_access import CronJobs
+from clawbot_automation.records import CronJob, CronSchedule
 
 GROUP = "automation"
 ACTIONS = ("list", "add", "edit", "remove", "run")
@@ -34,10 +37,13 @@ def _job_line(job: CronJob) -> str:
     return f"- {job.name}{state}: {job.schedule.kind} {job.schedule.expr}{tz}, agent {job.agent_id or 'default'}, {job.session} session{target}: {job.message}"
 
 
+def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
 async def cron_tool(call: ToolCall) -> ToolResult:
-    services = services_of(call)
-    if isinstance(services, ToolResult):
-        return services
+    if call.services is None:
+        return ToolResult.error(f"{call.tool_name} is unavailable here: it only works inside an agent turn.")
     args = call.arguments
     action, name = args["action"], str(args.get("name") or "")
     if action != "list" and not name:
@@ -46,8 +52,9 @@ async def cron_tool(call: ToolCall) -> ToolResult:
     if isinstance(schedule, str):
         return ToolResult.error(f"cron: {schedule}")
     try:
+        cron = call.services.capability(CronJobs)
         if action == "list":
-            jobs = services.cron_jobs()
+            jobs = cron.jobs()
             text = "\n".join(_job_line(job) for job in jobs) if jobs else "No cron jobs."
             return ToolResult.text(text, jobs=[job.name for job in jobs])
         if action == "add":
@@ -63,7 +70,7 @@ async def cron_tool(call: ToolCall) -> ToolResult:
                 session=args.get("session") or "isolated",
                 deliver=str(args.get("deliver") or ""),
             )
-            added = services.cron_add(job)
+            added = cron.add(job)
             return ToolResult.text(f"Added:\n{_job_line(added)}", name=added.name)
         if action == "edit":
             changes: dict[str, Any] = {key: args[key] for key in ("message", "session", "deliver", "enabled") if key in args}
@@ -73,13 +80,13 @@ async def cron_tool(call: ToolCall) -> ToolResult:
                 changes["schedule"] = schedule
             if not changes:
                 return ToolResult.error("cron: edit needs something to change (a schedule, message, session, deliver or enabled)")
-            edited = services.cron_edit(name, **changes)
+            edited = cron.edit(name, **changes)
             return ToolResult.text(f"Changed:\n{_job_line(edited)}", name=edited.name)
         if action == "remove":
-            if not services.cron_remove(name):
+            if not cron.remove(name):
                 return ToolResult.error(f"cron: no job is named {name!r}")
             return ToolResult.text(f"Removed {name}.", name=name)
-        run = await services.cron_run_now(name)
+        run = await cron.run_now(name)
     except ServiceUnavailable as exc:
         return ToolResult.error(f"cron: {exc}")
     delivered = {None: "no delivery", True: "delivered", False: "not delivered"}[run.delivered]
@@ -95,7 +102,7 @@ def make_tool() -> Tool:
             "Actions: list; add (name, one of cron/at/every, message; optional tz, agent, session, deliver); "
             "edit (name and what changes); remove (name); run (name: run it now). Use it for reminders and recurring checks."
         ),
-        parameters=schema(
+        parameters=_schema(
             {
                 "action": {"type": "string", "enum": list(ACTIONS)},
                 "name": {"type": "string", "description": "The job's name: lowercase letters, digits, '-' or '_'."},

@@ -11,10 +11,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from clawbot.automation.cron_store import CronStore, iso
-from clawbot.automation.scheduler import Scheduler, new_run_id
-from clawbot.config.automation_schema import CronConfig
-from clawbot.types import CronJob, CronRun, CronSchedule
+from clawbot_automation.config import CronConfig
+from clawbot_automation.cron_store import CronStore, iso
+from clawbot_automation.records import CronJob, CronRun, CronSchedule
+from clawbot_automation.scheduler import Scheduler, new_run_id
 
 T0 = datetime(2026, 11, 26, 8, 0, tzinfo=UTC)
 
