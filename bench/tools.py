@@ -252,7 +252,7 @@ def exec_true(runs: int) -> None:
             env = {"PATH": "/usr/bin:/bin", "HOME": str(Path(tmp) / "home"), "LANG": "C.UTF-8"}
             handlers = {}
             for mode in modes:
-                ctx = PluginContext(plugin_name="tools", config=None, state_dir=Path(tmp) / "state", env=env, on_close=closers.append)
+                ctx = PluginContext(plugin_name="tools", state_dir=Path(tmp) / "state", env=env, on_close=closers.append)
                 found = {t.name: t for t in tools(ToolsSettings(exec=ExecSettings(security="full", sandbox=mode)), ctx)}
                 handlers[mode] = found["exec"].handler
             samples: dict[str, list[float]] = {mode: [] for mode in modes}

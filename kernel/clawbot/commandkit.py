@@ -19,7 +19,7 @@ from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
 from clawbot.control.client import ApiAnswerLost as GatewayAnswerLost
 from clawbot.control.client import ApiUnavailable
-from clawbot.types import AgentHost
+from clawbot.types import AgentHost, Settings
 
 
 def load_config(state: CliState | None) -> Any:
@@ -33,6 +33,17 @@ def load_config(state: CliState | None) -> Any:
 
             return load(None).config
         return state.load().config
+
+
+def load_settings(state: CliState | None) -> Settings:
+    """What a plugin may read of the configuration (:class:`~clawbot.types.Settings`), as
+    hooks see it as ``ctx.clawbot``; exit 2 if the configuration is broken."""
+    from clawbot.boot import load
+    from clawbot.plugin_settings import plugin_settings
+
+    with user_errors():
+        loaded = load(None) if state is None else state.load()
+        return plugin_settings(loaded.config, loaded.env)
 
 
 def config_file_in_use(state: CliState | None) -> Path | None:
@@ -137,6 +148,7 @@ __all__ = [
     "echo_json",
     "load_config",
     "run_async",
+    "load_settings",
     "set_config_string",
     "user_errors",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import Any, Protocol
 
 import attrs
@@ -18,10 +19,12 @@ from clawbot.boot import Loaded
 from clawbot.config import ClawbotConfig, ConfigError, ConfigProblem
 from clawbot.config.context_schema import DEFAULT_COMPACTION_STRATEGY
 from clawbot.paths import StatePaths
+from clawbot.plugin_settings import plugin_settings
 from clawbot.plugins import PluginManager
 from clawbot.registry import Registry
 from clawbot.sessions.store import SessionStore
 from clawbot.types import (
+    BootstrapContext,
     Capability,
     Channel,
     ChatCommand,
@@ -29,7 +32,10 @@ from clawbot.types import (
     LLMProvider,
     MemoryProvider,
     PluginContext,
+    PluginStates,
     Service,
+    SessionKind,
+    Settings,
     SkillSource,
     Tool,
 )
@@ -112,6 +118,10 @@ class Kernel:
 
     #: registry attribute -> name of the item in use (``None``: none installed); see :func:`select`
     active: dict[str, str | None] = attrs.field(factory=dict)
+    #: what plugins may read of ``config`` (``ctx.clawbot`` in every hook context)
+    settings: Settings = attrs.field(default=attrs.Factory(lambda self: plugin_settings(self.config, self.env), takes_self=True))
+    #: each plugin's own ``state`` dict, for this kernel only
+    plugin_states: PluginStates = attrs.field(default=attrs.Factory(lambda self: PluginStates(_own_settings(self.config)), takes_self=True))
 
     _closers: list[tuple[str, Callable[[], Awaitable[None] | None]]] = attrs.field(factory=list, repr=False)
     _skill_catalog: Any = attrs.field(default=None, repr=False)
@@ -177,13 +187,23 @@ class Kernel:
         owned = {path: self.config.sections.get(path) for path, owner in self.config.owners.items() if owner == plugin}
         return PluginContext(
             plugin_name=plugin,
-            config=self.config,
             state_dir=self.paths.root,
-            settings=owned.get(f"plugins.{plugin}"),
+            clawbot=self.settings,
+            settings=self.plugin_states.settings_of(plugin),
             sections=owned,
             env=self.env,
+            state=self.plugin_states.of(plugin),
             on_close=lambda callback: self._closers.append((plugin, callback)),
         )
+
+    def bootstrap_context(self, agent_id: str, workspace: Path, kind: SessionKind = "main") -> BootstrapContext:
+        """What ``clawbot_bootstrap_files`` receives for a session of ``kind`` of ``agent_id``."""
+        return BootstrapContext(agent_id, workspace, kind, self.settings, plugin_states=self.plugin_states)
+
+
+def _own_settings(config: ClawbotConfig) -> dict[str, Any]:
+    """Each plugin's validated ``[plugins.<name>]`` object, by plugin name."""
+    return {path.removeprefix("plugins."): config.sections.get(path) for path, owner in config.owners.items() if path == f"plugins.{owner}"}
 
 
 def _tool_problem(tool: Tool) -> str | None:

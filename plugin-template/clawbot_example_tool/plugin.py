@@ -18,7 +18,12 @@ def clawbot_config_schema():
 
 @hookimpl
 def clawbot_tools(ctx):
-    """Offer the tools of this plugin; ``ctx.settings`` is the validated config table."""
+    """Offer the tools of this plugin; ``ctx.settings`` is the validated config table.
+
+    ``ctx.clawbot`` is the read-only view of the rest of clawbot's settings (agents and their
+    workspaces, the owner, the time zone ...), ``ctx.state`` a dict for objects that live as
+    long as the kernel (the same dict in every hook this plugin gets; never a module global).
+    """
     from clawbot_example_tool.config import ExampleToolConfig
     from clawbot_example_tool.remind_tool import remind_tool
     from clawbot_example_tool.tools import text_stats_tool

@@ -7,7 +7,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from clawbot import BootstrapContext, BootstrapFile, InjectedFile, hookimpl
+from clawbot import BootstrapFile, InjectedFile, hookimpl
 from clawbot.agent.bootstrap import (
     MIN_KEPT_CHARS,
     Excerpt,
@@ -201,7 +201,7 @@ async def test_load_injected_files_applies_the_configured_caps(make_kernel, work
     (workspace / "SOUL.md").write_text(text(800, 3))
     (workspace / "MEMORY.md").write_text(text(5000, 6))
     kernel = await make_kernel(plugins={"workspace": workspace_plugin()}, config=CAPS)
-    files = load_injected_files(kernel, BootstrapContext("main", workspace, "main", kernel.config))
+    files = load_injected_files(kernel, kernel.bootstrap_context("main", workspace, "main"))
     by_name = {f.name: f for f in files}
     assert by_name["AGENTS.md"].truncated and by_name["AGENTS.md"].raw_chars == 1200
     assert "300 characters cut" in by_name["AGENTS.md"].content
@@ -227,7 +227,7 @@ class NotAList:
 async def test_garbage_from_a_plugin_is_left_out_and_recorded(make_kernel, workspace: Path) -> None:
     (workspace / "AGENTS.md").write_text("rules")
     kernel = await make_kernel(plugins={"workspace": workspace_plugin(), "garbage": Garbage()})
-    files = load_injected_files(kernel, BootstrapContext("main", workspace, "main", kernel.config))
+    files = load_injected_files(kernel, kernel.bootstrap_context("main", workspace, "main"))
     names = [f.name for f in files]
     assert "AGENTS.md" in names and "Y.md" in names and "X.md" not in names and "NOTES.md" not in names
     assert next(f for f in files if f.name == "Y.md").path == workspace / "Y.md"  # a str path becomes a Path
@@ -238,6 +238,6 @@ async def test_garbage_from_a_plugin_is_left_out_and_recorded(make_kernel, works
 
 async def test_a_result_that_is_not_a_list_does_not_break_the_turn(make_kernel, workspace: Path) -> None:
     kernel = await make_kernel(plugins={"workspace": workspace_plugin(), "broken": NotAList()})
-    assert load_injected_files(kernel, BootstrapContext("main", workspace, "main", kernel.config)) == ()
+    assert load_injected_files(kernel, kernel.bootstrap_context("main", workspace, "main")) == ()
     assert [(f.plugin, f.hook) for f in kernel.plugins.failures] == [("broken", "clawbot_bootstrap_files")]
     assert isinstance(kernel.plugins.failures[0], HookFailure)

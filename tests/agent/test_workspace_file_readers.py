@@ -75,7 +75,7 @@ async def heartbeat(world: World) -> str:
 
 async def bootstrap(world: World) -> str:
     kernel = await world.kernel(workspace_plugin=True)
-    files = load_injected_files(kernel, BootstrapContext("main", world.ws, "main", kernel.config))
+    files = load_injected_files(kernel, kernel.bootstrap_context("main", world.ws, "main"))
     agents = next((f for f in files if f.name == "AGENTS.md"), None)
     if agents is None or agents.content is None:
         return "left out"

@@ -30,7 +30,7 @@ from clawbot import (
     MemorySyncReport,
     hookimpl,
 )
-from clawbot.paths import expand_user_path
+from clawbot.types import Settings
 
 MODULE = "memo_files"
 NAME = "files"
@@ -38,14 +38,14 @@ NAME = "files"
 
 @hookimpl
 def clawbot_memory_providers(ctx):  # noqa: ANN001, ANN201 - the hook's signature
-    return [FileMemory(ctx.config, ctx.env, Path(ctx.state_dir))]
+    return [FileMemory(ctx.clawbot, ctx.env, Path(ctx.state_dir))]
 
 
 class FileMemory(MemoryProvider):
     name = NAME
 
-    def __init__(self, config, env, state_dir: Path) -> None:  # noqa: ANN001
-        self.config, self.env, self.state_dir = config, env, state_dir
+    def __init__(self, settings: Settings, env, state_dir: Path) -> None:  # noqa: ANN001
+        self.settings, self.env, self.state_dir = settings, env, state_dir
         self.synced: dict[str, int] = {}
         self._log("open")
 
@@ -55,7 +55,7 @@ class FileMemory(MemoryProvider):
             log.write(line + "\n")
 
     def _root(self, agent_id: str) -> Path:
-        return expand_user_path(self.config.agent_workspace(agent_id), self.env).resolve()
+        return self.settings.workspace_of(agent_id).resolve()
 
     def _files(self, agent_id: str) -> dict[str, Path]:
         """relative path -> real file, for this agent's memory files inside its workspace."""

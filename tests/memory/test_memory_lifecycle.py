@@ -49,7 +49,7 @@ async def test_the_kernel_closes_every_memory_provider_once_whatever_one_of_them
             raise RuntimeError("the spare index is locked")
 
     def providers(ctx):  # noqa: ANN001, ANN202
-        return [Failing(ctx.config, ctx.env, Path(ctx.state_dir)), filememory.FileMemory(ctx.config, ctx.env, Path(ctx.state_dir))]
+        return [Failing(ctx.clawbot, ctx.env, Path(ctx.state_dir)), filememory.FileMemory(ctx.clawbot, ctx.env, Path(ctx.state_dir))]
 
     kernel = await make_kernel(plugins={"pair": plugin_from_hooks(clawbot_memory_providers=providers)}, config='[memory]\nprovider = "files"\n')
     await kernel.aclose()

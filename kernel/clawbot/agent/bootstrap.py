@@ -58,13 +58,14 @@ from typing import Any
 from clawbot.agent.confined import READ_FLAGS, FileRefused, open_confined
 from clawbot.safetext import visible
 from clawbot.types import BootstrapContext, BootstrapFile, InjectedFile
+from clawbot.types.settings import DEFAULT_BOOTSTRAP_MAX_CHARS
 
 HOOK = "clawbot_bootstrap_files"
 HEAD_TENTHS = 7  # head: 70 % of the cap
 TAIL_TENTHS = 2  # tail: 20 % of the cap
 MIN_KEPT_CHARS = 200
 """Below this many characters of its own text, a file cut by the total cap is dropped instead."""
-DEFAULT_MAX_CHARS = 20_000
+DEFAULT_MAX_CHARS = DEFAULT_BOOTSTRAP_MAX_CHARS
 DEFAULT_TOTAL_MAX_CHARS = 60_000
 READ_WHOLE_FACTOR = 4
 """:func:`read_bounded` reads a file whole when it has at most this many bytes per character

@@ -39,7 +39,7 @@ from clawbot.agent.file_states import MAX_COMPARED_BYTES, FileChange, FileState,
 from clawbot.agent.notices import quoted, quoted_line
 from clawbot.agent.skill_changes import describe_skill, shown_path, skill_files
 from clawbot.sessions.keys import session_kind
-from clawbot.types import BootstrapContext, BootstrapFile, InboundMessage, SessionKind
+from clawbot.types import BootstrapFile, InboundMessage, SessionKind
 
 if TYPE_CHECKING:
     from clawbot.agent.services import SharedServices
@@ -56,7 +56,7 @@ HEADER = "Files that shape the agent changed during this turn:"
 def listed_files(kernel: Any, agent_id: str, workspace: Path, kind: SessionKind) -> dict[Path, str]:
     """What ``clawbot_bootstrap_files`` lists for a session of ``kind``: path -> name."""
     try:
-        result = kernel.plugins.bootstrap_files(BootstrapContext(agent_id, workspace, kind, kernel.config))
+        result = kernel.plugins.bootstrap_files(kernel.bootstrap_context(agent_id, workspace, kind))
     except Exception:  # recorded against the plugin when the prompt is built
         return {}
     found: dict[Path, str] = {}

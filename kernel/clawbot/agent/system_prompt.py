@@ -25,7 +25,6 @@ from clawbot.agent.prompt import collect_sections
 from clawbot.kernel import Kernel
 from clawbot.sessions.keys import session_kind
 from clawbot.types import (
-    BootstrapContext,
     InjectedFile,
     PromptContext,
     PromptMode,
@@ -103,7 +102,7 @@ async def build_system_prompt(kernel: Kernel, request: PromptRequest) -> BuiltPr
     # The workspace's files are read in a worker thread: a slow or hostile file (one the
     # agent replaced with a FIFO) stalls this prompt at worst, never every other chat.
     if mode != "none":
-        context = BootstrapContext(request.agent_id, request.workspace, kind, kernel.config)
+        context = kernel.bootstrap_context(request.agent_id, request.workspace, kind)
         files = await asyncio.to_thread(load_injected_files, kernel, context)
     if mode == "full":
         skills = await asyncio.to_thread(kernel.skill_catalog.prompt_skills, request.agent_id)
@@ -115,7 +114,7 @@ async def build_system_prompt(kernel: Kernel, request: PromptRequest) -> BuiltPr
         tools=tuple(request.tools.values()),
         channel=request.channel,
         model=request.model,
-        config=kernel.config,
+        clawbot=kernel.settings,
         session_kind=kind,
         bootstrap_files=files,
         skills=skills,
@@ -125,6 +124,7 @@ async def build_system_prompt(kernel: Kernel, request: PromptRequest) -> BuiltPr
         runtime=runtime_info(),
         reasoning_tags=request.reasoning_tags,
         heartbeat_prompt=_heartbeat_prompt(kernel, request.agent_id),
+        plugin_states=kernel.plugin_states,
     )
     sections = tuple(await collect_sections(kernel, ctx)) if mode != "none" else ()
     stable = "\n\n".join([IDENTITY_LINE, *(s.text for s in sections if s.stable)])

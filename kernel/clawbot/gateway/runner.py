@@ -189,7 +189,7 @@ class Gateway:
         for left in self.inbox.pending():
             self._left_over.setdefault(left.message.channel, []).append(left)
         tasks = [asyncio.create_task(supervise(self, c, self._board), name=f"channel:{c.name}") for c in channels]
-        await self.kernel.plugins.notify("clawbot_gateway_start", event=GatewayEvent(names, self.kernel.config))
+        await self.kernel.plugins.notify("clawbot_gateway_start", event=GatewayEvent(names, self.kernel.settings, plugin_states=self.kernel.plugin_states))
         from clawbot.agent.memory import start_memory
 
         # in the background: a first sync of a large memory must not hold up the channels
@@ -209,7 +209,7 @@ class Gateway:
                 await asyncio.wait(list(self._telling), timeout=TELL_BEFORE_STOP_S)
             if self.runtime is not None and self.runtime.port is self:
                 self.runtime.port = None
-            await self.kernel.plugins.notify("clawbot_gateway_stop", event=GatewayEvent(names, self.kernel.config))
+            await self.kernel.plugins.notify("clawbot_gateway_stop", event=GatewayEvent(names, self.kernel.settings, plugin_states=self.kernel.plugin_states))
             for channel in channels:
                 try:
                     await channel.stop()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from clawbot.plugins.arguments import hook_arguments
 from clawbot.plugins.tracing import log_call
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ def bootstrap_files(manager: PluginManager, ctx: Any) -> Any:
 def _enter(manager: PluginManager, hook: str, impl: Any, kwargs: Mapping[str, Any]) -> Generator[Any, Any, Any] | None:
     """Run a wrapper up to its ``yield``; ``None`` (recorded) if it fails before that."""
     try:
-        wrapper = impl.function(*(kwargs[arg] for arg in impl.argnames))
+        wrapper = impl.function(*hook_arguments(impl, kwargs))
         if not inspect.isgenerator(wrapper):
             raise TypeError(f"{hook} wrapper must be a generator function (one yield)")
         next(wrapper)

@@ -18,6 +18,7 @@ from typing import Any
 import pluggy
 
 from clawbot import hookspecs
+from clawbot.plugins.arguments import hook_arguments
 from clawbot.plugins.discovery import BlockRules, discover_entry_points
 from clawbot.plugins.records import Contribution, HookFailure, PluginRecord
 from clawbot.plugins.tracing import log_call, trace_log, tracing_enabled
@@ -155,7 +156,7 @@ class PluginManager:
     def _call_impl(self, hook: str, impl: Any, kwargs: Mapping[str, Any]) -> tuple[bool, Any]:
         started = time.perf_counter()
         try:
-            result = impl.function(*(kwargs[arg] for arg in impl.argnames))
+            result = impl.function(*hook_arguments(impl, kwargs))
         except Exception as exc:
             self.record_failure(impl.plugin_name, hook, exc)
             if self.trace:

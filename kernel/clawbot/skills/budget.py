@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-DEFAULT_PROMPT_MAX_CHARS = 30_000
-DEFAULT_DESCRIPTION_MAX_CHARS = 500
+from clawbot.types.settings import DEFAULT_SKILLS_DESCRIPTION_MAX_CHARS as DEFAULT_DESCRIPTION_MAX_CHARS
+from clawbot.types.settings import DEFAULT_SKILLS_PROMPT_MAX_CHARS as DEFAULT_PROMPT_MAX_CHARS
 
 
 def _positive(value: Any, default: int) -> int:

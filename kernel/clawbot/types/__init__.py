@@ -86,6 +86,7 @@ from clawbot.types.services import (
     SessionSummary,
     ToolServices,
 )
+from clawbot.types.settings import AgentSettings, PluginStates, Settings
 from clawbot.types.tools import (
     Tool,
     ToolCall,
@@ -110,6 +111,9 @@ __all__ = [
     "TurnPreview",
     "WaitingApproval",
     "AGENT_WRITABLE",
+    "AgentSettings",
+    "PluginStates",
+    "Settings",
     "SubagentSummary",
     "RunKind",
     "AgentEndEvent",

@@ -8,6 +8,8 @@ from typing import Any
 
 import attrs
 
+from clawbot.types.settings import Settings
+
 
 @attrs.frozen
 class ConfigSection:
@@ -64,16 +66,23 @@ class PluginContext:
 
     ``settings`` is this plugin's validated ``[plugins.<name>]`` object (``None`` when the
     plugin declares no schema); ``section(path)`` returns any other table it claimed.
+    ``clawbot`` is the read-only view of the rest of the configuration a plugin may read
+    (:class:`~clawbot.types.Settings`: agents, workspaces, owner ...). ``state`` is this
+    plugin's own mutable dict for this kernel: the same dict in every hook the plugin gets
+    (``PromptContext.state``, ``BootstrapContext.state``, ``GatewayEvent.state``), never
+    shared with another kernel in the process, so a plugin keeps per-kernel objects (a
+    channel its web routes also serve) there instead of in module globals.
     ``on_close(callback)`` registers cleanup (kill child processes, close connections) that
     runs when the kernel shuts down; errors in it are logged, never raised.
     """
 
     plugin_name: str
-    config: Any = attrs.field(repr=False)
     state_dir: Path
+    clawbot: Settings = attrs.field(factory=Settings, repr=False)
     settings: Any = None
     sections: Mapping[str, Any] = attrs.field(factory=dict)
     env: Mapping[str, str] = attrs.field(factory=dict, repr=False)
+    state: dict[str, Any] = attrs.field(factory=dict, repr=False, eq=False)
     on_close: Callable[[Callable[[], Awaitable[None] | None]], None] = attrs.field(default=lambda callback: None, repr=False, eq=False)
 
     def section(self, path: str) -> Any:

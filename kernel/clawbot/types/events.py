@@ -8,6 +8,7 @@ from typing import Any
 import attrs
 
 from clawbot.types.channels import InboundMessage
+from clawbot.types.settings import PluginStates, Settings
 
 
 @attrs.frozen
@@ -30,8 +31,20 @@ class CompactionEvent:
 
 @attrs.frozen
 class GatewayEvent:
+    """The gateway started or stopped with these channels; ``clawbot`` is the read-only
+    settings view, ``state`` the calling plugin's own dict for this kernel."""
+
     channels: tuple[str, ...]
-    config: Any = attrs.field(default=None, repr=False)
+    clawbot: Settings = attrs.field(factory=Settings, repr=False)
+    state: dict[str, Any] = attrs.field(factory=dict, repr=False, eq=False)
+    #: the kernel's per-plugin states; the kernel gives each plugin its own ``state`` from it
+    plugin_states: PluginStates | None = attrs.field(default=None, repr=False, eq=False)
+
+    def for_plugin(self, plugin: str) -> GatewayEvent:
+        """This event as plugin ``plugin`` receives it: with its own ``state``."""
+        if self.plugin_states is None:
+            return self
+        return attrs.evolve(self, state=self.plugin_states.of(plugin))
 
 
 @attrs.frozen

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 import attrs
 
+from clawbot.types.settings import PluginStates, Settings
 from clawbot.types.tools import Tool
 
 PromptMode = Literal["full", "minimal", "none"]
@@ -88,7 +88,9 @@ class PromptContext:
 
     Everything here is fixed for a session (so the sections it produces are too): nothing
     that changes from turn to turn (the clock, message ids, the sender) is in it; those
-    reach the model in the user message.
+    reach the model in the user message. ``clawbot`` is the read-only settings view
+    (:class:`~clawbot.types.Settings`); ``state`` is the calling plugin's own dict for this
+    kernel (see ``PluginContext.state``).
     """
 
     agent_id: str
@@ -98,7 +100,7 @@ class PromptContext:
     tools: tuple[Tool, ...] = ()
     channel: str | None = None
     model: str | None = None
-    config: Any = attrs.field(default=None, repr=False)
+    clawbot: Settings = attrs.field(factory=Settings, repr=False)
     session_kind: SessionKind = "main"
     bootstrap_files: tuple[InjectedFile, ...] = ()
     skills: tuple[SkillEntry, ...] = ()
@@ -109,6 +111,15 @@ class PromptContext:
     reasoning_tags: bool = False
     heartbeat_prompt: str = ""
     """What a heartbeat poll says, when heartbeats run for this agent (empty: they do not)."""
+    state: dict[str, Any] = attrs.field(factory=dict, repr=False, eq=False)
+    #: the kernel's per-plugin states; the kernel gives each plugin its own ``state`` from it
+    plugin_states: PluginStates | None = attrs.field(default=None, repr=False, eq=False)
+
+    def for_plugin(self, plugin: str) -> PromptContext:
+        """This context as plugin ``plugin`` receives it: with its own ``state``."""
+        if self.plugin_states is None:
+            return self
+        return attrs.evolve(self, state=self.plugin_states.of(plugin))
 
     def has_tool(self, name: str) -> bool:
         return any(t.name == name for t in self.tools)
@@ -129,13 +140,27 @@ class BootstrapFile:
 
 @attrs.frozen
 class BootstrapContext:
-    """What a bootstrap-files hook may look at for one run."""
+    """What a bootstrap-files hook may look at for one run.
+
+    ``clawbot`` is the read-only settings view (:class:`~clawbot.types.Settings`);
+    ``settings`` is the calling plugin's validated ``[plugins.<name>]`` object (``None``: it
+    has none) and ``state`` its own dict for this kernel (see ``PluginContext.state``).
+    """
 
     agent_id: str
     workspace: Path
     session_kind: SessionKind = "main"
-    config: Any = attrs.field(default=None, repr=False)
-    settings: Mapping[str, Any] = attrs.field(factory=dict)
+    clawbot: Settings = attrs.field(factory=Settings, repr=False)
+    settings: Any = None
+    state: dict[str, Any] = attrs.field(factory=dict, repr=False, eq=False)
+    #: the kernel's per-plugin states; the kernel gives each plugin its own ``state`` and ``settings``
+    plugin_states: PluginStates | None = attrs.field(default=None, repr=False, eq=False)
+
+    def for_plugin(self, plugin: str) -> BootstrapContext:
+        """This context as plugin ``plugin`` receives it: with its own ``settings`` and ``state``."""
+        if self.plugin_states is None:
+            return self
+        return attrs.evolve(self, settings=self.plugin_states.settings_of(plugin), state=self.plugin_states.of(plugin))
 
 
 @attrs.frozen

@@ -30,7 +30,7 @@ def clawbot_tools(ctx):
 def clawbot_services(ctx):
     from clawbot_automation.service import CronService, cron_config
 
-    return [CronService()] if cron_config(ctx.config).enabled else []
+    return [CronService()] if cron_config(ctx).enabled else []
 
 
 @hookimpl

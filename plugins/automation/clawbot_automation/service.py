@@ -18,8 +18,12 @@ from clawbot_automation.scheduler import Scheduler
 
 
 def cron_config(config: Any) -> CronConfig:
-    """The ``[cron]`` table this plugin claimed (its defaults when the plugin's claim is not in ``config``)."""
-    section = config.section("cron") if hasattr(config, "section") else None
+    """The ``[cron]`` table this plugin claimed, from the kernel's configuration or a plugin
+    context (its defaults when the plugin's claim is not in it)."""
+    try:
+        section = config.section("cron") if hasattr(config, "section") else None
+    except KeyError:  # a plugin context where the plugin's claim on [cron] is not in effect
+        section = None
     return section if isinstance(section, CronConfig) else CronConfig()
 
 

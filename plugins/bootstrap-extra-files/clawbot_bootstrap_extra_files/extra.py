@@ -90,11 +90,9 @@ def _matches(workspace: Path, pattern: str) -> list[str]:
 
 
 def edit_files(files: Iterable[BootstrapFile] | None, ctx: BootstrapContext, settings: ExtraFilesConfig) -> list[BootstrapFile]:
-    from clawbot.promptkit import max_chars_of
-
     out = list(files or [])
     workspace = Path(ctx.workspace)
-    max_chars = max_chars_of(ctx.config)
+    max_chars = ctx.clawbot.bootstrap_max_chars
 
     for index, file in enumerate(out):
         target = settings.replace.get(file.name)

@@ -5,9 +5,9 @@ loader produces the list of standard files (AGENTS.md, SOUL.md ...); this wrappe
 it from ``yield`` and returns an edited copy: standard files replaced by other workspace
 files, some dropped, more added by glob pattern.
 
-A wrapper receives only the :class:`~clawbot.BootstrapContext`, so the plugin reads its
-validated ``[plugins.bootstrap-extra-files]`` table from ``ctx.config`` (the kernel's
-configuration) on each call. The plugin holds no state, so it can be a module.
+A wrapper receives only the :class:`~clawbot.BootstrapContext`, which carries the plugin's
+validated ``[plugins.bootstrap-extra-files]`` table as ``ctx.settings`` on each call. The
+plugin holds no state, so it can be a module.
 
 Only ``hookimpl`` is imported at module level: discovery stays cheap.
 """
@@ -30,9 +30,7 @@ def settings_of(ctx):
     """The validated table, or ``None`` (no configuration, e.g. a bare plugin manager)."""
     from clawbot_bootstrap_extra_files.config import ExtraFilesConfig
 
-    section = getattr(ctx.config, "section", None)
-    value = section(SECTION) if callable(section) else None
-    return value if isinstance(value, ExtraFilesConfig) else None
+    return ctx.settings if isinstance(ctx.settings, ExtraFilesConfig) else None
 
 
 @hookimpl(wrapper=True)

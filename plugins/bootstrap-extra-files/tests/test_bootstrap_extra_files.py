@@ -36,7 +36,7 @@ def table(ws: Path, body: str, caps: str = "") -> str:
 async def files_for(make_kernel, ws: Path, body: str, *, kind: str = "main", caps: str = "", more: dict | None = None):
     plugins = {"workspace": clawbot_workspace.plugin, "bootstrap-extra-files": extra_plugin, **(more or {})}
     kernel = await make_kernel(plugins=plugins, config=table(ws, body, caps))
-    files = load_injected_files(kernel, BootstrapContext("main", ws, kind, kernel.config))
+    files = load_injected_files(kernel, kernel.bootstrap_context("main", ws, kind))
     return kernel, files
 
 
@@ -192,7 +192,7 @@ async def test_a_wrapper_that_raises_is_dropped_and_the_others_still_apply(make_
 async def test_without_its_table_the_plugin_changes_nothing(make_kernel, ws: Path) -> None:
     plugins = {"workspace": clawbot_workspace.plugin, "bootstrap-extra-files": extra_plugin}
     kernel = await make_kernel(plugins=plugins, config=f'[agents.defaults]\nworkspace = "{ws}"\n')
-    files = load_injected_files(kernel, BootstrapContext("main", ws, "main", kernel.config))
+    files = load_injected_files(kernel, kernel.bootstrap_context("main", ws, "main"))
     assert [f.name for f in files] == [*STANDARD, "MEMORY.md"] and kernel.plugins.failures == []
     bare = load_injected_files(kernel, BootstrapContext("main", ws, "main"))  # no config at all
     assert [f.name for f in bare] == [f.name for f in files]
@@ -224,7 +224,7 @@ def test_each_hostile_extra_file_is_refused_or_capped_without_blocking(clawbot_h
     async def read():
         plugins = {"workspace": clawbot_workspace.plugin, "bootstrap-extra-files": extra_plugin}
         kernel = await build_kernel(clawbot_home, plugins=plugins, config=table(ws, body))
-        return load_injected_files(kernel, BootstrapContext("main", ws, "main", kernel.config))
+        return load_injected_files(kernel, kernel.bootstrap_context("main", ws, "main"))
 
     files = call_in_thread(lambda: asyncio.run(read()), fifos=(target,))
     content = next((f.content for f in files if f.name == name), None)

@@ -14,6 +14,6 @@ def clawbot_channels(ctx):
     from clawbot_control.api_channel import ApiChannel
     from clawbot_control.settings import settings_for
 
-    if not ctx.config.gateway.control_api:  # `gateway.control_api = false`: the channels run without it
+    if not ctx.clawbot.gateway_control_api:  # `gateway.control_api = false`: the channels run without it
         return []
-    return [ApiChannel(lambda: settings_for(ctx.config, ctx.state_dir))]
+    return [ApiChannel(lambda: settings_for(ctx.clawbot, ctx.state_dir))]

@@ -14,6 +14,7 @@ from typing import Any
 
 import attrs
 from clawbot.control.token import ensure_token
+from clawbot.types import Settings
 
 
 class ControlApiError(Exception):
@@ -47,7 +48,7 @@ def check_bind(host: str, explicit: bool) -> None:
     )
 
 
-def bind_set_in_file(source: str | None) -> bool:
+def bind_set_in_file(source: str | Path | None) -> bool:
     """Whether the configuration file itself names ``gateway.bind``."""
     if not source:
         return False
@@ -59,7 +60,6 @@ def bind_set_in_file(source: str | None) -> bool:
     return isinstance(gateway, dict) and "bind" in gateway
 
 
-def settings_for(config: Any, state_root: Path) -> ApiSettings:
+def settings_for(clawbot: Settings, state_root: Path) -> ApiSettings:
     """The API's settings from ``[gateway]``; creates the token on first use."""
-    gateway = config.gateway
-    return ApiSettings(gateway.bind, gateway.port, state_root, ensure_token(state_root), bind_set_in_file(config.source))
+    return ApiSettings(clawbot.gateway_bind, clawbot.gateway_port, state_root, ensure_token(state_root), bind_set_in_file(clawbot.config_file))

@@ -12,15 +12,10 @@ def clawbot_config_schema():
 
 @hookimpl
 def clawbot_memory_providers(ctx):
-    from clawbot.paths import expand_user_path
-
     from clawbot_memory.config import MemorySettings
     from clawbot_memory.provider import SqliteMemory
 
-    def workspace_of(agent_id):
-        return expand_user_path(ctx.config.agent_workspace(agent_id), ctx.env)
-
-    provider = SqliteMemory(settings=ctx.settings or MemorySettings(), state_dir=ctx.state_dir, workspace_of=workspace_of, env=ctx.env)
+    provider = SqliteMemory(settings=ctx.settings or MemorySettings(), state_dir=ctx.state_dir, workspace_of=ctx.clawbot.workspace_of, env=ctx.env)
     # Watchers and open index files end with the kernel, whether or not it closes providers itself.
     ctx.on_close(provider.close)
     return [provider]

@@ -130,7 +130,7 @@ class Harness:
         self.ws = ws
         self.session = session
         self.closers: list[Any] = []
-        ctx = PluginContext(plugin_name="tools", config=None, state_dir=state, env=env, on_close=self.closers.append)
+        ctx = PluginContext(plugin_name="tools", state_dir=state, env=env, on_close=self.closers.append)
         self.tools = {t.name: t for t in tools(ToolsSettings(exec=ExecSettings(**exec_settings)), ctx)}
 
     @classmethod

@@ -344,7 +344,7 @@ def test_the_file_tools_refuse_the_state_folder(tmp_path: Path, tool: str, where
     credentials = state / "credentials" / "openai.json"
     credentials.write_text('{"api_key": "sk-real", "base_url": "https://api.openai.com/v1"}')
     before = snapshot(tmp_path, tmp_path / "nothing")
-    ctx = PluginContext(plugin_name="tools", config=None, state_dir=state, env={}, on_close=lambda closer: None)
+    ctx = PluginContext(plugin_name="tools", state_dir=state, env={}, on_close=lambda closer: None)
     handlers = {t.name: t.handler for t in tools(ToolsSettings(confine_to_workspace=confined), ctx)}
     shown = os.path.relpath(state, ws)
     arguments = {key: value.replace("{state}", shown) for key, value in STATE_CALLS[tool].items()}
@@ -363,7 +363,7 @@ def test_a_workspace_inside_the_state_folder_stays_open_to_the_file_tools(tmp_pa
     ws = state / "workspace"
     ws.mkdir(parents=True)
     (state / "exec-approvals.json").write_text("{}")
-    ctx = PluginContext(plugin_name="tools", config=None, state_dir=state, env={}, on_close=lambda closer: None)
+    ctx = PluginContext(plugin_name="tools", state_dir=state, env={}, on_close=lambda closer: None)
     handlers = {t.name: t.handler for t in tools(ToolsSettings(confine_to_workspace=False), ctx)}
     wrote = handlers["write"](ToolCall("c1", "write", {"path": "notes.md", "content": "x\n"}, "main", "agent:main:main", ws))
     assert not wrote.is_error and (ws / "notes.md").read_text() == "x\n"

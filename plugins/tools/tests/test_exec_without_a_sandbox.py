@@ -40,7 +40,7 @@ async def main():
     for setting in ("auto", "bwrap", "off"):
         closers = []
         env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp / "home")}
-        ctx = PluginContext(plugin_name="tools", config=None, state_dir=tmp / "state", env=env, on_close=closers.append)
+        ctx = PluginContext(plugin_name="tools", state_dir=tmp / "state", env=env, on_close=closers.append)
         exec_tool = {t.name: t for t in tools(ToolsSettings(exec=ExecSettings(sandbox=setting)), ctx)}["exec"]
         runs = []
         for command in ("true", "echo hi > /dev/null", "head a.txt"):
@@ -120,7 +120,7 @@ async def main():
     listener = socket.create_server(("127.0.0.1", 0))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home)}
     closers = []
-    ctx = PluginContext(plugin_name="tools", config=None, state_dir=tmp / "state", env=env, on_close=closers.append)
+    ctx = PluginContext(plugin_name="tools", state_dir=tmp / "state", env=env, on_close=closers.append)
     settings = ToolsSettings(exec=ExecSettings(security="full"))  # no analysis: only the sandbox stands in the way
     exec_tool = {t.name: t for t in tools(settings, ctx)}["exec"]
     port = listener.getsockname()[1]

@@ -55,9 +55,8 @@ class WebchatChannel(Channel):
     name = "webchat"
     capabilities = ChannelCapabilities(markdown="markdown")
 
-    def __init__(self, config: WebchatConfig, kernel_config: Any = None) -> None:
+    def __init__(self, config: WebchatConfig) -> None:
         self.config = config
-        self.kernel_config = kernel_config  # whose kernel this channel belongs to (see plugin.py)
         self._sink: InboundSink | None = None
         self._started = asyncio.Event()
         self._stopped = asyncio.Event()

@@ -6,13 +6,12 @@ channel and the page load when their hooks are called.
 
 The channel (from ``clawbot_channels``) and the socket (from ``clawbot_web_routes``) are
 one chat surface, but the kernel calls the two hooks with separate contexts: the channel is
-kept per configuration object (one per running kernel), weakly, so a test's kernels never
-share one and a finished kernel's channel goes away with it.
+kept in the plugin's per-kernel ``ctx.state``, so a test's kernels never share one and a
+finished kernel's channel goes away with it.
 """
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from clawbot import hookimpl
@@ -20,20 +19,14 @@ from clawbot import hookimpl
 SECTION = "channels.webchat"
 
 
-# config object's id -> its kernel's channel (weak: it goes when the kernel does)
-_channels: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
-
-
 def _channel(ctx: Any) -> Any:
+    """This kernel's webchat channel, made by whichever of the two hooks runs first."""
     from clawbot_webchat.channel import WebchatChannel
     from clawbot_webchat.config import WebchatConfig
 
-    channel = _channels.get(id(ctx.config))
-    if channel is None or channel.kernel_config is not ctx.config:
-        # the channel holds the config, so that id is not reused while the entry lives
-        channel = WebchatChannel(ctx.section(SECTION) or WebchatConfig(), kernel_config=ctx.config)
-        _channels[id(ctx.config)] = channel
-    return channel
+    if "channel" not in ctx.state:
+        ctx.state["channel"] = WebchatChannel(ctx.section(SECTION) or WebchatConfig())
+    return ctx.state["channel"]
 
 
 @hookimpl

@@ -67,9 +67,9 @@ def wanted_files(ctx: BootstrapContext) -> list[str]:
 
 def load_bootstrap_files(ctx: BootstrapContext) -> list[BootstrapFile]:
     """Read the files; a missing one has ``content=None``, an empty one is left out."""
-    from clawbot.promptkit import FileRefused, max_chars_of, not_loaded, read_bounded
+    from clawbot.promptkit import FileRefused, not_loaded, read_bounded
 
-    max_chars = max_chars_of(ctx.config)
+    max_chars = ctx.clawbot.bootstrap_max_chars
     files = []
     for name in wanted_files(ctx):
         path = ctx.workspace / name

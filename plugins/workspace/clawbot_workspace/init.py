@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import attrs
 import click
-from clawbot.commandkit import CliState, config_file_in_use, config_option, echo, load_config, set_config_string
+from clawbot.commandkit import CliState, config_file_in_use, config_option, echo, load_settings, set_config_string
+from clawbot.types import Settings
 
 log = logging.getLogger(__name__)
 
@@ -108,22 +108,18 @@ def needs_seeding(workspace: Path) -> bool:
         return True
 
 
-def agent_workspaces(config: Any, env: Mapping[str, str] | None = None) -> dict[Path, list[str]]:
+def agent_workspaces(settings: Settings) -> dict[Path, list[str]]:
     """Each configured agent's workspace (``~`` expanded) -> the agents that use it."""
-    from clawbot.paths import expand_user_path
-
     found: dict[Path, list[str]] = {}
-    ids: Iterable[str] = config.agent_ids() if config is not None else ()
-    for agent_id in ids:
-        path = expand_user_path(config.agent_workspace(agent_id), env)
-        found.setdefault(path, []).append(agent_id)
+    for agent in settings.agents:
+        found.setdefault(agent.workspace, []).append(agent.id)
     return found
 
 
-def seed_on_first_start(config: Any, env: Mapping[str, str] | None = None) -> list[SeedResult]:
+def seed_on_first_start(settings: Settings) -> list[SeedResult]:
     """Seed every configured agent's workspace that does not exist yet or is empty."""
     results = []
-    for path, agents in agent_workspaces(config, env).items():
+    for path, agents in agent_workspaces(settings).items():
         if not needs_seeding(path):
             continue
         try:
@@ -180,16 +176,16 @@ def init_command(ctx: click.Context, workspace: str | None, agent_id: str | None
     env = dict(state.env) if state is not None else dict(os.environ)
 
     if workspace is None:
-        config = load_config(state)
-        agent_id = agent_id or config.default_agent_id()
-        if config.agent_ids() and agent_id not in config.agent_ids():
+        settings = load_settings(state)
+        agent_id = agent_id or settings.default_agent_id
+        if settings.agent_ids() and agent_id not in settings.agent_ids():
             echo(
-                f"unknown agent {agent_id!r}; configured: {', '.join(config.agent_ids())}. "
+                f"unknown agent {agent_id!r}; configured: {', '.join(settings.agent_ids())}. "
                 "Add it under [[agents.list]] in clawbot.toml, or pass --workspace DIR.",
                 err=True,
             )
             ctx.exit(2)
-        path = expand_user_path(config.agent_workspace(agent_id), env)
+        path = settings.workspace_of(agent_id)
     else:
         path = expand_user_path(workspace, env)
     path = path.absolute()

@@ -33,4 +33,4 @@ def clawbot_gateway_start(event):
     # exist or is empty (a file deleted on purpose is never brought back).
     from clawbot_workspace.init import seed_on_first_start
 
-    seed_on_first_start(event.config)
+    seed_on_first_start(event.clawbot)

@@ -28,7 +28,7 @@ async def kernel_for(make_kernel, config: str | None = None):
 async def test_the_main_session_gets_every_standard_file_in_order(make_kernel, workspace: Path) -> None:
     fill(workspace, [*ALL_BUT_MEMORY, "MEMORY.md"])
     kernel = await kernel_for(make_kernel)
-    files = load_injected_files(kernel, BootstrapContext("main", workspace, "main", kernel.config))
+    files = load_injected_files(kernel, kernel.bootstrap_context("main", workspace, "main"))
     assert [f.name for f in files] == [*ALL_BUT_MEMORY, "MEMORY.md"]
     assert all(f.content == f"{f.name} text\n" and f.path == workspace / f.name for f in files)
     assert not any(f.truncated for f in files) and kernel.plugins.failures == []
@@ -38,7 +38,7 @@ async def test_the_main_session_gets_every_standard_file_in_order(make_kernel, w
 async def test_memory_stays_out_of_every_session_but_main(make_kernel, workspace: Path, kind: str) -> None:
     fill(workspace, [*ALL_BUT_MEMORY, "MEMORY.md"])
     kernel = await kernel_for(make_kernel)
-    names = [f.name for f in load_injected_files(kernel, BootstrapContext("main", workspace, kind, kernel.config))]
+    names = [f.name for f in load_injected_files(kernel, kernel.bootstrap_context("main", workspace, kind))]
     assert names == ALL_BUT_MEMORY
 
 
@@ -78,7 +78,7 @@ async def test_a_huge_memory_file_is_never_read_whole_and_reports_its_real_size(
         handle.seek(size - len(tail))
         handle.write(tail)
     kernel = await kernel_for(make_kernel, "[agents.defaults]\nbootstrap_max_chars = 2000\n")
-    ctx = BootstrapContext("main", workspace, "main", kernel.config)
+    ctx = kernel.bootstrap_context("main", workspace, "main")
     (raw,) = [f for f in load_bootstrap_files(ctx) if f.name == "MEMORY.md"]
     assert isinstance(raw.content, Excerpt) and len(raw.content) <= 4 * 2000 + 2 * 2000
     (memory,) = [f for f in load_injected_files(kernel, ctx) if f.name == "MEMORY.md"]
@@ -102,7 +102,7 @@ def test_what_cannot_be_read_is_left_out_with_a_warning(workspace: Path, caplog:
 async def test_a_fresh_workspace_fits_the_default_caps_untouched(make_kernel, workspace: Path) -> None:
     seed_workspace(workspace)
     kernel = await kernel_for(make_kernel)
-    files = load_injected_files(kernel, BootstrapContext("main", workspace, "main", kernel.config))
+    files = load_injected_files(kernel, kernel.bootstrap_context("main", workspace, "main"))
     assert [f.name for f in files] == [*ALL_BUT_MEMORY, "MEMORY.md"]
     assert not any(f.missing or f.truncated for f in files)
     assert sum(len(f.content) for f in files) < 10_000  # starter files stay cheap in every prompt

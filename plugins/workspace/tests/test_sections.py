@@ -8,7 +8,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import clawbot_workspace.plugin
@@ -17,12 +16,12 @@ from clawbot import Tool, ToolResult
 from clawbot.agent.prompt import collect_sections
 from clawbot.agent.replies import SILENT_TOKEN
 from clawbot.agent.tool_order import CORE_TOOL_ORDER
-from clawbot.config.schema import AgentDefaults, AgentsConfig, ClawbotConfig, CoreConfig
 from clawbot.types import (
     InjectedFile,
     PromptContext,
     PromptSection,
     RuntimeInfo,
+    Settings,
     SkillEntry,
 )
 from clawbot_workspace.sections import SECTIONS, all_sections
@@ -97,8 +96,8 @@ def tool(name: str, summary: str | None = None, description: str = "") -> Tool:
     )
 
 
-def config(**defaults: Any) -> ClawbotConfig:
-    return ClawbotConfig(core=CoreConfig(agents=AgentsConfig(defaults=AgentDefaults(**defaults))))
+def settings(**values: Any) -> Settings:
+    return Settings(**values)
 
 
 def context(workspace: Path, *, tools: tuple[str, ...] = CODER_TOOLS, **overrides: Any) -> PromptContext:
@@ -110,7 +109,7 @@ def context(workspace: Path, *, tools: tuple[str, ...] = CODER_TOOLS, **override
         "tools": tuple(tool(name) for name in tools),
         "channel": "feishu",
         "model": "anthropic/claude-opus-4-5",
-        "config": config(),
+        "clawbot": settings(),
         "session_kind": "main",
         "timezone": "Asia/Shanghai",
         "runtime": RuntimeInfo("devbox", "Linux (x86_64)", "3.11.9", "bash"),
@@ -172,7 +171,7 @@ def everything(workspace: Path, **overrides: Any) -> PromptContext:
             "tts",
             "weather",
         ),
-        "config": config(model_aliases={"opus": "anthropic/claude-opus-4-5", "gpt": "openai/gpt-5"}, owner_ids=["+15550001"]),
+        "clawbot": settings(model_aliases={"opus": "anthropic/claude-opus-4-5", "gpt": "openai/gpt-5"}, owner_ids=["+15550001"]),
         "session_kind": "group",
         "session_key": "agent:coder:feishu:group:g1",
         "bootstrap_files": files(workspace),
@@ -252,8 +251,8 @@ def test_none_mode_returns_nothing(workspace: Path) -> None:
         ("skills", {"skills": ("SKILL",)}, {}),
         ("memory_recall", {"tools": ("memory_search",)}, {"tools": ("memory_get",)}),
         ("self_update", {"tools": ("gateway",)}, {}),
-        ("model_aliases", {"config": config(model_aliases={"o": "a/b"})}, {"config": None}),
-        ("user_identity", {"config": config(owner_ids=["42"])}, {"config": SimpleNamespace()}),
+        ("model_aliases", {"clawbot": settings(model_aliases={"o": "a/b"})}, {"clawbot": Settings()}),
+        ("user_identity", {"clawbot": settings(owner_ids=["42"])}, {"clawbot": Settings()}),
         ("workspace_files", {"bootstrap_files": "FILES"}, {}),
         ("project_context", {"bootstrap_files": "FILES"}, {}),
         ("voice", {"tools": ("tts",)}, {"tools": ("message",)}),
@@ -280,10 +279,10 @@ def test_conditional_section_only_when_condition_holds(workspace: Path, key: str
 
 def test_sandbox_absent_today_and_present_when_a_config_flag_says_so(workspace: Path) -> None:
     assert "sandbox" not in keys(everything(workspace))
-    flagged = SimpleNamespace(agents=SimpleNamespace(defaults=SimpleNamespace(sandbox=SimpleNamespace(enabled=True))))
-    assert by_key(context(workspace, config=flagged))["sandbox"].startswith("## Sandbox\n")
-    truthy_but_not_true = SimpleNamespace(agents=SimpleNamespace(defaults=SimpleNamespace(sandbox=SimpleNamespace(enabled="yes"))))
-    assert "sandbox" not in keys(context(workspace, config=truthy_but_not_true))
+    flagged = settings(sandbox_enabled=True)
+    assert by_key(context(workspace, clawbot=flagged))["sandbox"].startswith("## Sandbox\n")
+    truthy_but_not_true = settings(sandbox_enabled="yes")
+    assert "sandbox" not in keys(context(workspace, clawbot=truthy_but_not_true))
 
 
 def test_tool_call_style_teaches_approvals_only_with_exec(workspace: Path) -> None:
@@ -488,12 +487,12 @@ def test_plugin_module_stays_cheap_to_import() -> None:
 
 async def test_hook_through_a_real_kernel(make_kernel, workspace: Path) -> None:
     kernel = await make_kernel(plugins={"workspace": clawbot_workspace.plugin})
-    ctx = context(workspace, config=kernel.config)
+    ctx = context(workspace, clawbot=kernel.settings)
     contributions = await kernel.plugins.collect("clawbot_prompt_sections", ctx=ctx)
     assert {c.plugin for c in contributions} == {"workspace"}
     assert [c.value.key for c in contributions] == [s.key for s in all_sections(ctx)]
     sections = await collect_sections(kernel, ctx)
     assert [s.key for s in sections] == FULL_UNCONDITIONAL
     assert kernel.plugins.failures == []
-    minimal = await collect_sections(kernel, context(workspace, mode="minimal", config=kernel.config))
+    minimal = await collect_sections(kernel, context(workspace, mode="minimal", clawbot=kernel.settings))
     assert [s.key for s in minimal] == ["tooling", "safety", "workspace", "runtime"]

@@ -3,20 +3,13 @@ Current Date & Time and the Runtime line."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from clawbot.types import PromptContext
 
 from clawbot_workspace.sections._text import absolute, block
 
 
-def _defaults(ctx: PromptContext) -> Any:
-    agents = getattr(ctx.config, "agents", None)
-    return getattr(agents, "defaults", None)
-
-
 def model_aliases(ctx: PromptContext) -> str | None:
-    aliases = getattr(_defaults(ctx), "model_aliases", None) or {}
+    aliases = ctx.clawbot.model_aliases
     if not aliases:
         return None
     lines = [
@@ -36,9 +29,8 @@ def workspace(ctx: PromptContext) -> str:
 
 
 def sandbox_enabled(ctx: PromptContext) -> bool:
-    """``agents.defaults.sandbox.enabled``: clawbot has no sandbox yet, so this is false today."""
-    sandbox = getattr(_defaults(ctx), "sandbox", None)
-    return getattr(sandbox, "enabled", False) is True
+    """``Settings.sandbox_enabled``: clawbot has no sandbox yet, so this is false today."""
+    return ctx.clawbot.sandbox_enabled is True
 
 
 def sandbox(ctx: PromptContext) -> str | None:
@@ -52,7 +44,7 @@ def sandbox(ctx: PromptContext) -> str | None:
 
 
 def user_identity(ctx: PromptContext) -> str | None:
-    owners = list(getattr(_defaults(ctx), "owner_ids", None) or ())
+    owners = list(ctx.clawbot.owner_ids)
     if not owners:
         return None
     return block(

@@ -41,9 +41,7 @@ def left_out_line(count: int, max_chars: int) -> str:
 def skills(ctx: PromptContext) -> str | None:
     if not ctx.skills or not ctx.has_tool("read"):  # a skill is used by reading its SKILL.md
         return None
-    from clawbot.promptkit import skills_prompt_caps
-
-    max_chars, description_max_chars = skills_prompt_caps(ctx.config)
+    max_chars, description_max_chars = ctx.clawbot.skills_prompt_max_chars, ctx.clawbot.skills_prompt_description_max_chars
     head = (
         "## Skills",
         "Skills are instruction files for particular tasks. Before replying, check the descriptions in <available_skills>:",

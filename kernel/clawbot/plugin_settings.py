@@ -1,0 +1,45 @@
+"""The :class:`~clawbot.types.Settings` view plugins read, built from the kernel's configuration.
+
+The one place that maps ``ClawbotConfig`` (internal, free to change) onto the public view:
+a plugin that needs another setting gets a field here and in ``clawbot.types.settings``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from clawbot.config import ClawbotConfig
+from clawbot.paths import expand_user_path
+from clawbot.types import AgentSettings, Settings
+
+
+def plugin_settings(config: ClawbotConfig, env: Mapping[str, str]) -> Settings:
+    """What plugins may read of ``config``; ``~`` in workspaces expands against ``env``."""
+    defaults = config.agents.defaults
+    default_id = config.default_agent_id()
+    agents = tuple(
+        AgentSettings(
+            id=agent.id,
+            name=agent.name,
+            workspace=expand_user_path(config.agent_workspace(agent.id), env),
+            model=(agent.model or defaults.model).primary,
+            default=agent.id == default_id,
+        )
+        for agent in config.agents.list
+    )
+    return Settings(
+        agents=agents,
+        default_agent_id=default_id,
+        default_workspace=expand_user_path(defaults.workspace, env),
+        timezone=defaults.timezone,
+        owner_ids=defaults.owner_ids,
+        model_aliases=defaults.model_aliases,
+        bootstrap_max_chars=defaults.bootstrap_max_chars,
+        skills_prompt_max_chars=config.skills.prompt_max_chars,
+        skills_prompt_description_max_chars=config.skills.prompt_description_max_chars,
+        config_file=Path(config.source) if config.source else None,
+        gateway_bind=config.gateway.bind,
+        gateway_port=config.gateway.port,
+        gateway_control_api=config.gateway.control_api,
+    )
