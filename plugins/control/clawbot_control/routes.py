@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import web
 from clawbot.types import WebPage
 
-from clawbot_control.requests import channel_of, json_error
+from clawbot_control.request_context import channel_of, json_error
 from clawbot_control.turns import answer_approval, turn_events
 
 NDJSON = "application/x-ndjson"

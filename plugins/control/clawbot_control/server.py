@@ -16,7 +16,7 @@ from clawbot.control.endpoint import remove_endpoint, write_endpoint
 from clawbot.control.token import bearer, token_matches
 
 from clawbot_control import plugin_pages, routes, sockets
-from clawbot_control.requests import CHANNEL_KEY, channel_of, json_error
+from clawbot_control.request_context import CHANNEL_KEY, channel_of, json_error
 from clawbot_control.settings import check_bind, is_loopback
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from aiohttp import WSMsgType, web
 from clawbot.control.token import token_matches
 
-from clawbot_control.requests import channel_of
+from clawbot_control.request_context import channel_of
 from clawbot_control.turns import answer_approval, turn_events
 
 AUTH_TIMEOUT_S = 5.0

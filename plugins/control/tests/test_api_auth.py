@@ -180,3 +180,12 @@ async def test_on_loopback_only_requests_naming_a_loopback_host_are_served(make_
         headers = {**auth(api), "Host": host.format(port=api.address[1])}
         async with http.get(url(api, "/v1/health"), headers=headers) as response:
             assert (response.status == 200) is served, response.status
+
+
+def test_the_api_channel_beyond_loopback_not_asked_for_does_not_run_and_says_why(tmp_path: Path) -> None:
+    from clawbot_control.api_channel import ApiChannel
+
+    refused = ApiChannel(ApiSettings("0.0.0.0", 0, tmp_path, "t" * 43)).available()
+    assert refused is not None and "gateway.bind = '0.0.0.0'" in refused
+    assert ApiChannel(ApiSettings("0.0.0.0", 0, tmp_path, "t" * 43, explicit_bind=True)).available() is None
+    assert ApiChannel(ApiSettings("127.0.0.1", 0, tmp_path, "t" * 43)).available() is None
