@@ -87,7 +87,7 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
         echo(f"No enabled channel can run here ({reasons}): enable another one in clawbot.toml", err=True)
         return 1
     names = ", ".join(c.name for c in runnable)
-    from clawbot.cli.startup import startup_line
+    from clawbot.agent.startup_line import startup_line
 
     echo(f"{startup_line(kernel, agent_id, model)}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
     try:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from clawbot.agent.approvals import offer
+from clawbot.agent.startup_line import startup_line
 from clawbot.automation.heartbeat import heartbeat_report
-from clawbot.cli.startup import startup_line
 from clawbot.gateway.command_dispatch import command_of
 from clawbot.sessions.keys import resolve_session_key
 from clawbot.types import Channel, GatewayControl, InboundMessage, Service, TurnPreview, WaitingApproval
