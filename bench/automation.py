@@ -2,7 +2,7 @@
 
 Run:  cd /work/main && .venv/bin/python bench/automation.py [--jobs 10000] [--idle 30]
 
-The real :class:`~clawbot.automation.scheduler.Scheduler` and :class:`CronStore` (files in a
+The real :class:`~clawbot_automation.scheduler.Scheduler` and :class:`CronStore` (files in a
 temporary state dir), on the real clock; the run function is trivial (it notes when it
 started), not a model turn, so what is measured is the scheduler itself.
 
@@ -28,16 +28,16 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from clawbot.automation.cron_store import CronStore, iso
-from clawbot.automation.scheduler import Scheduler, new_run_id
-from clawbot.config.automation_schema import CronConfig
 from clawbot.statefile import atomic_write_json
-from clawbot.types import CronJob, CronRun, CronSchedule
+from clawbot_automation.config import CronConfig
+from clawbot_automation.cron_store import CronStore, iso
+from clawbot_automation.records import CronJob, CronRun, CronSchedule
+from clawbot_automation.scheduler import Scheduler, new_run_id
 
 
 def write_jobs(store: CronStore, jobs: list[CronJob]) -> None:
     """All at once (adding 10,000 one by one would rewrite the file 10,000 times)."""
-    from clawbot.automation.cron_store import converter
+    from clawbot_automation.cron_store import converter
 
     store.root.mkdir(parents=True, exist_ok=True)
     (store.root / "runs").mkdir(exist_ok=True)

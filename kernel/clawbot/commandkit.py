@@ -10,12 +10,16 @@ note from the workspace cannot send escape sequences to the user's terminal.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from clawbot.cli.output import console, echo, echo_json
-from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, user_errors
-from clawbot.types import Settings
+from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
+from clawbot.control.client import ApiAnswerLost as GatewayAnswerLost
+from clawbot.control.client import ApiUnavailable
+from clawbot.types import AgentHost, Settings
 
 
 def load_config(state: CliState | None) -> Any:
@@ -121,9 +125,47 @@ def is_main_session(session_key: str) -> bool:
     return session_kind(session_key) == "main"
 
 
+def call_gateway(state: CliState, method: str, path: str, *, timeout: float = 30.0) -> tuple[int, Any] | None:
+    """(status, decoded JSON) of one request to the control API of the gateway running on
+    this state folder; ``None`` when none runs (or it went away before taking the request).
+    Raises :class:`GatewayAnswerLost` when the gateway took the request but its answer never
+    came back (it died meanwhile): what was asked may have been done, or cut off half-way."""
+    from clawbot.control.client import find_gateway  # reads the endpoint file only when a command asks
+
+    client = find_gateway(state.paths().root)
+    if client is None:
+        return None
+    client.timeout = timeout
+    try:
+        return client.call(method, path)
+    except GatewayAnswerLost:
+        raise
+    except ApiUnavailable:
+        return None
+
+
+@contextlib.asynccontextmanager
+async def agent_host(state: CliState) -> AsyncIterator[AgentHost]:
+    """clawbot's agents without a gateway, for a command that runs turns itself (a turn's
+    reply cannot reach a chat from here: ``gateway_running`` is false); closed on exit."""
+    from clawbot.agent.runtime import AgentRuntime  # the agents' machinery: only for the command that runs a turn
+
+    with user_errors():
+        kernel = await state.kernel()
+    runtime = AgentRuntime(kernel)
+    try:
+        yield runtime.services.host
+    finally:
+        await runtime.aclose()
+        await kernel.aclose()
+
+
 __all__ = [
     "EXIT_CONFIG",
     "CliState",
+    "GatewayAnswerLost",
+    "agent_host",
+    "call_gateway",
     "config_file_in_use",
     "config_option",
     "console",
@@ -132,6 +174,7 @@ __all__ = [
     "echo_json",
     "is_main_session",
     "load_config",
+    "run_async",
     "load_settings",
     "set_config_string",
     "user_errors",

@@ -242,7 +242,8 @@ def clawbot_web_routes(ctx: PluginContext) -> list[WebRoute] | None:
     """Return pages and WebSocket endpoints to serve on the gateway's control API.
 
     Called once by ``clawbot run`` when the control API starts (never at boot or by other
-    commands). Pages are served as they are; a socket's handler runs only for clients that
+    commands): the serving channel (the ``clawbot-control`` plugin's ``api``) asks the kernel
+    for them through :meth:`clawbot.types.GatewayControl.web_routes`. Pages are served as they are; a socket's handler runs only for clients that
     proved they hold the token (:mod:`clawbot.types.web`), which plugins never see. Paths
     under ``/v1/`` belong to the API itself and are refused.
 

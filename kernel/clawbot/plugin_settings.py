@@ -7,6 +7,7 @@ a plugin that needs another setting gets a field here and in ``clawbot.types.set
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from clawbot.config import ClawbotConfig
 from clawbot.paths import expand_user_path
@@ -38,4 +39,8 @@ def plugin_settings(config: ClawbotConfig, env: Mapping[str, str]) -> Settings:
         skills_prompt_max_chars=config.skills.prompt_max_chars,
         skills_prompt_description_max_chars=config.skills.prompt_description_max_chars,
         subagents=SubagentLimits(defaults.subagents.max_concurrent, defaults.subagents.max_depth, defaults.subagents.timeout_s),
+        config_file=Path(config.source) if config.source else None,
+        gateway_bind=config.gateway.bind,
+        gateway_port=config.gateway.port,
+        gateway_control_api=config.gateway.control_api,
     )

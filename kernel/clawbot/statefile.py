@@ -304,3 +304,30 @@ def append_line(path: Path, line: bytes, mode: int = PRIVATE_FILE_MODE, *, durab
             os.fsync(fd)
     finally:
         os.close(fd)
+
+
+# -- lock files: one holder at a time across processes (a session's turn, a cron job's run) --
+
+
+def open_lock_file(path: Path) -> int:
+    """The lock file ``path`` opened to be locked: private, made with its folder when missing,
+    close-on-exec (a command a holder starts never inherits the lock)."""
+    make_private_dir(path.parent)
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+
+
+def mark_holder(fd: int) -> None:
+    """Write this process's pid into the lock file ``fd`` it holds: only used to name the
+    holder to a process that finds the lock taken (:func:`holder_of`)."""
+    with contextlib.suppress(OSError):
+        mark = f"{os.getpid()}\n".encode()
+        os.pwrite(fd, mark, 0)
+        os.ftruncate(fd, len(mark))
+
+
+def holder_of(fd: int) -> str:
+    """Who holds the lock file ``fd``, as :func:`mark_holder` left it ("clawbot process 123")."""
+    with contextlib.suppress(OSError, ValueError):
+        pid = int(os.pread(fd, 32, 0).decode("ascii").strip())
+        return f"clawbot process {pid}"
+    return "another clawbot process"

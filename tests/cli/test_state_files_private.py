@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clawbot.automation.cron_store import CronStore
 from clawbot.doctor_setup import check_state_modes
 from clawbot.paths import StatePaths
 from clawbot.statefile import create_private_file, private_append, private_binary_writer
 from clawbot.testing.cli import invoke_cli
-from clawbot.types import CronRun
+from clawbot_automation.cron_store import CronStore
+from clawbot_automation.records import CronRun
 from clawbot_pairing.store import PairingStore
 
 from .clihelpers import run_cli

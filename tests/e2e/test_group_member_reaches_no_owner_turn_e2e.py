@@ -22,6 +22,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 
+import clawbot_automation.plugin
 import clawbot_memory.plugin
 import clawbot_tools.plugin
 import clawbot_workspace.plugin
@@ -102,6 +103,7 @@ async def test_a_group_members_turn_reaches_neither_the_heartbeat_nor_memory(mak
     kernel = await make_kernel(
         plugins={
             "tools": clawbot_tools.plugin,
+            "automation": clawbot_automation.plugin,  # the cron tool
             "workspace": clawbot_workspace.plugin,
             "memory": clawbot_memory.plugin,
             "subagents": SubagentsPlugin(),

@@ -23,7 +23,6 @@ import attrs
 
 from clawbot.agent.approvals import ApprovalBroker
 from clawbot.agent.clock import user_timezone
-from clawbot.agent.cron_services import CronServices
 from clawbot.agent.host import KernelHost
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
@@ -52,7 +51,6 @@ from clawbot.types import (
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
-    from clawbot.automation.scheduler import Scheduler
 
 #: sessions whose turn is waiting on a sessions_send, outermost first
 _WAITING: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("clawbot_waiting_sessions", default=())
@@ -94,7 +92,6 @@ class SharedServices:
     #: events of turns that came from no channel message report to them
     local_origin: InboundMessage | None = None
     _background: set[asyncio.Task[object]] = attrs.field(factory=set)
-    cron: Scheduler | None = None  # the running gateway's cron scheduler
     #: session -> system events plugins' background work promised it (a one-shot run waits for them)
     _expected_events: collections.Counter[str] = attrs.field(factory=collections.Counter)
     host: KernelHost = attrs.field(default=attrs.Factory(lambda self: KernelHost(self), takes_self=True))
@@ -154,7 +151,7 @@ class SharedServices:
 
 
 @attrs.define
-class KernelServices(CronServices, ToolServices):
+class KernelServices(ToolServices):
     shared: SharedServices
     agent_id: str
     session_key: str

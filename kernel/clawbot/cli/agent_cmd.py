@@ -191,7 +191,7 @@ async def _model_turn(kernel, runtime, port, text: str, agent_id: str, session_k
     except ModelError as exc:
         echo(str(exc), err=True)
         return 1
-    from clawbot.cli.startup import startup_line
+    from clawbot.agent.startup_line import startup_line
 
     info = kernel.sessions.get(session_key)
     try:  # the model this turn uses: the session's /model choice wins over the configured one

@@ -32,7 +32,6 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "context": ("clawbot.cli.context_cmd:context", "Show what the system prompt is made of and its size."),
     "skills": ("clawbot.cli.skills_cmd:skills", "List the skills each agent has, or check them for problems."),
     "memory": ("clawbot.cli.memory_cmd:memory", "Show, rebuild or search the agents' long-term memory index."),
-    "cron": ("clawbot.cli.cron_cmd:cron", "Add, list, remove and run cron jobs: messages your agent acts on at set times."),
     "dev": ("clawbot.cli.dev:dev", "Tools for developing clawbot and its plugins."),
 }
 

@@ -75,19 +75,7 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
     from clawbot.automation.heartbeat import HeartbeatService
 
     gateway.services.append(HeartbeatService(kernel))
-    from clawbot.automation.service import CronService
-
-    if kernel.config.cron.enabled:
-        gateway.services.append(CronService(runtime))
-    from clawbot.control.api_channel import api_channel_for
-    from clawbot.control.settings import ControlApiError
-
-    try:  # the control API is a channel of its own, supervised like the others
-        api = await api_channel_for(kernel, gateway)
-    except ControlApiError as exc:
-        echo(str(exc), err=True)
-        return 2
-    channels = enabled_channels(kernel) + ([api] if api is not None else [])
+    channels = enabled_channels(kernel)  # the control API among them: the clawbot-control plugin's channel `api`
     if not channels:
         echo("No channel is enabled: enable one in clawbot.toml, e.g. [channels.terminal] enabled = true", err=True)
         return 1
@@ -99,7 +87,7 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
         echo(f"No enabled channel can run here ({reasons}): enable another one in clawbot.toml", err=True)
         return 1
     names = ", ".join(c.name for c in runnable)
-    from clawbot.cli.startup import startup_line
+    from clawbot.agent.startup_line import startup_line
 
     echo(f"{startup_line(kernel, agent_id, model)}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
     try:

@@ -1,4 +1,4 @@
-"""``agents.defaults.heartbeat``, ``agents.defaults.subagents`` and the ``[cron]`` table."""
+"""``agents.defaults.heartbeat`` and ``agents.defaults.subagents`` (``[cron]`` is the automation plugin's)."""
 
 from __future__ import annotations
 
@@ -59,21 +59,3 @@ class SubagentsConfig:
     max_concurrent: int = attrs.field(default=8, validator=InRange(1, 1_000))
     max_depth: int = attrs.field(default=1, validator=InRange(1, 10))
     timeout_s: int = attrs.field(default=600, validator=InRange(1, 24 * 3600))
-
-
-@attrs.frozen(kw_only=True)
-class CronConfig:
-    """``[cron]``: jobs run while ``clawbot run`` runs (``enabled = false``: none do).
-
-    ``catch_up``: what happens to runs missed while clawbot was down: ``once`` (one run now
-    for all that were missed, the default), ``all`` (each missed run, up to 10), ``none``
-    (skipped, recorded as such); a run cut off by a crash or a kill is interrupted, and
-    ``once`` and ``all`` run it again at the next start. ``max_concurrent_runs``: jobs running at once.
-    ``run_timeout_s``: a run that takes longer fails. ``history``: runs kept per job.
-    """
-
-    enabled: bool = True
-    catch_up: Literal["once", "all", "none"] = "once"
-    max_concurrent_runs: int = attrs.field(default=2, validator=InRange(1, 100))
-    run_timeout_s: int = attrs.field(default=600, validator=InRange(1, 24 * 3600))
-    history: int = attrs.field(default=50, validator=InRange(1, 10_000))

@@ -72,7 +72,8 @@ class RawConfig:
 
     source: str
     core: dict[str, Any]
-    plugin_tables: dict[str, dict[str, Any]]
+    plugin_tables: dict[str, Any]
+    """Table path -> its raw value (a table, except a bad top-level key no core table has)."""
     problems: list[ConfigProblem]
 
 
@@ -80,13 +81,18 @@ def split_raw(data: Mapping[str, Any], source: str, env: Mapping[str, str]) -> R
     """Substitute variables, then separate the plugin-owned tables from the core ones.
 
     ``[plugins]`` holds both core keys (allow, deny) and ``[plugins.<name>]`` tables;
-    ``[channels]`` and ``[providers]`` hold only plugin tables.
+    ``[channels]`` and ``[providers]`` hold only plugin tables; any other top-level key
+    that is no core table is a plugin's own table (a plugin claims it by its bare name).
     """
     problems: list[ConfigProblem] = []
     data = substitute(dict(data), env, "", problems)
     core: dict[str, Any] = {}
     plugin_tables: dict[str, dict[str, Any]] = {}
+    core_tables = _core_types()
     for key, value in data.items():
+        if key not in PLUGIN_ROOTS and key not in core_tables:
+            plugin_tables[key] = value  # a plugin's own top-level table (``[cron]``), or unknown
+            continue
         if key not in PLUGIN_ROOTS:
             core[key] = value
             continue
@@ -151,13 +157,20 @@ def normalise_claims(plugin: str, value: Any) -> tuple[list[ConfigSection], list
             continue
         claim = item if isinstance(item, ConfigSection) else ConfigSection(f"plugins.{plugin}", item)
         root, _, name = claim.path.partition(".")
-        if root not in PLUGIN_ROOTS or not name or "." in name:
-            errors.append(f"cannot claim [{claim.path}]: claim <root>.<name> with root in {', '.join(PLUGIN_ROOTS)}")
+        if not name and _own_top_level(root):
+            claims.append(claim)  # a top-level table of its own, e.g. [cron]
+        elif root not in PLUGIN_ROOTS or not name or "." in name:
+            errors.append(f"cannot claim [{claim.path}]: claim <root>.<name> with root in {', '.join(PLUGIN_ROOTS)}, or a top-level table no core table has")
         elif not attrs.has(claim.cls):
             errors.append(f"config schema for [{claim.path}] must be an attrs class, got {claim.cls!r}")
         else:
             claims.append(claim)
     return claims, errors
+
+
+def _own_top_level(name: str) -> bool:
+    """Whether a plugin may claim ``[name]``: a bare key that is neither a core table nor a root of plugin tables."""
+    return bool(name) and name.replace("_", "").isalnum() and name not in PLUGIN_ROOTS and name not in _core_types()
 
 
 def structure_sections(
@@ -175,6 +188,9 @@ def structure_sections(
             continue
         ((_, claim),) = owners
         present = path in raw.plugin_tables
+        if present and not isinstance(raw.plugin_tables[path], dict):
+            raw.problems.append(ConfigProblem(path, f"expected a table, got {show(raw.plugin_tables[path])}"))
+            continue
         try:
             sections[path] = converter.structure(raw.plugin_tables.get(path, {}), claim.cls)
         except Exception as exc:
@@ -185,6 +201,9 @@ def structure_sections(
     inactive = set(inactive_plugins)
     for path in sorted(set(raw.plugin_tables) - set(claims)):
         root, _, name = path.partition(".")
+        if not name:  # a top-level key nobody claims: unknown, among the core tables and the claimed ones
+            raw.problems.append(_unknown_top_level(root, [*_core_types(), *(p for p in claims if "." not in p)]))
+            continue
         if name in inactive:
             continue
         siblings = [p.partition(".")[2] for p in claims if p.startswith(root + ".")]

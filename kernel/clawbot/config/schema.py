@@ -11,7 +11,7 @@ from typing import Any, List, Literal  # noqa: UP035 - cattrs structures typing.
 
 import attrs
 
-from clawbot.config.automation_schema import AgentHeartbeatConfig, CronConfig, HeartbeatConfig, SubagentsConfig
+from clawbot.config.automation_schema import AgentHeartbeatConfig, HeartbeatConfig, SubagentsConfig
 from clawbot.config.context_schema import AgentCompactionConfig, CompactionConfig, ContextPruningConfig
 from clawbot.config.gateway_schema import BindingConfig, GatewayConfig
 from clawbot.types import ToolProfile
@@ -241,7 +241,6 @@ class CoreConfig:
     memory: MemoryConfig = attrs.field(factory=MemoryConfig)
     logging: LoggingConfig = attrs.field(factory=LoggingConfig)
     gateway: GatewayConfig = attrs.field(factory=GatewayConfig)
-    cron: CronConfig = attrs.field(factory=CronConfig)
     bindings: List[BindingConfig] = attrs.field(factory=list)  # noqa: UP006
 
 
@@ -301,10 +300,6 @@ class ClawbotConfig:
     @property
     def gateway(self) -> GatewayConfig:
         return self.core.gateway
-
-    @property
-    def cron(self) -> CronConfig:
-        return self.core.cron
 
     @property
     def bindings(self) -> list[BindingConfig]:

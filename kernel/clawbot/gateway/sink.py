@@ -4,7 +4,8 @@ Calling it hands the gateway a message; ``busy`` and ``approvals_waiting`` answe
 session a message lands in, from the gateway's own records, so a channel never has to guess
 which of its messages started a turn (a line beginning with ``/`` may, and a finished
 command's report starts one no channel sent). ``quit`` stops the whole gateway at once: the
-channel's user asked clawbot to quit.
+channel's user asked clawbot to quit. ``control`` is the gateway as a control surface serving its
+owner sees it (:class:`~clawbot.types.GatewayControl`: the control API's way in).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from clawbot.types import Channel, InboundMessage
+from clawbot.gateway.control_port import GatewayControlPort
+from clawbot.types import Channel, GatewayControl, InboundMessage
 
 if TYPE_CHECKING:
     from clawbot.gateway.runner import Gateway
@@ -42,6 +44,10 @@ class ChannelSink:
         command = command_of(self.gateway.kernel, message.text) is not None
         message = attrs.evolve(message, channel=self.channel.name)
         return self.gateway.access.admit(self.channel, message, command=command, ask=False).admitted
+
+    @property
+    def control(self) -> GatewayControl:
+        return GatewayControlPort(self.gateway)
 
     def quit(self) -> None:
         self.gateway.stop(at_once=True)

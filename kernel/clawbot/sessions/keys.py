@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from clawbot.types import InboundMessage, SessionKind
+from clawbot.types import InboundMessage
+from clawbot.types.session_keys import main_key, session_kind
+
+__all__ = ["DmScope", "main_key", "resolve_session_key", "session_key_for", "session_kind"]
 
 DmScope = Literal["main", "per-peer", "per-channel-peer", "per-account-channel-peer"]
-
-
-def main_key(agent_id: str) -> str:
-    return f"agent:{agent_id}:main"
 
 
 def resolve_session_key(name: str | None, agent_id: str) -> str:
@@ -48,17 +47,3 @@ def session_key_for(agent_id: str, message: InboundMessage, dm_scope: DmScope, *
         return main_key(agent_id)
     key = f"agent:{agent_id}:{message.channel}:group:{message.peer_id}"
     return f"{key}:thread:{message.thread_id}" if message.thread_id else key
-
-
-def session_kind(session_key: str) -> SessionKind:
-    """``agent:<id>:main`` is the main session; the rest of the key says what else it is."""
-    parts = session_key.split(":")[2:] if session_key.startswith("agent:") else session_key.split(":")
-    if parts == ["main"]:
-        return "main"
-    if "subagent" in parts:
-        return "subagent"
-    if "cron" in parts:
-        return "cron"
-    if "group" in parts:
-        return "group"
-    return "direct"

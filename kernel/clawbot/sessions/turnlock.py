@@ -38,7 +38,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from clawbot.statefile import PRIVATE_FILE_MODE, make_private_dir, report_once
+from clawbot.statefile import holder_of, mark_holder, open_lock_file, report_once
 
 try:
     import fcntl
@@ -86,30 +86,6 @@ def _unlocked(path: Path, exc: OSError) -> None:
     """The turn goes on without the lock: a state directory that cannot hold one must not
     stop every turn (and whatever broke it will tell the turn itself if it matters)."""
     report_once(path, f"cannot be locked ({exc.strerror or exc}); turns of other clawbot processes on this session are not kept apart")
-
-
-def open_lock_file(path: Path) -> int:
-    """The lock file ``path`` opened to be locked: private, made with its folder when missing,
-    close-on-exec (a command a holder starts never inherits the lock)."""
-    make_private_dir(path.parent)
-    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
-
-
-def mark_holder(fd: int) -> None:
-    """Write this process's pid into the lock file ``fd`` it holds: only used to name the
-    holder to a process that finds the lock taken (:func:`holder_of`)."""
-    with contextlib.suppress(OSError):
-        mark = f"{os.getpid()}\n".encode()
-        os.pwrite(fd, mark, 0)
-        os.ftruncate(fd, len(mark))
-
-
-def holder_of(fd: int) -> str:
-    """Who holds the lock file ``fd``, as :func:`mark_holder` left it ("clawbot process 123")."""
-    with contextlib.suppress(OSError, ValueError):
-        pid = int(os.pread(fd, 32, 0).decode("ascii").strip())
-        return f"clawbot process {pid}"
-    return "another clawbot process"
 
 
 async def _wait(fd: int, key: str) -> None:

@@ -1,7 +1,7 @@
 """The attrs value types plugins and the kernel exchange through hooks."""
 
 from clawbot.types.activity import Activity, ActivitySink, TextDelta, ToolCallStarted, TurnFailed
-from clawbot.types.automation import AgentEndEvent, CronJob, CronRun, CronSchedule, RunKind
+from clawbot.types.automation import AgentEndEvent, RunKind
 from clawbot.types.channel_config import ChannelCapabilities, ChannelConfig, DmPolicy, GroupPolicy, MarkdownFlavour
 from clawbot.types.channels import (
     ApprovalOffer,
@@ -15,6 +15,7 @@ from clawbot.types.channels import (
     OutboundMessage,
 )
 from clawbot.types.context import AGENT_WRITABLE, ConfigSection, InRange, OutOfRange, PluginContext
+from clawbot.types.control import GatewayControl, TurnPreview, WaitingApproval
 from clawbot.types.events import (
     ChatCommand,
     ChatCommandContext,
@@ -108,15 +109,15 @@ __all__ = [
     "Service",
     "ServiceHealth",
     "TurnOutcome",
+    "GatewayControl",
+    "TurnPreview",
+    "WaitingApproval",
     "AGENT_WRITABLE",
     "AgentSettings",
     "PluginStates",
     "Settings",
     "SubagentLimits",
     "RunKind",
-    "CronSchedule",
-    "CronRun",
-    "CronJob",
     "AgentEndEvent",
     "WebSocketRoute",
     "WebSocketPeer",

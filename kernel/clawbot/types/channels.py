@@ -14,6 +14,7 @@ from clawbot.types.channel_config import ChannelCapabilities, ChannelConfig
 
 if TYPE_CHECKING:
     from clawbot.types.activity import ActivitySink
+    from clawbot.types.control import GatewayControl
 
 ChatType = Literal["direct", "group", "channel", "thread"]
 AttachmentKind = Literal["image", "audio", "video", "document"]
@@ -193,7 +194,8 @@ class InboundSink(Protocol):
     gone). ``quit`` is for a channel whose user asks clawbot itself to quit (Ctrl-D at the
     terminal): the whole gateway stops, every channel, and a running turn is cancelled
     rather than waited for. A channel driven by a plain function in a test may find none
-    of these three.
+    of these three. ``control`` is for a channel that serves the gateway's owner rather
+    than a chat (the control API): the whole gateway as :class:`~clawbot.types.GatewayControl`.
     """
 
     def __call__(self, message: InboundMessage) -> Awaitable[asyncio.Future[None]]: ...
@@ -209,6 +211,9 @@ class InboundSink(Protocol):
         ...
 
     def quit(self) -> None: ...
+
+    @property
+    def control(self) -> GatewayControl: ...
 
 
 class Channel(abc.ABC):

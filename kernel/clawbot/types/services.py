@@ -17,7 +17,6 @@ from typing import TypeVar
 
 import attrs
 
-from clawbot.types.automation import CronJob, CronRun
 from clawbot.types.channels import InboundMessage, OutboundMessage
 from clawbot.types.messages import Message, Usage
 from clawbot.types.providers import MemoryExcerpt, MemorySearch
@@ -189,25 +188,3 @@ class ToolServices(abc.ABC):
     async def post_system_event(self, text: str) -> None:
         """Queue an event for this session (e.g. "exec ab12 finished"): it runs a turn in
         which the model tells the user; the reply goes where the turn's message came from."""
-
-    # -- automation: cron jobs --------------------------------------------------
-
-    def cron_jobs(self) -> list[CronJob]:
-        """Every cron job of this clawbot (all agents), by name."""
-        raise ServiceUnavailable("cron jobs are not available in this run")
-
-    def cron_add(self, job: CronJob) -> CronJob:
-        """Store a new job (its schedule checked; the name must be new); returns it as stored."""
-        raise ServiceUnavailable("cron jobs are not available in this run")
-
-    def cron_edit(self, name: str, **changes: object) -> CronJob:
-        """Change fields of the job ``name`` (schedule, message, deliver, enabled, ...)."""
-        raise ServiceUnavailable("cron jobs are not available in this run")
-
-    def cron_remove(self, name: str) -> bool:
-        """Delete the job ``name``; whether it existed."""
-        raise ServiceUnavailable("cron jobs are not available in this run")
-
-    async def cron_run_now(self, name: str) -> CronRun:
-        """Run the job ``name`` now (as ``manual``) and return its recorded run."""
-        raise ServiceUnavailable("cron jobs are not available in this run")

@@ -96,6 +96,13 @@ class Settings:
     skills_prompt_description_max_chars: int = DEFAULT_SKILLS_DESCRIPTION_MAX_CHARS
     #: the limits on sub-agents (``agents.defaults.subagents``)
     subagents: SubagentLimits = SubagentLimits()
+    #: the configuration file in use (``None``: the defaults, no file)
+    config_file: Path | None = None
+    #: where ``clawbot run`` serves the control API (``gateway.bind``, ``gateway.port``; port 0: any free one)
+    gateway_bind: str = "127.0.0.1"
+    gateway_port: int = 18789
+    #: whether ``clawbot run`` serves the control API at all (``gateway.control_api``)
+    gateway_control_api: bool = True
 
     def agent_ids(self) -> list[str]:
         return [agent.id for agent in self.agents]

@@ -16,7 +16,6 @@ GROUP_MODULES = (
     "clawbot_tools.memory",
     "clawbot_tools.messaging",
     "clawbot_tools.runtime",
-    "clawbot_tools.automation",
 )
 
 

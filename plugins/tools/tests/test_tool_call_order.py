@@ -94,7 +94,7 @@ READ_ONLY = {
     "memory_search",
     "memory_get",
 }
-CHANGES_STATE = {"write", "edit", "apply_patch", "exec", "process", "message", "sessions_send", "sessions_spawn", "cron"}
+CHANGES_STATE = {"write", "edit", "apply_patch", "exec", "process", "message", "sessions_send", "sessions_spawn"}  # cron: the automation plugin's (its tests)
 
 
 async def test_every_tool_declares_whether_its_calls_may_overlap(make_kernel, workspace) -> None:

@@ -1,0 +1,42 @@
+"""Entry point of the automation plugin: hooks only, the scheduler and the CLI load when asked for."""
+
+from clawbot import hookimpl
+
+
+@hookimpl
+def clawbot_config_schema():
+    from clawbot import ConfigSection
+
+    from clawbot_automation.config import CronConfig
+
+    return ConfigSection("cron", CronConfig)
+
+
+@hookimpl
+def clawbot_commands(cli):
+    from clawbot_automation.cli_entry import LazyCronGroup
+
+    cli.add_command(LazyCronGroup())
+
+
+@hookimpl
+def clawbot_tools(ctx):
+    from clawbot_automation.cron_tool import make_tool
+
+    return [make_tool()]
+
+
+@hookimpl
+def clawbot_services(ctx):
+    from clawbot_automation.service import CronService, cron_config
+
+    return [CronService()] if cron_config(ctx).enabled else []
+
+
+@hookimpl
+def clawbot_capabilities(ctx):
+    from clawbot.types import Capability
+
+    from clawbot_automation.cron_access import CronAccess, CronJobs
+
+    return [Capability(CronJobs, CronAccess)]
