@@ -34,7 +34,7 @@ import attrs
 from clawbot.agent.clock import Clock, user_timezone, utc_now
 from clawbot.automation.heartbeat_plan import HEARTBEAT_FILE, active_at, checklist_empty, heartbeat_agents, heartbeat_of, read_checklist
 from clawbot.paths import expand_user_path
-from clawbot.types.session_keys import main_key
+from clawbot.sessions.keys import main_key
 from clawbot.types import Channel, ChannelCapabilities, InboundMessage, InboundSink, OutboundMessage
 from clawbot.workspacefiles import FileRefused
 
