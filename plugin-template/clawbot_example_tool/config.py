@@ -7,6 +7,7 @@ Every setting needs a default, so the plugin works without any table at all::
     [plugins.example_tool]
     top_words = 3
     case_sensitive = false
+    reminder_check_seconds = 30
 """
 
 import attrs
@@ -22,3 +23,7 @@ class ExampleToolConfig:
 
     case_sensitive: bool = False
     """Whether ``Word`` and ``word`` count as different words."""
+
+    reminder_check_seconds: float = attrs.field(default=30.0, validator=InRange(0.01, 3600))
+    """How often the reminder service looks for due reminders (seconds): a reminder arrives
+    at most this late."""

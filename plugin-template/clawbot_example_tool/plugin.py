@@ -20,6 +20,27 @@ def clawbot_config_schema():
 def clawbot_tools(ctx):
     """Offer the tools of this plugin; ``ctx.settings`` is the validated config table."""
     from clawbot_example_tool.config import ExampleToolConfig
+    from clawbot_example_tool.remind_tool import remind_tool
     from clawbot_example_tool.tools import text_stats_tool
 
-    return [text_stats_tool(ctx.settings or ExampleToolConfig())]
+    return [text_stats_tool(ctx.settings or ExampleToolConfig()), remind_tool()]
+
+
+@hookimpl
+def clawbot_capabilities(ctx):
+    """Offer what tools may ask for by type: here, reminders for the chat of a tool call."""
+    from clawbot.types import Capability
+
+    from clawbot_example_tool.reminders import ExampleToolReminders, provide_reminders
+
+    return [Capability(ExampleToolReminders, provide_reminders)]
+
+
+@hookimpl
+def clawbot_services(ctx):
+    """Offer background work for ``clawbot run``: the service that sends due reminders."""
+    from clawbot_example_tool.config import ExampleToolConfig
+    from clawbot_example_tool.reminder_service import ExampleToolReminderService
+
+    settings = ctx.settings or ExampleToolConfig()
+    return [ExampleToolReminderService(settings.reminder_check_seconds)]

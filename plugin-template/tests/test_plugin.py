@@ -34,7 +34,7 @@ def test_plugin_registers_cleanly() -> None:
     manager.check_pending()  # raises on a hook name that does not exist (a typo)
     record = manager.records[PLUGIN]
     assert record.status == "loaded", record.error
-    assert record.hooks == ["clawbot_config_schema", "clawbot_tools"]
+    assert record.hooks == ["clawbot_capabilities", "clawbot_config_schema", "clawbot_services", "clawbot_tools"]
     assert record.warnings == []
 
 
@@ -52,7 +52,7 @@ def test_entry_point_is_declared() -> None:
 
 async def test_tool_counts_words_lines_and_characters(make_kernel, workspace: Path) -> None:
     kernel = await make_kernel(plugins={PLUGIN: plugin})
-    assert kernel.tools.names() == [TOOL]
+    assert kernel.tools.names() == ["example_tool_remind", TOOL]
     assert kernel.tools.plugin_of(TOOL) == PLUGIN
     tool = kernel.tools[TOOL]
     assert tool.summary and tool.group == "text"

@@ -94,7 +94,7 @@ def test_steps_work_from_an_installed_clawbot(tmp_path: Path) -> None:
     assert proc.returncode == 0, describe(proc)
     record = {r["name"]: r for r in json.loads(proc.stdout)["plugins"]}["my_tool"]
     assert (record["status"], record["distribution"], record["module"]) == ("loaded", "clawbot-my-tool", "clawbot_my_tool.plugin")
-    assert record["hooks"] == ["clawbot_config_schema", "clawbot_tools"] and record["warnings"] == []
+    assert record["hooks"] == ["clawbot_capabilities", "clawbot_config_schema", "clawbot_services", "clawbot_tools"] and record["warnings"] == []
     config = elsewhere / "clawbot.toml"
     config.write_text('[plugins.my_tool]\ntop_words = "many"\n', encoding="utf-8")
     proc = run([str(venv / "bin" / "clawbot"), "--config", str(config), "config", "validate"], cwd=elsewhere, env=env)

@@ -110,6 +110,7 @@ async def test_the_host_runs_a_turn_of_an_agent_and_says_what_started_it(make_ke
     assert provider.requests[0].messages[-1].text.endswith("what time is it?")
     assert [(e.session_key, e.kind, e.status) for e in ended] == [("agent:main:reminders", "cron", "ok")]
     assert host.default_agent_id == "main" and host.state_dir == runtime.kernel.paths.root
+    assert host.workspace("main").is_absolute() and "~" not in str(host.workspace("main"))
     assert not host.gateway_running and host.channel_names() == []
 
 

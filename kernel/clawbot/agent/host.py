@@ -20,6 +20,7 @@ from clawbot.agent.policy import agent_tools
 from clawbot.agent.turn_options import TurnOptions
 from clawbot.agent.user_turns import session_message
 from clawbot.kernel import Kernel
+from clawbot.paths import expand_user_path
 from clawbot.sessions.store import agent_of
 from clawbot.types import AgentHost, Channel, InboundMessage, OutboundMessage, RunKind, ServiceUnavailable, TurnOutcome, TurnTrust
 
@@ -173,6 +174,9 @@ class KernelHost(AgentHost):
             port.went_nowhere(what)
         else:
             log.warning("a reply went nowhere: %s", what)
+
+    def workspace(self, agent_id: str) -> Path:
+        return expand_user_path(self._kernel.config.agent_workspace(agent_id), self._kernel.env)
 
     def agent_tool_names(self, agent_id: str) -> frozenset[str]:
         return frozenset(agent_tools(self._kernel, agent_id))

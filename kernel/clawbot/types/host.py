@@ -42,9 +42,10 @@ class TurnOutcome:
 class AgentHost(abc.ABC):
     """The running clawbot, as services and capabilities see it (implemented by the kernel).
 
-    ``gateway_running`` says whether a gateway runs in this process: without one (a one-shot
-    ``clawbot agent`` run, a ``clawbot cron run``), turns still run but nothing can be
-    delivered to a chat (:meth:`deliver` raises :class:`~clawbot.types.ServiceUnavailable`).
+    ``gateway_running`` says whether a gateway runs in this process. Without one turns still
+    run, but nothing reaches a chat: a one-shot ``clawbot agent`` run prints what is
+    delivered on its terminal, any other command (``clawbot cron run``) gets
+    :class:`~clawbot.types.ServiceUnavailable` from :meth:`deliver`.
     """
 
     @property
@@ -136,6 +137,10 @@ class AgentHost(abc.ABC):
     def report_undelivered(self, what: str) -> None:
         """A reply that had nowhere to go (no chat to send it to): one log line, and
         ``clawbot status`` shows it among the undelivered replies."""
+
+    @abc.abstractmethod
+    def workspace(self, agent_id: str) -> Path:
+        """The workspace folder of ``agent_id`` (``~`` expanded): where its files are."""
 
     @abc.abstractmethod
     def agent_tool_names(self, agent_id: str) -> frozenset[str]:
