@@ -32,6 +32,7 @@ from clawbot.types import (
     AgentSummary,
     ApprovalRequest,
     ApprovalTicket,
+    Capability,
     CapabilityScope,
     InboundMessage,
     MemoryExcerpt,
@@ -175,7 +176,7 @@ class KernelServices(ToolServices):
         )
 
     def capability(self, kind: type[T]) -> T:
-        capability = self._kernel.capabilities.get(f"{kind.__module__}.{kind.__qualname__}")
+        capability = self._kernel.capabilities.get(Capability.name_of(kind))
         if capability is None:
             raise ServiceUnavailable(f"no installed plugin provides {kind.__name__}, so this cannot be done here; do it another way or tell the user")
         scope = CapabilityScope(self.agent_id, self.session_key, self.origin, self.trust, self.shared.host, self.tools, self.model)

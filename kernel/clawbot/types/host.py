@@ -208,4 +208,10 @@ class Capability:
     @property
     def name(self) -> str:
         """The kind's full dotted name: what the kernel registers and reports it by."""
-        return f"{self.kind.__module__}.{self.kind.__qualname__}"
+        return self.name_of(self.kind)
+
+    @staticmethod
+    def name_of(kind: type) -> str:
+        """The name a capability of ``kind`` is registered by (two kinds of one name in two
+        modules are two kinds)."""
+        return f"{kind.__module__}.{kind.__qualname__}"
