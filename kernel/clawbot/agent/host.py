@@ -111,6 +111,7 @@ class KernelHost(AgentHost):
         trust: TurnTrust | None = None,
         tools: Iterable[str] | None = None,
         from_session: str | None = None,
+        origin: InboundMessage | None = None,
     ) -> TurnOutcome:
         config = self._kernel.config
         if agent_id not in (config.agent_ids() or [config.default_agent_id()]):
@@ -121,7 +122,7 @@ class KernelHost(AgentHost):
             conversation = attrs.evolve(conversation, tools={name: tool for name, tool in conversation.tools.items() if name in only})
         message = session_message(text, from_session=from_session, from_agent=agent_of(from_session)) if from_session else text
         options = TurnOptions(kind=kind, model=model, trust=trust)
-        result = await conversation.send(session_key, message, options=options)
+        result = await conversation.send(session_key, message, options=options, origin=origin)
         return TurnOutcome(result.text, result.stopped)
 
     async def deliver(self, message: OutboundMessage, session_key: str | None = None) -> bool:

@@ -72,9 +72,6 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
         echo(str(exc), err=True)
         return 1
     gateway = Gateway(kernel, runtime.respond, agent_id, runtime=runtime)
-    from clawbot.automation.heartbeat import HeartbeatService
-
-    gateway.services.append(HeartbeatService(kernel))
     from clawbot.control.api_channel import api_channel_for
     from clawbot.control.settings import ControlApiError
 

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from aiohttp import web
 
+from clawbot.config.automation_schema import heartbeat_minutes
 from clawbot.control.server import CHANNEL_KEY, json_error
+from clawbot.sessions.keys import main_key
 from clawbot.types import WebPage
 
 if TYPE_CHECKING:
@@ -44,9 +46,25 @@ def version() -> str:
         return "unknown"
 
 
-async def health(request: web.Request) -> web.Response:
-    from clawbot.automation.heartbeat import heartbeat_report
+def heartbeat_report(kernel: Any) -> list[dict[str, Any]]:
+    """Each agent's heartbeat for ``clawbot status``: its cadence, and the runs and tokens
+    its main session spent on heartbeats (the sessions count heartbeat turns apart)."""
+    rows = []
+    for agent_id in kernel.config.agent_ids() or [kernel.config.default_agent_id()]:
+        info = kernel.sessions.get(main_key(agent_id))
+        usage = info.heartbeat_usage if info is not None else None
+        rows.append(
+            {
+                "agent": agent_id,
+                "every_minutes": heartbeat_minutes(kernel.config, agent_id),
+                "runs": info.heartbeats if info is not None else 0,
+                "tokens": usage.prompt_tokens + usage.output_tokens if usage is not None else 0,
+            }
+        )
+    return rows
 
+
+async def health(request: web.Request) -> web.Response:
     channel = _channel(request)
     gateway = channel.gateway
     return web.json_response(

@@ -3,6 +3,7 @@
 * :class:`FakeChannel` injects inbound messages and collects outbound ones.
 * :func:`build_kernel` builds a fresh kernel with exactly the plugins a test names.
 * :func:`running_gateway` runs its gateway on a test's channels: agents, services, tools.
+* :class:`ResponderHost` is an ``AgentHost`` whose turns a test function answers (a service without a model).
 * ``clawbot.testing.fake_llm.FakeLLM`` is a fake Anthropic / OpenAI server for the real SDKs.
 * :func:`plant_hostile` puts a FIFO, a socket, a link out, a huge file ... (:data:`HOSTILE_KINDS`)
   where a reader expects a workspace file; :func:`call_in_thread` fails a test whose reader blocks.
@@ -22,6 +23,7 @@ from clawbot.testing.distributions import install_distribution
 from clawbot.testing.fake_channel import FakeChannel
 from clawbot.testing.gateways import GatewayInTest, running_gateway
 from clawbot.testing.hostile_files import HOSTILE_KINDS, HOSTILE_SECRET, call_in_thread, plant_hostile, secret_outside
+from clawbot.testing.hosts import ResponderHost
 from clawbot.testing.kernels import build_kernel, plugin_from_hooks
 
 __all__ = [
@@ -40,5 +42,6 @@ __all__ = [
     "plant_hostile",
     "plugin_from_hooks",
     "running_gateway",
+    "ResponderHost",
     "secret_outside",
 ]

@@ -85,6 +85,7 @@ class AgentHost(abc.ABC):
         trust: TurnTrust | None = None,
         tools: Iterable[str] | None = None,
         from_session: str | None = None,
+        origin: InboundMessage | None = None,
     ) -> TurnOutcome:
         """Run one turn of ``agent_id`` in ``session_key`` with ``text`` as its message and
         return its reply (nothing is delivered: the caller decides where it goes, with
@@ -94,7 +95,9 @@ class AgentHost(abc.ABC):
         for what the owner's configuration starts; a turn is never more trusted than what
         started it); ``tools``: only these of the agent's tools (``None``: all it may use);
         ``from_session``: the message comes from that session (labelled so by clawbot, as a
-        ``sessions_send``). Raises what the turn raised (no usable model, a provider error).
+        ``sessions_send``); ``origin``: the message the turn answers, where its approvals
+        and events report (``origin.system_event``: ``text`` is clawbot's own event, labelled
+        so, never someone's words). Raises what the turn raised (no usable model, a provider error).
         """
 
     @abc.abstractmethod
