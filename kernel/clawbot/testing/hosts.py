@@ -79,8 +79,11 @@ class ResponderHost(AgentHost):
         origin = origin or self.chats[session_key]
         event = attrs.evolve(origin, text=text, system_event=True, message_id=None, reply_to_id=None)
         agent_id = session_key.split(":")[1]
-        turn = self.run_turn(agent_id, session_key, text, kind=kind, model=model, origin=event)
-        return asyncio.ensure_future(turn)  # type: ignore[return-value]  # answered once the turn ended; its outcome is the test's
+
+        async def answered() -> None:
+            await self.run_turn(agent_id, session_key, text, kind=kind, model=model, origin=event)
+
+        return asyncio.ensure_future(answered())
 
     def session_busy(self, session_key: str) -> bool:
         return session_key in self.busy
