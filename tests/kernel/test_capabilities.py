@@ -7,7 +7,7 @@ Real kernel, real session files; only the model is scripted.
 from __future__ import annotations
 
 import pytest
-from clawbot import OutboundMessage, ServiceUnavailable, Tool, ToolCall, ToolResult
+from clawbot import InboundMessage, OutboundMessage, ServiceUnavailable, Tool, ToolCall, ToolResult
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.kernel import PluginConflictError
@@ -133,3 +133,27 @@ async def test_the_host_refuses_delivery_and_events_without_a_gateway(make_kerne
         await host.post_system_event(SESSION, "the build finished")
     with pytest.raises(ServiceUnavailable, match="no agent 'ghost'"):
         await host.run_turn("ghost", "agent:ghost:main", "hi")
+
+
+async def test_the_host_labels_a_report_as_clawbots_own_and_a_sessions_message_as_that_sessions(make_kernel) -> None:
+    provider = ScriptedProvider("noted", "on it")
+    runtime = await _runtime(make_kernel, provider)
+    host = runtime.services.host
+    event_origin = InboundMessage(channel="agent", peer_id="main", text="", chat_type="session", system_event=True)
+    await host.run_turn("main", SESSION, "sub-agent 1f2e finished: 42", origin=event_origin)
+    await host.run_turn("main", "agent:main:subagent:1f2e", "find the answer", from_session=SESSION, kind="subagent", trust=TurnTrust.NON_OWNER)
+    event, task = (request.messages[-1] for request in provider.requests)
+    assert "[System event from clawbot, not written by the user]\n  sub-agent 1f2e finished: 42" in event.text
+    assert "Message from another clawbot session" in task.text and f'from: "{SESSION}"\n  find the answer' in task.text
+
+
+async def test_the_host_ends_a_session_for_the_plugins_and_checks_a_model(make_kernel) -> None:
+    ended = []
+    runtime = await _runtime(make_kernel, ScriptedProvider("done"), ends=plugin_from_hooks(clawbot_session_end=lambda event: ended.append(event)))
+    host = runtime.services.host
+    await host.end_session("agent:main:subagent:never", "sub-agent done")  # never started: nothing to end
+    await host.run_turn("main", "agent:main:subagent:ab12", "work", kind="subagent")
+    await host.end_session("agent:main:subagent:ab12", "sub-agent done")
+    assert [(e.session_key, e.reason) for e in ended] == [("agent:main:subagent:ab12", "sub-agent done")]
+    problem = host.model_problem("nowhere/model-x", "main")
+    assert problem is not None and "nowhere" in problem

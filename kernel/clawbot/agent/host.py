@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import attrs
 
+from clawbot.agent.models import ModelError, resolve_ref
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.turn_options import TurnOptions
 from clawbot.agent.user_turns import session_message
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.store import agent_of
-from clawbot.types import AgentHost, Channel, InboundMessage, OutboundMessage, RunKind, ServiceUnavailable, TurnOutcome, TurnTrust
+from clawbot.types import AgentHost, Channel, InboundMessage, OutboundMessage, RunKind, ServiceUnavailable, SessionEvent, TurnOutcome, TurnTrust
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
@@ -169,6 +170,13 @@ class KernelHost(AgentHost):
         chat = port.last_chat(session_key) if isinstance(port, RunningGateway) else None
         return chat[1] if chat is not None else None
 
+    def model_problem(self, model: str, agent_id: str) -> str | None:
+        try:
+            resolve_ref(self._kernel, model, agent_id)
+        except ModelError as exc:
+            return str(exc)
+        return None
+
     def report_undelivered(self, what: str) -> None:
         port = self.shared.port
         if isinstance(port, RunningGateway):
@@ -181,3 +189,8 @@ class KernelHost(AgentHost):
 
     def agent_tool_names(self, agent_id: str) -> frozenset[str]:
         return frozenset(agent_tools(self._kernel, agent_id))
+
+    async def end_session(self, session_key: str, reason: str) -> None:
+        info = self._kernel.sessions.get(session_key)
+        if info is not None:
+            await self._kernel.plugins.notify("clawbot_session_end", event=SessionEvent(agent_of(session_key), session_key, info.session_id, reason))

@@ -21,7 +21,7 @@ from clawbot.plugins import HookFailure, create_plugin_manager
 from clawbot.testing.awkward_text import AWKWARD_TEXT
 from clawbot.testing.distributions import install_distribution
 from clawbot.testing.fake_channel import FakeChannel
-from clawbot.testing.gateways import GatewayInTest, running_gateway
+from clawbot.testing.gateway_runs import GatewayInTest, running_gateway
 from clawbot.testing.hostile_files import HOSTILE_KINDS, HOSTILE_SECRET, call_in_thread, plant_hostile, secret_outside
 from clawbot.testing.hosts import ResponderHost
 from clawbot.testing.kernels import build_kernel, plugin_from_hooks

@@ -5,8 +5,8 @@ plugin's service (a scheduler, a heartbeat) without a model or a running gateway
 host does; every turn the service starts (:meth:`run_turn`, :meth:`post_system_event`) is
 answered by ``respond(message, session_key, kind=..., model=...)``, where ``message`` is the
 :class:`~clawbot.types.InboundMessage` the turn answers (``system_event`` set for clawbot's own
-events). Nothing is delivered anywhere: :attr:`delivered` and :attr:`undelivered` keep what a
-service sent, and a test sets :attr:`busy` and :attr:`chats` to stand for the gateway's lanes
+events). Nothing is delivered anywhere: :attr:`delivered`, :attr:`undelivered` and
+:attr:`ended` keep what a service sent and ended, and a test sets :attr:`busy` and :attr:`chats` to stand for the gateway's lanes
 and the chats people last wrote from.
 """
 
@@ -36,6 +36,8 @@ class ResponderHost(AgentHost):
     """Session key -> the message a person last wrote there from a running chat."""
     delivered: list[OutboundMessage] = attrs.field(factory=list)
     undelivered: list[str] = attrs.field(factory=list)
+    ended: list[tuple[str, str]] = attrs.field(factory=list)
+    """The sessions a service said it is done with, and why (:meth:`end_session`)."""
 
     @property
     def config(self) -> Any:
@@ -91,8 +93,14 @@ class ResponderHost(AgentHost):
     def last_chat(self, session_key: str) -> InboundMessage | None:
         return self.chats.get(session_key)
 
+    def model_problem(self, model: str, agent_id: str) -> str | None:
+        return None  # every model is one ``respond`` answers
+
     def report_undelivered(self, what: str) -> None:
         self.undelivered.append(what)
+
+    async def end_session(self, session_key: str, reason: str) -> None:
+        self.ended.append((session_key, reason))
 
     def workspace(self, agent_id: str) -> Path:
         return expand_user_path(self.kernel.config.agent_workspace(agent_id), self.kernel.env)

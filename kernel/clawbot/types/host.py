@@ -137,6 +137,11 @@ class AgentHost(abc.ABC):
         now (kept across restarts); ``None``: nobody did, or its channel is not running."""
 
     @abc.abstractmethod
+    def model_problem(self, model: str, agent_id: str) -> str | None:
+        """Why ``model`` (a ``provider/model`` ref or an alias) cannot run ``agent_id``'s
+        turns (no such provider, an unknown alias), or ``None`` when it can."""
+
+    @abc.abstractmethod
     def report_undelivered(self, what: str) -> None:
         """A reply that had nowhere to go (no chat to send it to): one log line, and
         ``clawbot status`` shows it among the undelivered replies."""
@@ -148,6 +153,12 @@ class AgentHost(abc.ABC):
     @abc.abstractmethod
     def agent_tool_names(self, agent_id: str) -> frozenset[str]:
         """The tools ``agent_id`` may use (its policy applied)."""
+
+    @abc.abstractmethod
+    async def end_session(self, session_key: str, reason: str) -> None:
+        """A session the plugin ran turns in for work of its own is over (a sub-agent's run
+        ended): plugins see it end (``clawbot_session_end`` with ``reason``). A key that has
+        no session ends nothing."""
 
 
 @attrs.frozen

@@ -52,7 +52,10 @@ class GatewayInTest:
 @contextlib.asynccontextmanager
 async def running_gateway(kernel: Any, *channels: Channel) -> AsyncIterator[GatewayInTest]:
     """Run ``kernel``'s gateway, answered by its default agent, on ``channels``; yields once
-    every channel has started, and stops the gateway (services included) at the end."""
+    every channel has started, and stops the gateway (services included) at the end.
+    ``kernel``: what ``make_kernel`` / ``build_kernel`` returned (a test kit's view of the
+    kernel is looked through)."""
+    kernel = getattr(kernel, "_kernel", kernel)  # the test kit's view holds the kernel itself
     runtime = AgentRuntime(kernel)
     gateway = Gateway(kernel, runtime.respond, kernel.config.default_agent_id(), runtime=runtime)
     run = asyncio.create_task(gateway.run(list(channels)))
