@@ -68,7 +68,8 @@ def clawbot_config_schema() -> type | ConfigSection | list[ConfigSection] | None
     Return an attrs class to validate the plugin's own ``[plugins.<name>]`` table, or one or
     more :class:`~clawbot.ConfigSection` to claim tables elsewhere, e.g.
     ``ConfigSection("channels.telegram", TelegramConfig)``. Claimable roots are ``plugins``,
-    ``channels`` and ``providers``. Every problem in a claimed table is reported together
+    ``channels`` and ``providers``; a plugin may also claim a top-level table of its own that
+    no core table has (``ConfigSection("cron", CronConfig)``). Every problem in a claimed table is reported together
     with the core configuration's problems, by key path. A table nobody claims is an error.
 
     Result rule: collect-all; two plugins claiming the same table is a startup error.

@@ -23,14 +23,13 @@ import pytest
 from clawbot import BootstrapContext
 from clawbot.agent.bootstrap import NotLoaded, load_injected_files
 from clawbot.agent.prompt_report import agent_prompt
-from clawbot.automation.heartbeat import HeartbeatService
-from clawbot.automation.heartbeat_plan import read_checklist
 from clawbot.gateway.reply_media import attachment
-from clawbot.gateway.runner import Gateway
-from clawbot.testing import HOSTILE_KINDS, HOSTILE_SECRET, call_in_thread, plant_hostile, secret_outside
+from clawbot.testing import HOSTILE_KINDS, HOSTILE_SECRET, ResponderHost, call_in_thread, plant_hostile, secret_outside
 from clawbot.testing.hostile_files import HUGE_BYTES
 from clawbot.testing.kernels import boot_kernel
 from clawbot.workspacefiles import FileRefused, LeadsOutside, NotRegular, TooLarge, Unreadable, read_text
+from clawbot_automation.heartbeat import HeartbeatService
+from clawbot_automation.heartbeat_plan import read_checklist
 from clawbot_workspace.bootstrap import load_bootstrap_files
 
 START = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
@@ -67,7 +66,7 @@ async def heartbeat(world: World) -> str:
         return "HEARTBEAT_OK"
 
     kernel = await world.kernel()
-    beats = await HeartbeatService(kernel).tick(Gateway(kernel, respond, "main"), START)
+    beats = await HeartbeatService().tick(ResponderHost(kernel, respond), START)
     for beat in beats:
         if beat.answered is not None:
             await beat.answered

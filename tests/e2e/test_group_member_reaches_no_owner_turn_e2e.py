@@ -29,11 +29,11 @@ import clawbot_workspace.plugin
 import pytest
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.runtime import AgentRuntime
-from clawbot.automation.heartbeat import HeartbeatService
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import FakeChannel
 from clawbot.testing.fake_llm import Reply, ToolCallSpec
 from clawbot.types import ChannelConfig
+from clawbot_automation.heartbeat import HeartbeatService
 from clawbot_subagents.plugin import SubagentsPlugin
 
 from .e2etools import MODEL, make_provider
@@ -144,7 +144,7 @@ async def test_a_group_members_turn_reaches_neither_the_heartbeat_nor_memory(mak
 
         # the next heartbeat: the owner's checklist, nothing of the member's
         before = len(fake_llm.requests)
-        (beat,) = await HeartbeatService(kernel).tick(gateway, datetime.now(UTC))
+        (beat,) = await HeartbeatService().tick(runtime.services.host, datetime.now(UTC))
         assert beat.status == "ran" and beat.answered is not None
         await asyncio.wait_for(beat.answered, 30)
         heartbeat = [r for r in fake_llm.requests[before:] if HEARTBEAT_PROMPT in json.dumps(r.body)]
@@ -204,7 +204,7 @@ async def test_a_heartbeat_carries_the_trust_of_the_chat_it_answers(make_kernel,
         await channel.wait_started()
         if last_chat is not None:
             await channel.inject("hi", **last_chat)
-        (beat,) = await HeartbeatService(kernel).tick(gateway, datetime.now(UTC))
+        (beat,) = await HeartbeatService().tick(runtime.services.host, datetime.now(UTC))
         assert beat.status == "ran" and beat.answered is not None
         await asyncio.wait_for(beat.answered, 30)
         assert (workspace / "notes.md").exists() is may_write, [_results(r) for r in fake_llm.requests]

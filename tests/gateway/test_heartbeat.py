@@ -14,11 +14,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from clawbot import LLMProvider, Message, ModelInfo, Role, StopReason, TextBlock, TextDelta, Usage
 from clawbot.agent.inbound import SYSTEM_EVENT_LABEL
-from clawbot.automation.heartbeat import HeartbeatService
 from clawbot.gateway.session_commands import status_text
 from clawbot.paths import expand_user_path
 from clawbot.testing import FakeChannel, plugin_from_hooks
 from clawbot.types import ChannelCapabilities
+from clawbot_automation.heartbeat import HeartbeatService
 
 from .chatkit import open_chat
 
@@ -80,11 +80,11 @@ async def chat(make_kernel, provider, channel, checklist: str | None = "- check 
     workspace.mkdir(parents=True, exist_ok=True)
     if checklist is not None:
         (workspace / "HEARTBEAT.md").write_text(checklist)
-    return opened, HeartbeatService(opened.kernel), ended
+    return opened, HeartbeatService(), ended
 
 
 async def beat(service, gateway, now=START):
-    beats = await service.tick(gateway, now)
+    beats = await service.tick(gateway.runtime.services.host, now)
     for b in beats:
         if b.answered is not None:
             await b.answered
@@ -158,7 +158,7 @@ async def test_a_heartbeat_md_that_is_a_fifo_skips_every_slot_warns_once_and_cha
     workspace = expand_user_path(opened.kernel.config.agent_workspace("main"), opened.kernel.env)
     os.mkfifo(workspace / "HEARTBEAT.md")
     try:
-        with caplog.at_level(logging.INFO, logger="clawbot.automation.heartbeat"):
+        with caplog.at_level(logging.INFO, logger="clawbot_automation.heartbeat"):
             first = await beat(service, opened.gateway)
             second = await beat(service, opened.gateway, START + timedelta(minutes=30))
         reason = "HEARTBEAT.md is not read: it is not a regular file (a FIFO)"
@@ -192,10 +192,10 @@ async def test_a_busy_main_session_is_skipped_without_a_model_call_and_runs_at_t
         from .chatkit import eventually
 
         await eventually(lambda: len(provider.requests) == 1)
-        beats = await service.tick(opened.gateway, START)
+        beats = await service.tick(opened.gateway.runtime.services.host, START)
         assert [(b.status, b.reason) for b in beats] == [("skipped", "the main session is busy")]
         assert len(provider.requests) == 1
-        assert await service.tick(opened.gateway, START + timedelta(minutes=10)) == []  # not before the next slot
+        assert await service.tick(opened.gateway.runtime.services.host, START + timedelta(minutes=10)) == []  # not before the next slot
         gate_open.set()
         await eventually(lambda: not opened.gateway.turn_running("agent:main:main"))
         beats = await beat(service, opened.gateway, START + timedelta(minutes=30))

@@ -22,6 +22,7 @@ from pathlib import Path
 import attrs
 
 from clawbot.agent.prompt import collect_sections
+from clawbot.config.automation_schema import heartbeat_minutes
 from clawbot.kernel import Kernel
 from clawbot.sessions.keys import session_kind
 from clawbot.types import (
@@ -85,10 +86,8 @@ def _channel_capabilities(kernel: Kernel, channel: str | None) -> tuple[str, ...
 
 
 def _heartbeat_prompt(kernel: Kernel, agent_id: str) -> str:
-    from clawbot.automation.heartbeat_plan import heartbeat_of
-
-    heartbeat = heartbeat_of(kernel.config, agent_id)
-    return heartbeat.prompt if heartbeat.on else ""
+    """The heartbeat poll's text where the agent's heartbeats run (the automation plugin runs them)."""
+    return kernel.config.agents.defaults.heartbeat.prompt if heartbeat_minutes(kernel.config, agent_id) > 0 else ""
 
 
 async def build_system_prompt(kernel: Kernel, request: PromptRequest) -> BuiltPrompt:

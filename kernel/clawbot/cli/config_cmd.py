@@ -131,7 +131,10 @@ def config_show(state: CliState, as_json: bool) -> None:
         if section is None:  # installed, not configured, and without defaults (a token): an empty table would not load
             continue
         root, _, name = path.partition(".")
-        tree.setdefault(root, {})[name] = _plain(section)
+        if name:
+            tree.setdefault(root, {})[name] = _plain(section)
+        else:  # a plugin's own top-level table ([cron])
+            tree[root] = _plain(section)
     tree = {key: _mask(value, key) for key, value in tree.items()}
     if as_json:
         echo_json(tree, ensure_ascii=True)

@@ -72,9 +72,6 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
         echo(str(exc), err=True)
         return 1
     gateway = Gateway(kernel, runtime.respond, agent_id, runtime=runtime)
-    from clawbot.automation.heartbeat import HeartbeatService
-
-    gateway.services.append(HeartbeatService(kernel))
     channels = enabled_channels(kernel)  # the control API among them: the clawbot-control plugin's channel `api`
     if not channels:
         echo("No channel is enabled: enable one in clawbot.toml, e.g. [channels.terminal] enabled = true", err=True)

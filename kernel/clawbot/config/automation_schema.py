@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 
@@ -59,3 +59,9 @@ class SubagentsConfig:
     max_concurrent: int = attrs.field(default=8, validator=InRange(1, 1_000))
     max_depth: int = attrs.field(default=1, validator=InRange(1, 10))
     timeout_s: int = attrs.field(default=600, validator=InRange(1, 24 * 3600))
+
+
+def heartbeat_minutes(config: Any, agent_id: str) -> int:
+    """How often ``agent_id``'s heartbeat runs (0: off): its own ``every_minutes`` over the defaults'."""
+    own = getattr(config.agent(agent_id), "heartbeat", None)
+    return own.every_minutes if own is not None and own.every_minutes is not None else config.agents.defaults.heartbeat.every_minutes

@@ -201,6 +201,8 @@ def structure_sections(
     inactive = set(inactive_plugins)
     for path in sorted(set(raw.plugin_tables) - set(claims)):
         root, _, name = path.partition(".")
+        if not name and inactive and isinstance(raw.plugin_tables[path], dict):
+            continue  # maybe the table of a plugin that did not load: disabling a plugin never breaks the file
         if not name:  # a top-level key nobody claims: unknown, among the core tables and the claimed ones
             raw.problems.append(_unknown_top_level(root, [*_core_types(), *(p for p in claims if "." not in p)]))
             continue

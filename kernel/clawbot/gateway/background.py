@@ -60,8 +60,9 @@ class ServiceSupervision:
             if len(services):
                 log.warning("the plugins' services (%s) do not run: this gateway answers without agents", ", ".join(services.names()))
             return started
-        for name in services.names():
-            service = self._running[name] = services[name]
+        for service in services:  # in the order the plugins offer them (status lists them so)
+            name = service.name
+            self._running[name] = service
             started.append(asyncio.create_task(supervise_service(gateway, name, functools.partial(service.run, host), self.board), name=f"service:{name}"))
         return started
 

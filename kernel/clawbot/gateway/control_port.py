@@ -16,9 +16,9 @@ import attrs
 
 from clawbot.agent.approvals import offer
 from clawbot.agent.startup_line import startup_line
-from clawbot.automation.heartbeat import heartbeat_report
+from clawbot.config.automation_schema import heartbeat_minutes
 from clawbot.gateway.command_dispatch import command_of
-from clawbot.sessions.keys import resolve_session_key
+from clawbot.sessions.keys import main_key, resolve_session_key
 from clawbot.types import Channel, GatewayControl, InboundMessage, Service, TurnPreview, WaitingApproval
 
 if TYPE_CHECKING:
@@ -119,3 +119,21 @@ class GatewayControlPort(GatewayControl):
         kernel = self.gateway.kernel
         contributions = await kernel.plugins.collect("clawbot_web_routes", kwargs_for=lambda plugin: {"ctx": kernel.plugin_context(plugin)})
         return [(contribution.plugin, contribution.value) for contribution in contributions]
+
+
+def heartbeat_report(kernel: Any) -> list[dict[str, Any]]:
+    """Each agent's heartbeat for ``clawbot status``: its cadence, and the runs and tokens
+    its main session spent on heartbeats (the sessions count heartbeat turns apart)."""
+    rows = []
+    for agent_id in kernel.config.agent_ids() or [kernel.config.default_agent_id()]:
+        info = kernel.sessions.get(main_key(agent_id))
+        usage = info.heartbeat_usage if info is not None else None
+        rows.append(
+            {
+                "agent": agent_id,
+                "every_minutes": heartbeat_minutes(kernel.config, agent_id),
+                "runs": info.heartbeats if info is not None else 0,
+                "tokens": usage.prompt_tokens + usage.output_tokens if usage is not None else 0,
+            }
+        )
+    return rows

@@ -7,6 +7,7 @@ loaded where a conftest.py asks: ``pytest_plugins = ["clawbot.testing.pytest_plu
   turns (:meth:`TestKernel.run_turn`, :class:`TestConversation`), gateways
   (:class:`TestGateway`) and agents with approvals and tool services (:class:`TestAgents`).
 * :func:`running_gateway` runs a real gateway on a test's channels: agents, services, tools.
+* :class:`ResponderHost` is an ``AgentHost`` whose turns a test function answers (a service without a model).
 * ``clawbot.testing.fake_llm.FakeLLM`` is a fake Anthropic / OpenAI server for the real SDKs.
 * :func:`plant_hostile` puts a FIFO, a socket, a link out, a huge file ... (:data:`HOSTILE_KINDS`)
   where a reader expects a workspace file; :func:`call_in_thread` fails a test whose reader blocks.
@@ -31,6 +32,7 @@ from clawbot.testing.fake_channel import FakeChannel
 from clawbot.testing.gateway_runs import GatewayInTest, running_gateway
 from clawbot.testing.gateways import TestGateway
 from clawbot.testing.hostile_files import HOSTILE_KINDS, HOSTILE_SECRET, call_in_thread, plant_hostile, secret_outside
+from clawbot.testing.hosts import ResponderHost
 from clawbot.testing.kernel_view import TestKernel
 from clawbot.testing.kernels import build_kernel, plugin_from_hooks
 from clawbot.testing.turns import TestConversation, TurnReply
@@ -61,5 +63,6 @@ __all__ = [
     "plugin_from_hooks",
     "schema_problem",
     "running_gateway",
+    "ResponderHost",
     "secret_outside",
 ]

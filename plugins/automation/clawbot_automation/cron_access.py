@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 from datetime import datetime
+from typing import Any
 
 import attrs
 from clawbot.types import CapabilityScope, ServiceUnavailable, TurnTrust
@@ -57,7 +58,8 @@ class CronAccess(CronJobs):
     scope: CapabilityScope
 
     @property
-    def _config(self):  # noqa: ANN202 - the loaded configuration, read only
+    def _config(self) -> Any:
+        """The loaded configuration, read only."""
         return self.scope.host.config
 
     def _store(self) -> CronStore:

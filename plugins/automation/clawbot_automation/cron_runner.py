@@ -14,7 +14,6 @@ import asyncio
 import logging
 from datetime import datetime
 
-from clawbot.paths import expand_user_path
 from clawbot.replykit import attachment, parse_reply
 from clawbot.types import AgentHost, OutboundMessage
 from clawbot.types.session_keys import main_key
@@ -87,7 +86,7 @@ def _with_attachments(host: AgentHost, agent_id: str, text: str, refs: tuple[str
     reply's are (:func:`clawbot.replykit.attachment`); a refused one becomes a note."""
     if not refs:
         return text, ()
-    workspace = expand_user_path(host.config.agent_workspace(agent_id))
+    workspace = host.workspace(agent_id)
     media, notes = [], []
     for ref in refs:
         attached, refused = attachment(ref, workspace, host.state_dir / "media" / "outbound")

@@ -28,9 +28,10 @@ def clawbot_tools(ctx):
 
 @hookimpl
 def clawbot_services(ctx):
+    from clawbot_automation.heartbeat import HeartbeatService
     from clawbot_automation.service import CronService, cron_config
 
-    return [CronService()] if cron_config(ctx).enabled else []
+    return [HeartbeatService(), *([CronService()] if cron_config(ctx).enabled else [])]
 
 
 @hookimpl

@@ -1,21 +1,18 @@
 """Cron runs for real: a due job runs a turn against the fake LLM server (the real OpenAI
 provider) in a running gateway, and its reply reaches the fake channel's chat; a delivery that
 cannot happen is a failed run; HEARTBEAT_OK is not delivered; plugins see a ``cron`` turn end;
-the agent's ``cron`` tool adds and runs jobs through the kernel's services."""
+the agent's ``cron`` tool adds and runs jobs through the CronJobs capability."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from clawbot.agent.runtime import AgentRuntime
-from clawbot.gateway.runner import Gateway
-from clawbot.testing import plugin_from_hooks
+from clawbot.testing import plugin_from_hooks, running_gateway
 from clawbot.testing.fake_llm import ToolCallSpec
-from clawbot.types import TurnTrust
-from clawbot_automation.cron_access import CronJobs
+from clawbot.types import CapabilityScope, TurnTrust
+from clawbot_automation.cron_access import CronAccess, CronJobs
 from clawbot_automation.records import CronJob, CronSchedule
 from clawbot_automation.running import RUNNING
 from clawbot_automation.service import cron_scheduler, cron_store
@@ -32,28 +29,29 @@ def config(fake: Any, workspace: Any) -> str:
 
 
 class Running:
-    """A gateway serving the fake channel, its runtime and a scheduler on a clock the test moves."""
+    """A gateway serving the fake channel, and a scheduler on a clock the test moves, on its host."""
 
     def __init__(self, kernel: Any, channel: Any) -> None:
         self.kernel, self.channel = kernel, channel
         self.now = T0
-        self.runtime = AgentRuntime(kernel)
-        self.scheduler = cron_scheduler(self.runtime.services.host)
-        self.scheduler.clock = lambda: self.now
-        RUNNING.started(self.runtime.services.host, self.scheduler)
-        self.gateway = Gateway(kernel, self.runtime.respond, "main", runtime=self.runtime)
+        self._gateway = running_gateway(kernel, channel)
 
     async def __aenter__(self) -> Running:
-        self.task = asyncio.create_task(self.gateway.run([self.channel]))
-        await self.channel.wait_started()
+        self.gateway = await self._gateway.__aenter__()
+        self.host = self.gateway.host
+        self.scheduler = cron_scheduler(self.host)
+        self.scheduler.clock = lambda: self.now
+        RUNNING.started(self.host, self.scheduler)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.scheduler.aclose()
-        self.gateway.stop()
-        await self.task
-        await self.runtime.aclose()
+        await self._gateway.__aexit__(None, None, None)
         await self.kernel.aclose()
+
+    def cron_jobs_of(self, session_key: str) -> CronJobs:
+        """The cron capability as a tool call of the owner's turn in ``session_key`` gets it."""
+        return CronAccess(CapabilityScope("main", session_key, None, TurnTrust.OWNER, self.host))
 
     async def due(self, job: CronJob, after: timedelta = timedelta(hours=1)) -> None:
         """Add ``job`` (hourly) and move the clock until it is due, and let it run."""
@@ -150,8 +148,7 @@ async def test_the_cron_tool_adds_lists_and_runs_jobs(running: Running, fake_llm
     fake_llm_server.reply("Yes, tea time.")  # the run's own turn
     fake_llm_server.reply(tool_calls=[ToolCallSpec("cron", {"action": "add", "name": "bad", "cron": "0 25 * * *", "message": "x"})])
     fake_llm_server.reply("Added and ran it.")
-    conversation = await running.runtime.conversation("main")
-    result = await conversation.send("agent:main:main", "remind me about tea every two hours")
+    result = await running.host.run_turn("main", "agent:main:main", "remind me about tea every two hours", kind="chat")
     assert result.text == "Added and ran it."
     [job] = cron_store(running.kernel.paths.root, running.kernel.config).jobs()
     assert (job.name, job.schedule, job.agent_id) == ("tea", CronSchedule("every", "2h"), "main")
@@ -166,6 +163,5 @@ async def test_the_cron_tool_adds_lists_and_runs_jobs(running: Running, fake_llm
 async def test_only_the_main_session_may_use_cron_jobs(running: Running) -> None:
     from clawbot.types import ServiceUnavailable
 
-    services = running.runtime.services.for_turn("main", "agent:main:fake:group:g1", None, "m", trust=TurnTrust.OWNER)
     with pytest.raises(ServiceUnavailable, match="only the agent's main session"):
-        services.capability(CronJobs).jobs()
+        running.cron_jobs_of("agent:main:fake:group:g1").jobs()

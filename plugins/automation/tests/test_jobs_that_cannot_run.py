@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 from clawbot.testing import plugin_from_hooks
-from clawbot.types import ServiceUnavailable, TurnTrust
-from clawbot_automation.cron_access import CronJobs
+from clawbot.types import ServiceUnavailable
 from clawbot_automation.cron_store import CronStore
 from clawbot_automation.jobs import JobError, add_job
 from clawbot_automation.records import CronJob, CronSchedule
@@ -121,11 +120,11 @@ async def test_a_delivery_a_plugin_cancels_is_a_failed_run(make_kernel, fake_cha
 
 async def test_the_cron_tool_stays_within_reach_and_out_of_its_own_sessions_way(make_kernel, fake_channel, fake_llm_server, workspace) -> None:
     async with await _running(make_kernel, fake_channel, fake_llm_server, workspace) as running:
-        services = running.runtime.services.for_turn("main", "agent:main:main", None, "m", trust=TurnTrust.OWNER)
+        cron = running.cron_jobs_of("agent:main:main")
         with pytest.raises(ServiceUnavailable, match="may not manage jobs of agent 'other'"):
-            services.capability(CronJobs).add(CronJob("elsewhere", CronSchedule("every", "1h"), "x", agent_id="other"))
+            cron.add(CronJob("elsewhere", CronSchedule("every", "1h"), "x", agent_id="other"))
         with pytest.raises(ServiceUnavailable, match="channel 'nosuch' is not running"):
-            services.capability(CronJobs).add(CronJob("lost", CronSchedule("every", "1h"), "x", deliver="nosuch:1"))
-        services.capability(CronJobs).add(CronJob("here", CronSchedule("every", "1h"), "x", session="main"))
+            cron.add(CronJob("lost", CronSchedule("every", "1h"), "x", deliver="nosuch:1"))
+        cron.add(CronJob("here", CronSchedule("every", "1h"), "x", session="main"))
         with pytest.raises(ServiceUnavailable, match="runs in this very session"):
-            await asyncio.wait_for(services.capability(CronJobs).run_now("here"), 5)
+            await asyncio.wait_for(cron.run_now("here"), 5)

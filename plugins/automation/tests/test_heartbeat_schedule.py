@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from clawbot.automation.heartbeat import HeartbeatService
-from clawbot.automation.heartbeat_plan import checklist_empty
-from clawbot.gateway.runner import Gateway
 from clawbot.paths import expand_user_path
+from clawbot.testing import ResponderHost
+from clawbot_automation.heartbeat import HeartbeatService
+from clawbot_automation.heartbeat_plan import checklist_empty
 
 START = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)  # a Monday, 09:00 UTC
 
@@ -29,7 +29,7 @@ async def gateway_for(make_kernel, config: str, agents: tuple[str, ...] = ("main
         workspace = expand_user_path(kernel.config.agent_workspace(agent), kernel.env)
         workspace.mkdir(parents=True, exist_ok=True)
         (workspace / "HEARTBEAT.md").write_text("- look at the calendar\n")
-    return kernel, Gateway(kernel, respond, "main"), asked
+    return kernel, ResponderHost(kernel, respond), asked
 
 
 async def run_at(service, gateway, minutes: list[int], start: datetime = START) -> list[tuple[int, str, str]]:
@@ -44,7 +44,7 @@ async def run_at(service, gateway, minutes: list[int], start: datetime = START) 
 
 async def test_the_default_cadence_runs_at_start_and_every_30_minutes(make_kernel) -> None:
     kernel, gateway, asked = await gateway_for(make_kernel, "")
-    service = HeartbeatService(kernel)
+    service = HeartbeatService()
     ran = await run_at(service, gateway, list(range(0, 95, 5)))
     assert [m for m, _, status in ran if status == "ran"] == [0, 30, 60, 90]
     assert asked[0] == ("agent:main:main", "heartbeat", None, True)
@@ -53,7 +53,7 @@ async def test_the_default_cadence_runs_at_start_and_every_30_minutes(make_kerne
 
 async def test_a_late_tick_runs_once_and_keeps_the_cadence(make_kernel) -> None:
     kernel, gateway, _ = await gateway_for(make_kernel, "")
-    service = HeartbeatService(kernel)
+    service = HeartbeatService()
     ran = await run_at(service, gateway, [0, 95, 100, 120])  # asleep from 0 to 95: one run, not three
     assert ran == [(0, "main", "ran"), (95, "main", "ran"), (120, "main", "ran")]
 
@@ -81,7 +81,7 @@ heartbeat = { every_minutes = 0 }
 
 async def test_an_agent_sets_its_own_cadence_and_model_and_zero_turns_it_off(make_kernel) -> None:
     kernel, gateway, asked = await gateway_for(make_kernel, CONFIG_AGENTS, ("main", "ops", "quiet"))
-    service = HeartbeatService(kernel)
+    service = HeartbeatService()
     ran = await run_at(service, gateway, list(range(0, 31, 5)))
     assert [m for m, agent, s in ran if agent == "main" and s == "ran"] == [0, 30]
     assert [m for m, agent, s in ran if agent == "ops" and s == "ran"] == [0, 10, 20, 30]
@@ -104,7 +104,7 @@ async def test_heartbeats_run_only_within_the_active_hours_on_the_users_clock(ma
     start, end = hours
     config = f'\n[agents.defaults]\ntimezone = "{zone}"\n\n[agents.defaults.heartbeat]\nactive_from = "{start}"\nactive_until = "{end}"\n'
     kernel, gateway, _ = await gateway_for(make_kernel, config)
-    service = HeartbeatService(kernel)
+    service = HeartbeatService()
     ran = await run_at(service, gateway, list(range(0, 24 * 60, 30)))
     ran_at = [m for m, _, s in ran if s == "ran"]
     assert all(m in ran_at for m in runs_at)

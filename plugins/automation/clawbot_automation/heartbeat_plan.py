@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
 from clawbot.workspacefiles import read_text
 
 HEARTBEAT_FILE = "HEARTBEAT.md"

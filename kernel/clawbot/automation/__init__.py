@@ -1,1 +1,0 @@
-"""What clawbot does on its own schedule: heartbeats and cron jobs."""
