@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from clawbot.doctor import Finding
+from clawbot.doctor_findings import Finding
 from clawbot.gateway.access import Access
 from clawbot.gateway.pairing import PairingError
 from clawbot.gateway.runner import enabled_channels

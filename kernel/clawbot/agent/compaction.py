@@ -29,12 +29,12 @@ import attrs
 from clawbot.agent.context_guard import messages_tokens
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
-from clawbot.agent.inbound import render_summary
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.notices import quoted_line
 from clawbot.agent.token_budget import ContextLimits, TokenBudget, TokenCalibrations
 from clawbot.agent.user_turns import speaker
 from clawbot.sessions.store import Session
+from clawbot.sessions.summary import render_summary
 from clawbot.sessions.transcript import Entry
 from clawbot.tokens import estimate_tokens
 from clawbot.types import (

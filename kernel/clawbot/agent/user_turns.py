@@ -21,7 +21,6 @@ import attrs
 
 from clawbot.agent.inbound import (
     CAUSED_BY_OWNER,
-    SUMMARY_LABEL,
     describe_sender,
     inbound_meta,
     parse_envelope,
@@ -30,6 +29,7 @@ from clawbot.agent.inbound import (
     session_meta,
     unwrapped,
 )
+from clawbot.sessions.summary import SUMMARY_LABEL
 from clawbot.types import InboundMessage, Message, Role, TextBlock
 
 

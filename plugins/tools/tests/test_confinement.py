@@ -277,7 +277,7 @@ def swap_after_resolve(tree: dict[str, Path], monkeypatch: pytest.MonkeyPatch):
 
 @pytest.mark.parametrize("has_proc", [True, False], ids=["proc", "no-proc"])
 def test_read_checks_the_file_it_opened(tree: dict[str, Path], swap_after_resolve: Any, monkeypatch: pytest.MonkeyPatch, has_proc: bool) -> None:
-    from clawbot.agent import confined
+    from clawbot import confined
     from clawbot_tools.fs import read as read_module
 
     if not has_proc:  # the device-and-inode comparison used where /proc is missing
