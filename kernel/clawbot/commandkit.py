@@ -10,11 +10,14 @@ note from the workspace cannot send escape sequences to the user's terminal.
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
 from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, user_errors
+from clawbot.paths import StatePaths
 
 
 def load_config(state: CliState | None) -> Any:
@@ -24,6 +27,7 @@ def load_config(state: CliState | None) -> Any:
     """
     with user_errors():
         if state is None:
+            # deferred: plugins import commandkit when `clawbot --help` lists their commands, and the config loads cattrs
             from clawbot.boot import load
 
             return load(None).config
@@ -32,8 +36,7 @@ def load_config(state: CliState | None) -> Any:
 
 def config_file_in_use(state: CliState | None) -> Path | None:
     """The configuration file clawbot reads (``None``: the built-in defaults); exit 2 if a named one is missing."""
-    import os
-
+    # deferred: plugins import commandkit when `clawbot --help` lists their commands, and the config loads cattrs
     from clawbot.config.edit import file_in_use
 
     with user_errors():
@@ -49,11 +52,8 @@ def set_config_string(state: CliState | None, table: str, key: str, value: str, 
     (``--config``, ``$CLAWBOT_CONFIG``; never rewritten) or the file cannot be edited safely,
     exactly which line to put where.
     """
-    import json
-    import os
-
+    # deferred: plugins import commandkit when `clawbot --help` lists their commands, and the config loads cattrs
     from clawbot.config.edit import file_in_use, precedence, set_entry_string, set_string, write_private
-    from clawbot.paths import StatePaths
 
     env = state.env if state else os.environ
     target = StatePaths.resolve(env).config_file

@@ -33,6 +33,7 @@ from clawbot.agent.models import ModelChoice
 from clawbot.agent.notices import quoted_line
 from clawbot.agent.token_budget import ContextLimits, TokenBudget, TokenCalibrations
 from clawbot.agent.user_turns import speaker
+from clawbot.kernel import Kernel
 from clawbot.sessions.store import Session
 from clawbot.sessions.summary import render_summary
 from clawbot.sessions.transcript import Entry
@@ -51,9 +52,8 @@ from clawbot.types import (
     Usage,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the conversation builds the compactor and the flush with itself: item 6 of issue 23 untangles it
     from clawbot.agent.conversation import Conversation
-    from clawbot.kernel import Kernel
 
 log = logging.getLogger(__name__)
 

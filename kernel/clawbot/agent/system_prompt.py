@@ -21,6 +21,8 @@ from pathlib import Path
 
 import attrs
 
+from clawbot.agent.bootstrap import load_injected_files
+from clawbot.agent.clock import user_timezone
 from clawbot.agent.prompt import collect_sections
 from clawbot.kernel import Kernel
 from clawbot.sessions.keys import session_kind
@@ -86,16 +88,13 @@ def _channel_capabilities(kernel: Kernel, channel: str | None) -> tuple[str, ...
 
 
 def _heartbeat_prompt(kernel: Kernel, agent_id: str) -> str:
-    from clawbot.automation.heartbeat_plan import heartbeat_of
+    from clawbot.automation.heartbeat_plan import heartbeat_of  # moves out with automation (issue 23)
 
     heartbeat = heartbeat_of(kernel.config, agent_id)
     return heartbeat.prompt if heartbeat.on else ""
 
 
 async def build_system_prompt(kernel: Kernel, request: PromptRequest) -> BuiltPrompt:
-    from clawbot.agent.bootstrap import load_injected_files
-    from clawbot.agent.clock import user_timezone
-
     kind = session_kind(request.session_key)
     mode = prompt_mode_for(kernel, kind)
     files: tuple[InjectedFile, ...] = ()

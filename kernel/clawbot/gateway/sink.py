@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from clawbot.gateway.command_dispatch import command_of
 from clawbot.types import Channel, InboundMessage
 
 if TYPE_CHECKING:
@@ -37,8 +38,6 @@ class ChannelSink:
     def admits(self, message: InboundMessage) -> bool:
         """Whether the access rules let ``message`` in (nothing is asked or sent): a channel
         checks before costly work, such as downloading a stranger's attachment."""
-        from clawbot.gateway.command_dispatch import command_of
-
         command = command_of(self.gateway.kernel, message.text) is not None
         message = attrs.evolve(message, channel=self.channel.name)
         return self.gateway.access.admit(self.channel, message, command=command, ask=False).admitted
