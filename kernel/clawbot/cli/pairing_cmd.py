@@ -14,14 +14,17 @@ from __future__ import annotations
 import sys
 import time
 
+import attrs
 import click
 
 from clawbot.cli.output import echo, echo_json
 from clawbot.cli.state import CliState
+from clawbot.gateway.pairing import CHANNEL_NAME, MAX_PENDING_PER_ACCOUNT, PairingError, PairingStore
+from clawbot.sessions.keys import session_kind
+from clawbot.types import InboundMessage
 
 
 def _store(state: CliState, channel: str):  # noqa: ANN202 - PairingStore, imported lazily
-    from clawbot.gateway.pairing import PairingError, PairingStore
 
     try:
         return PairingStore.for_channel(state.paths().root, channel)
@@ -32,8 +35,6 @@ def _store(state: CliState, channel: str):  # noqa: ANN202 - PairingStore, impor
 
 def _known_channels(state: CliState) -> list[str]:
     """The channels with pairing state: where strangers have asked, or senders were approved."""
-    from clawbot.gateway.pairing import CHANNEL_NAME
-
     folder = state.paths().root / "pairing"
     return sorted(p.stem for p in folder.glob("*.json") if CHANNEL_NAME.fullmatch(p.stem)) if folder.is_dir() else []
 
@@ -52,10 +53,9 @@ def _who(sender_id: str, name: str) -> str:
 def _their_session(state: CliState, channel: str, sender_id: str, account_id: str) -> str:
     """Where an approved sender's direct messages go, as the gateway routes them (bindings,
     ``session.dm_scope``, ``session.non_owners_share_main``, the owner ids)."""
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.config import ConfigError
     from clawbot.gateway.routing import Router
-    from clawbot.sessions.keys import session_kind
-    from clawbot.types import InboundMessage
 
     try:
         config = state.load().config
@@ -85,10 +85,6 @@ def pairing() -> None:
 @click.pass_obj
 def list_requests(state: CliState, channel: str | None, as_json: bool) -> None:
     """The codes waiting for an answer, and the senders approved so far (every channel, or CHANNEL's)."""
-    import attrs
-
-    from clawbot.gateway.pairing import MAX_PENDING_PER_ACCOUNT
-
     names = [channel] if channel else _known_channels(state)
     now = time.time()
     listing = []
@@ -125,8 +121,6 @@ def list_requests(state: CliState, channel: str | None, as_json: bool) -> None:
 
 
 def _answer(state: CliState, channel: str, code: str, *, approve: bool) -> None:
-    from clawbot.gateway.pairing import PairingError
-
     store = _store(state, channel)
     try:
         request = store.approve(code) if approve else store.deny(code)
