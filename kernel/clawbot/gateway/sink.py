@@ -10,20 +10,36 @@ channel's user asked clawbot to quit.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import attrs
 
+from clawbot.gateway.access import Access
 from clawbot.gateway.command_dispatch import command_of
+from clawbot.kernel import Kernel
 from clawbot.types import Channel, InboundMessage
 
-if TYPE_CHECKING:
-    from clawbot.gateway.runner import Gateway
+
+class SinkGateway(Protocol):
+    """What a sink asks of the gateway that made it (``clawbot.gateway.runner.Gateway`` is one)."""
+
+    kernel: Kernel
+    access: Access
+
+    async def accept(self, channel: Channel, message: InboundMessage, session_key: str | None = None) -> asyncio.Future[None]: ...
+
+    def session_of(self, channel: Channel, message: InboundMessage) -> str: ...
+
+    def turn_running(self, session_key: str) -> bool: ...
+
+    def approvals_waiting(self, session_key: str) -> frozenset[str]: ...
+
+    def stop(self, *, at_once: bool = False) -> None: ...
 
 
 @attrs.frozen
 class ChannelSink:
-    gateway: Gateway
+    gateway: SinkGateway
     channel: Channel
 
     async def __call__(self, message: InboundMessage) -> asyncio.Future[None]:

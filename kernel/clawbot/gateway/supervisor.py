@@ -12,16 +12,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from clawbot.gateway.health import ChannelBoard, error_line
-from clawbot.gateway.sink import ChannelSink
+from clawbot.gateway.sink import ChannelSink, SinkGateway
 from clawbot.types import Channel
 
-if TYPE_CHECKING:
-    from clawbot.gateway.runner import Gateway
-
 log = logging.getLogger(__name__)
+
+
+class SupervisingGateway(SinkGateway, Protocol):
+    """What the supervisor reads of the gateway whose channels it runs (the runner's ``Gateway``)."""
+
+    restart_delays: tuple[float, ...]
+    healthy_run: float
+    up_after: float
+
+    @property
+    def stopping(self) -> bool: ...
+
+    def catch_up(self, channel: Channel) -> None: ...
+
+    async def stop_requested(self) -> None: ...
 
 
 def unavailable(channel: Channel) -> str | None:
@@ -33,13 +45,13 @@ def unavailable(channel: Channel) -> str | None:
         return None
 
 
-def _running(gateway: Gateway, channel: Channel, board: ChannelBoard) -> None:
+def _running(gateway: SupervisingGateway, channel: Channel, board: ChannelBoard) -> None:
     """``channel`` is up: what a crash left unanswered or unannounced on it is handled now."""
     board.set(channel.name, "running")
     gateway.catch_up(channel)
 
 
-async def supervise(gateway: Gateway, channel: Channel, board: ChannelBoard) -> None:
+async def supervise(gateway: SupervisingGateway, channel: Channel, board: ChannelBoard) -> None:
     reason = unavailable(channel)
     if reason is not None:
         log.info("channel %s does not run: %s", channel.name, reason)
