@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from clawbot.agent.profiles import AuthProfiles
+from clawbot.auth_profiles import AuthProfiles
 from clawbot.boot import Loaded
 from clawbot.config import ClawbotConfig, ConfigError, ConfigProblem
 from clawbot.config.context_schema import DEFAULT_COMPACTION_STRATEGY

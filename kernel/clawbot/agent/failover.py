@@ -30,8 +30,8 @@ import attrs
 from clawbot.agent import context_guard, prompt_tools
 from clawbot.agent.cooldowns import KeyResting
 from clawbot.agent.models import ModelChoice
-from clawbot.agent.profiles import AuthProfiles, Profile
 from clawbot.agent.sendable import sendable_request
+from clawbot.auth_profiles import AuthProfiles, Profile
 from clawbot.log_marks import FILE_ONLY
 from clawbot.providerkit import decoded_tool_arguments
 from clawbot.types import Message, ModelRequest, ProviderError, TextSink, ToolCallBlock

@@ -39,12 +39,12 @@ from clawbot.agent.compaction import OTHERS_WROTE, others_wrote
 from clawbot.agent.replies import is_silent
 from clawbot.agent.user_turns import is_summary
 from clawbot.sessions.keys import session_kind
+from clawbot.sessions.store import Session
+from clawbot.sessions.transcript import Entry
 from clawbot.types import Message, Role, SystemPrompt, TextBlock, TurnTrust, Usage
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the conversation builds the compactor and the flush with itself: item 6 of issue 23 untangles it
     from clawbot.agent.conversation import Conversation
-    from clawbot.sessions.store import Session
-    from clawbot.sessions.transcript import Entry
 
 log = logging.getLogger(__name__)
 
