@@ -13,10 +13,12 @@ import tracemalloc
 
 from clawbot import OutboundMessage
 from clawbot.agent.inbound import SESSION_MESSAGE_LABEL, SYSTEM_EVENT_LABEL, TRUSTED_HEADER, TRUSTED_MARKERS
-from clawbot.agent.prompt_tool_calls import CLOSE, OPEN
 from clawbot.safetext import Folded, defuse, fold
+from clawbot.types import TOOL_CALL_TAGS
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+OPEN, CLOSE = TOOL_CALL_TAGS
 
 MARKERS = sorted(
     {
