@@ -10,9 +10,10 @@ summary) must never pass as any of them, wherever it enters a message: it goes t
 from __future__ import annotations
 
 from clawbot.safetext import defuse
+from clawbot.types import TOOL_CALL_TAGS
 
 #: The tags of prompt-based tool calling (``native_tools = false``).
-OPEN, CLOSE = "<tool_call>", "</tool_call>"
+OPEN, CLOSE = TOOL_CALL_TAGS
 
 TRUSTED_MARKERS = (
     "Inbound Context",

@@ -136,7 +136,7 @@ class Conversation:
     def model_caller(self, chain: list[ModelChoice]) -> ModelCaller:
         """The caller of ``chain`` for one turn or one ``/compact`` (key rotation, retries,
         the thinking levels this conversation learned)."""
-        caller = ModelCaller(chain, self.kernel.auth, accepted_thinking=self.accepted_thinking)
+        caller = ModelCaller(chain, self.kernel.auth, accepted_thinking=self.accepted_thinking, tool_adapter=self.kernel.tool_call_adapter)
         if self.caller_sleep is not None:
             caller.sleep = self.caller_sleep
         return caller
