@@ -73,7 +73,7 @@ def defines(module_file: Path, name: str) -> bool:
     assignment, annotated attribute or import (for re-exports)."""
     source = module_file.read_text(encoding="utf-8")
     pattern = rf"^\s*(?:(?:async\s+)?def\s+{name}\b|class\s+{name}\b|{name}\s*[:=]|from\s+\S+\s+import\s+.*\b{name}\b|import\s+.*\b{name}\b)"
-    return re.search(pattern, source, flags=re.MULTILINE) is not None or re.search(rf"\b{name}\b", source) is not None and name in _exported(source)
+    return re.search(pattern, source, flags=re.MULTILINE) is not None or name in _exported(source)
 
 
 def _exported(source: str) -> set[str]:
