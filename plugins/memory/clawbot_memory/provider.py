@@ -45,7 +45,7 @@ EmbedderFactory = Callable[[MemorySettings, Mapping[str, str]], Any]
 
 
 #: A search checks every file's stat itself while that costs less than this; above it, and
-#: while the watcher runs, it relies on the watcher (docs/architecture.md, "The memory index").
+#: while the watcher runs, it relies on the watcher (docs/memory.md, "The memory index").
 CHECK_BUDGET_S = 0.010
 
 

@@ -6,7 +6,7 @@ token states over the attention mask, then L2), with one change measured on our 
 benchmark: the model was trained on 128-token inputs and a ~400-token memory chunk cut at
 256 tokens loses its tail, so a chunk is embedded as windows of whole lines of at most 128
 tokens each, and its vector is the normalised sum of the windows' vectors (dense recall@6
-63.5 -> 65.5, hybrid 87.1 -> 88.3; docs/architecture.md, "Offline embeddings").
+63.5 -> 65.5, hybrid 87.1 -> 88.3; docs/memory.md, "Offline embeddings").
 
 The model loads once, on first use, in a worker thread; every embedding runs there too so
 the event loop keeps serving chats while a memory is indexed.
