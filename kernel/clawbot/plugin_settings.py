@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from clawbot.config import ClawbotConfig
+from clawbot.config.automation_schema import AgentHeartbeatConfig, HeartbeatConfig
 from clawbot.paths import expand_user_path
-from clawbot.types import AgentSettings, Settings, SubagentLimits
+from clawbot.types import AgentSettings, HeartbeatSettings, Settings, SubagentLimits
 
 
 def plugin_settings(config: ClawbotConfig, env: Mapping[str, str]) -> Settings:
@@ -25,6 +26,7 @@ def plugin_settings(config: ClawbotConfig, env: Mapping[str, str]) -> Settings:
             workspace=expand_user_path(config.agent_workspace(agent.id), env),
             model=(agent.model or defaults.model).primary,
             default=agent.id == default_id,
+            heartbeat=_heartbeat(defaults.heartbeat, agent.heartbeat),
         )
         for agent in config.agents.list
     )
@@ -43,4 +45,13 @@ def plugin_settings(config: ClawbotConfig, env: Mapping[str, str]) -> Settings:
         gateway_bind=config.gateway.bind,
         gateway_port=config.gateway.port,
         gateway_control_api=config.gateway.control_api,
+        heartbeat=_heartbeat(defaults.heartbeat, None),
+        agent_to_agent=config.tools.agent_to_agent,
     )
+
+
+def _heartbeat(defaults: HeartbeatConfig, own: AgentHeartbeatConfig | None) -> HeartbeatSettings:
+    """``agents.defaults.heartbeat`` with an agent's own cadence and model (set ones) over it."""
+    every = own.every_minutes if own is not None and own.every_minutes is not None else defaults.every_minutes
+    model = own.model if own is not None and own.model is not None else defaults.model
+    return HeartbeatSettings(every, model, defaults.prompt, defaults.active_from, defaults.active_until, defaults.ack_max_chars, defaults.target)

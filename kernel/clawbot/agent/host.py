@@ -23,7 +23,7 @@ from clawbot.agent.user_turns import session_message
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.store import agent_of
-from clawbot.types import AgentHost, Channel, InboundMessage, OutboundMessage, RunKind, ServiceUnavailable, SessionEvent, TurnOutcome, TurnTrust
+from clawbot.types import AgentHost, Channel, InboundMessage, OutboundMessage, RunKind, ServiceUnavailable, SessionEvent, Settings, TurnOutcome, TurnTrust
 
 if TYPE_CHECKING:
     from clawbot.agent.conversation import Conversation
@@ -88,8 +88,8 @@ class KernelHost(AgentHost):
         return port
 
     @property
-    def config(self) -> Any:
-        return self._kernel.config
+    def settings(self) -> Settings:
+        return self._kernel.settings
 
     @property
     def state_dir(self) -> Path:

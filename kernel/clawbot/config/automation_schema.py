@@ -8,11 +8,8 @@ from typing import Any, Literal
 import attrs
 
 from clawbot.types.context import InRange, OutOfRange
+from clawbot.types.settings import DEFAULT_HEARTBEAT_PROMPT
 
-DEFAULT_HEARTBEAT_PROMPT = (
-    "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. Do not infer or repeat old tasks "
-    "from prior chats. If nothing needs attention, reply HEARTBEAT_OK."
-)
 _CLOCK = re.compile(r"([01]\d|2[0-4]):[0-5]\d")
 
 

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import attrs
 
+from clawbot.cli.logs import gateway_log_file
+
 #: Variables a user's run must not inherit from the developer's shell.
 LEAKY_VARIABLES = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "BRAVE_API_KEY")
 
@@ -61,6 +63,12 @@ def subprocess_env(home: Path, env: Mapping[str, str | None] | None = None, extr
         else:
             environment[name] = value
     return environment
+
+
+def gateway_log(home: Path) -> Path:
+    """The log file a ``clawbot run`` whose state folder is ``home`` writes (what ``clawbot
+    logs`` shows): a test of a gateway run as a subprocess reads what its plugins logged there."""
+    return gateway_log_file(home)
 
 
 @contextlib.contextmanager

@@ -1,13 +1,15 @@
 """An :class:`~clawbot.types.AgentHost` whose turns a test function answers, for driving a
 plugin's service (a scheduler, a heartbeat) without a model or a running gateway.
 
-``ResponderHost(kernel, respond)`` reads ``kernel``'s configuration and folders as the real
-host does; every turn the service starts (:meth:`run_turn`, :meth:`post_system_event`) is
-answered by ``respond(message, session_key, kind=..., model=...)``, where ``message`` is the
+``ResponderHost(kernel, respond)`` reads ``kernel``'s settings and folders as the real host
+does (``kernel``: what ``make_kernel`` / ``build_kernel`` returned); every turn the service
+starts (:meth:`run_turn`, :meth:`post_system_event`) is answered by ``respond(message,
+session_key, kind=..., model=...)``, where ``message`` is the
 :class:`~clawbot.types.InboundMessage` the turn answers (``system_event`` set for clawbot's own
-events). Nothing is delivered anywhere: :attr:`delivered`, :attr:`undelivered` and
-:attr:`ended` keep what a service sent and ended, and a test sets :attr:`busy` and :attr:`chats` to stand for the gateway's lanes
-and the chats people last wrote from.
+events). Nothing is delivered anywhere: :attr:`delivered`, :attr:`undelivered`, :attr:`ended`
+and :attr:`expected_events` keep what a service sent, ended and announced, and a test sets
+:attr:`busy` and :attr:`chats` to stand for the gateway's lanes and the chats people last
+wrote from.
 """
 
 from __future__ import annotations
@@ -19,8 +21,7 @@ from typing import Any
 
 import attrs
 
-from clawbot.paths import expand_user_path
-from clawbot.types import AgentHost, InboundMessage, OutboundMessage, RunKind, TurnOutcome, TurnTrust
+from clawbot.types import AgentHost, InboundMessage, OutboundMessage, RunKind, Settings, TurnOutcome, TurnTrust
 
 Respond = Callable[..., Awaitable[str | None]]
 
@@ -38,18 +39,22 @@ class ResponderHost(AgentHost):
     undelivered: list[str] = attrs.field(factory=list)
     ended: list[tuple[str, str]] = attrs.field(factory=list)
     """The sessions a service said it is done with, and why (:meth:`end_session`)."""
+    expected_events: list[str] = attrs.field(factory=list)
+    """The sessions a service said will get a system event when its work ends (:meth:`expect_system_event`)."""
 
     @property
-    def config(self) -> Any:
-        return self.kernel.config
+    def settings(self) -> Settings:
+        settings: Settings = self.kernel.settings
+        return settings
 
     @property
     def state_dir(self) -> Path:
-        return Path(self.kernel.paths.root)
+        kernel = getattr(self.kernel, "_kernel", self.kernel)  # the test kit's view holds the kernel itself
+        return Path(kernel.paths.root)
 
     @property
     def default_agent_id(self) -> str:
-        return str(self.kernel.config.default_agent_id())
+        return self.settings.default_agent_id
 
     async def run_turn(
         self,
@@ -102,8 +107,11 @@ class ResponderHost(AgentHost):
     async def end_session(self, session_key: str, reason: str) -> None:
         self.ended.append((session_key, reason))
 
+    def expect_system_event(self, session_key: str) -> None:
+        self.expected_events.append(session_key)
+
     def workspace(self, agent_id: str) -> Path:
-        return expand_user_path(self.kernel.config.agent_workspace(agent_id), self.kernel.env)
+        return self.settings.workspace_of(agent_id)
 
     def agent_tool_names(self, agent_id: str) -> frozenset[str]:
         return frozenset(tool.name for tool in self.kernel.tools)

@@ -26,6 +26,7 @@ from clawbot.testing.gateways import Responder, TestGateway
 from clawbot.testing.turns import TestConversation, TurnReply
 from clawbot.types import (
     BootstrapContext,
+    Capability,
     Channel,
     ChatCommand,
     CompactionStrategy,
@@ -35,6 +36,7 @@ from clawbot.types import (
     PluginContext,
     PromptContext,
     PromptSection,
+    Service,
     SessionKind,
     Settings,
     SkillSource,
@@ -88,6 +90,16 @@ class TestKernel:
     @property
     def chat_commands(self) -> Registry[ChatCommand]:
         return self._kernel.chat_commands
+
+    @property
+    def services(self) -> Registry[Service]:
+        """The background services the plugins gave a gateway (``clawbot_services``), by name."""
+        return self._kernel.services
+
+    @property
+    def capabilities(self) -> Registry[Capability]:
+        """The capabilities the plugins provide to tools (``clawbot_capabilities``), by kind name."""
+        return self._kernel.capabilities
 
     @property
     def memory_provider(self) -> MemoryProvider | None:

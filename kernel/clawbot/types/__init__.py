@@ -86,7 +86,7 @@ from clawbot.types.services import (
     SessionSummary,
     ToolServices,
 )
-from clawbot.types.settings import AgentSettings, PluginStates, Settings, SubagentLimits
+from clawbot.types.settings import AgentSettings, HeartbeatSettings, PluginStates, Settings, SubagentLimits
 from clawbot.types.strangers import StrangerAnswer, StrangerEvent
 from clawbot.types.tool_calling import TOOL_CALL_TAGS, ToolCallAdapter
 from clawbot.types.tools import (
@@ -115,6 +115,7 @@ __all__ = [
     "WaitingApproval",
     "AGENT_WRITABLE",
     "AgentSettings",
+    "HeartbeatSettings",
     "PluginStates",
     "Settings",
     "SubagentLimits",

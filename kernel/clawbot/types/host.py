@@ -21,12 +21,12 @@ import abc
 import asyncio
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 import attrs
 
 from clawbot.types.automation import RunKind
 from clawbot.types.channels import InboundMessage, OutboundMessage
+from clawbot.types.settings import Settings
 from clawbot.types.trust import TurnTrust
 
 
@@ -60,14 +60,8 @@ class AgentHost(abc.ABC):
 
     @property
     @abc.abstractmethod
-    def config(self) -> Any:
-        """The loaded configuration (read only). The typed settings view replaces it."""
-
-    @property
-    def settings(self) -> Any:
-        """What a plugin may read of clawbot's settings; until the typed, read-only view lands
-        this is :attr:`config` itself."""
-        return self.config
+    def settings(self) -> Settings:
+        """What a plugin may read of clawbot's settings: the read-only view hooks see as ``ctx.clawbot``."""
 
     @property
     @abc.abstractmethod

@@ -28,6 +28,11 @@ DEFAULT_BOOTSTRAP_MAX_CHARS = 20_000
 DEFAULT_SKILLS_PROMPT_MAX_CHARS = 30_000
 #: ``skills.prompt_description_max_chars`` when nothing sets it: one skill's description.
 DEFAULT_SKILLS_DESCRIPTION_MAX_CHARS = 500
+#: ``agents.defaults.heartbeat.prompt`` when nothing sets it: what a heartbeat turn says.
+DEFAULT_HEARTBEAT_PROMPT = (
+    "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. Do not infer or repeat old tasks "
+    "from prior chats. If nothing needs attention, reply HEARTBEAT_OK."
+)
 
 
 def _frozen_mapping(value: Mapping[str, str]) -> Mapping[str, str]:
@@ -36,6 +41,28 @@ def _frozen_mapping(value: Mapping[str, str]) -> Mapping[str, str]:
 
 def _strings(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(value)
+
+
+@attrs.frozen
+class HeartbeatSettings:
+    """An agent's heartbeat (``agents.defaults.heartbeat``, with the agent's own
+    ``every_minutes`` and ``model`` from ``agents.list[].heartbeat`` over them): a periodic
+    turn in its main session that works through HEARTBEAT.md."""
+
+    #: minutes between heartbeats (0: off)
+    every_minutes: int = 30
+    #: a model for heartbeats, ``provider/model`` or an alias (``""``: the agent's own)
+    model: str = ""
+    #: what the heartbeat turn says
+    prompt: str = DEFAULT_HEARTBEAT_PROMPT
+    #: heartbeats run only from ``active_from`` until ``active_until`` ("HH:MM" on the user's
+    #: clock; both empty, or equal: all day; ``active_until`` before ``active_from`` spans midnight)
+    active_from: str = ""
+    active_until: str = ""
+    #: a reply that is ``HEARTBEAT_OK`` with at most this many characters of other text is not delivered
+    ack_max_chars: int = 300
+    #: where a reply that is delivered goes: ``"last"`` (the chat the main session last heard from) or ``"none"``
+    target: str = "last"
 
 
 @attrs.frozen
@@ -53,6 +80,8 @@ class AgentSettings:
     model: str = ""
     #: whether it answers what no binding routes elsewhere (exactly one agent does)
     default: bool = False
+    #: its heartbeat, the defaults' with its own cadence and model applied
+    heartbeat: HeartbeatSettings = HeartbeatSettings()
 
 
 @attrs.frozen
@@ -103,6 +132,10 @@ class Settings:
     gateway_port: int = 18789
     #: whether ``clawbot run`` serves the control API at all (``gateway.control_api``)
     gateway_control_api: bool = True
+    #: the heartbeat of an agent no ``[[agents.list]]`` entry names (``agents.defaults.heartbeat``)
+    heartbeat: HeartbeatSettings = HeartbeatSettings()
+    #: the agents whose tools may act on each other's sessions and jobs (``tools.agent_to_agent``; ``"*"``: all)
+    agent_to_agent: tuple[str, ...] = attrs.field(default=(), converter=_strings)
 
     def agent_ids(self) -> list[str]:
         return [agent.id for agent in self.agents]
@@ -118,6 +151,11 @@ class Settings:
         """The workspace folder of agent ``agent_id``, ``~`` expanded; ``default_workspace``
         for an id no ``[[agents.list]]`` entry names."""
         return next((agent.workspace for agent in self.agents if agent.id == agent_id), self.default_workspace)
+
+    def heartbeat_of(self, agent_id: str) -> HeartbeatSettings:
+        """The heartbeat of agent ``agent_id``; :attr:`heartbeat` for an id no
+        ``[[agents.list]]`` entry names."""
+        return next((agent.heartbeat for agent in self.agents if agent.id == agent_id), self.heartbeat)
 
 
 class PluginStates:

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import abc
 from datetime import datetime
-from typing import Any
 
 import attrs
-from clawbot.types import CapabilityScope, ServiceUnavailable, TurnTrust
+from clawbot.types import CapabilityScope, ServiceUnavailable, Settings, TurnTrust
 from clawbot.types.session_keys import session_kind
 
+from clawbot_automation.config import CronConfig
 from clawbot_automation.cron_runner import job_session
 from clawbot_automation.cron_store import CronStore, CronStoreError
 from clawbot_automation.jobs import JobError, add_job, edit_job
 from clawbot_automation.records import CronJob, CronRun
 from clawbot_automation.run_lock import JobRunning
-from clawbot_automation.running import RUNNING
+from clawbot_automation.running import RunningScheduler
 from clawbot_automation.service import cron_scheduler, cron_store
 
 
@@ -56,19 +56,22 @@ class CronAccess(CronJobs):
     is not the owner's main session."""
 
     scope: CapabilityScope
+    #: this plugin's ``[cron]`` table
+    cron: CronConfig
+    #: the scheduler this kernel's gateway runs (none while no gateway runs one)
+    running: RunningScheduler
 
     @property
-    def _config(self) -> Any:
-        """The loaded configuration, read only."""
-        return self.scope.host.config
+    def _settings(self) -> Settings:
+        return self.scope.host.settings
 
     def _store(self) -> CronStore:
         if session_kind(self.scope.session_key) != "main" or self.scope.trust is not TurnTrust.OWNER:
             raise ServiceUnavailable(f"this is a {session_kind(self.scope.session_key)} session: only the agent's main session may see or change cron jobs")
-        return cron_store(self.scope.host.state_dir, self._config)
+        return cron_store(self.scope.host.state_dir, self.cron)
 
     def _changed(self) -> None:
-        scheduler = RUNNING.of(self.scope.host)
+        scheduler = self.running.scheduler
         if scheduler is not None:
             scheduler.changed()
 
@@ -78,7 +81,7 @@ class CronAccess(CronJobs):
     def _reachable(self, agent_id: str) -> bool:
         if agent_id == self.scope.agent_id:
             return True
-        allowed = set(self._config.tools.agent_to_agent)
+        allowed = set(self._settings.agent_to_agent)
         return "*" in allowed or {agent_id, self.scope.agent_id} <= allowed
 
     def _check_job(self, job: CronJob) -> None:
@@ -106,10 +109,10 @@ class CronAccess(CronJobs):
         store = self._store()
         job = attrs.evolve(job, agent_id=job.agent_id or self.scope.agent_id)
         self._check_job(job)
-        scheduler = RUNNING.of(self.scope.host)
+        scheduler = self.running.scheduler
         try:
             now = scheduler.clock() if scheduler is not None else datetime.now().astimezone()
-            added = add_job(store, job, self._config, now)
+            added = add_job(store, job, self._settings, now)
         except JobError as exc:
             raise ServiceUnavailable(str(exc)) from None
         self._changed()
@@ -125,7 +128,7 @@ class CronAccess(CronJobs):
         )
         self._check_job(after)
         try:
-            edited = edit_job(self._store(), name, self._config, dict(changes))
+            edited = edit_job(self._store(), name, self._settings, dict(changes))
         except JobError as exc:
             raise ServiceUnavailable(str(exc)) from None
         self._changed()
@@ -148,7 +151,7 @@ class CronAccess(CronJobs):
                 f"job {name!r} runs in this very session: it runs on its schedule, or with `clawbot cron run {name}` once this turn is over"
             )
         host = self.scope.host
-        scheduler = RUNNING.of(host) or cron_scheduler(host)  # no gateway: run here, locked and recorded alike
+        scheduler = self.running.scheduler or cron_scheduler(host, self.cron)  # no gateway: run here, locked and recorded alike
         try:
             return await scheduler.run_now(job)
         except JobRunning as exc:

@@ -16,8 +16,9 @@ import sys
 from datetime import datetime
 
 import click
-from clawbot.commandkit import CliState, GatewayAnswerLost, agent_host, call_gateway, config_option, echo, echo_json, load_config, run_async
+from clawbot.commandkit import CliState, GatewayAnswerLost, agent_host, call_gateway, config_option, echo, echo_json, load_config, load_settings, run_async
 
+from clawbot_automation.config import CronConfig
 from clawbot_automation.cron_store import CronStore, CronStoreError, converter, parse_iso
 from clawbot_automation.jobs import JobError, add_job
 from clawbot_automation.records import CronJob, CronRun, CronSchedule
@@ -26,8 +27,14 @@ from clawbot_automation.schedule import ScheduleError, safe_next_due
 from clawbot_automation.service import cron_scheduler, cron_store
 
 
+def _cron(state: CliState) -> CronConfig:
+    """The ``[cron]`` table (its defaults when this plugin's claim on it is not loaded)."""
+    table = load_config(state).section("cron")
+    return table if isinstance(table, CronConfig) else CronConfig()
+
+
 def _store(state: CliState) -> CronStore:
-    return cron_store(state.paths().root, load_config(state))
+    return cron_store(state.paths().root, _cron(state))
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -71,7 +78,7 @@ def add(
     store = _store(state)
     job = CronJob(name, CronSchedule(kind, expr, tz), message, agent_id=agent_id, session=session, deliver=deliver)  # type: ignore[arg-type]
     try:
-        added = add_job(store, job, load_config(state), datetime.now().astimezone())
+        added = add_job(store, job, load_settings(state), datetime.now().astimezone())
     except JobError as exc:
         _fail(str(exc))
     except OSError as exc:
@@ -89,7 +96,7 @@ def list_jobs(state: CliState, as_json: bool) -> None:
     store = _store(state)
     jobs = store.jobs()
     last = store.last_due()
-    tz = load_config(state).agents.defaults.timezone
+    tz = load_settings(state).timezone
     rows = []
     for job in jobs:
         try:
@@ -205,7 +212,7 @@ async def _run_here(state: CliState, job: CronJob) -> dict | str:
     """The run as a dict, or why it did not run."""
     async with agent_host(state) as host:
         try:
-            run = await cron_scheduler(host).run_now(job)  # the job's lock and records, as in a gateway
+            run = await cron_scheduler(host, _cron(state)).run_now(job)  # the job's lock and records, as in a gateway
         except JobRunning as exc:
             return f"{exc}; it is not started twice (`clawbot cron runs {job.name}` shows how it ends)"
     return converter.unstructure(run)

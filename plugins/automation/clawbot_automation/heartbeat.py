@@ -85,8 +85,8 @@ class HeartbeatService(Service):
         """Run (or skip) every agent's slot that is due at ``now``; each agent's next slot is
         the first of its cadence after ``now``. An agent seen for the first time is due now."""
         beats = []
-        for agent_id in heartbeat_agents(host.config):
-            heartbeat = heartbeat_of(host.config, agent_id)
+        for agent_id in heartbeat_agents(host.settings):
+            heartbeat = heartbeat_of(host.settings, agent_id)
             if not heartbeat.on:
                 self._next.pop(agent_id, None)
                 continue
@@ -105,7 +105,7 @@ class HeartbeatService(Service):
     async def _beat(self, host: AgentHost, heartbeat: AgentHeartbeat, now: datetime) -> Beat:
         agent_id = heartbeat.agent_id
         session_key = main_key(agent_id)
-        if not active_at(heartbeat, now, user_zone(host.config.agents.defaults.timezone)):
+        if not active_at(heartbeat, now, user_zone(host.settings.timezone)):
             return self._skipped(agent_id, now, "outside the active hours")
         workspace = host.workspace(agent_id)
         try:  # in a worker thread: whatever HEARTBEAT.md is, every chat goes on meanwhile

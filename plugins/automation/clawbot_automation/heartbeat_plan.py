@@ -1,7 +1,8 @@
 """Whether and how an agent's heartbeat runs: its settings, active hours and checklist.
 
 An agent's heartbeat settings are ``agents.defaults.heartbeat`` with the agent's own
-``every_minutes`` and ``model`` (``agents.list[].heartbeat``) over them. Active hours are
+``every_minutes`` and ``model`` (``agents.list[].heartbeat``) over them, as the settings view
+has them (:class:`~clawbot.types.HeartbeatSettings`). Active hours are
 read in the user's time zone (``agents.defaults.timezone``); ``active_until`` before
 ``active_from`` spans midnight. HEARTBEAT.md is the checklist a heartbeat works through:
 one with nothing to do costs no model call (:func:`checklist_empty`).
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from clawbot.types import Settings
 from clawbot.workspacefiles import read_text
 
 HEARTBEAT_FILE = "HEARTBEAT.md"
@@ -40,27 +42,15 @@ class AgentHeartbeat:
         return self.every_minutes > 0
 
 
-def heartbeat_agents(config: Any) -> list[str]:
+def heartbeat_agents(settings: Settings) -> list[str]:
     """The agents that may have a heartbeat: every configured one (the default agent alone
     when ``agents.list`` is empty)."""
-    return [agent.id for agent in config.agents.list] or [config.default_agent_id()]
+    return settings.agent_ids() or [settings.default_agent_id]
 
 
-def heartbeat_of(config: Any, agent_id: str) -> AgentHeartbeat:
-    defaults = config.agents.defaults.heartbeat
-    own = getattr(config.agent(agent_id), "heartbeat", None)
-    every = own.every_minutes if own is not None and own.every_minutes is not None else defaults.every_minutes
-    model = own.model if own is not None and own.model is not None else defaults.model
-    return AgentHeartbeat(
-        agent_id,
-        every,
-        model,
-        defaults.prompt,
-        defaults.active_from,
-        defaults.active_until,
-        defaults.ack_max_chars,
-        defaults.target,
-    )
+def heartbeat_of(settings: Settings, agent_id: str) -> AgentHeartbeat:
+    own = settings.heartbeat_of(agent_id)
+    return AgentHeartbeat(agent_id, own.every_minutes, own.model, own.prompt, own.active_from, own.active_until, own.ack_max_chars, own.target)
 
 
 def _minutes(clock: str, empty: int) -> int:

@@ -29,9 +29,11 @@ def clawbot_tools(ctx):
 @hookimpl
 def clawbot_services(ctx):
     from clawbot_automation.heartbeat import HeartbeatService
+    from clawbot_automation.running import running_scheduler
     from clawbot_automation.service import CronService, cron_config
 
-    return [HeartbeatService(), *([CronService()] if cron_config(ctx).enabled else [])]
+    cron = cron_config(ctx)
+    return [HeartbeatService(), *([CronService(cron, running_scheduler(ctx.state))] if cron.enabled else [])]
 
 
 @hookimpl
@@ -39,5 +41,8 @@ def clawbot_capabilities(ctx):
     from clawbot.types import Capability
 
     from clawbot_automation.cron_access import CronAccess, CronJobs
+    from clawbot_automation.running import running_scheduler
+    from clawbot_automation.service import cron_config
 
-    return [Capability(CronJobs, CronAccess)]
+    cron, running = cron_config(ctx), running_scheduler(ctx.state)
+    return [Capability(CronJobs, lambda scope: CronAccess(scope, cron, running))]

@@ -1,38 +1,36 @@
 """The cron scheduler running for a clawbot, found again by the cron tool and run-now requests.
 
 The scheduler is the gateway's service (:class:`~clawbot_automation.service.CronService`);
-the tool's capability is built per call. Both see the same :class:`~clawbot.types.AgentHost`
-(one per running clawbot), so the running scheduler is filed under it: a job the tool adds
-wakes the scheduler at once, and a run the tool asks for runs under the scheduler's limits.
-
-A weak map: a host that is gone takes its entry with it. (Per-kernel plugin state has no
-supported home in the plugin API yet; this is the one piece of it this plugin keeps.)
+the tool's capability is built per call. Both come from this plugin's hooks of one kernel,
+so the running scheduler is kept in the plugin's per-kernel state (``ctx.state``): a job the
+tool adds wakes the scheduler at once, and a run the tool asks for runs under the
+scheduler's limits. Another kernel in the process (a test, an embedder) has its own.
 """
 
 from __future__ import annotations
 
-import weakref
-
-from clawbot.types import AgentHost
+from typing import Any
 
 from clawbot_automation.scheduler import Scheduler
 
+_KEY = "running_scheduler"
 
-class RunningSchedulers:
-    """Which scheduler runs for which host (none while no gateway runs one)."""
+
+class RunningScheduler:
+    """The scheduler that runs in this kernel's gateway now (none while no gateway runs one)."""
 
     def __init__(self) -> None:
-        self._by_host: weakref.WeakKeyDictionary[AgentHost, Scheduler] = weakref.WeakKeyDictionary()
+        self.scheduler: Scheduler | None = None
 
-    def of(self, host: AgentHost) -> Scheduler | None:
-        return self._by_host.get(host)
+    def started(self, scheduler: Scheduler) -> None:
+        self.scheduler = scheduler
 
-    def started(self, host: AgentHost, scheduler: Scheduler) -> None:
-        self._by_host[host] = scheduler
-
-    def stopped(self, host: AgentHost, scheduler: Scheduler) -> None:
-        if self._by_host.get(host) is scheduler:
-            del self._by_host[host]
+    def stopped(self, scheduler: Scheduler) -> None:
+        if self.scheduler is scheduler:
+            self.scheduler = None
 
 
-RUNNING = RunningSchedulers()
+def running_scheduler(state: dict[str, Any]) -> RunningScheduler:
+    """The kernel's :class:`RunningScheduler`, kept in this plugin's ``ctx.state``."""
+    running: RunningScheduler = state.setdefault(_KEY, RunningScheduler())
+    return running

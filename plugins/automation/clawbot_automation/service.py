@@ -6,40 +6,40 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from clawbot.types import AgentHost, Service, ServiceHealth
+from clawbot.types import AgentHost, PluginContext, Service, ServiceHealth
 
 from clawbot_automation.config import CronConfig
 from clawbot_automation.cron_runner import run_cron_job
 from clawbot_automation.cron_store import CronStore, converter
 from clawbot_automation.records import CronJob, CronRun
 from clawbot_automation.run_lock import JobRunning
-from clawbot_automation.running import RUNNING
+from clawbot_automation.running import RunningScheduler
 from clawbot_automation.scheduler import Scheduler
 
 
-def cron_config(config: Any) -> CronConfig:
-    """The ``[cron]`` table this plugin claimed, from the kernel's configuration or a plugin
-    context (its defaults when the plugin's claim is not in it)."""
+def cron_config(ctx: PluginContext) -> CronConfig:
+    """The ``[cron]`` table this plugin claimed, from its hook context (its defaults when the
+    plugin's claim is not in effect there)."""
     try:
-        section = config.section("cron") if hasattr(config, "section") else None
-    except KeyError:  # a plugin context where the plugin's claim on [cron] is not in effect
+        section = ctx.section("cron")
+    except KeyError:  # a context where the plugin's claim on [cron] is not in effect
         section = None
     return section if isinstance(section, CronConfig) else CronConfig()
 
 
-def cron_store(state_dir: Path, config: Any) -> CronStore:
-    return CronStore(state_dir / "cron", history=cron_config(config).history)
+def cron_store(state_dir: Path, cron: CronConfig) -> CronStore:
+    return CronStore(state_dir / "cron", history=cron.history)
 
 
-def cron_scheduler(host: AgentHost) -> Scheduler:
-    """A scheduler whose runs are turns of ``host``'s agents (not started yet); also what
-    runs a job once outside a gateway (``run_now``), with the same lock and records."""
+def cron_scheduler(host: AgentHost, cron: CronConfig) -> Scheduler:
+    """A scheduler whose runs are turns of ``host``'s agents, under the limits of ``cron``
+    (not started yet); also what runs a job once outside a gateway (``run_now``), with the
+    same lock and records."""
 
     async def run_job(job: CronJob, due: datetime, reason: str) -> CronRun:
         return await run_cron_job(host, job, due, reason)
 
-    config = host.config
-    return Scheduler(cron_store(host.state_dir, config), run_job, cron_config(config), config.agents.defaults.timezone)
+    return Scheduler(cron_store(host.state_dir, cron), run_job, cron, host.settings.timezone)
 
 
 class CronService(Service):
@@ -48,16 +48,18 @@ class CronService(Service):
 
     name = "cron"
 
-    def __init__(self) -> None:
+    def __init__(self, cron: CronConfig, running: RunningScheduler) -> None:
+        self.cron = cron
+        self.running = running
         self.scheduler: Scheduler | None = None
 
     async def run(self, host: AgentHost) -> None:
-        scheduler = self.scheduler = cron_scheduler(host)
-        RUNNING.started(host, scheduler)
+        scheduler = self.scheduler = cron_scheduler(host, self.cron)
+        self.running.started(scheduler)
         try:
             await scheduler.serve()
         finally:
-            RUNNING.stopped(host, scheduler)
+            self.running.stopped(scheduler)
 
     async def run_job_now(self, name: str) -> tuple[int, dict[str, Any]]:
         """``clawbot cron run NAME`` while this gateway runs (the control API's

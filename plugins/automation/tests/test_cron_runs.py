@@ -14,8 +14,8 @@ from clawbot.testing.fake_llm import ToolCallSpec
 from clawbot.types import CapabilityScope, TurnTrust
 from clawbot_automation.cron_access import CronAccess, CronJobs
 from clawbot_automation.records import CronJob, CronSchedule
-from clawbot_automation.running import RUNNING
-from clawbot_automation.service import cron_scheduler, cron_store
+from clawbot_automation.running import running_scheduler
+from clawbot_automation.service import cron_config, cron_scheduler, cron_store
 
 T0 = datetime(2026, 11, 26, 8, 0, tzinfo=UTC)
 
@@ -34,14 +34,16 @@ class Running:
     def __init__(self, kernel: Any, channel: Any) -> None:
         self.kernel, self.channel = kernel, channel
         self.now = T0
+        plugin = kernel.plugin_context("automation")
+        self.cron, self.running = cron_config(plugin), running_scheduler(plugin.state)
         self._gateway = running_gateway(kernel, channel)
 
     async def __aenter__(self) -> Running:
         self.gateway = await self._gateway.__aenter__()
         self.host = self.gateway.host
-        self.scheduler = cron_scheduler(self.host)
+        self.scheduler = cron_scheduler(self.host, self.cron)
         self.scheduler.clock = lambda: self.now
-        RUNNING.started(self.host, self.scheduler)
+        self.running.started(self.scheduler)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -51,11 +53,11 @@ class Running:
 
     def cron_jobs_of(self, session_key: str) -> CronJobs:
         """The cron capability as a tool call of the owner's turn in ``session_key`` gets it."""
-        return CronAccess(CapabilityScope("main", session_key, None, TurnTrust.OWNER, self.host))
+        return CronAccess(CapabilityScope("main", session_key, None, TurnTrust.OWNER, self.host), self.cron, self.running)
 
     async def due(self, job: CronJob, after: timedelta = timedelta(hours=1)) -> None:
         """Add ``job`` (hourly) and move the clock until it is due, and let it run."""
-        cron_store(self.kernel.paths.root, self.kernel.config).add(job, self.now)
+        cron_store(self.kernel.state_dir, self.cron).add(job, self.now)
         self.scheduler.load()
         self.now += after
         self.scheduler.tick()
@@ -83,7 +85,7 @@ async def test_a_due_job_runs_a_turn_and_its_reply_reaches_the_chat(running: Run
     await running.due(hourly("daily"))
     assert running.channel.texts() == ["You have two meetings today."]
     assert [m.peer_id for m in running.channel.sent] == ["alice"]
-    [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("daily")
+    [run] = cron_store(running.kernel.state_dir, running.cron).runs("daily")
     assert (run.status, run.delivered, run.reason, run.session_key) == ("ok", True, "schedule", "agent:main:cron:daily")
     request = fake_llm_server.requests[-1]
     assert "Summarise my day" in str(request.body)
@@ -94,7 +96,7 @@ async def test_a_due_job_runs_a_turn_and_its_reply_reaches_the_chat(running: Run
 async def test_main_session_jobs_run_in_the_main_session(running: Running, fake_llm_server) -> None:
     fake_llm_server.reply("done")
     await running.due(hourly("inmain", session="main"))
-    [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("inmain")
+    [run] = cron_store(running.kernel.state_dir, running.cron).runs("inmain")
     assert run.session_key == "agent:main:main" and run.status == "ok"
 
 
@@ -116,7 +118,7 @@ async def test_a_run_whose_delivery_fails_is_a_failed_run(running: Running, fake
 
     running.channel.send = send
     await running.due(hourly("plants", deliver=deliver))
-    [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("plants")
+    [run] = cron_store(running.kernel.state_dir, running.cron).runs("plants")
     assert (run.status, run.delivered) == ("failed", False)
     assert run.error.startswith(error), run.error
 
@@ -125,7 +127,7 @@ async def test_heartbeat_ok_and_silent_replies_are_not_delivered(running: Runnin
     fake_llm_server.reply("HEARTBEAT_OK")
     await running.due(hourly("quiet"))
     assert running.channel.sent == []
-    [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("quiet")
+    [run] = cron_store(running.kernel.state_dir, running.cron).runs("quiet")
     assert (run.status, run.delivered) == ("ok", False)
 
 
@@ -135,7 +137,7 @@ async def test_a_failed_turn_is_a_failed_run(running: Running, fake_llm_server) 
     fake_llm_server.fail("server_error")
     fake_llm_server.fail("server_error")
     await running.due(hourly("broken"))
-    [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("broken")
+    [run] = cron_store(running.kernel.state_dir, running.cron).runs("broken")
     assert run.status == "failed" and run.error.startswith("the turn failed")
     assert running.channel.sent == []
 
@@ -150,11 +152,11 @@ async def test_the_cron_tool_adds_lists_and_runs_jobs(running: Running, fake_llm
     fake_llm_server.reply("Added and ran it.")
     result = await running.host.run_turn("main", "agent:main:main", "remind me about tea every two hours", kind="chat")
     assert result.text == "Added and ran it."
-    [job] = cron_store(running.kernel.paths.root, running.kernel.config).jobs()
+    [job] = cron_store(running.kernel.state_dir, running.cron).jobs()
     assert (job.name, job.schedule, job.agent_id) == ("tea", CronSchedule("every", "2h"), "main")
     assert running.scheduler.due_times() == {"tea": running.now + timedelta(hours=2)}  # the scheduler was told
     assert running.channel.texts() == ["Yes, tea time."]
-    [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("tea")
+    [run] = cron_store(running.kernel.state_dir, running.cron).runs("tea")
     assert (run.status, run.reason, run.delivered) == ("ok", "manual", True)
     tool_results = [str(r.body) for r in fake_llm_server.requests]
     assert any("not a valid cron expression" in body for body in tool_results)

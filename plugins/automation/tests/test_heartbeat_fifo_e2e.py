@@ -17,9 +17,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from clawbot.cli.logs import gateway_log_file
 from clawbot.control.client import find_gateway
-from clawbot.testing.cli import subprocess_env
+from clawbot.testing.cli import gateway_log, subprocess_env
 
 TIMEOUT_S = 30.0
 
@@ -81,7 +80,7 @@ def gateway_with_a_fifo(tmp_path: Path, fake_llm_thread) -> Iterator[subprocess.
 
 
 def test_a_fifo_heartbeat_md_is_skipped_and_every_other_channel_is_answered(tmp_path: Path, fake_llm_thread, gateway_with_a_fifo) -> None:
-    log = gateway_log_file(tmp_path)
+    log = gateway_log(tmp_path)
     wait_for(lambda: healthy(tmp_path), "the gateway's control API")
     wait_for(lambda: log.exists() and "HEARTBEAT.md" in log.read_text(encoding="utf-8"), "the heartbeat to try HEARTBEAT.md")
     assert "it is not a regular file (a FIFO)" in log.read_text(encoding="utf-8")

@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from clawbot.paths import expand_user_path
 from clawbot.testing import ResponderHost
 from clawbot_automation.heartbeat import HeartbeatService
 from clawbot_automation.heartbeat_plan import checklist_empty
@@ -26,7 +25,7 @@ async def gateway_for(make_kernel, config: str, agents: tuple[str, ...] = ("main
 
     kernel = await make_kernel(config=config)
     for agent in agents:
-        workspace = expand_user_path(kernel.config.agent_workspace(agent), kernel.env)
+        workspace = kernel.settings.workspace_of(agent)
         workspace.mkdir(parents=True, exist_ok=True)
         (workspace / "HEARTBEAT.md").write_text("- look at the calendar\n")
     return kernel, ResponderHost(kernel, respond), asked

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from clawbot.testing import plugin_from_hooks
-from clawbot.types import ServiceUnavailable
+from clawbot.types import ServiceUnavailable, Settings
 from clawbot_automation.cron_store import CronStore
 from clawbot_automation.jobs import JobError, add_job
 from clawbot_automation.records import CronJob, CronSchedule
@@ -35,9 +35,9 @@ WEDNESDAY_3PM = datetime(2026, 6, 10, 15, 0, tzinfo=UTC)
     ],
     ids=["february-30", "a-past-time", "an-endless-interval", "past-the-calendar"],
 )
-def test_a_schedule_that_can_never_run_is_refused_by_name(tmp_path: Path, make_kernel_config, schedule, problem) -> None:
+def test_a_schedule_that_can_never_run_is_refused_by_name(tmp_path: Path, default_settings, schedule, problem) -> None:
     with pytest.raises(JobError, match=problem):
-        add_job(CronStore(tmp_path), CronJob("bad", schedule, "x"), make_kernel_config, T0)
+        add_job(CronStore(tmp_path), CronJob("bad", schedule, "x"), default_settings, T0)
 
 
 async def test_one_job_that_cannot_be_scheduled_leaves_the_others_running(tmp_path: Path) -> None:
@@ -88,10 +88,9 @@ async def test_a_run_cut_off_by_shutdown_is_recorded_as_interrupted(tmp_path: Pa
 
 
 @pytest.fixture
-def make_kernel_config(tmp_path: Path):
-    from clawbot.config.schema import ClawbotConfig
-
-    return ClawbotConfig()
+def default_settings() -> Settings:
+    """What plugins read of a configuration that sets nothing."""
+    return Settings()
 
 
 async def _running(make_kernel, fake_channel, fake_llm_server, workspace, **plugins):
@@ -104,7 +103,7 @@ async def test_a_report_beside_heartbeat_ok_is_still_delivered(make_kernel, fake
     async with await _running(make_kernel, fake_channel, fake_llm_server, workspace) as running:
         await running.due(hourly("mom"))
         assert fake_channel.texts() == ["Reminder: call mom"]
-        [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("mom")
+        [run] = cron_store(running.kernel.state_dir, running.cron).runs("mom")
         assert (run.status, run.delivered) == ("ok", True)
 
 
@@ -114,7 +113,7 @@ async def test_a_delivery_a_plugin_cancels_is_a_failed_run(make_kernel, fake_cha
     async with await _running(make_kernel, fake_channel, fake_llm_server, workspace, cancel=cancel) as running:
         await running.due(hourly("summary"))
         assert fake_channel.sent == []
-        [run] = cron_store(running.kernel.paths.root, running.kernel.config).runs("summary")
+        [run] = cron_store(running.kernel.state_dir, running.cron).runs("summary")
         assert (run.status, run.delivered) == ("failed", False) and "cancelled" in run.error
 
 

@@ -22,7 +22,7 @@ async def test_the_cron_tool_changes_state_so_its_calls_never_overlap(make_kerne
 async def test_the_cron_table_keeps_its_name_and_off_means_no_scheduler(make_kernel) -> None:
     kernel = await make_kernel(plugins={"automation": clawbot_automation.plugin}, config='[cron]\nenabled = false\ncatch_up = "all"\n')
     try:
-        assert kernel.config.section("cron") == CronConfig(enabled=False, catch_up="all")
+        assert kernel.plugin_context("automation").section("cron") == CronConfig(enabled=False, catch_up="all")
         assert "cron" not in kernel.services
         assert [capability.kind for capability in kernel.capabilities] == [CronJobs]
     finally:
