@@ -13,7 +13,8 @@ from clawbot import hookimpl
 from clawbot.agent.system_prompt import PromptRequest, build_system_prompt
 from clawbot.gateway.runner import Gateway
 from clawbot.testing import FakeChannel, plugin_from_hooks
-from clawbot.types import AgentSettings, Settings
+from clawbot.types import AgentSettings, HeartbeatSettings, Settings
+from clawbot.types.settings import DEFAULT_HEARTBEAT_PROMPT
 
 AGENTS = """
 [agents.defaults]
@@ -103,6 +104,42 @@ async def test_a_plugin_reads_the_settings_typed_and_cannot_change_them(make_ker
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         caught[0].clawbot = Settings()
     assert kernel.settings == settings and kernel.settings.timezone == "Europe/Berlin"
+
+
+HEARTBEATS = """
+[agents.defaults.heartbeat]
+every_minutes = 45
+model = "cheap/model"
+active_from = "08:00"
+active_until = "22:00"
+ack_max_chars = 80
+target = "none"
+
+[[agents.list]]
+id = "main"
+default = true
+
+[[agents.list]]
+id = "ops"
+heartbeat = { every_minutes = 10, model = "other/fast" }
+
+[[agents.list]]
+id = "quiet"
+heartbeat = { every_minutes = 0 }
+
+[tools]
+agent_to_agent = ["main", "ops"]
+"""
+
+
+async def test_each_agent_reads_its_heartbeat_with_its_own_cadence_and_model_over_the_defaults(make_kernel) -> None:
+    kernel = await make_kernel(config=HEARTBEATS)
+    settings = kernel.settings
+    defaults = HeartbeatSettings(45, "cheap/model", DEFAULT_HEARTBEAT_PROMPT, "08:00", "22:00", 80, "none")
+    assert settings.heartbeat == settings.heartbeat_of("main") == settings.heartbeat_of("not-listed") == defaults
+    assert settings.heartbeat_of("ops") == attrs.evolve(defaults, every_minutes=10, model="other/fast")
+    assert settings.heartbeat_of("quiet") == attrs.evolve(defaults, every_minutes=0)
+    assert settings.agent_to_agent == ("main", "ops")
 
 
 async def run_every_hook(kernel: Any, workspace: Path) -> None:
