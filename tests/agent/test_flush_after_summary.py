@@ -13,9 +13,9 @@ import attrs
 import pytest
 from clawbot import CompactionResult, CompactionStrategy
 from clawbot.agent.compaction import OTHERS_WROTE
+from clawbot.agent.compaction_near import owner_only
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.inbound import render_summary
-from clawbot.agent.memory_flush import owner_only
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.user_turns import user_message
 from clawbot.sessions.transcript import Entry

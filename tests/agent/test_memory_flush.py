@@ -20,6 +20,7 @@ from clawbot.agent.inbound import SYSTEM_EVENT_LABEL
 from clawbot.agent.models import ModelChoice
 from clawbot.testing import plugin_from_hooks
 from clawbot.testing.fake_llm import ToolCallSpec
+from clawbot_memory.flush import flush_before_compaction
 
 from ..e2e.e2etools import MODEL, make_provider, providers_plugin
 
@@ -56,6 +57,7 @@ async def _start(make_kernel, fake_llm, workspace: Path, *, enabled: bool = True
         "llm": providers_plugin(provider),
         "tools": clawbot_tools.plugin,
         "compaction": plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [KeepLast()]),
+        "memory": plugin_from_hooks(clawbot_compaction_near=flush_before_compaction),
     }
     kernel = await make_kernel(plugins=plugins, config=_config(workspace, enabled=enabled))
 

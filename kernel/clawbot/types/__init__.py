@@ -20,6 +20,7 @@ from clawbot.types.events import (
     ChatCommand,
     ChatCommandContext,
     CompactionEvent,
+    CompactionNearEvent,
     GatewayEvent,
     SessionEvent,
 )
@@ -86,7 +87,7 @@ from clawbot.types.services import (
     SessionSummary,
     ToolServices,
 )
-from clawbot.types.settings import AgentSettings, PluginStates, Settings, SubagentLimits
+from clawbot.types.settings import AgentSettings, MemoryFlushSettings, PluginStates, Settings, SubagentLimits
 from clawbot.types.strangers import StrangerAnswer, StrangerEvent
 from clawbot.types.tools import (
     Tool,
@@ -117,6 +118,7 @@ __all__ = [
     "PluginStates",
     "Settings",
     "SubagentLimits",
+    "MemoryFlushSettings",
     "RunKind",
     "AgentEndEvent",
     "WebSocketRoute",
@@ -146,6 +148,7 @@ __all__ = [
     "ChatCommandContext",
     "ChatType",
     "CompactionEvent",
+    "CompactionNearEvent",
     "CompactionReason",
     "CompactionRequest",
     "CompactionResult",

@@ -2,6 +2,8 @@
 
 from clawbot import hookimpl
 
+from clawbot_memory import flush  # light: clawbot types only
+
 
 @hookimpl
 def clawbot_config_schema():
@@ -19,3 +21,9 @@ def clawbot_memory_providers(ctx):
     # Watchers and open index files end with the kernel, whether or not it closes providers itself.
     ctx.on_close(provider.close)
     return [provider]
+
+
+@hookimpl
+async def clawbot_compaction_near(event):
+    """The pre-compaction memory flush: durable notes go to the daily file this plugin indexes."""
+    return await flush.flush_before_compaction(event)
