@@ -249,7 +249,7 @@ async def test_hook_agent_end_is_told_of_failed_and_stopped_turns_too(make_kerne
 
 
 @pytest.mark.hook_emission("clawbot_compaction_near")
-async def test_a_turn_nearing_compaction_awaits_the_hook_before_its_next_request(make_kernel) -> None:
+async def test_hook_compaction_near_is_awaited_once_before_the_next_request_of_a_turn_nearing_compaction(make_kernel) -> None:
     # A window of 20,000 tokens, compaction at 16,000, the line before it 4,000 lower: the
     # second message (about 14,000 tokens) crosses the line, not the compaction.
     seen: list[tuple[object, ...]] = []
