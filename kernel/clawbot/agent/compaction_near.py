@@ -17,6 +17,7 @@ what each compaction summary stands for (``others_wrote`` on its entry).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 
 import attrs
 
@@ -88,7 +89,9 @@ async def compaction_near(turn: NearingTurn, messages: list[Message], tokens: in
     kernel, session = turn.kernel, turn.session
     entries = session.transcript.load().entries
 
-    def record(kind: str, **data: object) -> None:
+    def record(kind: str, **data: Any) -> None:
+        if data.keys() & {"message", "kept"}:  # the transcript's own fields, not a custom entry's
+            raise ValueError(f"a custom transcript entry cannot have the fields message or kept (got {sorted(data)})")
         session.transcript.append("custom", kind=kind, **data)
 
     zone = user_timezone(kernel.config.agents.defaults.timezone)[0]
