@@ -2,8 +2,6 @@
 
 from clawbot import hookimpl
 
-from clawbot_memory import flush  # light: clawbot types only
-
 
 @hookimpl
 def clawbot_config_schema():
@@ -26,4 +24,6 @@ def clawbot_memory_providers(ctx):
 @hookimpl
 async def clawbot_compaction_near(event):
     """The pre-compaction memory flush: durable notes go to the daily file this plugin indexes."""
-    return await flush.flush_before_compaction(event)
+    from clawbot_memory.flush import flush_before_compaction  # deferred: the CLI's --help loads this module, not the kernel
+
+    return await flush_before_compaction(event)
