@@ -232,7 +232,7 @@ STEPS = [
     ("Conversation.system_prompt (prompt sections)", "clawbot.agent.conversation", "Conversation", "system_prompt"),
     ("fit_tool_results x2", "clawbot.agent.conversation", None, "fit_tool_results"),
     ("ModelCaller.complete x2 (guard, profiles, provider)", "clawbot.agent.failover", "ModelCaller", "complete"),
-    ("  AuthProfiles.succeeded x2 (auth-state.json write)", "clawbot.agent.profiles", "AuthProfiles", "succeeded"),
+    ("  AuthProfiles.succeeded x2 (auth-state.json write)", "clawbot.auth_profiles", "AuthProfiles", "succeeded"),
     ("  context_guard.check x2", "clawbot.agent.context_guard", None, "check"),
     ("run_tool_call (tool dispatch)", "clawbot.agent.toolbatch", None, "run_tool_call"),
     ("  schema_errors (jsonschema)", "clawbot.agent.toolrun", None, "schema_errors"),

@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 hookimpl = pluggy.HookimplMarker("clawbot")
 """Marker for hook implementations: ``@hookimpl def clawbot_tools(ctx): ...``."""
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # deferred: the types load on first access (__getattr__); type checkers see them here
     from clawbot.types import *  # noqa: F403
 
 
@@ -29,6 +29,7 @@ def __getattr__(name: str) -> Any:
     # import every type.
     if not name[:1].isupper():
         raise AttributeError(f"module 'clawbot' has no attribute {name!r}")
+    # deferred: `import clawbot` (plugin discovery, `clawbot --help`) must not load every value type
     import clawbot.types as types
 
     try:
@@ -40,6 +41,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
+    # deferred: as in __getattr__
     import clawbot.types as types
 
     return sorted(set(globals()) | set(types.__all__))

@@ -8,6 +8,8 @@ and raises one :class:`~clawbot.config.ConfigError` naming every problem.
 from __future__ import annotations
 
 import os
+import shutil
+import sysconfig
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -51,9 +53,6 @@ def with_own_commands(path: str | None) -> str:
     eligibility (a skill that needs ``clawbot``) and the commands tools run then see the
     same programs however clawbot was started. Nothing on PATH is shadowed: it is appended.
     """
-    import shutil
-    import sysconfig
-
     path = path or os.defpath
     scripts = sysconfig.get_path("scripts")
     if not scripts or shutil.which("clawbot", path=scripts) is None:

@@ -11,6 +11,8 @@ note from the workspace cannot send escape sequences to the user's terminal.
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
 from clawbot.control.client import ApiAnswerLost as GatewayAnswerLost
 from clawbot.control.client import ApiUnavailable
+from clawbot.paths import StatePaths
 from clawbot.types import AgentHost, Settings
 
 
@@ -29,6 +32,7 @@ def load_config(state: CliState | None) -> Any:
     """
     with user_errors():
         if state is None:
+            # deferred: plugins import commandkit when `clawbot --help` lists their commands, and the config loads cattrs
             from clawbot.boot import load
 
             return load(None).config
@@ -48,8 +52,7 @@ def load_settings(state: CliState | None) -> Settings:
 
 def config_file_in_use(state: CliState | None) -> Path | None:
     """The configuration file clawbot reads (``None``: the built-in defaults); exit 2 if a named one is missing."""
-    import os
-
+    # deferred: plugins import commandkit when `clawbot --help` lists their commands, and the config loads cattrs
     from clawbot.config.edit import file_in_use
 
     with user_errors():
@@ -65,11 +68,8 @@ def set_config_string(state: CliState | None, table: str, key: str, value: str, 
     (``--config``, ``$CLAWBOT_CONFIG``; never rewritten) or the file cannot be edited safely,
     exactly which line to put where.
     """
-    import json
-    import os
-
+    # deferred: plugins import commandkit when `clawbot --help` lists their commands, and the config loads cattrs
     from clawbot.config.edit import file_in_use, precedence, set_entry_string, set_string, write_private
-    from clawbot.paths import StatePaths
 
     env = state.env if state else os.environ
     target = StatePaths.resolve(env).config_file

@@ -25,7 +25,7 @@ import attrs
 
 from clawbot.config.problems import ConfigError, ConfigProblem
 from clawbot.paths import StatePaths
-from clawbot.statefile import make_private_dir, report_once
+from clawbot.statefile import atomic_write_json, make_private_dir, report_once
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
@@ -78,8 +78,6 @@ def save_credential(paths: StatePaths, provider: str, api_key: str | None = None
     A field left ``None`` keeps what is stored (a new key for a proxy keeps the proxy's base
     URL); ``""`` clears it on purpose.
     """
-    from clawbot.statefile import atomic_write_json  # only onboarding writes; loading stays light
-
     target = credential_file(paths, provider)
     directory = target.parent
     make_private_dir(directory)  # the state dir too, when this creates it: 0700 all the way

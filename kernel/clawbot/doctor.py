@@ -2,31 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import sqlite3
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 import attrs
 
+from clawbot.agent.memory import memory_agents, status_line
+from clawbot.agent.policy import unknown_patterns
+from clawbot.boot import Loaded, load
+from clawbot.config import ConfigError
+from clawbot.config.trust import UntrustedConfigError
+from clawbot.credentials import CredentialsError
+from clawbot.doctor_findings import Finding, Level
+from clawbot.doctor_setup import check_state_modes, setup_checks
+from clawbot.gateway.commands import shadowed_commands
+from clawbot.kernel import PluginConflictError, bootstrap
 from clawbot.paths import StatePaths
-
-if TYPE_CHECKING:
-    from clawbot.boot import Loaded
-    from clawbot.plugins import PluginManager
-
-Level = Literal["ok", "info", "warn", "fail"]
-
-
-@attrs.frozen
-class Finding:
-    level: Level
-    check: str
-    detail: str
-    fix: str = ""
+from clawbot.plugins import PluginManager, create_plugin_manager
+from clawbot.types import HealthCheck
 
 
 def check_python() -> list[Finding]:
@@ -52,8 +51,6 @@ def check_state_dir(env: Mapping[str, str]) -> list[Finding]:
         return [Finding("fail", "state", f"{root} cannot be created ({parent} is not writable)", "set CLAWBOT_HOME to a writable directory")]
     if not os.access(root, os.W_OK):
         return [Finding("fail", "state", f"{root} is not writable", f"fix its permissions: chmod u+w {root}")]
-    from clawbot.doctor_setup import check_state_modes
-
     return [Finding("ok", "state", f"state directory {root}"), *check_state_modes(paths)]
 
 
@@ -78,10 +75,6 @@ def boot_kernel(loaded: Loaded, real_env: Mapping[str, str] | None = None, live:
     False leaves out the doctor's own findings (the model and its key, the workspace, each
     agent's memory index), which open files and load libraries a plugin listing never shows.
     """
-    import asyncio
-
-    from clawbot.config import ConfigError
-    from clawbot.kernel import PluginConflictError, bootstrap
 
     async def boot() -> BootOutcome:
         try:
@@ -91,10 +84,6 @@ def boot_kernel(loaded: Loaded, real_env: Mapping[str, str] | None = None, live:
         except ConfigError as exc:  # an engine the configuration names cannot be chosen
             fix = "name an installed one (`clawbot plugins list`), or leave the key empty"
             return BootOutcome(engines=[Finding("fail", "config", str(problem), fix) for problem in exc.problems])
-        from clawbot.agent.policy import unknown_patterns
-        from clawbot.doctor_setup import setup_checks
-        from clawbot.gateway.commands import shadowed_commands
-
         try:
             shadowed = shadowed_commands(kernel.chat_commands)
             checks = await plugin_checks(kernel)  # a check hook that raises is a failure to list too
@@ -135,8 +124,6 @@ def engines(kernel: Any) -> list[Finding]:
 async def memory_findings(kernel: Any) -> list[Finding]:
     """One line per agent from the active memory provider's ``status()``: the search mode and
     why it is less than hybrid. A provider that fails to answer is reported, never fatal."""
-    from clawbot.agent.memory import memory_agents, status_line
-
     provider = kernel.memory_provider
     if provider is None:
         return []
@@ -161,8 +148,6 @@ async def memory_findings(kernel: Any) -> list[Finding]:
 
 async def plugin_checks(kernel: Any) -> list[Finding]:
     """Every plugin's ``clawbot_doctor_checks`` lines; a wrong kind of answer is a failure line."""
-    from clawbot.types import HealthCheck
-
     findings = []
     contributions = await kernel.plugins.collect("clawbot_doctor_checks", lambda name: {"ctx": kernel.plugin_context(name)})
     for contribution in contributions:
@@ -188,21 +173,13 @@ def conflict_fix(conflict: str) -> str:
 
 
 def check_plugins_and_config(config_path: str | None, env: Mapping[str, str], live: bool = False) -> list[Finding]:
-    from clawbot.boot import load
-    from clawbot.config import ConfigError
-    from clawbot.config.trust import UntrustedConfigError
-
     try:
         loaded = load(config_path, env=env)
     except ConfigError as exc:
-        from clawbot.credentials import CredentialsError
-
         # the message of a refused or unsafe file says what to do; editing it would not help
         fix = "" if isinstance(exc, CredentialsError | UntrustedConfigError) else "edit the file, then run `clawbot config validate`"
         area = "secrets" if isinstance(exc, CredentialsError) else "config"
         findings = [Finding("fail", area, f"{exc.source}: {problem}" if fix == "" else str(problem), fix) for problem in exc.problems]
-        from clawbot.plugins import create_plugin_manager
-
         return findings + _plugin_findings(create_plugin_manager(env=env))
     source = loaded.config.source or "no file: built-in defaults"
     outcome = boot_kernel(loaded, env, live)

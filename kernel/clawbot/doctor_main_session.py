@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from clawbot.doctor import Finding
+from clawbot.doctor_findings import Finding
 from clawbot.gateway.access import STRANGER_HOOK, Access
 from clawbot.gateway.runner import enabled_channels
 from clawbot.types import ChannelConfig

@@ -13,9 +13,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from clawbot.doctor import Finding
+from clawbot.agent.cooldowns import until_text
+from clawbot.agent.models import ModelError, choose_chain
+from clawbot.auth_profiles import DEFAULT_PROFILE
+from clawbot.credentials import ENV_NAMES, credential_file, load_credential
+from clawbot.doctor_findings import Finding
 from clawbot.doctor_main_session import check_main_session, check_strangers_answered
-from clawbot.paths import StatePaths
+from clawbot.paths import StatePaths, expand_user_path
+from clawbot.probe import probe
 
 # the state directory holds transcripts, keys and logs: nobody else may read any of it
 _MAX_ENTRIES = 20_000  # a huge sessions folder is sampled, not walked to the end
@@ -62,8 +67,6 @@ def _listed(paths: list[Path]) -> str:
 
 def key_sources(kernel: Any, provider: str, real_env: Mapping[str, str]) -> list[str]:
     """Where ``provider``'s keys come from, in the order they win; never the keys."""
-    from clawbot.credentials import ENV_NAMES, credential_file, load_credential
-
     sources = []
     section = kernel.config.section(f"providers.{provider}")
     if getattr(section, "api_key", ""):
@@ -84,8 +87,6 @@ def key_sources(kernel: Any, provider: str, real_env: Mapping[str, str]) -> list
 
 
 def check_key(kernel: Any, provider: Any, real_env: Mapping[str, str]) -> Finding:
-    from clawbot.credentials import ENV_NAMES
-
     sources = key_sources(kernel, provider.name, real_env)
     names = ENV_NAMES.get(provider.name)
     if sources:
@@ -104,8 +105,6 @@ def check_key(kernel: Any, provider: Any, real_env: Mapping[str, str]) -> Findin
 
 
 def check_cooldowns(kernel: Any, provider: str) -> list[Finding]:
-    from clawbot.agent.cooldowns import until_text
-
     fixes = {
         "auth": f"the key was rejected: fix it (clawbot onboard --provider {provider}); a changed key is used at once",
         "billing": "check your plan or credits with the provider",
@@ -126,8 +125,6 @@ def check_cooldowns(kernel: Any, provider: str) -> list[Finding]:
 def check_all_rejected(kernel: Any, model: Any, agent_id: str) -> list[Finding]:
     """A failure when every key of the default model's provider rests because it was
     rejected (or refused for billing): no turn of the default agent can be answered by it."""
-    from clawbot.agent.cooldowns import until_text
-
     name = model.provider.name
     resting = kernel.auth.resting(name)
     if not resting or len(resting) < len(kernel.auth.profiles(name)) or any(r.reason not in ("auth", "billing") for r in resting):
@@ -173,9 +170,6 @@ def check_workspace(path: Path, agents: list[str]) -> Finding:
 
 async def setup_checks(kernel: Any, real_env: Mapping[str, str], live: bool = False) -> list[Finding]:
     """Model, key, cooldowns and workspace of every agent; ``live``: one request to the default model."""
-    from clawbot.agent.models import ModelError, choose_chain
-    from clawbot.paths import expand_user_path
-
     findings: list[Finding] = []
     providers: dict[str, Any] = {}
     default_model = None
@@ -214,9 +208,6 @@ async def setup_checks(kernel: Any, real_env: Mapping[str, str], live: bool = Fa
 
 async def _live(kernel: Any, model: Any) -> Finding:
     """One request with the key a turn would use now (the first usable auth profile)."""
-    from clawbot.agent.profiles import DEFAULT_PROFILE
-    from clawbot.probe import probe
-
     if model is None:
         return Finding("fail", "live", "no request sent: the default agent has no usable model", "clawbot onboard")
     candidates = kernel.auth.candidates(model.provider.name)

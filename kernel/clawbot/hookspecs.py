@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         StrangerAnswer,
         StrangerEvent,
         Tool,
+        ToolCallAdapter,
         ToolCallDecision,
         ToolCallEvent,
         ToolResultEvent,
@@ -115,6 +116,21 @@ def clawbot_llm_providers(ctx: PluginContext) -> list[LLMProvider] | None:
     until first used.
 
     Result rule: collect-all; a provider name offered by two plugins is a startup error.
+    """
+
+
+@hookspec
+def clawbot_tool_call_adapters(ctx: PluginContext) -> list[ToolCallAdapter] | None:
+    """Return the adapter that lets models without native tool calling use tools.
+
+    Called once at kernel start. For every call to a model whose provider reports
+    ``ModelInfo.native_tools = False`` (for example ``providers.ollama.native_tools = false``)
+    the kernel passes the request through the adapter's ``encode`` (tools into the prompt)
+    and the reply through its ``decode`` (calls read back from the text), so the turn sees
+    ordinary tool calls. Without an adapter such a model cannot serve a turn that offers
+    tools: the next model of the chain is tried.
+
+    Result rule: collect-all; only one adapter may be installed (two are a startup error).
     """
 
 

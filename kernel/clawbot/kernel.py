@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from clawbot.agent.profiles import AuthProfiles
+from clawbot.auth_profiles import AuthProfiles
 from clawbot.boot import Loaded
 from clawbot.config import ClawbotConfig, ConfigError, ConfigProblem
 from clawbot.config.context_schema import DEFAULT_COMPACTION_STRATEGY
@@ -38,6 +38,7 @@ from clawbot.types import (
     Settings,
     SkillSource,
     Tool,
+    ToolCallAdapter,
 )
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ class _Named(Protocol):
 REGISTRATION_HOOKS: dict[str, tuple[str, type[_Named], str]] = {
     "clawbot_channels": ("channels", Channel, "channel"),
     "clawbot_llm_providers": ("llm_providers", LLMProvider, "llm provider"),
+    "clawbot_tool_call_adapters": ("tool_call_adapters", ToolCallAdapter, "tool call adapter"),
     "clawbot_memory_providers": ("memory_providers", MemoryProvider, "memory provider"),
     "clawbot_compaction_strategies": ("compaction_strategies", CompactionStrategy, "compaction strategy"),
     "clawbot_skill_sources": ("skill_sources", SkillSource, "skill source"),
@@ -101,6 +103,7 @@ class Kernel:
     env: Mapping[str, str] = attrs.field(repr=False)
     channels: Registry[Channel] = _registry("channel")
     llm_providers: Registry[LLMProvider] = _registry("llm provider")
+    tool_call_adapters: Registry[ToolCallAdapter] = _registry("tool call adapter")
     memory_providers: Registry[MemoryProvider] = _registry("memory provider")
     compaction_strategies: Registry[CompactionStrategy] = _registry("compaction strategy")
     skill_sources: Registry[SkillSource] = _registry("skill source")
@@ -138,6 +141,11 @@ class Kernel:
         """The long-term memory chosen by ``memory.provider`` (``None``: none installed)."""
         name = self.active.get("memory_providers")
         return self.memory_providers[name] if name else None
+
+    @property
+    def tool_call_adapter(self) -> ToolCallAdapter | None:
+        """How models without native tool calling get their tools (``None``: none installed)."""
+        return next(iter(self.tool_call_adapters), None)
 
     @property
     def compaction_strategy(self) -> CompactionStrategy | None:
@@ -260,6 +268,9 @@ async def bootstrap(loaded: Loaded) -> Kernel:
                 continue
             registry.add(contribution.plugin, item.name, item)
         conflicts.extend(registry.conflicts)
+    if len(kernel.tool_call_adapters) > 1:  # one model call speaks one convention: the kernel never picks by order
+        offered = " and ".join(f"{name!r} by plugin {kernel.tool_call_adapters.plugin_of(name)!r}" for name in kernel.tool_call_adapters.names())
+        conflicts.append(f"only one tool call adapter may be installed: {offered}")
     if conflicts:
         raise PluginConflictError(conflicts)
     problems = []

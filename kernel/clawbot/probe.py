@@ -10,6 +10,8 @@ from typing import Any
 
 import attrs
 
+from clawbot.types import Message, ModelRequest, ProviderError, SystemPrompt
+
 PROBE_PROMPT = "Reply with OK."
 
 
@@ -27,8 +29,6 @@ async def probe(provider: Any, model: str, api_key: str | None = None) -> ProbeF
 
     ``api_key``: send this key instead of the provider's own (a key not stored yet).
     """
-    from clawbot.types import Message, ModelRequest, ProviderError, SystemPrompt
-
     request = ModelRequest(model, SystemPrompt(PROBE_PROMPT), (Message.user("ping"),), max_output_tokens=16)
     if api_key:
         request = attrs.evolve(request, api_key=api_key)

@@ -24,10 +24,10 @@ from clawbot.agent.bootstrap import (
     not_loaded,
     read_bounded,
 )
-from clawbot.agent.inbound import TRUSTED_MARKERS
 from clawbot.agent.replies import SILENT_TOKEN, SILENT_TOKENS, is_silent
 from clawbot.agent.tool_order import ordered_tools
 from clawbot.agent.user_turns import Speaker, speaker
+from clawbot.markers import TRUSTED_MARKERS
 from clawbot.skills.budget import prompt_caps as skills_prompt_caps
 
 __all__ = [

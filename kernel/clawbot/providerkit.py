@@ -26,6 +26,7 @@ STREAM_IDLE_TIMEOUT_S = 120.0
 
 def sdk_timeout(request_s: float, connect_s: float = CONNECT_TIMEOUT_S) -> Any:
     """The ``timeout=`` for an SDK client: ``request_s`` overall, ``connect_s`` to connect."""
+    # deferred: only a provider building its SDK client needs httpx2; providerkit is imported at plugin discovery
     import httpx2
 
     return httpx2.Timeout(request_s, connect=min(connect_s, request_s))

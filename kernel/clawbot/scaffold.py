@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from importlib.resources import files
 from pathlib import Path
 
 import attrs
+
+import clawbot
 
 TEMPLATE_PACKAGE_DIR = "_plugin_template"
 SKIPPED_NAMES = frozenset({"__pycache__", ".venv", ".pytest_cache", ".ruff_cache", ".mypy_cache", "dist", "build"})
@@ -87,10 +90,6 @@ class PluginNames:
 
 def template_dir() -> Path:
     """The plugin template: shipped in the kernel wheel, or the checkout's ``plugin-template/``."""
-    from importlib.resources import files
-
-    import clawbot
-
     shipped = files("clawbot") / TEMPLATE_PACKAGE_DIR
     if shipped.is_dir() and (shipped / "pyproject.toml").is_file():
         return Path(str(shipped))

@@ -8,7 +8,7 @@ shows) is read here, and so is every such file a plugin reads:
 
 * **confined**: the file actually opened must lie inside ``root`` and have no other hard link,
   checked on the open descriptor, so a link swapped in between a check and the open cannot
-  win (:func:`clawbot.agent.confined.open_confined`);
+  win (:func:`clawbot.confined.open_confined`);
 * **regular files only**, opened non-blocking: a FIFO never stalls the open, and a FIFO, a
   socket, a device or a folder is refused before a byte is read;
 * **size-capped**: at most ``max_bytes + 1`` bytes are read; a larger file is refused;
@@ -31,7 +31,7 @@ import errno
 import os
 import stat
 
-from clawbot.agent.confined import READ_FLAGS, FileRefused, LeadsOutside, NotRegularFile, not_inside, open_confined
+from clawbot.confined import READ_FLAGS, FileRefused, LeadsOutside, NotRegularFile, not_inside, open_confined
 
 __all__ = ["FileRefused", "LeadsOutside", "NotRegular", "TooLarge", "Unreadable", "not_inside", "open_file", "read_file", "read_text", "read_text_in_thread"]
 

@@ -12,9 +12,10 @@ import re
 
 from clawbot import CompactionResult, CompactionStrategy
 from clawbot.agent.conversation import Conversation
-from clawbot.agent.inbound import SUMMARY_LABEL, SYSTEM_EVENT_LABEL, TRUSTED_HEADER
+from clawbot.agent.inbound import SYSTEM_EVENT_LABEL, TRUSTED_HEADER
 from clawbot.agent.models import ModelChoice
 from clawbot.safetext import fold, visible
+from clawbot.sessions.summary import SUMMARY_LABEL
 from clawbot.testing import plugin_from_hooks
 
 from ..plugins_for_tests import OverflowingProvider

@@ -7,7 +7,7 @@ from clawbot import LLMProvider, Message, ProviderError
 from clawbot.agent.conversation import Conversation
 from clawbot.agent.failover import ModelCaller, overloaded_delay
 from clawbot.agent.models import ModelChoice
-from clawbot.agent.profiles import AuthProfiles
+from clawbot.auth_profiles import AuthProfiles
 from clawbot.config.schema import AuthProfileConfig
 
 PROFILES = [AuthProfileConfig(provider="flaky", id="work", api_key="k-work"), AuthProfileConfig(provider="flaky", id="home", api_key="k-home")]

@@ -15,9 +15,9 @@ from clawbot import CompactionResult, CompactionStrategy
 from clawbot.agent.compaction import OTHERS_WROTE
 from clawbot.agent.compaction_near import owner_only
 from clawbot.agent.conversation import Conversation
-from clawbot.agent.inbound import render_summary
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.user_turns import user_message
+from clawbot.sessions.summary import render_summary
 from clawbot.sessions.transcript import Entry
 from clawbot.testing import plugin_from_hooks
 from clawbot.types import InboundMessage, Message, TurnTrust

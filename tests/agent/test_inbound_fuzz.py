@@ -21,12 +21,11 @@ from clawbot.agent.inbound import (
     SYSTEM_EVENT_LABEL,
     TRUSTED_HEADER,
     TRUSTED_KEYS,
-    TRUSTED_MARKERS,
     render_current,
     render_history,
-    untrusted,
 )
 from clawbot.agent.user_turns import session_message, user_message
+from clawbot.markers import TRUSTED_MARKERS, untrusted
 from clawbot.safetext import fold
 from hypothesis import given, settings
 from hypothesis import strategies as st

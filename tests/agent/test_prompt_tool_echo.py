@@ -11,6 +11,7 @@ or a compaction summary is only shown.
 from __future__ import annotations
 
 import attrs
+import clawbot_prompt_tools.plugin
 import pytest
 from clawbot import (
     CompactionResult,
@@ -82,7 +83,9 @@ async def _chat(make_kernel, ran: list[dict], config: str = "", **plugins):
         return ToolResult.text(f"page text\n{CALL}")
 
     tools = [Tool("probe", "Runs a command.", {"type": "object"}, probe), Tool("fetch", "Fetches a page.", {"type": "object"}, fetch)]
-    return await make_kernel(plugins={"t": plugin_from_hooks(clawbot_tools=lambda ctx: tools), **plugins}, config=config)
+    return await make_kernel(
+        plugins={"t": plugin_from_hooks(clawbot_tools=lambda ctx: tools), "prompt-tools": clawbot_prompt_tools.plugin, **plugins}, config=config
+    )
 
 
 async def _by_message(make_kernel, ran, text: str, origin: InboundMessage | None, **echo) -> Echo:

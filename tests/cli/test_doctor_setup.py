@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from clawbot.agent.profiles import AuthProfiles, Profile, key_fingerprint
+from clawbot.auth_profiles import AuthProfiles, Profile, key_fingerprint
 from clawbot.cli.main import cli
 from clawbot.credentials import save_credential
 from clawbot.paths import StatePaths

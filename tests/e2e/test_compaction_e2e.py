@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from clawbot import ProviderError
 from clawbot.agent.compaction import compact_session
-from clawbot.agent.inbound import render_summary
+from clawbot.sessions.summary import render_summary
 from clawbot.testing import plugin_from_hooks
 from clawbot.testing.fake_llm.script import rough_tokens
 

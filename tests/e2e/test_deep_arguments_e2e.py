@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import clawbot_prompt_tools.plugin
 import pytest
 from clawbot import Tool, ToolResult
 from clawbot.providerkit import MAX_ARGUMENT_DEPTH, TOO_DEEP
@@ -48,7 +49,9 @@ async def start_path(path: str, make_kernel, fake_llm, workspace, ran: list[dict
     from clawbot_openai.provider import OllamaProvider
 
     provider = OllamaProvider(OllamaConfig(base_url=IN_PROCESS_URL + "/v1", native_tools=False), env={}, http_client=fake_llm.http_client())
-    kernel = await make_kernel(plugins={"llm": providers_plugin(provider), "probe": probe_plugin(ran)}, config=workspace_config(workspace))
+    kernel = await make_kernel(
+        plugins={"llm": providers_plugin(provider), "probe": probe_plugin(ran), "prompt-tools": clawbot_prompt_tools.plugin}, config=workspace_config(workspace)
+    )
     return Conversation(kernel, ModelChoice(provider, "llama3.2"), "main", services=None)
 
 

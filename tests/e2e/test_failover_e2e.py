@@ -10,9 +10,9 @@ import time
 import pytest
 from clawbot import CompactionResult, CompactionStrategy, ProviderError
 from clawbot.agent.conversation import Conversation
-from clawbot.agent.inbound import render_summary
 from clawbot.agent.models import ModelChoice
-from clawbot.agent.profiles import key_fingerprint
+from clawbot.auth_profiles import key_fingerprint
+from clawbot.sessions.summary import render_summary
 from clawbot.testing import plugin_from_hooks
 from clawbot.testing.fake_llm import ToolCallSpec
 

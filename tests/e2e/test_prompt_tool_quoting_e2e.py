@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import clawbot_prompt_tools.plugin
 import pytest
 from clawbot import Tool, ToolResult
 from clawbot.safetext import fold
@@ -69,7 +70,9 @@ async def prompt_based(make_kernel, fake_llm, workspace, tool_plugin: object, ap
     from clawbot_openai.provider import OllamaProvider
 
     provider = OllamaProvider(OllamaConfig(base_url=IN_PROCESS_URL + "/v1", api=api, native_tools=False), env={}, http_client=fake_llm.http_client())
-    kernel = await make_kernel(plugins={"llm": providers_plugin(provider), "tools": tool_plugin}, config=workspace_config(workspace))
+    kernel = await make_kernel(
+        plugins={"llm": providers_plugin(provider), "tools": tool_plugin, "prompt-tools": clawbot_prompt_tools.plugin}, config=workspace_config(workspace)
+    )
     return Conversation(kernel, ModelChoice(provider, "qwen3"), "main", services=None)
 
 

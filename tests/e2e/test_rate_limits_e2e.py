@@ -12,7 +12,7 @@ import time
 
 import pytest
 from clawbot import ProviderError
-from clawbot.agent.profiles import key_fingerprint
+from clawbot.auth_profiles import key_fingerprint
 
 from .e2etools import KEY, KINDS, MODEL, PRIMARY_KEY, PROVIDER_NAME, auth_keys, start
 from .test_failover_e2e import FALLBACK, Sleeps, second_profile

@@ -12,8 +12,8 @@ from __future__ import annotations
 import tracemalloc
 
 from clawbot import OutboundMessage
-from clawbot.agent.inbound import SESSION_MESSAGE_LABEL, SYSTEM_EVENT_LABEL, TRUSTED_HEADER, TRUSTED_MARKERS
-from clawbot.agent.prompt_tool_calls import CLOSE, OPEN
+from clawbot.agent.inbound import SESSION_MESSAGE_LABEL, SYSTEM_EVENT_LABEL, TRUSTED_HEADER
+from clawbot.markers import CLOSE, OPEN, TRUSTED_MARKERS
 from clawbot.safetext import Folded, defuse, fold
 from hypothesis import given, settings
 from hypothesis import strategies as st

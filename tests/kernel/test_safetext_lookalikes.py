@@ -18,8 +18,8 @@ import unicodedata
 import pytest
 from clawbot import OutboundMessage
 from clawbot._confusables import LOOKALIKES
-from clawbot.agent.inbound import SESSION_MESSAGE_LABEL, SYSTEM_EVENT_LABEL, TRUSTED_HEADER, TRUSTED_MARKERS
-from clawbot.agent.prompt_tool_calls import CLOSE, OPEN
+from clawbot.agent.inbound import SESSION_MESSAGE_LABEL, SYSTEM_EVENT_LABEL, TRUSTED_HEADER
+from clawbot.markers import CLOSE, OPEN, TRUSTED_MARKERS
 from clawbot.safetext import defuse, draws_nothing, fold, is_ignorable, visible
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -11,7 +11,7 @@ import unicodedata
 
 import pytest
 from clawbot import OutboundMessage
-from clawbot.agent.inbound import TRUSTED_MARKERS
+from clawbot.markers import TRUSTED_MARKERS
 from clawbot.safetext import SafeStream, defuse, visible
 from clawbot.testing.awkward_text import AWKWARD_TEXT
 from hypothesis import given, settings

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from clawbot.agent.profiles import AuthProfiles, Profile, key_fingerprint
+from clawbot.auth_profiles import AuthProfiles, Profile, key_fingerprint
 from clawbot.sessions.codec import make_data_converter
 from clawbot.sessions.index import SessionIndex
 from clawbot.sessions.store import SessionStore
@@ -79,7 +79,7 @@ def test_two_processes_recording_turns_on_one_agent_index_lose_nothing(tmp_path:
 
 def test_auth_state_written_by_two_processes_stays_valid_and_keeps_both(tmp_path: Path) -> None:
     script = f"""
-        from clawbot.agent.profiles import AuthProfiles, Profile
+        from clawbot.auth_profiles import AuthProfiles, Profile
         from clawbot.config.schema import AuthProfileConfig
         state = Path(sys.argv[1])
         profile = Profile("openai", sys.argv[2], "sk-x")

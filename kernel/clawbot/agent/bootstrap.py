@@ -55,7 +55,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from clawbot.agent.confined import READ_FLAGS, FileRefused, open_confined
+from clawbot.confined import READ_FLAGS, FileRefused, open_confined
 from clawbot.safetext import visible
 from clawbot.types import BootstrapContext, BootstrapFile, InjectedFile
 from clawbot.types.settings import DEFAULT_BOOTSTRAP_MAX_CHARS
@@ -176,8 +176,8 @@ def read_bounded(path: Path, *, max_chars: int = DEFAULT_MAX_CHARS, root: os.Pat
 
     With ``root`` (the workspace), the file is confined like the ``read`` tool's files: the
     file actually opened must lie inside ``root``'s real path and have no other hard link,
-    or :class:`~clawbot.agent.confined.FileRefused` is raised (an ``OSError`` whose
-    ``reason`` says why) and nothing is read. See :mod:`clawbot.agent.confined`.
+    or :class:`~clawbot.confined.FileRefused` is raised (an ``OSError`` whose
+    ``reason`` says why) and nothing is read. See :mod:`clawbot.confined`.
     """
     limit = READ_WHOLE_FACTOR * max(1, max_chars)
     try:

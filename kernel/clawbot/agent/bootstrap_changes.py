@@ -31,18 +31,16 @@ import logging
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
 from clawbot.agent.file_states import MAX_COMPARED_BYTES, FileChange, FileState, StateCache, current_state, line_changes
 from clawbot.agent.notices import quoted, quoted_line
+from clawbot.agent.services import SharedServices
 from clawbot.agent.skill_changes import describe_skill, shown_path, skill_files
 from clawbot.sessions.keys import session_kind
 from clawbot.types import BootstrapFile, InboundMessage, SessionKind
-
-if TYPE_CHECKING:
-    from clawbot.agent.services import SharedServices
 
 log = logging.getLogger(__name__)
 

@@ -29,12 +29,13 @@ import attrs
 from clawbot.agent.context_guard import messages_tokens
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
-from clawbot.agent.inbound import render_summary
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.notices import quoted_line
 from clawbot.agent.token_budget import ContextLimits, TokenBudget, TokenCalibrations
 from clawbot.agent.user_turns import speaker
+from clawbot.kernel import Kernel
 from clawbot.sessions.store import Session
+from clawbot.sessions.summary import render_summary
 from clawbot.sessions.transcript import Entry
 from clawbot.tokens import estimate_tokens
 from clawbot.types import (
@@ -51,9 +52,8 @@ from clawbot.types import (
     Usage,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the conversation builds the compactor with itself: item 6 of issue 23 untangles it
     from clawbot.agent.conversation import Conversation
-    from clawbot.kernel import Kernel
 
 log = logging.getLogger(__name__)
 

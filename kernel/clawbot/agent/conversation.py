@@ -23,20 +23,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import attrs
 
 from clawbot.agent.bootstrap_changes import watching_bootstrap_files
-from clawbot.agent.clock import Clock, utc_now
+from clawbot.agent.clock import Clock, user_timezone, utc_now
 from clawbot.agent.compaction import Compactor
 from clawbot.agent.compaction_near import NearingTurn, compaction_near, with_note
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
 from clawbot.agent.models import ModelChoice, resolve_ref
-from clawbot.agent.owners import event_trust, owner_ids_for, turn_trust
+from clawbot.agent.owners import owner_ids_for, turn_trust
 from clawbot.agent.policy import agent_tools
 from clawbot.agent.pruning import SessionPruning
+from clawbot.agent.services import SharedServices
 from clawbot.agent.session_control import open_for_turn
 from clawbot.agent.system_prompt import (
     BuiltPrompt,
@@ -47,13 +48,14 @@ from clawbot.agent.toolbatch import run_tool_calls
 from clawbot.agent.toolrun import ToolRunContext
 from clawbot.agent.truncation import fit_tool_results
 from clawbot.agent.turn_options import TurnOptions
-from clawbot.agent.user_turns import as_sent, user_message
+from clawbot.agent.user_turns import as_sent, event_trust, user_message
 from clawbot.kernel import Kernel
 from clawbot.paths import expand_user_path
 from clawbot.sessions.index import SessionInfo
 from clawbot.sessions.settings import setting_of
 from clawbot.sessions.store import Session
 from clawbot.types import (
+    AgentEndEvent,
     InboundMessage,
     Message,
     ModelRequest,
@@ -66,9 +68,6 @@ from clawbot.types import (
     TurnTrust,
     Usage,
 )
-
-if TYPE_CHECKING:
-    from clawbot.agent.services import SharedServices
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +136,7 @@ class Conversation:
     def model_caller(self, chain: list[ModelChoice]) -> ModelCaller:
         """The caller of ``chain`` for one turn or one ``/compact`` (key rotation, retries,
         the thinking levels this conversation learned)."""
-        caller = ModelCaller(chain, self.kernel.auth, accepted_thinking=self.accepted_thinking)
+        caller = ModelCaller(chain, self.kernel.auth, accepted_thinking=self.accepted_thinking, tool_adapter=self.kernel.tool_call_adapter)
         if self.caller_sleep is not None:
             caller.sleep = self.caller_sleep
         return caller
@@ -234,8 +233,6 @@ class Conversation:
 
     async def _ended(self, session_key: str, options: TurnOptions, status: Literal["ok", "error", "aborted"], usage: Usage | None = None) -> None:
         """``clawbot_agent_end``: plugins see every turn end, whatever started it."""
-        from clawbot.types import AgentEndEvent
-
         event = AgentEndEvent(self.agent_id, session_key, options.kind, status, usage or Usage())
         try:
             await self.kernel.plugins.notify("clawbot_agent_end", event=event)
@@ -259,7 +256,6 @@ class Conversation:
         chain = [resolve_ref(self.kernel, options.model, self.agent_id)] if options.model else self.models_for(session.info)
         model = chain[0]
         messages = (session.loaded or session.transcript.load()).messages()
-        from clawbot.agent.clock import user_timezone
 
         zone = user_timezone(self.kernel.config.agents.defaults.timezone)[0]
         config = self.kernel.config

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import time
 
-from clawbot.agent.profiles import Profile
+from clawbot.auth_profiles import Profile
 from clawbot.types import ProviderError
 
 _CAUSES = {

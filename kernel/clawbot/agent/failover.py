@@ -16,7 +16,8 @@ next one is tried, for this call only. Context overflow and invalid requests are
 model's fault and go straight back to the caller. A key that rests ends the call with a
 message naming the cause and until when (:mod:`clawbot.agent.cooldowns`). Before any call,
 the context guard skips a model whose window cannot hold the prompt; models without native
-tool support get their tools through the prompt (:mod:`clawbot.agent.prompt_tools`).
+tool support get their tools through the installed :class:`~clawbot.types.ToolCallAdapter`
+(``clawbot_tool_call_adapters``), and without one cannot serve a call that offers tools.
 """
 
 from __future__ import annotations
@@ -27,14 +28,14 @@ from collections.abc import Awaitable, Callable
 
 import attrs
 
-from clawbot.agent import context_guard, prompt_tools
+from clawbot.agent import context_guard
 from clawbot.agent.cooldowns import KeyResting
 from clawbot.agent.models import ModelChoice
-from clawbot.agent.profiles import AuthProfiles, Profile
 from clawbot.agent.sendable import sendable_request
+from clawbot.auth_profiles import AuthProfiles, Profile
 from clawbot.log_marks import FILE_ONLY
 from clawbot.providerkit import decoded_tool_arguments
-from clawbot.types import Message, ModelRequest, ProviderError, TextSink, ToolCallBlock
+from clawbot.types import Message, ModelRequest, ProviderError, TextSink, ToolCallAdapter, ToolCallBlock
 
 log = logging.getLogger(__name__)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -124,6 +125,8 @@ class ModelCaller:
     #: model ref -> a thinking level the model accepted after rejecting a higher one. The
     #: conversation passes the same dict to every turn, so the downgrade is paid once.
     accepted_thinking: dict[str, str] = attrs.Factory(dict)
+    #: how a model without native tool calling gets its tools (``None``: no plugin offers it)
+    tool_adapter: ToolCallAdapter | None = None
 
     async def _wait(self, error: ProviderError, default: float) -> None:
         wait = error.retry_after if error.retry_after is not None else default
@@ -173,8 +176,18 @@ class ModelCaller:
         if refused is not None:
             errors.append(refused)
             raise _NextModel
+        adapter = None if info.native_tools else self.tool_adapter
         if not info.native_tools and request.tools:
-            request = prompt_tools.encode(request)
+            if adapter is None:
+                errors.append(
+                    ProviderError(
+                        "invalid_request",
+                        f"{choice.ref} takes no native tools and no installed plugin offers tool calling through the prompt",
+                        provider=choice.provider.name,
+                    )
+                )
+                raise _NextModel
+            request = adapter.encode(request)
         candidates = self.profiles.candidates(choice.provider.name, pinned)
         if not candidates:
             resting = self.profiles.next_available(choice.provider.name)
@@ -225,8 +238,8 @@ class ModelCaller:
                 self.profiles.succeeded(profile)
                 if thinking != request.thinking:  # a cap it taught us; a lower level asked later is used as asked
                     self.accepted_thinking[choice.ref] = thinking
-                if not info.native_tools:
-                    message = prompt_tools.decode(message)
+                if adapter is not None:
+                    message = adapter.decode(message)
                 return CallOutcome(bounded_arguments(message), choice, profile, thinking, attempts)
         raise _NextModel
 

@@ -8,7 +8,7 @@ same clock tick as the previous write would leave the ``stat`` unchanged, so (as
 for its index) a file modified less than :data:`RACY_NS` before it was read is read again
 every time.
 
-Every file is opened the way the bootstrap files are (:func:`~clawbot.agent.confined.open_confined`):
+Every file is opened the way the bootstrap files are (:func:`~clawbot.confined.open_confined`):
 what a notice shows must be inside the workspace, so a file that leads outside it, has a
 second hard link or is not a regular file is never read. Its state only says so (``refused``),
 and the notice says the file now leads outside without showing anything of it.
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import attrs
 
-from clawbot.agent.confined import FileRefused, NotRegularFile, open_confined
+from clawbot.confined import FileRefused, NotRegularFile, open_confined
 
 RACY_NS = 2_000_000_000
 """A file modified this recently before it was read may change again without its stat showing it."""

@@ -8,13 +8,10 @@ starts it with the gateway, and says in one sentence how each agent's memory sta
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
+from clawbot.config import ClawbotConfig
+from clawbot.kernel import Kernel
 from clawbot.types import MemoryStatus
-
-if TYPE_CHECKING:
-    from clawbot.config import ClawbotConfig
-    from clawbot.kernel import Kernel
 
 log = logging.getLogger(__name__)
 

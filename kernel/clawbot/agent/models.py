@@ -6,18 +6,19 @@ are present (``LLMProvider.detect_default_model``) and the kernel asks them in o
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 
 import attrs
 
+from clawbot.config.refs import unknown_provider
+from clawbot.credentials import ENV_NAMES
 from clawbot.kernel import Kernel
 from clawbot.types import LLMProvider, ModelInfo
 
 
 def no_model_message(installed: list[str]) -> str:
     """What to do when no model is usable, naming only the providers that are installed."""
-    from clawbot.credentials import ENV_NAMES
-
     if not installed:
         return "No model provider is installed, so no model can answer.\nInstall one (pip install clawbot-anthropic, or clawbot-openai for OpenAI and Ollama)."
     lines = [
@@ -81,8 +82,6 @@ async def choose_model(kernel: Kernel, agent_id: str) -> ModelChoice:
         provider_name, model = parse_ref(model_cfg.primary)
         provider = kernel.llm_providers.get(provider_name)
         if provider is None:
-            from clawbot.config.refs import unknown_provider
-
             raise ModelError(f"model {model_cfg.primary!r}: {unknown_provider(provider_name, kernel.llm_providers.names())}")
         return ModelChoice(provider, model, context_tokens=kernel.config.agents.defaults.context_tokens)
     for provider in sorted(kernel.llm_providers, key=lambda p: (p.detect_priority, p.name)):
@@ -104,8 +103,6 @@ async def choose_chain(kernel: Kernel, agent_id: str) -> list[ModelChoice]:
         provider_name, model = parse_ref(ref)
         provider = kernel.llm_providers.get(provider_name)
         if provider is None:
-            from clawbot.config.refs import unknown_provider
-
             raise ModelError(f"fallback model {ref!r}: {unknown_provider(provider_name, kernel.llm_providers.names())}")
         chain.append(ModelChoice(provider, model, context_tokens=kernel.config.agents.defaults.context_tokens))
     return chain
@@ -153,8 +150,6 @@ def resolve_ref(kernel: Kernel, ref: str, agent_id: str | None = None, known: It
     provider_name, model = parse_ref(ref)
     provider = kernel.llm_providers.get(provider_name)
     if provider is None:
-        import difflib
-
         installed = kernel.llm_providers.names()
         close = difflib.get_close_matches(provider_name, installed, n=1)
         hint = f" Did you mean {close[0]}/{model}?" if close else ""

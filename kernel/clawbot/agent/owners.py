@@ -31,14 +31,10 @@ get the trust of the turn that started them (:class:`~clawbot.agent.turn_options
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
-from clawbot.agent.user_turns import speaker
-from clawbot.types import ChannelConfig, InboundMessage, Message, Role, TurnTrust
-
-if TYPE_CHECKING:
-    from clawbot.config.schema import ClawbotConfig
+from clawbot.config.schema import ClawbotConfig
+from clawbot.types import ChannelConfig, InboundMessage, TurnTrust
 
 
 def sender_of(message: InboundMessage) -> str | None:
@@ -84,20 +80,3 @@ def turn_trust(origin: InboundMessage | None, owner_ids: Iterable[str], given: T
     nothing) and the ``given`` trust of whoever asked for the turn."""
     said = None if origin is None else TurnTrust.OWNER if is_owner(origin, owner_ids) else TurnTrust.NON_OWNER
     return TurnTrust.least(said, given)
-
-
-def event_trust(cause: TurnTrust, history: Sequence[Message]) -> TurnTrust:
-    """The trust of a turn answering a clawbot event that a turn of ``cause``'s trust caused:
-    the lowest of ``cause`` and every user message ``history`` stored from the turn of the
-    owner's latest own message on (the earliest the causing turn can have been the owner's
-    newest; the messages that waited and were answered in that same turn count too), an
-    event of someone else's turn included. A group member who asked, beside or after the
-    owner's message, for something to be done "when the tests finish" does not get it done
-    with the owner's trust when they do."""
-    if cause is not TurnTrust.OWNER:
-        return cause
-    start = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == Role.USER and speaker(history[i]).kind == "owner"), 0)
-    while start > 0 and history[start - 1].role == Role.USER:  # answered by the same turn
-        start -= 1
-    others = any(speaker(m).not_the_owner for m in history[start:] if m.role == Role.USER)
-    return TurnTrust.NON_OWNER if others else TurnTrust.OWNER

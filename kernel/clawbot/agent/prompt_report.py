@@ -11,8 +11,12 @@ import json
 import re
 from typing import Any
 
-from clawbot.agent.system_prompt import BuiltPrompt
+from clawbot.agent.models import ModelError, choose_chain
+from clawbot.agent.policy import agent_tools
+from clawbot.agent.system_prompt import BuiltPrompt, PromptRequest, build_system_prompt
 from clawbot.kernel import Kernel
+from clawbot.paths import expand_user_path
+from clawbot.sessions.keys import resolve_session_key
 from clawbot.tokens import estimate_tokens
 
 _SKILL_BLOCK = re.compile(r"<skill>.*?<name>(.*?)</name>.*?</skill>", re.DOTALL)
@@ -21,12 +25,6 @@ _SKILL_BLOCK = re.compile(r"<skill>.*?<name>(.*?)</name>.*?</skill>", re.DOTALL)
 async def agent_prompt(kernel: Kernel, agent_id: str, session_key: str | None = None, channel: str | None = None) -> BuiltPrompt:
     """The system prompt ``agent_id`` would get in ``session_key`` (its main session by
     default), built as a turn builds it; without a usable model the Runtime line says so."""
-    from clawbot.agent.models import ModelError, choose_chain
-    from clawbot.agent.policy import agent_tools
-    from clawbot.agent.system_prompt import PromptRequest, build_system_prompt
-    from clawbot.paths import expand_user_path
-    from clawbot.sessions.keys import resolve_session_key
-
     key = resolve_session_key(session_key, agent_id)
     try:
         model = (await choose_chain(kernel, agent_id))[0].ref

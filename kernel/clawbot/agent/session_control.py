@@ -8,17 +8,14 @@ lifecycle hooks the same way.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from clawbot.agent.clock import user_timezone
+from clawbot.agent.services import SharedServices
 from clawbot.kernel import Kernel
 from clawbot.sessions.index import SessionInfo
 from clawbot.sessions.reset_policy import stale_reason
 from clawbot.sessions.store import Session, SessionStore, agent_of
 from clawbot.types import InboundMessage, SessionEvent
-
-if TYPE_CHECKING:
-    from clawbot.agent.services import SharedServices
 
 
 async def reset_session(kernel: Kernel, session_key: str, reason: str) -> tuple[SessionInfo | None, SessionInfo]:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import attrs
 
+from clawbot.agent.bootstrap import load_injected_files
+from clawbot.agent.clock import user_timezone
 from clawbot.agent.prompt import collect_sections
 from clawbot.config.automation_schema import heartbeat_minutes
 from clawbot.kernel import Kernel
@@ -91,9 +93,6 @@ def _heartbeat_prompt(kernel: Kernel, agent_id: str) -> str:
 
 
 async def build_system_prompt(kernel: Kernel, request: PromptRequest) -> BuiltPrompt:
-    from clawbot.agent.bootstrap import load_injected_files
-    from clawbot.agent.clock import user_timezone
-
     kind = session_kind(request.session_key)
     mode = prompt_mode_for(kernel, kind)
     files: tuple[InjectedFile, ...] = ()

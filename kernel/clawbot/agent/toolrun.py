@@ -62,6 +62,7 @@ def schema_problem(schema: Mapping[str, Any]) -> str | None:
 
 @functools.lru_cache(maxsize=1024)  # tool schemas are static: check each one once
 def _schema_problem(schema_json: str) -> str | None:
+    # deferred: jsonschema is slow to import; a turn without tool calls never needs it
     import jsonschema
 
     schema = json.loads(schema_json)
@@ -73,6 +74,7 @@ def _schema_problem(schema_json: str) -> str | None:
 
 
 def schema_errors(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:
+    # deferred: jsonschema is slow to import; a turn without tool calls never needs it
     import jsonschema
 
     validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)

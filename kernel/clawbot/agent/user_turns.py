@@ -21,7 +21,6 @@ import attrs
 
 from clawbot.agent.inbound import (
     CAUSED_BY_OWNER,
-    SUMMARY_LABEL,
     describe_sender,
     inbound_meta,
     parse_envelope,
@@ -30,7 +29,9 @@ from clawbot.agent.inbound import (
     session_meta,
     unwrapped,
 )
-from clawbot.types import InboundMessage, Message, Role, TextBlock
+from clawbot.agent.owners import is_owner
+from clawbot.sessions.summary import SUMMARY_LABEL
+from clawbot.types import InboundMessage, Message, Role, TextBlock, TurnTrust
 
 
 def user_message(text: str | Message, origin: InboundMessage | None, *, zone: Any = None, owner_ids: Iterable[str] = ()) -> Message:
@@ -40,7 +41,6 @@ def user_message(text: str | Message, origin: InboundMessage | None, *, zone: An
         return text
     if origin is None:
         return Message.user(text)
-    from clawbot.agent.owners import is_owner
 
     meta = inbound_meta(origin, zone=zone, owner=is_owner(origin, owner_ids))
     return Message(Role.USER, (TextBlock(text),), meta=meta)
@@ -153,3 +153,20 @@ def is_summary(message: Message) -> bool:
     """Whether ``message`` stands for a part of the conversation a compaction replaced: who
     wrote in that part is known only from the compaction entry, never from the message."""
     return message.role == Role.USER and message.meta is None and message.text.startswith(f"{SUMMARY_LABEL}\n")
+
+
+def event_trust(cause: TurnTrust, history: Sequence[Message]) -> TurnTrust:
+    """The trust of a turn answering a clawbot event that a turn of ``cause``'s trust caused:
+    the lowest of ``cause`` and every user message ``history`` stored from the turn of the
+    owner's latest own message on (the earliest the causing turn can have been the owner's
+    newest; the messages that waited and were answered in that same turn count too), an
+    event of someone else's turn included. A group member who asked, beside or after the
+    owner's message, for something to be done "when the tests finish" does not get it done
+    with the owner's trust when they do."""
+    if cause is not TurnTrust.OWNER:
+        return cause
+    start = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == Role.USER and speaker(history[i]).kind == "owner"), 0)
+    while start > 0 and history[start - 1].role == Role.USER:  # answered by the same turn
+        start -= 1
+    others = any(speaker(m).not_the_owner for m in history[start:] if m.role == Role.USER)
+    return TurnTrust.NON_OWNER if others else TurnTrust.OWNER

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
+import signal
 import sys
+import threading
 from collections.abc import Coroutine
 from typing import Any
 
+import attrs
 import click
 
+from clawbot.agent.startup_line import startup_line
+from clawbot.cli.logs import configure_logging
 from clawbot.cli.output import echo, echo_json
 from clawbot.cli.state import CliState, config_option, user_errors, verbose_option
+from clawbot.log_marks import FILE_ONLY
+from clawbot.sessions.keys import resolve_session_key
 
 
 @click.command()
@@ -55,7 +65,6 @@ def agent(state: CliState, message: str, agent_id: str | None, session_key: str 
                 sys.exit(through)
     with user_errors():
         loaded = state.load()
-    from clawbot.cli.logs import configure_logging
 
     logs = loaded.config.logging
     configure_logging(logs.level, state.env, state_root=state.paths().root, verbose=verbose, max_bytes=logs.file_max_bytes, backups=logs.file_backups)
@@ -75,10 +84,6 @@ def _run_until_ctrl_c(coro: Coroutine[Any, Any, int]) -> int | None:
     """Run ``coro``; the first Ctrl-C cancels it (the turn records itself as aborted) and
     returns ``None``, a second one, or a cancelled run that has not ended after
     :data:`STOP_GRACE_S`, exits with 130 at once."""
-    import asyncio
-    import os
-    import signal
-    import threading
 
     def exit_now() -> None:
         sys.stderr.write("interrupted\n")
@@ -134,8 +139,8 @@ def _one_line(error: BaseException) -> str:
 
 
 async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | None, as_json: bool) -> int:  # noqa: ANN001
+    # deferred: `clawbot agent --help`, and a turn sent through a running gateway, load neither the kernel nor the agent
     from clawbot.agent.runtime import AgentRuntime
-    from clawbot.sessions.keys import resolve_session_key
 
     agent_id = agent_id or kernel.config.default_agent_id()
     if agent_id not in kernel.config.agent_ids():
@@ -164,8 +169,7 @@ async def _run_turn(kernel, text: str, agent_id: str | None, session_key: str | 
 async def _answer_command(kernel, runtime, command, text: str, agent_id: str, session_key: str, as_json: bool) -> str | None:  # noqa: ANN001
     """Answer a session command; returns what then goes to the model (``/new <text>``), if anything.
     The person at the terminal is the owner: they could edit the configuration themselves."""
-    import attrs
-
+    # deferred: `clawbot agent --help`, and a turn sent through a running gateway, load neither the kernel nor the agent
     from clawbot.agent.notices import outgoing_text
     from clawbot.cli.oneshot import local_user
     from clawbot.gateway.command_dispatch import answer_command
@@ -181,8 +185,8 @@ async def _answer_command(kernel, runtime, command, text: str, agent_id: str, se
 
 
 async def _model_turn(kernel, runtime, port, text: str, agent_id: str, session_key: str, as_json: bool) -> int:  # noqa: ANN001
-    import attrs
 
+    # deferred: `clawbot agent --help`, and a turn sent through a running gateway, load neither the kernel nor the agent
     from clawbot.agent.models import ModelError
     from clawbot.cli.oneshot import CHANNEL, local_user, settle_approvals
 
@@ -191,7 +195,6 @@ async def _model_turn(kernel, runtime, port, text: str, agent_id: str, session_k
     except ModelError as exc:
         echo(str(exc), err=True)
         return 1
-    from clawbot.agent.startup_line import startup_line
 
     info = kernel.sessions.get(session_key)
     try:  # the model this turn uses: the session's /model choice wins over the configured one
@@ -216,10 +219,6 @@ async def _model_turn(kernel, runtime, port, text: str, agent_id: str, session_k
                 result = await conversation.send(session_key, event, channel=CHANNEL, origin=origin)
                 _print_result(kernel, result, agent_id, session_key, as_json)
     except Exception as exc:  # the provider's short message; the traceback goes to the log file
-        import logging
-
-        from clawbot.log_marks import FILE_ONLY
-
         logging.getLogger(__name__).error("the turn on %s failed", session_key, exc_info=True, extra=FILE_ONLY)
         echo(f"error: {getattr(exc, 'user_message', None) or _one_line(exc)}", err=True)
         return 1
@@ -227,8 +226,8 @@ async def _model_turn(kernel, runtime, port, text: str, agent_id: str, session_k
 
 
 def _print_result(kernel, result, agent_id: str, session_key: str, as_json: bool) -> None:  # noqa: ANN001
-    import attrs
 
+    # deferred: `clawbot agent --help`, and a turn sent through a running gateway, load neither the kernel nor the agent
     from clawbot.agent.notices import outgoing_text
 
     for notice in result.notices:  # clawbot's own, kept apart from the reply on stdout

@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 import click
+import tomli_w
 
 from clawbot.cli.output import echo, echo_json
-from clawbot.cli.state import CliState, config_option, user_errors
+from clawbot.cli.state import CliState, config_option, run_async, user_errors
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # deferred: annotations only; `--help` answers without loading the kernel
     from attrs import AttrsInstance
 
     from clawbot.boot import Loaded
@@ -27,6 +28,7 @@ def config() -> None:
 @click.pass_obj
 def config_path(state: CliState) -> None:
     """Print the configuration file in use (or say that the defaults are used)."""
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.config import ConfigError
     from clawbot.config.loader import locate_config
     from clawbot.config.trust import UntrustedConfigError
@@ -51,6 +53,7 @@ def config_validate(state: CliState) -> None:
     Besides types and unknown keys: numbers out of range, model references without a
     provider prefix, and providers that are not installed (with the closest installed name).
     """
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.config import ConfigError
     from clawbot.config.trust import UntrustedConfigError
     from clawbot.credentials import CredentialsError
@@ -71,8 +74,8 @@ def config_validate(state: CliState) -> None:
 
 def _provider_problems(state: CliState, loaded: Loaded | None) -> list:
     """Model references naming a provider that is not installed (needs the plugins' providers)."""
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.boot import load
-    from clawbot.cli.state import run_async
     from clawbot.config.loader import load_raw
     from clawbot.config.refs import provider_problems
     from clawbot.kernel import bootstrap
@@ -139,7 +142,6 @@ def config_show(state: CliState, as_json: bool) -> None:
     if as_json:
         echo_json(tree, ensure_ascii=True)
         return
-    import tomli_w
 
     echo(f"# effective configuration from {cfg.source or 'built-in defaults'}")
     echo(tomli_w.dumps({key: _drop_none(value) for key, value in tree.items() if value is not None}))

@@ -27,6 +27,7 @@ async def _context(state: CliState, agent_id, session_key, channel, as_json: boo
     with user_errors():
         kernel = await state.kernel()
     try:
+        # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
         from clawbot.agent.prompt_report import agent_prompt, prompt_report
 
         agent_id = agent_id or kernel.config.default_agent_id()
@@ -47,6 +48,7 @@ async def _context(state: CliState, agent_id, session_key, channel, as_json: boo
 
 
 def _print(report: dict) -> None:  # noqa: ANN001
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from rich.markup import escape
     from rich.table import Table
 

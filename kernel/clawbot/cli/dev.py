@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 
@@ -14,8 +15,6 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 def _cannot_listen(host: str, port: int) -> OSError | None:
     """Why ``host:port`` cannot be listened on, if it cannot (tried as the server will bind it)."""
-    import socket
-
     if port == 0:
         return None
     try:
@@ -77,6 +76,7 @@ def fake_llm(port: int, script_path: Path | None, record_path: Path | None, host
     unknown_model, dropped_stream, broken_stream_json, stalled_stream, slow; options:
     times, model, status, retry_after, message, delay, after_events.
     """
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.testing.fake_llm import FakeLLM, run_server
     from clawbot.testing.fake_llm.record import RequestRecorder
 

@@ -25,6 +25,7 @@ def doctor(state: CliState, live: bool) -> None:
     they come from. Exits with 1
     when a check fails; every problem comes with the command or edit that fixes it.
     """
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from rich.markup import escape
 
     from clawbot.doctor import run_checks

@@ -18,8 +18,10 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from clawbot.cli.output import echo
 from clawbot.plugins.tracing import tracing_enabled
 from clawbot.safetext import visible
+from clawbot.statefile import make_private_dir
 
 TRACE_LOGGER = "clawbot.trace"
 LOG_FILE_BYTES = 5_000_000
@@ -124,13 +126,9 @@ class PrivateLogFile(logging.handlers.RotatingFileHandler):
 
 def _file_handler(path: Path, max_bytes: int, backups: int, secrets: tuple[str, ...]) -> logging.Handler | None:
     try:
-        from clawbot.statefile import make_private_dir
-
         make_private_dir(path.parent)  # the state dir too, on a first run: 0700 all the way
         handler = PrivateLogFile(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
     except OSError as exc:  # a read-only state dir: the terminal still gets every line
-        from clawbot.cli.output import echo
-
         echo(f"clawbot: cannot write the log file {path} ({exc}); logging to the terminal only", err=True)
         return None
     handler.setFormatter(VisibleFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets=secrets))

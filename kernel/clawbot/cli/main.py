@@ -16,7 +16,9 @@ from typing import Any
 
 import click
 
+from clawbot.cli.logs import configure_logging, default_logging
 from clawbot.cli.state import CliState
+from clawbot.plugins.tracing import tracing_enabled
 
 # name -> (module:attribute, one-line help shown by --help without importing the module)
 BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
@@ -72,6 +74,7 @@ class ClawbotGroup(click.Group):
         return self._plugin_commands
 
     def _discover_plugin_commands(self) -> dict[str, click.Command]:
+        # deferred: the plugin manager and the value types load only when plugin commands are listed or looked up
         from clawbot.plugins import create_plugin_manager
 
         manager = create_plugin_manager()
@@ -107,9 +110,6 @@ def cli(ctx: click.Context, config_path: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from clawbot.cli.logs import configure_logging, default_logging
-    from clawbot.plugins.tracing import tracing_enabled
-
     if tracing_enabled():  # before anything calls a hook, plugin command discovery included
         configure_logging("warning", os.environ)
     else:

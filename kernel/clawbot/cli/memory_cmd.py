@@ -11,16 +11,18 @@ escape sequence reaches the terminal), and ``--json`` escapes what is hidden.
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import click
 
 from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import CliState, config_option, run_async, user_errors
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # deferred: annotations only; `--help` answers without loading the kernel
     from clawbot.kernel import Kernel
     from clawbot.types import MemoryHit, MemoryProvider, MemorySearch, MemoryStatus
 
@@ -50,6 +52,7 @@ async def _with_provider(state: CliState, agent_id: str | None, every_agent: boo
     """Boot the kernel, find the provider and the agents, run ``work(provider, agents)``,
     close the kernel; a missing provider, an unknown agent or a provider failure is one line
     on stderr and an exit code, never a traceback."""
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.agent.memory import NO_PROVIDER, memory_agents, unknown_agent
 
     with user_errors():
@@ -98,10 +101,6 @@ def status(state: CliState, agent_id: str | None, as_json: bool) -> None:
             except Exception as exc:
                 raise _failed(f"memory status of agent {agent!r}", exc) from None
         if as_json:
-            import json
-
-            import attrs
-
             # a backend's ``details`` may hold any value: shown as its text rather than failing
             echo_json(json.loads(json.dumps([attrs.asdict(s, recurse=True) for s in found], default=str)))
         else:
@@ -122,6 +121,7 @@ def _detail_text(value: object) -> str:
 
 
 def _print_statuses(statuses: list[MemoryStatus]) -> None:
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from rich.markup import escape
     from rich.table import Table
 
@@ -165,6 +165,7 @@ def index(state: CliState, agent_id: str | None, force: bool) -> None:
     """Bring the memory index up to date with the files (only what changed, unless --force)."""
 
     async def work(kernel: Kernel, provider: MemoryProvider, agents: list[str]) -> int:
+        # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         out = console(stderr=True, highlight=False)
@@ -236,6 +237,7 @@ async def _search(provider: MemoryProvider, agent: str, text: str, max_results: 
 
 
 def _print_hits(query: str, hits: list[MemoryHit], found: MemorySearch | None, *, heading: bool) -> None:
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from rich.markup import escape
     from rich.table import Table
 

@@ -18,16 +18,22 @@ put in it.
 
 from __future__ import annotations
 
+import shlex
 import sys
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import attrs
 import click
 
+from clawbot.cli.logs import configure_logging
 from clawbot.cli.output import echo
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
+from clawbot.paths import StatePaths
+from clawbot.probe import probe
 
 
 @click.command()
@@ -58,7 +64,6 @@ def onboard(
     """
     with user_errors():
         loaded = state.load()
-    from clawbot.cli.logs import configure_logging
 
     configure_logging(loaded.config.logging.level, state.env)
     sys.exit(run_async(_onboard(state, provider, api_key, base_url, model, no_check, set_default)) or 0)
@@ -88,10 +93,10 @@ async def _onboard(
     no_check: bool,
     set_default: bool,
 ) -> int:
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.boot import load
     from clawbot.credentials import ENV_NAMES, credential_env, credential_file, save_credential, stored_credential
     from clawbot.kernel import bootstrap
-    from clawbot.paths import StatePaths
 
     with user_errors():
         kernel = await bootstrap(state.load())
@@ -190,6 +195,7 @@ async def _onboard(
 def _overridden(config: Any, provider: str, env: Mapping[str, str], key: str, url: str) -> list[str]:
     """What takes precedence over the stored key and base URL: the configuration file's
     ``[providers.X]`` table, then the environment."""
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.credentials import ENV_NAMES
 
     names = ENV_NAMES[provider]
@@ -213,8 +219,7 @@ def _may_replace(current: str, ref: str, target: Path, replace: bool) -> bool:
 
 def _set_default_model(state: CliState, ref: str, target: Path, replace: bool) -> None:
     """``ref`` as the default model of the file onboard writes; a file taking precedence is only named."""
-    import tomllib
-
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.config.edit import default_model, file_in_use, model_place, precedence, set_string, write_private
 
     with user_errors():
@@ -258,8 +263,6 @@ class _Retry:
     set_default: bool
 
     def command(self, failed: str) -> str:
-        import shlex
-
         words = ["clawbot"]
         if self.config_path:
             words += ["--config", shlex.quote(self.config_path)]
@@ -279,8 +282,6 @@ class _Retry:
 def _masked_url(url: str) -> str:
     """``url`` with what may be a credential (a user and password, a query, a fragment)
     replaced by placeholders: a hint printed on the terminal must not repeat a secret."""
-    from urllib.parse import urlsplit, urlunsplit
-
     try:
         parts = urlsplit(url)
     except ValueError:  # not a URL a check could have used: nothing of it is repeated
@@ -301,8 +302,6 @@ _REFUSED = {
 
 
 async def _check(provider: Any, model: str, api_key: str | None, stored: Path, retry: _Retry) -> bool:
-    from clawbot.probe import probe
-
     ref = f"{provider.name}/{model}"
     echo(f"Checking {ref} with one short request ...")
     failure = await probe(provider, model, api_key)

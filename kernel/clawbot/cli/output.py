@@ -59,6 +59,7 @@ def echo_json(value: Any, *, ensure_ascii: bool = False, err: bool = False, inde
 
 @functools.cache
 def _console_class() -> type:
+    # deferred: rich loads only when something is printed with it
     from rich.console import Console
 
     class VisibleConsole(Console):

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import attrs
 import click
 
 from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import CliState, config_option
+from clawbot.paths import inside
+from clawbot.plugins import create_plugin_manager
+from clawbot.scaffold import PluginNames, TemplateError, render_plugin
+from clawbot.scaffold_steps import current_install, next_steps
 
 
 @click.group()
@@ -22,6 +27,7 @@ def _manager(state: CliState):  # noqa: ANN202 - PluginManager and BootOutcome, 
     A broken configuration leaves only the environment's plugins (no boot); a boot that fails
     still leaves every plugin listed.
     """
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.config import ConfigError
     from clawbot.doctor import BootOutcome, boot_kernel
 
@@ -29,7 +35,6 @@ def _manager(state: CliState):  # noqa: ANN202 - PluginManager and BootOutcome, 
         loaded = state.load()
     except ConfigError as exc:
         echo(f"warning: configuration ignored for this listing:\n{exc}", err=True)
-        from clawbot.plugins import create_plugin_manager
 
         return create_plugin_manager(env=state.env), BootOutcome()
     outcome = boot_kernel(loaded, findings=False)
@@ -48,6 +53,7 @@ def list_plugins(state: CliState, as_json: bool) -> None:
     Also runs the registration hooks once, as `clawbot run` does, and lists the hooks that
     failed, the names two plugins both offer and the chat commands named like a built-in one.
     """
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.doctor import conflict_fix
 
     manager, outcome = _manager(state)
@@ -112,12 +118,6 @@ def new_plugin(name: str, directory: str | None, in_source_tree: bool) -> None:
     installed clawbot, the plugin goes (editable) into the environment clawbot runs from;
     in a source checkout, `uv run` uses the checkout's kernel and leaves its environment alone.
     """
-    from pathlib import Path
-
-    from clawbot.paths import inside
-    from clawbot.scaffold import PluginNames, TemplateError, render_plugin
-    from clawbot.scaffold_steps import current_install, next_steps
-
     install = current_install()
     try:
         names = PluginNames.from_name(name)

@@ -9,8 +9,11 @@ import sys
 
 import click
 
+from clawbot.agent.startup_line import startup_line
+from clawbot.cli.logs import configure_logging
 from clawbot.cli.output import echo
 from clawbot.cli.state import CliState, config_option, run_async, user_errors, verbose_option
+from clawbot.gateway.instance import GatewayRunning, only_gateway
 
 
 @click.command()
@@ -27,7 +30,6 @@ def run(state: CliState, agent_id: str | None, verbose: bool) -> None:
     under a service manager) the terminal chat does not run and the other channels serve."""
     with user_errors():
         loaded = state.load()
-    from clawbot.cli.logs import configure_logging
 
     logs = loaded.config.logging
     configure_logging(
@@ -44,8 +46,6 @@ def run(state: CliState, agent_id: str | None, verbose: bool) -> None:
 
 
 async def _run(state: CliState, agent_id: str | None) -> int:
-    from clawbot.gateway.instance import GatewayRunning, only_gateway
-
     try:
         with only_gateway(state.paths().root):
             with user_errors():
@@ -60,6 +60,7 @@ async def _run(state: CliState, agent_id: str | None) -> int:
 
 
 async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel, imported lazily
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.agent.models import ModelError
     from clawbot.agent.runtime import AgentRuntime
     from clawbot.gateway.runner import Gateway, enabled_channels
@@ -84,7 +85,6 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
         echo(f"No enabled channel can run here ({reasons}): enable another one in clawbot.toml", err=True)
         return 1
     names = ", ".join(c.name for c in runnable)
-    from clawbot.agent.startup_line import startup_line
 
     echo(f"{startup_line(kernel, agent_id, model)}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
     try:

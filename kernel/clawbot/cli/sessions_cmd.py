@@ -15,12 +15,16 @@ import sys
 
 import click
 
+from clawbot.agent.notices import quoted_line
 from clawbot.cli.output import echo, echo_json
 from clawbot.cli.state import CliState, config_option, run_async, user_errors
+from clawbot.paths import StatePaths
+from clawbot.sessions.keys import resolve_session_key
+from clawbot.types import Role
 
 
 def _store(state: CliState):  # noqa: ANN202 - SessionStore, imported lazily
-    from clawbot.paths import StatePaths
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.sessions.store import SessionStore
 
     with user_errors():
@@ -29,8 +33,6 @@ def _store(state: CliState):  # noqa: ANN202 - SessionStore, imported lazily
 
 
 def _key(state: CliState, key: str, agent_id: str | None) -> str:
-    from clawbot.sessions.keys import resolve_session_key
-
     with user_errors():
         config = state.load().config
     return resolve_session_key(key, agent_id or config.default_agent_id())
@@ -69,6 +71,7 @@ def list_sessions(state: CliState, agent_id: str | None, as_json: bool) -> None:
 
 
 def _session_path(state: CliState, key: str, agent_id: str | None):  # noqa: ANN202
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.sessions.store import agent_of
 
     key = _key(state, key, agent_id)
@@ -100,9 +103,9 @@ def session_path(state: CliState, key: str, agent_id: str | None) -> None:
 def session_show(state: CliState, key: str, agent_id: str | None, as_json: bool, raw: bool) -> None:
     """Print the conversation of session KEY (since its last compaction): what the user
     wrote, without the metadata clawbot sends the model with it (--raw shows it)."""
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.agent.user_turns import full_form, shown
     from clawbot.sessions.transcript import load_transcript
-    from clawbot.types import Role
 
     store, path = _session_path(state, key, agent_id)
     loaded = load_transcript(path, store.converter)
@@ -130,6 +133,7 @@ def session_reset(state: CliState, key: str, agent_id: str | None) -> None:
 
 
 async def _reset(state: CliState, key: str) -> int:
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.agent.session_control import reset_session
     from clawbot.sessions.store import agent_of
 
@@ -141,7 +145,6 @@ async def _reset(state: CliState, key: str) -> int:
             return 1
         old, new = await reset_session(kernel, key, "clawbot sessions reset")
         kept = kernel.sessions.path_of(old, agent_of(key)) if old is not None else None
-        from clawbot.agent.notices import quoted_line
 
         chosen = f"; it still uses {quoted_line(new.model_override)}, chosen with /model" if new.model_override else ""
         echo(f"{key}: new session {new.session_id}" + (f"; the previous one is kept in {kept}" if kept else "") + chosen)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,7 @@ import click
 from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # deferred: annotations only; `--help` answers without loading the kernel
     from clawbot.skills.catalog import SkillSnapshot
 
 EXIT_MALFORMED = 1
@@ -28,8 +29,7 @@ def _snapshots(state: CliState, agent_id: str | None, *, with_prompt: bool = Fal
     ``with_prompt``: also build each agent's system prompt, so skills offered to it but left
     out of its catalogue (``skills.prompt_max_chars``) are excluded with that reason.
     """
-    import logging
-
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.agent.prompt_report import agent_prompt, prompt_report
     from clawbot.skills.catalog import SkillCatalog
 
@@ -137,6 +137,7 @@ def list_skills(state: CliState, agent_id: str | None, as_json: bool) -> None:
         }
         echo_json(payload)
         return
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from rich.markup import escape
     from rich.table import Table
 
@@ -191,6 +192,7 @@ def _unknown_names(state: CliState, snapshots: dict[str, SkillSnapshot]) -> list
 def check_skills(state: CliState, agent_id: str | None) -> None:
     """Report malformed SKILL.md files (with their line), shadowed names and skills that
     cannot run here, with the reason. Exit code 1 when a skill file could not be read."""
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from rich.markup import escape
 
     snapshots = _snapshots(state, agent_id)

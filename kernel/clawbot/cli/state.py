@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sys
 from collections.abc import Iterator, Mapping
@@ -10,7 +11,10 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import click
 
-if TYPE_CHECKING:
+from clawbot.cli.output import echo
+from clawbot.paths import StatePaths
+
+if TYPE_CHECKING:  # deferred: annotations only; `--help` answers without loading the kernel
     from clawbot.boot import Loaded
     from clawbot.kernel import Kernel
     from clawbot.paths import StatePaths
@@ -29,8 +33,8 @@ class CliState:
     def load(self) -> Loaded:
         """Validate the configuration and load the plugins (once per process)."""
         if self._loaded is None:
+            # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
             from clawbot.boot import load
-            from clawbot.cli.output import echo
 
             self._loaded = load(self.config_path, env=self.env)
             for notice in self._loaded.notices:
@@ -38,11 +42,10 @@ class CliState:
         return self._loaded
 
     def paths(self) -> StatePaths:
-        from clawbot.paths import StatePaths
-
         return StatePaths.resolve(self.env)
 
     async def kernel(self) -> Kernel:
+        # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
         from clawbot.kernel import bootstrap
 
         return await bootstrap(self.load())
@@ -83,22 +86,19 @@ def verbose_option(command: Any) -> Any:
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
     """Turn configuration and plugin-conflict errors into one message and exit code 2."""
+    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
     from clawbot.config import ConfigError
     from clawbot.kernel import PluginConflictError
 
     try:
         yield
     except (ConfigError, PluginConflictError) as exc:
-        from clawbot.cli.output import echo
-
         echo(str(exc), err=True)
         sys.exit(EXIT_CONFIG)
 
 
 def run_async(coro: Any) -> Any:
     """Run a coroutine for a command; Ctrl-C ends it quietly."""
-    import asyncio
-
     try:
         return asyncio.run(coro)
     except KeyboardInterrupt:

@@ -18,6 +18,8 @@ import cattrs
 from cattrs.cols import list_structure_factory, mapping_structure_factory
 from cattrs.gen import make_dict_structure_fn
 
+from clawbot.config.problems import walk
+
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
 
 
@@ -133,8 +135,6 @@ def _attrs_factory(cl: type[Any], conv: cattrs.Converter) -> Any:
             try:
                 return hook({shorthand: value}, t)
             except Exception as exc:  # reported at the key the user wrote, not at its expansion
-                from clawbot.config.problems import walk
-
                 raise ValueError(next(iter(walk(exc))).message) from None
         if not isinstance(value, dict):
             also = " or a string" if shorthand else ""
@@ -142,8 +142,6 @@ def _attrs_factory(cl: type[Any], conv: cattrs.Converter) -> Any:
         try:
             return inner(value, t)
         except Exception as exc:
-            from clawbot.config.problems import walk
-
             reported = {re.split(r"[.\[]", problem.path, maxsplit=1)[0].strip('"') for problem in walk(exc)}
             errors = _validator_errors(cl, value, reported)
             if errors:

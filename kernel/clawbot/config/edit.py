@@ -19,6 +19,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from clawbot.config.loader import locate_config
+from clawbot.paths import CONFIG_ENV
+from clawbot.statefile import atomic_write_text, make_private_dir
+
 
 def lookup(data: Mapping[str, Any], table: tuple[str, ...]) -> Any:
     node: Any = data
@@ -122,8 +126,6 @@ def write_private(path: Path, text: str) -> None:
     A symbolic link (a dotfile kept elsewhere) stays: its target is replaced, from a temporary
     file in the target's own directory. ``OSError`` when that cannot be done.
     """
-    from clawbot.statefile import atomic_write_text, make_private_dir
-
     if path.is_symlink():
         try:
             target = path.resolve(strict=False)
@@ -146,8 +148,5 @@ def precedence(in_use: Path, target: Path, named: str | None) -> str:
 
 def file_in_use(config_path: str | None, env: Mapping[str, str], cwd: Path) -> tuple[Path | None, str | None]:
     """The configuration file clawbot reads, and what named it (``--config``, ``$CLAWBOT_CONFIG`` or ``None``)."""
-    from clawbot.config.loader import locate_config
-    from clawbot.paths import CONFIG_ENV
-
     named = "--config" if config_path else f"${CONFIG_ENV}" if env.get(CONFIG_ENV) else None
     return locate_config(config_path, env, cwd), named

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import attrs
 
+from clawbot.agent.compaction import compact_session
 from clawbot.agent.notices import quoted_line
 from clawbot.agent.owners import is_owner, owner_ids_for
+from clawbot.agent.prompt_report import prompt_report, report_text
+from clawbot.agent.runtime import AgentRuntime
+from clawbot.agent.session_control import reset_session
+from clawbot.gateway import setting_commands as settings
 from clawbot.gateway.commands import (
     BUILTIN_COMMANDS,
     OPEN_COMMANDS,
@@ -30,13 +35,12 @@ from clawbot.gateway.commands import (
     refusal,
     run_plugin_command,
 )
+from clawbot.gateway.directives import split_directives
+from clawbot.gateway.session_commands import answer
 from clawbot.gateway.setting_commands import SETTING_COMMANDS
 from clawbot.kernel import Kernel
 from clawbot.sessions.store import agent_of
 from clawbot.types import ChatCommandContext, InboundMessage, SessionEvent
-
-if TYPE_CHECKING:
-    from clawbot.agent.runtime import AgentRuntime
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +69,6 @@ class RunningTurns(Protocol):
 def command_of(kernel: Kernel, text: str) -> ParsedCommand | None:
     """The command ``text`` is, or ``None`` for a message the agent answers (a slash word
     nobody offers, like ``/etc/hosts is broken``, is one)."""
-    from clawbot.gateway.directives import split_directives
-
     directives, rest = split_directives(text)
     if directives and rest:  # directives for this turn: the message goes to the agent
         return None
@@ -143,14 +145,11 @@ async def _answer(
     if plugin is not None:
         ctx = ChatCommandContext(args, message, agent_of(session_key), session_key, kernel, owner=owner)
         return CommandReply(await run_plugin_command(plugin, ctx), notice=False)
-    from clawbot.gateway.session_commands import answer
 
     return CommandReply(await answer(kernel, runtime, message, session_key, name, args, owner=owner))
 
 
 async def _settings(kernel: Kernel, runtime: AgentRuntime | None, session_key: str, command: ParsedCommand, owner: bool) -> str:
-    from clawbot.gateway import setting_commands as settings
-
     if command.directives:
         return await settings.directives_text(kernel, runtime, session_key, command.directives, owner=owner)
     if command.name == "models":
@@ -184,8 +183,6 @@ def _approval(runtime: AgentRuntime | None, session_key: str, args: str, deny: b
 async def _new_session(kernel: Kernel, session_key: str, name: str, first: str, turns: RunningTurns | None) -> CommandReply:
     """``/new`` and ``/reset``: stop the session's turns, start a fresh session; the /model
     choice stays (it is this chat's, not its conversation's), and the reply says so."""
-    from clawbot.agent.session_control import reset_session
-
     running, queued = await turns.stop_turns(session_key) if turns is not None else (0, 0)
     _old, new = await reset_session(kernel, session_key, f"/{name}")  # a failure: answer_command's reply
     text = "Started a new session; the previous conversation is kept on disk."
@@ -201,7 +198,6 @@ async def _context(runtime: AgentRuntime | None, message: InboundMessage, sessio
     """``/context``: the size of this session's system prompt, part by part."""
     if runtime is None:
         return "No agent answers here."
-    from clawbot.agent.prompt_report import prompt_report, report_text
 
     try:
         conversation = await runtime.conversation(agent_of(session_key))
@@ -215,7 +211,6 @@ async def _compact(runtime: AgentRuntime | None, session_key: str, instructions:
     """``/compact [instructions]``: compact the session now, in its lane (after a running turn)."""
     if runtime is None:
         return "No agent answers here."
-    from clawbot.agent.compaction import compact_session
 
     conversation = await runtime.conversation(agent_of(session_key))
     return await compact_session(conversation, session_key, instructions or None)

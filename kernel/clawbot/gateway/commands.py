@@ -26,17 +26,14 @@ from __future__ import annotations
 import inspect
 import logging
 import re
-from typing import TYPE_CHECKING
 
 import attrs
 
 from clawbot.agent.approvals import DECISION_WORDS, SHOW
 from clawbot.gateway.directives import Directive
+from clawbot.registry import Registry
 from clawbot.sessions.keys import session_kind
 from clawbot.types import ApprovalDecision, ChatCommand, ChatCommandContext, InboundMessage
-
-if TYPE_CHECKING:
-    from clawbot.registry import Registry
 
 log = logging.getLogger(__name__)
 

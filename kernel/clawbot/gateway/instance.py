@@ -15,6 +15,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from clawbot.statefile import make_private_dir
+
 
 class GatewayRunning(Exception):
     """Another gateway holds the state dir; the message says which and what to do."""
@@ -29,7 +31,6 @@ def only_gateway(state_root: Path) -> Iterator[None]:
     except ImportError:  # no flock (Windows): one gateway per state dir is then up to the user
         yield
         return
-    from clawbot.statefile import make_private_dir
 
     folder = state_root / "gateway"
     make_private_dir(folder)
@@ -45,7 +46,7 @@ def only_gateway(state_root: Path) -> Iterator[None]:
 
 
 def _running_message(state_root: Path) -> str:
-    from clawbot.control.endpoint import live_endpoint
+    from clawbot.control.endpoint import live_endpoint  # moves out with control (issue 23)
 
     endpoint = live_endpoint(state_root)
     which = f" (pid {endpoint['pid']}, http://{endpoint['host']}:{endpoint['port']})" if endpoint else ""

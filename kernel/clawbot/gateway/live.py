@@ -17,15 +17,12 @@ import inspect
 import json
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from clawbot.agent.notices import MARKS, quoted_line
 from clawbot.gateway.reply_protocol import HEARTBEAT_ACK_MAX_CHARS, ReplyReader
+from clawbot.kernel import Kernel
 from clawbot.safetext import SafeStream
 from clawbot.types import Activity, ActivitySink, Channel, InboundMessage, TextDelta, ToolCallBlock, ToolCallStarted, TurnFailed
-
-if TYPE_CHECKING:
-    from clawbot.kernel import Kernel
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,10 @@ import attrs
 
 from clawbot.agent.notices import outgoing_text
 from clawbot.gateway.chunking import split_message
+from clawbot.gateway.reply_media import shape_reply
 from clawbot.gateway.reply_protocol import parse_reply
 from clawbot.kernel import Kernel
+from clawbot.paths import expand_user_path
 from clawbot.sessions.store import agent_of
 from clawbot.types import Channel, InboundMessage, OutboundEvent, OutboundMessage
 
@@ -36,10 +38,6 @@ class Outbox:
         """The model's reply, its directives read (:mod:`clawbot.gateway.reply_protocol`):
         nothing for a silent reply or a heartbeat acknowledgement, unless a live channel
         already shows some of it (it then learns the reply is over)."""
-        from clawbot.gateway.reply_media import shape_reply
-        from clawbot.paths import expand_user_path
-        from clawbot.sessions.store import agent_of
-
         try:
             parsed = parse_reply(text, self.kernel.config.agents.defaults.heartbeat.ack_max_chars)
             if not parsed.delivered and not shown:

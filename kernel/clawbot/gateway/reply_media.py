@@ -23,6 +23,7 @@ import attrs
 
 from clawbot.agent.notices import quoted_line
 from clawbot.gateway.reply_protocol import ParsedReply
+from clawbot.statefile import make_private_dir
 from clawbot.types import ChannelCapabilities, InboundMessage, OutboundMessage
 from clawbot.workspacefiles import FileRefused, open_file
 
@@ -74,8 +75,6 @@ def attachment(ref: str, workspace: Path, staging: Path | None = None) -> tuple[
 def _staged_copy(fd: int, name: str, staging: Path) -> tuple[str | None, str | None]:
     """The open file ``fd`` copied into ``staging`` (0600 in a 0700 folder); blocking, so the
     outbox shapes a reply in a worker thread."""
-    from clawbot.statefile import make_private_dir
-
     if os.fstat(fd).st_size > MAX_ATTACHMENT_BYTES:
         return None, f"it is larger than {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MB"
     make_private_dir(staging)

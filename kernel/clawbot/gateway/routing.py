@@ -20,17 +20,14 @@ owner's DMs reach the main session, unless ``session.non_owners_share_main``) an
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import attrs
 
 from clawbot.agent.owners import is_owner, owner_ids_for
 from clawbot.config.gateway_schema import BindingConfig, BindingMatch
+from clawbot.config.schema import ClawbotConfig
 from clawbot.sessions.keys import DmScope, session_key_for
 from clawbot.types import InboundMessage
-
-if TYPE_CHECKING:
-    from clawbot.config.schema import ClawbotConfig
 
 #: the tiers, most specific first
 TIERS = ("peer", "guild", "team", "account", "account-any", "channel", "any")

@@ -54,6 +54,7 @@ from clawbot.gateway.access import Access
 from clawbot.gateway.background import BackgroundService, ServiceSupervision
 from clawbot.gateway.command_dispatch import ACTS_AT_ONCE, CommandReply, answer_command, command_of
 from clawbot.gateway.commands import ParsedCommand, shadowed_commands
+from clawbot.gateway.control_port import GatewayControlPort
 from clawbot.gateway.health import ChannelBoard, ChannelHealth, ServiceReport
 from clawbot.gateway.inbox import Inbox, Pending, inbox_key
 from clawbot.gateway.lanes import Lanes, Waiting
@@ -68,6 +69,7 @@ from clawbot.log_marks import FILE_ONLY
 from clawbot.sessions.store import agent_of
 from clawbot.types import (
     Channel,
+    GatewayControl,
     GatewayEvent,
     InboundEvent,
     InboundMessage,
@@ -223,6 +225,10 @@ class Gateway:
     @property
     def stopping(self) -> bool:
         return self._stop.is_set()
+
+    def control(self) -> GatewayControl:
+        """This gateway as a control surface: what a channel serving its owner may ask of it."""
+        return GatewayControlPort(self)
 
     async def stop_requested(self) -> None:
         await self._stop.wait()

@@ -9,19 +9,21 @@ Which command runs, and who may use it, is decided in :mod:`clawbot.gateway.comm
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
+from clawbot.agent.cooldowns import until_text
 from clawbot.agent.models import ModelChoice, ModelError, configured_refs, resolve_ref
 from clawbot.agent.notices import quoted, quoted_line
 from clawbot.agent.owners import channel_owner_ids, listed_as_owner
+from clawbot.agent.runtime import AgentRuntime
+from clawbot.agent.session_control import set_session_model
+from clawbot.agent.token_budget import TokenCalibrations
 from clawbot.gateway.commands import BUILTIN_HELP, plugin_command
+from clawbot.gateway.routing import Router
 from clawbot.kernel import Kernel
+from clawbot.sessions.index import SessionInfo
 from clawbot.sessions.store import agent_of
+from clawbot.sessions.transcript import load_transcript
 from clawbot.types import InboundMessage, Role
-
-if TYPE_CHECKING:
-    from clawbot.agent.runtime import AgentRuntime
-    from clawbot.sessions.index import SessionInfo
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +68,6 @@ def whoami_text(kernel: Kernel, message: InboundMessage, session_key: str) -> st
 
 def _routed(kernel: Kernel, message: InboundMessage, session_key: str) -> str:
     """The session's agent and what routed this chat to it (``[[bindings]]`` or the default)."""
-    from clawbot.gateway.routing import Router
-
     route = Router.for_config(kernel.config, agent_of(session_key)).route(message)
     return route.describe() if route.session_key == session_key else agent_of(session_key)
 
@@ -79,8 +79,6 @@ async def _models(runtime: AgentRuntime, session_key: str, info: SessionInfo | N
 
 def _context_share(kernel: Kernel, info: SessionInfo, model: ModelChoice) -> str:
     """How full the context window was at the session's last model request."""
-    from clawbot.sessions.transcript import load_transcript
-
     store = kernel.sessions
     try:
         loaded = load_transcript(store.path_of(info, agent_of(info.key)), store.converter)
@@ -103,14 +101,10 @@ def _context_share(kernel: Kernel, info: SessionInfo, model: ModelChoice) -> str
 
 def _estimate_error(kernel: Kernel, model: ModelChoice) -> str:
     """How far clawbot's token estimate was from the usage the provider reported."""
-    from clawbot.agent.token_budget import TokenCalibrations
-
     return TokenCalibrations(kernel.paths.root).get(model.ref).text()
 
 
 def _resting(kernel: Kernel, models: list[ModelChoice]) -> list[str]:
-    from clawbot.agent.cooldowns import until_text
-
     now = kernel.auth.now()
     lines = []
     for provider in dict.fromkeys(m.provider.name for m in models):
@@ -181,8 +175,6 @@ async def model_text(kernel: Kernel, runtime: AgentRuntime | None, session_key: 
     The owner may choose any model of an installed provider; anyone else (in a session of
     their own) only one the configuration names, since every request is paid with the
     owner's key."""
-    from clawbot.agent.session_control import set_session_model
-
     if runtime is None:
         return NO_AGENT
     agent_id = agent_of(session_key)

@@ -8,17 +8,15 @@ change them is decided in :mod:`clawbot.gateway.command_dispatch`, as for ``/mod
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from clawbot.agent.models import ModelError
 from clawbot.agent.notices import quoted_line
+from clawbot.agent.runtime import AgentRuntime
+from clawbot.agent.session_control import set_session_setting
 from clawbot.gateway.directives import Directive
+from clawbot.gateway.session_commands import NO_AGENT, model_text, offered_models
 from clawbot.kernel import Kernel
 from clawbot.sessions.settings import CHAT_SETTINGS, setting_of, setting_word
 from clawbot.sessions.store import agent_of
-
-if TYPE_CHECKING:
-    from clawbot.agent.runtime import AgentRuntime
 
 SETTING_COMMANDS = tuple(CHAT_SETTINGS)
 DEFAULT_WORDS = ("default", "reset")
@@ -42,8 +40,6 @@ def _usage(name: str) -> str:
 
 async def setting_text(kernel: Kernel, session_key: str, name: str, args: str) -> str:
     """``/<name>`` shows the session's value, ``/<name> <word>`` sets it."""
-    from clawbot.agent.session_control import set_session_setting
-
     info = kernel.sessions.get(session_key)
     stored = info.settings if info is not None else {}
     default = _default(kernel, name)
@@ -63,8 +59,6 @@ async def setting_text(kernel: Kernel, session_key: str, name: str, args: str) -
 
 async def models_text(kernel: Kernel, runtime: AgentRuntime | None, session_key: str, *, owner: bool) -> str:
     """``/models``: the models this session may switch to, their aliases, the current one marked."""
-    from clawbot.gateway.session_commands import NO_AGENT, offered_models
-
     if runtime is None:
         return NO_AGENT
     agent_id = agent_of(session_key)
@@ -95,8 +89,6 @@ async def models_text(kernel: Kernel, runtime: AgentRuntime | None, session_key:
 async def directives_text(kernel: Kernel, runtime: AgentRuntime | None, session_key: str, directives: tuple[Directive, ...], *, owner: bool) -> str:
     """A message of directives alone: each is kept for the session, as its command would;
     the reply is one short line per directive."""
-    from clawbot.gateway.session_commands import model_text
-
     lines = []
     for directive in directives:
         if directive.name == "model":

@@ -11,20 +11,40 @@ owner sees it (:class:`~clawbot.types.GatewayControl`: the control API's way in)
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import attrs
 
-from clawbot.gateway.control_port import GatewayControlPort
+from clawbot.gateway.access import Access
+from clawbot.gateway.command_dispatch import command_of
+from clawbot.kernel import Kernel
 from clawbot.types import Channel, GatewayControl, InboundMessage
 
-if TYPE_CHECKING:
-    from clawbot.gateway.runner import Gateway
+
+class SinkGateway(Protocol):
+    """What a sink asks of the gateway that made it (``clawbot.gateway.runner.Gateway`` is one)."""
+
+    kernel: Kernel
+    access: Access
+
+    async def accept(self, channel: Channel, message: InboundMessage, session_key: str | None = None) -> asyncio.Future[None]: ...
+
+    def session_of(self, channel: Channel, message: InboundMessage) -> str: ...
+
+    def turn_running(self, session_key: str) -> bool: ...
+
+    def approvals_waiting(self, session_key: str) -> frozenset[str]: ...
+
+    def stop(self, *, at_once: bool = False) -> None: ...
+
+    def control(self) -> GatewayControl:
+        """The gateway as a control surface (what ``ChannelSink.control`` hands a channel)."""
+        ...
 
 
 @attrs.frozen
 class ChannelSink:
-    gateway: Gateway
+    gateway: SinkGateway
     channel: Channel
 
     async def __call__(self, message: InboundMessage) -> asyncio.Future[None]:
@@ -39,15 +59,13 @@ class ChannelSink:
     def admits(self, message: InboundMessage) -> bool:
         """Whether the access rules let ``message`` in (nothing is asked or sent): a channel
         checks before costly work, such as downloading a stranger's attachment."""
-        from clawbot.gateway.command_dispatch import command_of
-
         command = command_of(self.gateway.kernel, message.text) is not None
         message = attrs.evolve(message, channel=self.channel.name)
         return self.gateway.access.admit(self.channel, message, command=command, ask=False).admitted
 
     @property
     def control(self) -> GatewayControl:
-        return GatewayControlPort(self.gateway)
+        return self.gateway.control()
 
     def quit(self) -> None:
         self.gateway.stop(at_once=True)

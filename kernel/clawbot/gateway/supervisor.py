@@ -15,16 +15,28 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from clawbot.gateway.health import ChannelBoard, error_line
-from clawbot.gateway.sink import ChannelSink
+from clawbot.gateway.sink import ChannelSink, SinkGateway
 from clawbot.types import Channel
 
-if TYPE_CHECKING:
-    from clawbot.gateway.runner import Gateway
-
 log = logging.getLogger(__name__)
+
+
+class SupervisingGateway(SinkGateway, Protocol):
+    """What the supervisor reads of the gateway whose channels it runs (the runner's ``Gateway``)."""
+
+    restart_delays: tuple[float, ...]
+    healthy_run: float
+    up_after: float
+
+    @property
+    def stopping(self) -> bool: ...
+
+    def catch_up(self, channel: Channel) -> None: ...
+
+    async def stop_requested(self) -> None: ...
 
 
 def unavailable(channel: Channel) -> str | None:
@@ -36,13 +48,13 @@ def unavailable(channel: Channel) -> str | None:
         return None
 
 
-def _running(gateway: Gateway, channel: Channel, board: ChannelBoard) -> None:
+def _running(gateway: SupervisingGateway, channel: Channel, board: ChannelBoard) -> None:
     """``channel`` is up: what a crash left unanswered or unannounced on it is handled now."""
     board.set(channel.name, "running")
     gateway.catch_up(channel)
 
 
-async def supervise(gateway: Gateway, channel: Channel, board: ChannelBoard) -> None:
+async def supervise(gateway: SupervisingGateway, channel: Channel, board: ChannelBoard) -> None:
     reason = unavailable(channel)
     if reason is not None:
         log.info("channel %s does not run: %s", channel.name, reason)
@@ -58,14 +70,14 @@ async def supervise(gateway: Gateway, channel: Channel, board: ChannelBoard) -> 
     )
 
 
-async def supervise_service(gateway: Gateway, name: str, run: Callable[[], Awaitable[None]], board: ChannelBoard) -> None:
+async def supervise_service(gateway: SupervisingGateway, name: str, run: Callable[[], Awaitable[None]], board: ChannelBoard) -> None:
     """Keep the background service ``name`` running (``run`` is its whole life: a plugin's
     ``Service.run(host)``, the kernel's own ``serve(gateway)``) until the gateway stops."""
     await _keep_running(gateway, f"service {name}", name, run, board, on_up=lambda: board.set(name, "running"))
 
 
 async def _keep_running(
-    gateway: Gateway, label: str, name: str, start: Callable[[], Awaitable[None]], board: ChannelBoard, *, on_up: Callable[[], None]
+    gateway: SupervisingGateway, label: str, name: str, start: Callable[[], Awaitable[None]], board: ChannelBoard, *, on_up: Callable[[], None]
 ) -> None:
     """Call ``start`` until it returns or the gateway stops, again after a backoff when it
     raises; ``on_up`` once a start has gone on for ``gateway.up_after`` seconds."""

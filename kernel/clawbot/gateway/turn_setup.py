@@ -5,21 +5,17 @@ Used by the gateway's responder (:meth:`clawbot.agent.runtime.AgentRuntime.respo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import attrs
 
+from clawbot.agent.conversation import TurnResult
 from clawbot.agent.owners import is_owner, owner_ids_for
 from clawbot.agent.replies import is_silent
 from clawbot.agent.turn_options import TurnOptions
 from clawbot.gateway.directives import directive_values, split_directives
+from clawbot.gateway.live import LiveTurn
 from clawbot.gateway.turn_display import TurnDisplay, usage_footer
 from clawbot.kernel import Kernel
 from clawbot.types import InboundMessage
-
-if TYPE_CHECKING:
-    from clawbot.agent.conversation import TurnResult
-    from clawbot.gateway.live import LiveTurn
 
 
 @attrs.define

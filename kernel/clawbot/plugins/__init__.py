@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # deferred: the names load on first use (above); type checkers see them here
     from clawbot.plugins.discovery import DISABLE_ENV, ENTRY_POINT_GROUP, BlockRules
     from clawbot.plugins.manager import PluginManager, create_plugin_manager
     from clawbot.plugins.records import Contribution, HookFailure, PluginRecord

@@ -5,32 +5,44 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Generator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
+import pluggy
 
 from clawbot.plugins.arguments import hook_arguments
 from clawbot.plugins.tracing import log_call
-
-if TYPE_CHECKING:
-    from clawbot.plugins.manager import PluginManager
-    from clawbot.types import (
-        OutboundEvent,
-        OutboundMessage,
-        ToolCallDecision,
-        ToolCallEvent,
-    )
+from clawbot.types import (
+    OutboundEvent,
+    OutboundMessage,
+    ToolCallDecision,
+    ToolCallEvent,
+)
 
 
-async def before_tool_call(manager: PluginManager, event: ToolCallEvent) -> ToolCallDecision:
+class HookRunner(Protocol):
+    """What a chain needs of the plugin manager, which calls the chains and passes itself in."""
+
+    trace: bool
+
+    def hookimpls(self, hook: str) -> list[Any]: ...
+
+    def impls(self, hook: str) -> list[Any]: ...
+
+    def call_impl_sync(self, hook: str, impl: Any, **kwargs: Any) -> tuple[bool, Any]: ...
+
+    async def call_impl(self, hook: str, impl: Any, **kwargs: Any) -> tuple[bool, Any]: ...
+
+    def record_failure(self, plugin: str, hook: str, exc: BaseException) -> None: ...
+
+
+async def before_tool_call(manager: HookRunner, event: ToolCallEvent) -> ToolCallDecision:
     """Run ``clawbot_before_tool_call`` implementations in order.
 
     Returns the final decision: blocked (with the first blocker's reason, naming the plugin)
     or allowed with the possibly rewritten arguments. A plugin that raises blocks the call
     (fail closed): a crashed guard must not let a dangerous call through.
     """
-    from clawbot.types import ToolCallDecision
-
     impls = manager.impls("clawbot_before_tool_call")
     if not impls:  # the common case: nothing to copy for
         return ToolCallDecision()
@@ -55,10 +67,8 @@ async def before_tool_call(manager: PluginManager, event: ToolCallEvent) -> Tool
     return ToolCallDecision(arguments=arguments if rewritten else None)
 
 
-async def message_sending(manager: PluginManager, event: OutboundEvent) -> OutboundMessage | None:
+async def message_sending(manager: HookRunner, event: OutboundEvent) -> OutboundMessage | None:
     """Run ``clawbot_message_sending``; ``None`` means a plugin cancelled the message."""
-    from clawbot.types import OutboundMessage
-
     message = event.message
     for impl in manager.impls("clawbot_message_sending"):
         ok, result = await manager.call_impl("clawbot_message_sending", impl, event=attrs.evolve(event, message=message))
@@ -73,7 +83,7 @@ async def message_sending(manager: PluginManager, event: OutboundEvent) -> Outbo
     return message
 
 
-def bootstrap_files(manager: PluginManager, ctx: Any) -> Any:
+def bootstrap_files(manager: HookRunner, ctx: Any) -> Any:
     """Run ``clawbot_bootstrap_files``: the first plain result, edited by every override.
 
     pluggy's rules for a ``firstresult`` hook with wrappers, run here one implementation at a
@@ -109,7 +119,7 @@ def bootstrap_files(manager: PluginManager, ctx: Any) -> Any:
     return result
 
 
-def _enter(manager: PluginManager, hook: str, impl: Any, kwargs: Mapping[str, Any]) -> Generator[Any, Any, Any] | None:
+def _enter(manager: HookRunner, hook: str, impl: Any, kwargs: Mapping[str, Any]) -> Generator[Any, Any, Any] | None:
     """Run a wrapper up to its ``yield``; ``None`` (recorded) if it fails before that."""
     try:
         wrapper = impl.function(*hook_arguments(impl, kwargs))
@@ -125,10 +135,8 @@ def _enter(manager: PluginManager, hook: str, impl: Any, kwargs: Mapping[str, An
     return wrapper
 
 
-def _leave(manager: PluginManager, hook: str, impl: Any, wrapper: Generator[Any, Any, Any], inner: Any) -> Any:
+def _leave(manager: HookRunner, hook: str, impl: Any, wrapper: Generator[Any, Any, Any], inner: Any) -> Any:
     """Send ``inner`` into a started wrapper; its return value, or ``inner`` if it failed."""
-    import pluggy
-
     started = time.perf_counter()
     outcome = pluggy.Result(inner, None) if impl.hookwrapper else None
     try:

@@ -21,10 +21,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-if TYPE_CHECKING:
-    from clawbot.sessions.index import SessionIndex
+from clawbot.sessions.index import SessionIndex
 
 T = TypeVar("T")
 Change = Callable[[dict[str, dict]], Any]

@@ -22,8 +22,8 @@ from typing import Any
 import attrs
 import cattrs
 
-from clawbot.agent.inbound import render_summary
 from clawbot.sessions.scan import MAX_HEADER, last_compaction_offset
+from clawbot.sessions.summary import render_summary
 from clawbot.statefile import json_text, make_private_dir, report_once
 from clawbot.types import Message, Role, TextBlock
 

@@ -16,20 +16,17 @@ import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import attrs
 
-from clawbot.skills.discovery import SKILL_FILE, FolderStamp, SourceDir, inside_workspace, scan, source_dirs
+from clawbot.skills.discovery import SKILL_FILE, FolderStamp, SkillHost, SourceDir, inside_workspace, scan, source_dirs
 from clawbot.skills.eligibility import EligibilityChecker
 from clawbot.skills.frontmatter import Finding, ParseResult, SkillDocument, parse_skill
 from clawbot.types.prompt import SkillEntry
 from clawbot.workspacefiles import FileRefused, NotRegular, TooLarge, Unreadable, read_file
 
 MAX_SKILL_BYTES = 256 * 1024  # the largest bundled skill is a few KiB; the catalogue needs only the start
-
-if TYPE_CHECKING:
-    from clawbot.kernel import Kernel
 
 log = logging.getLogger("clawbot.skills")
 
@@ -101,7 +98,7 @@ class _AgentState:
 class SkillCatalog:
     """The skills of every agent of one kernel (``kernel.skill_catalog``)."""
 
-    def __init__(self, kernel: Kernel) -> None:
+    def __init__(self, kernel: SkillHost) -> None:
         self._kernel = kernel
         self._config: Any = None
         self._agents: dict[str, _AgentState] = {}

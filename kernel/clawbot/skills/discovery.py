@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import attrs
 
-from clawbot.paths import expand_user_path, inside
-
-if TYPE_CHECKING:
-    from clawbot.kernel import Kernel
+from clawbot.config import ClawbotConfig
+from clawbot.paths import StatePaths, expand_user_path, inside
+from clawbot.registry import Registry
+from clawbot.types import SkillSource
 
 SKILL_FILE = "SKILL.md"
 BUNDLED_DIR = Path(__file__).with_name("bundled")
@@ -52,11 +53,21 @@ class SourceDir:
         return self.kind in ("workspace", "user", "bundled")
 
 
-def workspace_of(kernel: Kernel, agent_id: str) -> Path:
+class SkillHost(Protocol):
+    """What the skills read of the kernel that runs them (the kernel is one): passed in, so
+    the skills sit below the kernel and a test can hand them any holder of these four."""
+
+    config: ClawbotConfig
+    env: Mapping[str, str]
+    paths: StatePaths
+    skill_sources: Registry[SkillSource]
+
+
+def workspace_of(kernel: SkillHost, agent_id: str) -> Path:
     return expand_user_path(kernel.config.agent_workspace(agent_id), kernel.env)
 
 
-def source_dirs(kernel: Kernel, agent_id: str) -> tuple[SourceDir, ...]:
+def source_dirs(kernel: SkillHost, agent_id: str) -> tuple[SourceDir, ...]:
     """Every skill source of one agent, highest precedence first.
 
     Relative ``skills.extra_dirs`` are taken from the directory of the configuration file.

@@ -31,6 +31,7 @@ def normalise_key(key: object) -> str:
 
 
 def load_yaml(block: str) -> tuple[Any, LineMap]:
+    # deferred: PyYAML loads only when a SKILL.md has frontmatter
     import yaml
 
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -60,6 +61,7 @@ def load_yaml(block: str) -> tuple[Any, LineMap]:
 
 
 def _record_lines(node: Any, path: tuple[str, ...], lines: LineMap) -> None:
+    # deferred: PyYAML loads only when a SKILL.md has frontmatter
     import yaml
 
     if isinstance(node, yaml.MappingNode):

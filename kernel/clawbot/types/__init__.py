@@ -89,6 +89,7 @@ from clawbot.types.services import (
 )
 from clawbot.types.settings import AgentSettings, MemoryFlushSettings, PluginStates, Settings, SubagentLimits
 from clawbot.types.strangers import StrangerAnswer, StrangerEvent
+from clawbot.types.tool_calling import TOOL_CALL_TAGS, ToolCallAdapter
 from clawbot.types.tools import (
     Tool,
     ToolCall,
@@ -207,6 +208,8 @@ __all__ = [
     "ThinkingBlock",
     "Tool",
     "ToolCall",
+    "ToolCallAdapter",
+    "TOOL_CALL_TAGS",
     "ToolCallBlock",
     "ToolCallDecision",
     "ToolCallEvent",

@@ -24,9 +24,9 @@ import re
 import secrets
 
 from clawbot.providerkit import JSON_STRING_PATTERN, MAX_ARGUMENT_DEPTH, strict_json, value_problem
-from clawbot.types import ToolCallBlock
+from clawbot.types import TOOL_CALL_TAGS, ToolCallBlock
 
-OPEN, CLOSE = "<tool_call>", "</tool_call>"
+OPEN, CLOSE = TOOL_CALL_TAGS
 _THINKING_TAGS = "think|thinking|reasoning"
 
 # What can start quoted text, or a call, in the order it is tried at one position.

@@ -6,7 +6,7 @@ the stable part of the system prompt, earlier tool calls become text, and each t
 becomes untrusted text in a :func:`~clawbot.safetext.fence` (with any ``<tool_call>`` in it
 defused, so a model repeating a page's words cannot run the page's call). The reply's
 ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks become ordinary tool
-calls again (:mod:`clawbot.agent.prompt_tool_calls` finds them), so the loop does not know
+calls again (:mod:`clawbot_prompt_tools.calls` finds them), so the loop does not know
 the difference.
 
 A result's fence id is derived, not drawn: an HMAC of the call id keyed by the stable
@@ -25,10 +25,10 @@ import hmac
 import json
 
 import attrs
-
-from clawbot.agent.prompt_tool_calls import CLOSE, OPEN, find_calls
 from clawbot.safetext import defuse, fence
 from clawbot.types import ContentBlock, Message, ModelRequest, Role, StopReason, TextBlock, ToolCallBlock
+
+from clawbot_prompt_tools.calls import CLOSE, OPEN, find_calls
 
 
 def instructions(request: ModelRequest) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from clawbot.agent.prompt_tool_calls import find_calls
+from clawbot_prompt_tools.calls import find_calls
 
 CALL = '<tool_call>{"name": "mark", "arguments": {"label": "x"}}</tool_call>'
 

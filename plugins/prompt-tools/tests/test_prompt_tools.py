@@ -5,8 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 
-from clawbot import Message, ModelRequest, Role, SystemPrompt, TextBlock, ToolCallBlock, ToolSpec
-from clawbot.agent import prompt_tools
+import clawbot_prompt_tools.plugin
+import pytest
+from clawbot import Message, ModelRequest, Role, SystemPrompt, TextBlock, Tool, ToolCallBlock, ToolResult, ToolSpec
+from clawbot.testing import plugin_from_hooks
+from clawbot_openai.config import OllamaConfig
+from clawbot_openai.provider import OllamaProvider
+from clawbot_prompt_tools import rendering as prompt_tools
 
 SPEC = ToolSpec("read", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}})
 
@@ -42,14 +47,8 @@ def test_tool_call_blocks_in_the_reply_become_tool_calls() -> None:
     assert prompt_tools.decode(Message.assistant("just text")) == Message.assistant("just text")
 
 
+@pytest.mark.hook_emission("clawbot_tool_call_adapters")
 async def test_a_model_without_native_tools_runs_the_loop_through_the_real_openai_sdk(make_kernel, fake_llm, tmp_path) -> None:
-    from clawbot import Tool, ToolResult
-    from clawbot.agent.conversation import Conversation
-    from clawbot.agent.models import ModelChoice
-    from clawbot.testing import plugin_from_hooks
-    from clawbot_openai.config import OllamaConfig
-    from clawbot_openai.provider import OllamaProvider
-
     fake_llm.reply('<tool_call>{"name": "shout", "arguments": {"text": "hi"}}</tool_call>')
     fake_llm.reply("The tool said HI.")
     tool = Tool(
@@ -58,9 +57,9 @@ async def test_a_model_without_native_tools_runs_the_loop_through_the_real_opena
         {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
         lambda call: ToolResult.text(call.arguments["text"].upper()),
     )
-    kernel = await make_kernel(plugins={"shout": plugin_from_hooks(clawbot_tools=lambda ctx: [tool])})
+    kernel = await make_kernel(plugins={"shout": plugin_from_hooks(clawbot_tools=lambda ctx: [tool]), "prompt-tools": clawbot_prompt_tools.plugin})
     provider = OllamaProvider(OllamaConfig(base_url="http://fake-llm.test/v1", native_tools=False), env={}, http_client=fake_llm.http_client())
-    result = await Conversation(kernel, ModelChoice(provider, "llama3.2"), "main", services=None).send("agent:main:main", "shout hi")
+    result = await kernel.conversation(provider, model="llama3.2").send("agent:main:main", "shout hi")
     assert result.text == "The tool said HI." and result.tool_calls == 1
     first, second = fake_llm.requests
     assert "tools" not in first.body and "<tool_call>" in json.dumps(first.body["messages"][0])
