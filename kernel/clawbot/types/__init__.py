@@ -20,6 +20,7 @@ from clawbot.types.events import (
     ChatCommand,
     ChatCommandContext,
     CompactionEvent,
+    CompactionNearEvent,
     GatewayEvent,
     SessionEvent,
 )
@@ -86,7 +87,7 @@ from clawbot.types.services import (
     SessionSummary,
     ToolServices,
 )
-from clawbot.types.settings import AgentSettings, PluginStates, Settings, SubagentLimits
+from clawbot.types.settings import AgentSettings, MemoryFlushSettings, PluginStates, Settings, SubagentLimits
 from clawbot.types.strangers import StrangerAnswer, StrangerEvent
 from clawbot.types.tool_calling import TOOL_CALL_TAGS, ToolCallAdapter
 from clawbot.types.tools import (
@@ -118,6 +119,7 @@ __all__ = [
     "PluginStates",
     "Settings",
     "SubagentLimits",
+    "MemoryFlushSettings",
     "RunKind",
     "AgentEndEvent",
     "WebSocketRoute",
@@ -147,6 +149,7 @@ __all__ = [
     "ChatCommandContext",
     "ChatType",
     "CompactionEvent",
+    "CompactionNearEvent",
     "CompactionReason",
     "CompactionRequest",
     "CompactionResult",
