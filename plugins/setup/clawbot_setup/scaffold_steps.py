@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 import attrs
+import clawbot
 
 
 @attrs.frozen
@@ -43,8 +44,6 @@ class Install:
 
 def current_install() -> Install:
     """The running clawbot: from a checkout when its package sits in a project with a pyproject."""
-    import clawbot
-
     kernel_dir = Path(clawbot.__file__).resolve().parents[1]
     checkout = kernel_dir if (kernel_dir / "pyproject.toml").is_file() else None
     return Install(python=sys.executable, kernel_checkout=checkout)

@@ -1,0 +1,14 @@
+"""The setup plugin's hooks: the commands that set clawbot up."""
+
+from __future__ import annotations
+
+import click
+from clawbot import hookimpl
+
+
+@hookimpl
+def clawbot_commands(cli: click.Group) -> None:
+    # The command modules load when the CLI lists its commands, never when plugins are discovered.
+    from clawbot_setup.plugins_new import plugins
+
+    cli.add_command(plugins)
