@@ -35,6 +35,9 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "dev": ("clawbot.cli.dev:dev", "Tools for developing clawbot and its plugins."),
 }
 
+# Built-in groups a plugin adds subcommands to with a group of the same name (clawbot.cli.extendable).
+EXTENDABLE_GROUPS = frozenset({"plugins", "gateway"})
+
 
 class ClawbotGroup(click.Group):
     """A click group whose built-ins load lazily and whose plugins add commands by hook."""
@@ -87,7 +90,7 @@ class ClawbotGroup(click.Group):
             scratch = click.Group()
             manager.call_impl_sync("clawbot_commands", impl, cli=scratch)
             for name, command in scratch.commands.items():
-                if name in BUILTIN_COMMANDS and isinstance(command, click.Group):
+                if name in EXTENDABLE_GROUPS and isinstance(command, click.Group):
                     self._extend_group(name, command, impl.plugin_name, owners)
                     continue
                 if name in BUILTIN_COMMANDS or name in found:
