@@ -32,7 +32,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "context": ("clawbot.cli.context_cmd:context", "Show what the system prompt is made of and its size."),
     "skills": ("clawbot.cli.skills_cmd:skills", "List the skills each agent has, or check them for problems."),
     "memory": ("clawbot.cli.memory_cmd:memory", "Show, rebuild or search the agents' long-term memory index."),
-    "dev": ("clawbot.cli.dev:dev", "Tools for developing clawbot and its plugins."),
+    "dev": ("clawbot.testing.dev_cli:dev", "Tools for developing clawbot and its plugins."),
 }
 
 # Built-in groups a plugin adds subcommands to with a group of the same name (clawbot.cli.extendable).
