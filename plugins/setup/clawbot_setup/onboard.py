@@ -41,7 +41,6 @@ from clawbot.commandkit import (
     unknown_provider,
     write_private_text,
 )
-from clawbot.credentials import ENV_NAMES, credential_env, credential_file, save_credential, stored_credential
 from clawbot.paths import StatePaths
 from clawbot.probe import probe
 from clawbot.types import LLMProvider
@@ -103,6 +102,9 @@ async def _onboard(
     no_check: bool,
     set_default: bool,
 ) -> int:
+    # the credentials store loads the configuration schema: only when onboard runs, not when --help lists it
+    from clawbot.credentials import ENV_NAMES, credential_env, credential_file, save_credential, stored_credential
+
     async with model_providers(state) as registered:  # only the registry is needed here
         all_providers = registered.providers
     installed = sorted(all_providers.values(), key=lambda p: (getattr(p, "detect_priority", 100), p.name))
@@ -193,6 +195,8 @@ async def _onboard(
 def _overridden(booted: ModelProviders, provider: str, env: Mapping[str, str], key: str, url: str) -> list[str]:
     """What takes precedence over the stored key and base URL: the configuration file's
     ``[providers.X]`` table, then the environment."""
+    from clawbot.credentials import ENV_NAMES  # loads the configuration schema, as in _onboard
+
     names = ENV_NAMES[provider]
     source = booted.config_source
     found = []
