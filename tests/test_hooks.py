@@ -172,11 +172,11 @@ def clawbot_commands(cli):
         click.echo(f"hello {name} from {type(state).__name__} config={state.config_path}")
 
     @click.command()
-    def doctor():
+    def status():
         """Tries to shadow a built-in."""
 
     cli.add_command(hello)
-    cli.add_command(doctor)
+    cli.add_command(status)
 '''
 
 COPYCAT_CLI = """
@@ -223,7 +223,7 @@ def test_hook_commands_plugin_command_is_listed_and_runs(cli_plugins: Path, tmp_
     assert help_result.returncode == 0, help_result.stderr
     text = " ".join(help_result.stdout.split())
     assert "hello Say hello from a plugin." in text
-    assert "run " in text and "doctor " in text  # built-ins are still there
+    assert "run " in text and "status " in text  # built-ins are still there
 
     result = run_clawbot("--config", "my.toml", "hello", "--name", "Ada", site=cli_plugins, home=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -235,7 +235,7 @@ def test_hook_commands_clashes_are_reported_naming_both(cli_plugins: Path, tmp_p
     assert result.returncode == 0, result.stderr
     text = " ".join(result.stdout.split())
     assert "Plugin problems" in text
-    assert "command 'doctor' of plugin 'greeter' clashes with clawbot (built in); ignored" in text
+    assert "command 'status' of plugin 'greeter' clashes with clawbot (built in); ignored" in text
     hello_clash = text[text.index("command 'hello'") :]
     assert "clashes with plugin" in hello_clash
     assert "'greeter'" in hello_clash and "'copycat'" in hello_clash

@@ -21,7 +21,7 @@ from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
 from clawbot.control.client import ApiAnswerLost as GatewayAnswerLost
 from clawbot.control.client import ApiUnavailable
-from clawbot.types import AgentHost, LLMProvider, Settings
+from clawbot.types import AgentHost, HealthCheck, LLMProvider, Settings
 
 
 def load_config(state: CliState | None) -> Any:
@@ -252,6 +252,17 @@ async def model_providers(state: CliState, env: Mapping[str, str] | None = None)
         await kernel.aclose()
 
 
+def kernel_health(state: CliState, *, live: bool = False) -> list[HealthCheck]:
+    """What ``clawbot doctor`` reports of the kernel, booted once as ``clawbot run`` would:
+    the configuration, every plugin (loaded, blocked, failed, conflicting) and what each said
+    (``clawbot_doctor_checks``), the tool policy, the memory and compaction engines, each
+    agent's model, key, cooldowns and workspace, who can write into the main session; ``live``
+    also sends one real request to the default model. Never raises: a failure is a line."""
+    from clawbot.doctor import check_plugins_and_config  # boots the kernel: only for the command that asks
+
+    return [HealthCheck(f.level, f.check, f.detail, f.fix) for f in check_plugins_and_config(state.config_path, state.env, live)]
+
+
 __all__ = [
     "EXIT_CONFIG",
     "CliState",
@@ -259,6 +270,7 @@ __all__ = [
     "ModelProviders",
     "apply_log_level",
     "config_in_use",
+    "kernel_health",
     "model_providers",
     "set_toml_string",
     "unknown_provider",

@@ -27,7 +27,6 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "plugins": ("clawbot.cli.plugins_cmd:plugins", "List installed plugins or create a new one."),
     "config": ("clawbot.cli.config_cmd:config", "Show, validate or locate the configuration."),
     "sessions": ("clawbot.cli.sessions_cmd:sessions", "List sessions, show or reset one, or print its file."),
-    "doctor": ("clawbot.cli.doctor_cmd:doctor", "Check the installation and say how to fix problems."),
     "context": ("clawbot.cli.context_cmd:context", "Show what the system prompt is made of and its size."),
     "skills": ("clawbot.cli.skills_cmd:skills", "List the skills each agent has, or check them for problems."),
     "memory": ("clawbot.cli.memory_cmd:memory", "Show, rebuild or search the agents' long-term memory index."),
