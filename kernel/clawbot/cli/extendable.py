@@ -33,6 +33,6 @@ class PluginExtendableGroup(click.Group):
         root = ctx.find_root().command
         if not hasattr(root, "group_extensions") or self.name is None:  # run outside the clawbot group (embedded)
             return {}
-        source: SubcommandSource = root  # type: ignore[assignment]
+        source: SubcommandSource = root
         extensions = source.group_extensions(self.name)
         return {name: command for name, command in extensions.items() if name not in self.commands}
