@@ -246,3 +246,32 @@ async def test_hook_agent_end_is_told_of_failed_and_stopped_turns_too(make_kerne
     with pytest.raises(asyncio.CancelledError):
         await turn
     assert ends.events == [("chat", "error"), ("chat", "aborted")]
+
+
+@pytest.mark.hook_emission("clawbot_compaction_near")
+async def test_hook_compaction_near_is_awaited_once_before_the_next_request_of_a_turn_nearing_compaction(make_kernel) -> None:
+    # A window of 20,000 tokens, compaction at 16,000, the line before it 4,000 lower: the
+    # second message (about 14,000 tokens) crosses the line, not the compaction.
+    seen: list[tuple[object, ...]] = []
+
+    async def near(event):
+        reply = await event.ask([*event.messages, Message.user("note it")], "SIDE NOTE")
+        seen.append((event.tokens >= event.threshold, event.owner_only, len(event.today), event.recorded_this_cycle("seen"), reply.text))
+        event.record("seen", tokens=event.tokens)
+        return Usage(input_tokens=7)
+
+    observer = plugin(clawbot_compaction_strategies=lambda ctx: [Summariser()], clawbot_compaction_near=near)
+    config = "[agents.defaults.compaction]\nreserve_tokens_floor = 4000\n[agents.defaults.compaction.memory_flush]\nsoft_threshold_tokens = 4000\n"
+    kernel = await make_kernel(plugins={"observer": observer}, config=config)
+    provider = OverflowingProvider()
+    conversation = Conversation(kernel, ModelChoice(provider, "m", context_tokens=20_000), "main", services=None)
+    await conversation.send("agent:main:main", "short")
+    assert seen == []  # far from the line
+    result = await conversation.send("agent:main:main", "long " * 11_200)
+    assert seen == [(True, True, 10, False, "reply 2")]  # awaited once, before the turn's request
+    assert result.text == "reply 3" and result.usage.input_tokens >= 7  # what the plugin spent counts in the turn's
+    side, turn = provider.requests[1:]
+    assert "SIDE NOTE" in side.system.text and "SIDE NOTE" not in turn.system.text
+    assert "note it" not in str(turn.messages)  # nothing of the side exchange joined the history
+    entries = kernel.sessions.open("agent:main:main").transcript.load().entries
+    assert [e.data.get("kind") for e in entries if e.type == "custom"] == ["seen"]

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         Channel,
         ChatCommand,
         CompactionEvent,
+        CompactionNearEvent,
         CompactionStrategy,
         ConfigSection,
         GatewayEvent,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
         ToolCallDecision,
         ToolCallEvent,
         ToolResultEvent,
+        Usage,
         WebRoute,
     )
     from clawbot.types.automation import AgentEndEvent
@@ -87,7 +89,8 @@ def clawbot_commands(cli: click.Group) -> None:
     :class:`clawbot.commandkit.CliState` whose ``kernel()`` boots the kernel on demand.
 
     Result rule: notification (add commands with ``cli.add_command``); a name that clashes
-    with a built-in or another plugin's command is reported naming both.
+    with a built-in or another plugin's command is reported naming both. A group named
+    ``plugins`` or ``gateway`` adds its commands to that built-in group instead.
     """
 
 
@@ -438,6 +441,28 @@ def clawbot_before_compaction(event: CompactionEvent) -> None:
     kernel's estimate of the history's size.
 
     Result rule: notification; every implementation runs, errors are logged.
+    """
+
+
+@hookspec
+def clawbot_compaction_near(event: CompactionNearEvent) -> Usage | None:
+    """A turn's history is nearing compaction: act on it before a summary replaces it.
+
+    Called by the agent loop, in the session's lane and awaited before the turn's next model
+    request, the first time in a turn that request passes the line
+    ``agents.defaults.compaction.memory_flush.soft_threshold_tokens`` below the compaction
+    line (never earlier than three quarters of the room between the system prompt and that
+    line), and only where a compaction strategy is installed and the request still fits the
+    window. Once a turn; what is once a compaction cycle is the plugin's rule
+    (``event.recorded_this_cycle`` and ``event.record``). clawbot's memory plugin stores
+    durable notes here (the pre-compaction memory flush).
+
+    Run a silent exchange beside the turn with ``event.ask`` and ``event.run_tools`` on a
+    copy of ``event.messages``; nothing of it joins the history or reaches the chat. Return
+    its usage (counted in the turn's), or ``None`` when nothing ran.
+
+    Result rule: collect; every implementation runs in turn, errors are logged and the turn
+    goes on.
     """
 
 

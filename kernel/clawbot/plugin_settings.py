@@ -12,12 +12,13 @@ from pathlib import Path
 from clawbot.config import ClawbotConfig
 from clawbot.config.automation_schema import AgentHeartbeatConfig, HeartbeatConfig
 from clawbot.paths import expand_user_path
-from clawbot.types import AgentSettings, HeartbeatSettings, Settings, SubagentLimits
+from clawbot.types import AgentSettings, HeartbeatSettings, MemoryFlushSettings, Settings, SubagentLimits
 
 
 def plugin_settings(config: ClawbotConfig, env: Mapping[str, str]) -> Settings:
     """What plugins may read of ``config``; ``~`` in workspaces expands against ``env``."""
     defaults = config.agents.defaults
+    flush = defaults.compaction.memory_flush
     default_id = config.default_agent_id()
     agents = tuple(
         AgentSettings(
@@ -41,6 +42,7 @@ def plugin_settings(config: ClawbotConfig, env: Mapping[str, str]) -> Settings:
         skills_prompt_max_chars=config.skills.prompt_max_chars,
         skills_prompt_description_max_chars=config.skills.prompt_description_max_chars,
         subagents=SubagentLimits(defaults.subagents.max_concurrent, defaults.subagents.max_depth, defaults.subagents.timeout_s),
+        memory_flush=MemoryFlushSettings(flush.enabled, flush.soft_threshold_tokens, flush.system_prompt, flush.prompt),
         config_file=Path(config.source) if config.source else None,
         gateway_bind=config.gateway.bind,
         gateway_port=config.gateway.port,

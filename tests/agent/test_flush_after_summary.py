@@ -13,8 +13,8 @@ import attrs
 import pytest
 from clawbot import CompactionResult, CompactionStrategy
 from clawbot.agent.compaction import OTHERS_WROTE
+from clawbot.agent.compaction_near import owner_only
 from clawbot.agent.conversation import Conversation
-from clawbot.agent.memory_flush import owner_only
 from clawbot.agent.models import ModelChoice
 from clawbot.agent.user_turns import user_message
 from clawbot.sessions.summary import render_summary

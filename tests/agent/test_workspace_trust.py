@@ -25,6 +25,7 @@ from clawbot.agent.conversation import Conversation
 from clawbot.agent.models import ModelChoice
 from clawbot.testing import plugin_from_hooks
 from clawbot.testing.fake_llm import Reply, ToolCallSpec
+from clawbot_memory.flush import flush_before_compaction
 
 from ..e2e.e2etools import MODEL, make_provider, providers_plugin
 
@@ -106,6 +107,7 @@ async def _conversation(make_kernel, fake_llm, workspace: Path) -> tuple[object,
         "llm": providers_plugin(provider),
         "tools": clawbot_tools.plugin,
         "compaction": plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [KeepLast()]),
+        "memory": plugin_from_hooks(clawbot_compaction_near=flush_before_compaction),
     }
     kernel = await make_kernel(plugins=plugins, config=config, env={"PATH": os.environ.get("PATH", os.defpath)})
 

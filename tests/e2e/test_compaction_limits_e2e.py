@@ -14,6 +14,7 @@ from pathlib import Path
 from clawbot.agent.compaction import NOT_SHORTER, compact_session
 from clawbot.testing import plugin_from_hooks
 from clawbot.testing.fake_llm import ToolCallSpec
+from clawbot_memory.flush import flush_before_compaction
 
 from ..plugins_for_tests import AskTheModel
 from .e2etools import KEY, start, transcript_lines, transcript_path
@@ -80,7 +81,8 @@ async def test_the_flush_runs_before_a_compaction_the_turns_tool_results_bring(m
     for name in ("b", "c"):
         (workspace / f"{name}.log").write_text(LOG)
     config = "context_tokens = 16000\n[agents.defaults.compaction]\nreserve_tokens_floor = 4000\n"
-    kernel, conversation, _ = await start(make_kernel, "openai-chat", fake_llm, workspace, config=config, plugins=_plugins(strategy))
+    plugins = {**_plugins(strategy), "memory": plugin_from_hooks(clawbot_compaction_near=flush_before_compaction)}
+    kernel, conversation, _ = await start(make_kernel, "openai-chat", fake_llm, workspace, config=config, plugins=plugins)
     fake_llm.reply(tool_calls=[ToolCallSpec("read", {"path": "a.log"})])
     fake_llm.reply(tool_calls=[ToolCallSpec("read", {"path": "b.log"})])
     # the flush turn: it stores the date, and says nothing

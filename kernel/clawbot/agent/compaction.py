@@ -2,7 +2,7 @@
 
 A compaction runs in the session's lane, for one of three reasons: the next request would
 pass the compaction line of :class:`~clawbot.agent.token_budget.ContextLimits`
-(``threshold``, checked before every model request; the memory flush runs first when due);
+(``threshold``, checked before every model request; ``clawbot_compaction_near`` runs first when due);
 the provider said the context overflowed (``overflow``: compact, then retry the request
 once); or the user typed ``/compact [instructions]`` (``manual``). The strategy is the
 agent's ``agents.list[].compaction.strategy``, else the default one; the kernel gives it the
@@ -52,7 +52,7 @@ from clawbot.types import (
     Usage,
 )
 
-if TYPE_CHECKING:  # the conversation builds the compactor and the flush with itself: item 6 of issue 23 untangles it
+if TYPE_CHECKING:  # the conversation builds the compactor with itself: item 6 of issue 23 untangles it
     from clawbot.agent.conversation import Conversation
 
 log = logging.getLogger(__name__)
@@ -109,10 +109,10 @@ class Compactor:
     usage: Usage = attrs.Factory(Usage)  # of the summary calls, counted in the turn's
     costs: list[float | None] = attrs.Factory(list)
     notices: list[str] = attrs.Factory(list)
-    #: runs the memory flush on the turn's history when one is due in this cycle, beside the
-    #: turn (nothing of it joins the history): its usage, or ``None`` when nothing ran (set
-    #: by the conversation; a ``/compact`` has none)
-    flush: Callable[[list[Message], int, int], Awaitable[Usage | None]] | None = None
+    #: tells the plugins the turn's history nears compaction (``clawbot_compaction_near``:
+    #: the memory flush), beside the turn (nothing of it joins the history): what they spent,
+    #: or ``None`` when nothing ran (set by the conversation; a ``/compact`` has none)
+    near: Callable[[list[Message], int, int], Awaitable[Usage | None]] | None = None
     #: whether the next request differs from the last reported one in more than what was
     #: appended (pruning changed its mind), so the estimate must not start from that report
     fresh_estimate: Callable[[], bool] = lambda: False
@@ -135,7 +135,7 @@ class Compactor:
         return ContextLimits.of(self.window, self.kernel.config.agents.defaults.compaction)
 
     async def before_request(self, messages: list[Message], build: Callable[[list[Message]], ModelRequest]) -> tuple[list[Message], ModelRequest]:
-        """The history and the request to send: the memory flush first when it is due, then
+        """The history and the request to send: ``clawbot_compaction_near`` first when it is due, then
         compacted when the request would not leave the reserve free. The estimate is
         remembered, for :meth:`reported`."""
         request = build(messages)
@@ -148,11 +148,11 @@ class Compactor:
             return messages, request
         if strategy_for(self.kernel, self.agent_id) is None:
             return messages, request  # nothing will summarise the history away: nothing to flush or compact
-        # and a request over the window cannot be sent for the flush either
+        # and a request over the window cannot be sent beside the turn either
         flush_line = limits.flush_line(fixed)
-        if flush_line <= estimate < limits.window and self.flush is not None:
-            flush, self.flush = self.flush, None  # asked once a turn: once a cycle is its own rule
-            spent = await flush(messages, estimate, flush_line)
+        if flush_line <= estimate < limits.window and self.near is not None:
+            near, self.near = self.near, None  # asked once a turn: once a cycle is the plugin's rule
+            spent = await near(messages, estimate, flush_line)
             if spent is not None:
                 self.usage = self.usage + spent
         if estimate <= limits.compact_at or not self._may_compact_again(estimate):

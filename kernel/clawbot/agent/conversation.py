@@ -30,9 +30,9 @@ import attrs
 from clawbot.agent.bootstrap_changes import watching_bootstrap_files
 from clawbot.agent.clock import Clock, user_timezone, utc_now
 from clawbot.agent.compaction import Compactor
+from clawbot.agent.compaction_near import NearingTurn, compaction_near, with_note
 from clawbot.agent.cost import cost_usd
 from clawbot.agent.failover import ModelCaller
-from clawbot.agent.memory_flush import SideTurn, flush_during_turn, with_note
 from clawbot.agent.models import ModelChoice, resolve_ref
 from clawbot.agent.owners import owner_ids_for, turn_trust
 from clawbot.agent.policy import agent_tools
@@ -112,7 +112,7 @@ class Conversation:
     services: SharedServices | None = attrs.field(kw_only=True)
     #: the bootstrap and skill files as last read, so a turn reads only those whose stat changed
     bootstrap_states: dict[Any, Any] = attrs.Factory(dict)
-    #: what time it is (the daily and idle resets, the memory flush's date); tests move it
+    #: what time it is (the daily and idle resets, the date ``clawbot_compaction_near`` tells); tests move it
     clock: Clock = utc_now
 
     def __attrs_post_init__(self) -> None:
@@ -299,10 +299,12 @@ class Conversation:
         async def run_tools(reply: Message, history: list[Message]) -> None:
             await run_tool_calls(run_ctx, reply.tool_calls, history.append)
 
-        async def flush(history: list[Message], tokens: int, threshold: int) -> Usage | None:
-            return await flush_during_turn(self, session, session_key, history, tokens, threshold, SideTurn(ask, run_tools), trust)
+        nearing = NearingTurn(self.kernel, self.agent_id, session_key, session, trust, self.clock, ask, run_tools)
 
-        compactor.flush = flush
+        async def near(history: list[Message], tokens: int, threshold: int) -> Usage | None:
+            return await compaction_near(nearing, history, tokens, threshold)
+
+        compactor.near = near
 
         def record(result_message: Message) -> None:  # each tool result, in call order, as it is known
             session.transcript.append_message(result_message)

@@ -7,7 +7,8 @@ never hold the kernel itself: its parts change from release to release, this vie
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -46,6 +47,10 @@ from clawbot.types import (
 )
 
 DEFAULT_SESSION = "agent:main:main"
+
+
+async def _no_wait(_seconds: float) -> None:
+    return None
 
 
 class TestKernel:
@@ -179,10 +184,23 @@ class TestKernel:
 
     # ------------------------------------------------------------------ running it
 
-    def conversation(self, provider: LLMProvider, *, model: str = "test-model", agent_id: str = "main") -> TestConversation:
+    def conversation(
+        self,
+        provider: LLMProvider,
+        *,
+        model: str = "test-model",
+        agent_id: str = "main",
+        clock: Callable[[], datetime] | None = None,
+        backoff: bool = True,
+    ) -> TestConversation:
         """Agent ``agent_id`` answering with ``provider`` (the fake LLM behind a provider plugin,
-        or a scripted ``LLMProvider``): real turns, with this kernel's tools and hooks."""
-        return TestConversation(Conversation(self._kernel, ModelChoice(provider, model), agent_id, services=None))
+        or a scripted ``LLMProvider``): real turns, with this kernel's tools and hooks.
+        ``clock``: what time the turns think it is (the user's date, the daily reset);
+        ``backoff=False``: a failed model call is retried at once, not after a wait."""
+        conversation = Conversation(self._kernel, ModelChoice(provider, model), agent_id, services=None, caller_sleep=None if backoff else _no_wait)
+        if clock is not None:
+            conversation.clock = clock
+        return TestConversation(conversation)
 
     async def run_turn(
         self, provider: LLMProvider, text: str, *, model: str = "test-model", agent_id: str = "main", session_key: str = DEFAULT_SESSION

@@ -7,6 +7,7 @@ from pathlib import Path
 import attrs
 
 from clawbot.agent.conversation import Conversation, TurnResult
+from clawbot.types import TextSink
 
 
 @attrs.frozen
@@ -40,9 +41,10 @@ class TestConversation:
         """The agent's workspace, where its file tools read and write."""
         return Path(self._conversation.workspace)
 
-    async def send(self, session_key: str, text: str) -> TurnReply:
-        """Run one turn of ``session_key`` answering ``text``, tools and hooks included."""
-        return TurnReply.of(await self._conversation.send(session_key, text))
+    async def send(self, session_key: str, text: str, *, on_text: TextSink | None = None) -> TurnReply:
+        """Run one turn of ``session_key`` answering ``text``, tools and hooks included;
+        ``on_text`` gets the reply's text as it streams (what a chat would show)."""
+        return TurnReply.of(await self._conversation.send(session_key, text, on_text=on_text))
 
     async def system_prompt(self, session_key: str, channel: str | None = None) -> str:
         """The system prompt a turn of ``session_key`` (from ``channel``) would send."""

@@ -20,6 +20,7 @@ from clawbot.types.events import (
     ChatCommand,
     ChatCommandContext,
     CompactionEvent,
+    CompactionNearEvent,
     GatewayEvent,
     SessionEvent,
 )
@@ -86,7 +87,7 @@ from clawbot.types.services import (
     SessionSummary,
     ToolServices,
 )
-from clawbot.types.settings import AgentSettings, HeartbeatSettings, PluginStates, Settings, SubagentLimits
+from clawbot.types.settings import AgentSettings, HeartbeatSettings, MemoryFlushSettings, PluginStates, Settings, SubagentLimits
 from clawbot.types.strangers import StrangerAnswer, StrangerEvent
 from clawbot.types.tool_calling import TOOL_CALL_TAGS, ToolCallAdapter
 from clawbot.types.tools import (
@@ -119,6 +120,7 @@ __all__ = [
     "PluginStates",
     "Settings",
     "SubagentLimits",
+    "MemoryFlushSettings",
     "RunKind",
     "AgentEndEvent",
     "WebSocketRoute",
@@ -148,6 +150,7 @@ __all__ = [
     "ChatCommandContext",
     "ChatType",
     "CompactionEvent",
+    "CompactionNearEvent",
     "CompactionReason",
     "CompactionRequest",
     "CompactionResult",

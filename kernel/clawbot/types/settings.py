@@ -95,6 +95,21 @@ class SubagentLimits:
 
 
 @attrs.frozen
+class MemoryFlushSettings:
+    """``agents.defaults.compaction.memory_flush``: the silent turn that stores durable notes
+    before a compaction summarises them away (``prompt``'s ``YYYY-MM-DD`` is today's date;
+    ``system_prompt`` goes after the system prompt's cache boundary for that turn only)."""
+
+    enabled: bool = True
+    soft_threshold_tokens: int = 4_000
+    system_prompt: str = "The session is close to compaction. Store durable memories now."
+    prompt: str = (
+        "Write lasting notes (decisions, facts, preferences, open questions) to memory/YYYY-MM-DD.md "
+        "with today's date; if there is nothing to store, reply with NO_REPLY."
+    )
+
+
+@attrs.frozen
 class Settings:
     """What a plugin may read of clawbot's configuration (``ctx.clawbot``): read-only.
 
@@ -125,6 +140,8 @@ class Settings:
     skills_prompt_description_max_chars: int = DEFAULT_SKILLS_DESCRIPTION_MAX_CHARS
     #: the limits on sub-agents (``agents.defaults.subagents``)
     subagents: SubagentLimits = SubagentLimits()
+    #: the memory flush before a compaction (``agents.defaults.compaction.memory_flush``)
+    memory_flush: MemoryFlushSettings = MemoryFlushSettings()
     #: the configuration file in use (``None``: the defaults, no file)
     config_file: Path | None = None
     #: where ``clawbot run`` serves the control API (``gateway.bind``, ``gateway.port``; port 0: any free one)

@@ -19,3 +19,11 @@ def clawbot_memory_providers(ctx):
     # Watchers and open index files end with the kernel, whether or not it closes providers itself.
     ctx.on_close(provider.close)
     return [provider]
+
+
+@hookimpl
+async def clawbot_compaction_near(event):
+    """The pre-compaction memory flush: durable notes go to the daily file this plugin indexes."""
+    from clawbot_memory.flush import flush_before_compaction  # deferred: the CLI's --help loads this module, not the kernel
+
+    return await flush_before_compaction(event)

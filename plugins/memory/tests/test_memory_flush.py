@@ -15,15 +15,16 @@ from pathlib import Path
 
 import clawbot_tools.plugin
 from clawbot import CompactionResult, CompactionStrategy
-from clawbot.agent.conversation import Conversation
-from clawbot.agent.inbound import SYSTEM_EVENT_LABEL
-from clawbot.agent.models import ModelChoice
 from clawbot.testing import plugin_from_hooks
-from clawbot.testing.fake_llm import ToolCallSpec
-
-from ..e2e.e2etools import MODEL, make_provider, providers_plugin
+from clawbot.testing.fake_llm import IN_PROCESS_URL, ToolCallSpec
+from clawbot_anthropic.config import AnthropicConfig
+from clawbot_anthropic.provider import AnthropicProvider
+from clawbot_memory import plugin as memory_plugin
 
 KEY = "agent:main:main"
+MODEL = "claude-test"
+# how clawbot labels its own system events wherever a model reads them
+SYSTEM_EVENT_LABEL = "[System event from clawbot, not written by the user]"
 FILLER = "The quick brown fox jumps over the lazy dog. " * 1_400  # ~63,000 chars, ~15,750 tokens
 HALF = FILLER[: len(FILLER) // 2]
 NOTE = "Durable notes: the locker code is 4417."
@@ -51,22 +52,19 @@ def _config(workspace: Path, *, enabled: bool = True) -> str:
 
 
 async def _start(make_kernel, fake_llm, workspace: Path, *, enabled: bool = True):
-    provider = make_provider("anthropic", fake_llm)
+    provider = AnthropicProvider(AnthropicConfig(api_key="sk-test", base_url=IN_PROCESS_URL), http_client=fake_llm.http_client())
     plugins = {
-        "llm": providers_plugin(provider),
+        "llm": plugin_from_hooks(clawbot_llm_providers=lambda ctx: [provider]),
         "tools": clawbot_tools.plugin,
         "compaction": plugin_from_hooks(clawbot_compaction_strategies=lambda ctx: [KeepLast()]),
+        "memory": plugin_from_hooks(clawbot_compaction_near=memory_plugin.clawbot_compaction_near),
     }
     kernel = await make_kernel(plugins=plugins, config=_config(workspace, enabled=enabled))
-
-    async def no_sleep(_seconds: float) -> None:
-        return None
-
-    conversation = Conversation(kernel, ModelChoice(provider, MODEL["anthropic"]), "main", services=None, clock=lambda: NOW, caller_sleep=no_sleep)
+    conversation = kernel.conversation(provider, model=MODEL, clock=lambda: NOW, backoff=False)
     return kernel, conversation, provider
 
 
-async def _send(conversation: Conversation, text: str) -> tuple[str, list[str]]:
+async def _send(conversation, text: str) -> tuple[str, list[str]]:
     streamed: list[str] = []
 
     async def sink(chunk: str) -> None:
@@ -77,7 +75,7 @@ async def _send(conversation: Conversation, text: str) -> tuple[str, list[str]]:
 
 
 def _entries(kernel) -> list[dict]:
-    path = kernel.sessions.path_of(kernel.sessions.get(KEY), "main")
+    (path,) = (kernel.state_dir / "sessions" / "main").glob("*.jsonl")  # the one session's transcript
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
