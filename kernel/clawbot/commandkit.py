@@ -11,18 +11,23 @@ note from the workspace cannot send escape sequences to the user's terminal.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import click
 
 from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
-from clawbot.control.client import ApiAnswerLost as GatewayAnswerLost
-from clawbot.control.client import ApiUnavailable
+from clawbot.control.errors import ApiAnswerLost as GatewayAnswerLost
+from clawbot.control.errors import ApiUnavailable
 from clawbot.paths import StatePaths
-from clawbot.types import AgentHost, Settings
+
+if TYPE_CHECKING:  # annotations only: plugins import commandkit while `clawbot --help` lists commands
+    from clawbot.types import AgentHost, Settings
 
 
 def load_config(state: CliState | None) -> Any:
@@ -160,10 +165,39 @@ async def agent_host(state: CliState) -> AsyncIterator[AgentHost]:
         await kernel.aclose()
 
 
+class LazyGroup(click.Group):
+    """A command group ``clawbot --help`` lists by its name and help line alone: the module
+    that defines its commands (``target``, ``"module:attribute"``) loads when one is used.
+
+    A plugin's ``clawbot_commands`` adds one so that listing the commands imports none of
+    its command modules (a store, attrs classes, the kernel's value types).
+    """
+
+    def __init__(self, name: str, help: str, target: str) -> None:
+        super().__init__(name=name, help=help, short_help=help)
+        self._target = target
+
+    def _commands(self) -> click.Group:
+        module_name, _, attribute = self._target.partition(":")
+        group: click.Group = getattr(importlib.import_module(module_name), attribute)
+        return group
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # `clawbot <group> --help` shows the group's whole help, as if it had been added itself
+        self._commands().format_help_text(ctx, formatter)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return self._commands().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return self._commands().get_command(ctx, cmd_name)
+
+
 __all__ = [
     "EXIT_CONFIG",
     "CliState",
     "GatewayAnswerLost",
+    "LazyGroup",
     "agent_host",
     "call_gateway",
     "config_file_in_use",
