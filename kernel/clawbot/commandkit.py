@@ -165,39 +165,37 @@ async def agent_host(state: CliState) -> AsyncIterator[AgentHost]:
         await kernel.aclose()
 
 
-class LazyGroup(click.Group):
-    """A command group ``clawbot --help`` lists by its name and help line alone: the module
-    that defines its commands (``target``, ``"module:attribute"``) loads when one is used.
+class LazyCommand(click.Command):
+    """A command (or group) ``clawbot --help`` lists by its name and help line alone: the
+    module that defines it (``target``, ``"module:attribute"``) loads when it is used, and
+    from then on the real command parses, shows its own ``--help`` and runs.
 
     A plugin's ``clawbot_commands`` adds one so that listing the commands imports none of
-    its command modules (a store, attrs classes, the kernel's value types).
+    its command modules (a store, attrs classes, the kernel's value types)::
+
+        cli.add_command(LazyCommand("pairing", "Approve strangers ...", "clawbot_pairing.commands:pairing"))
     """
 
     def __init__(self, name: str, help: str, target: str) -> None:
         super().__init__(name=name, help=help, short_help=help)
         self._target = target
 
-    def _commands(self) -> click.Group:
+    def command(self) -> click.Command:
+        """The real command, imported on first use."""
         module_name, _, attribute = self._target.partition(":")
-        group: click.Group = getattr(importlib.import_module(module_name), attribute)
-        return group
+        command: click.Command = getattr(importlib.import_module(module_name), attribute)
+        return command
 
-    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        # `clawbot <group> --help` shows the group's whole help, as if it had been added itself
-        self._commands().format_help_text(ctx, formatter)
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return self._commands().list_commands(ctx)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        return self._commands().get_command(ctx, cmd_name)
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any) -> click.Context:
+        # click runs `ctx.command.invoke(ctx)`: the context made here belongs to the real command
+        return self.command().make_context(info_name, args, parent, **extra)
 
 
 __all__ = [
     "EXIT_CONFIG",
     "CliState",
     "GatewayAnswerLost",
-    "LazyGroup",
+    "LazyCommand",
     "agent_host",
     "call_gateway",
     "config_file_in_use",

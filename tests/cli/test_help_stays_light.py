@@ -3,7 +3,7 @@
 Listing the commands discovers every installed plugin and calls its ``clawbot_commands``;
 what that imports, every ``clawbot`` invocation pays for. A plugin's entry module imports
 only ``hookimpl`` and loads the rest inside the hook that needs it (a command group through
-``clawbot.commandkit.LazyGroup``), and the kernel's CLI start loads neither the value types
+``clawbot.commandkit.LazyCommand``), and the kernel's CLI start loads neither the value types
 nor an event loop nor an HTTP client. The modules are asserted, not the time: the machine
 running the tests may be busy.
 """

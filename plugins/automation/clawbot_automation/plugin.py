@@ -16,9 +16,9 @@ def clawbot_config_schema():
 
 @hookimpl
 def clawbot_commands(cli):
-    from clawbot.commandkit import LazyGroup
+    from clawbot.commandkit import LazyCommand
 
-    cli.add_command(LazyGroup("cron", CRON_HELP, "clawbot_automation.cron_cli:cron"))
+    cli.add_command(LazyCommand("cron", CRON_HELP, "clawbot_automation.cron_cli:cron"))
 
 
 @hookimpl

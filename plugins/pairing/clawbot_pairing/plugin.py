@@ -20,9 +20,9 @@ def clawbot_direct_stranger(ctx, event):
 
 @hookimpl
 def clawbot_commands(cli):
-    from clawbot.commandkit import LazyGroup
+    from clawbot.commandkit import LazyCommand
 
-    cli.add_command(LazyGroup("pairing", PAIRING_HELP, "clawbot_pairing.commands:pairing"))
+    cli.add_command(LazyCommand("pairing", PAIRING_HELP, "clawbot_pairing.commands:pairing"))
 
 
 @hookimpl
