@@ -24,7 +24,6 @@ import datetime
 import http.client
 import json
 import platform
-import signal
 import statistics
 import subprocess
 import sys
@@ -34,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from gateway_process import stop  # noqa: E402 - stopping a gateway as a user does (Ctrl-C)
 from turn_process import Launcher, pct  # noqa: E402 - the launcher of the process benchmarks
 from turn_process import _env as clawbot_env  # noqa: E402
 
@@ -81,15 +81,6 @@ def start_gateway(clawbot: str, home: Path) -> tuple[subprocess.Popen[bytes], fl
         time.sleep(0.002)
     process.kill()
     raise SystemExit("clawbot run did not become ready in 30 s")
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    process.send_signal(signal.SIGINT)
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def main() -> None:

@@ -172,11 +172,11 @@ def clawbot_commands(cli):
         click.echo(f"hello {name} from {type(state).__name__} config={state.config_path}")
 
     @click.command()
-    def doctor():
+    def status():
         """Tries to shadow a built-in."""
 
     cli.add_command(hello)
-    cli.add_command(doctor)
+    cli.add_command(status)
 '''
 
 COPYCAT_CLI = """
@@ -223,7 +223,7 @@ def test_hook_commands_plugin_command_is_listed_and_runs(cli_plugins: Path, tmp_
     assert help_result.returncode == 0, help_result.stderr
     text = " ".join(help_result.stdout.split())
     assert "hello Say hello from a plugin." in text
-    assert "run " in text and "doctor " in text  # built-ins are still there
+    assert "run " in text and "status " in text  # built-ins are still there
 
     result = run_clawbot("--config", "my.toml", "hello", "--name", "Ada", site=cli_plugins, home=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -235,10 +235,56 @@ def test_hook_commands_clashes_are_reported_naming_both(cli_plugins: Path, tmp_p
     assert result.returncode == 0, result.stderr
     text = " ".join(result.stdout.split())
     assert "Plugin problems" in text
-    assert "command 'doctor' of plugin 'greeter' clashes with clawbot (built in); ignored" in text
+    assert "command 'status' of plugin 'greeter' clashes with clawbot (built in); ignored" in text
     hello_clash = text[text.index("command 'hello'") :]
     assert "clashes with plugin" in hello_clash
     assert "'greeter'" in hello_clash and "'copycat'" in hello_clash
+
+
+GATEWAY_EXTRAS_CLI = """
+import click
+from clawbot import hookimpl
+
+
+@click.group()
+def gateway():
+    pass
+
+
+@gateway.command("hello")
+def hello():
+    click.echo("hello from the gateway group")
+
+
+@gateway.command("logs")
+def logs():
+    click.echo("not the built-in logs")
+
+
+@hookimpl
+def clawbot_commands(cli):
+    cli.add_command(gateway)
+"""
+
+
+def test_hook_commands_a_plugin_group_adds_subcommands_to_a_built_in_group(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    install_distribution(
+        site,
+        "clawbot-gateway-extras",
+        entry_points={"extras": "extras_cli", "extras_again": "extras_again_cli"},
+        modules={"extras_cli.py": GATEWAY_EXTRAS_CLI, "extras_again_cli.py": GATEWAY_EXTRAS_CLI},
+    )
+    result = run_clawbot("gateway", "hello", site=site, home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "hello from the gateway group"
+    group_help = run_clawbot("gateway", "--help", site=site, home=tmp_path)
+    assert "hello" in group_help.stdout and "logs" in group_help.stdout
+    logs = run_clawbot("gateway", "logs", site=site, home=tmp_path)  # the built-in subcommand wins
+    assert "not the built-in logs" not in logs.stdout and "No gateway log yet" in logs.stderr
+    text = " ".join(run_clawbot("--help", site=site, home=tmp_path).stdout.split())
+    hello_clash = text[text.index("command 'gateway hello'") :].split(" ! ")[0]
+    assert "clashes with plugin" in hello_clash and "'extras'" in hello_clash and "'extras_again'" in hello_clash
 
 
 def test_hook_commands_disabled_plugin_adds_no_command(cli_plugins: Path, tmp_path: Path) -> None:

@@ -14,10 +14,11 @@ import contextlib
 import importlib
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import click
 
 from clawbot.cli.output import console, echo, echo_json
@@ -27,7 +28,7 @@ from clawbot.control.errors import ApiUnavailable
 from clawbot.paths import StatePaths
 
 if TYPE_CHECKING:  # annotations only: plugins import commandkit while `clawbot --help` lists commands
-    from clawbot.types import AgentHost, Settings
+    from clawbot.types import AgentHost, HealthCheck, LLMProvider, Settings
 
 
 def load_config(state: CliState | None) -> Any:
@@ -165,6 +166,108 @@ async def agent_host(state: CliState) -> AsyncIterator[AgentHost]:
         await kernel.aclose()
 
 
+def apply_log_level(state: CliState) -> None:
+    """Log as the configuration's ``logging.level`` says, as ``clawbot run`` does; exit 2 if broken."""
+    from clawbot.cli.logs import configure_logging
+
+    with user_errors():
+        loaded = state.load()
+    configure_logging(loaded.config.logging.level, state.env)
+
+
+@attrs.frozen
+class ConfigFileInUse:
+    """The configuration file clawbot reads (``None``: the built-in defaults) and what named it
+    (``--config``, ``$CLAWBOT_CONFIG`` or ``None``), for a command that writes ``<state>/clawbot.toml``."""
+
+    path: Path | None
+    named_by: str | None
+
+    def overrides(self, target: Path) -> str | None:
+        """Why ``target`` is not read (one sentence naming both files), or ``None`` when it is the file in use."""
+        from clawbot.config.edit import precedence
+
+        if self.path is None or self.path.resolve() == target.resolve():
+            return None
+        return precedence(self.path, target, self.named_by)
+
+
+def config_in_use(state: CliState) -> ConfigFileInUse:
+    """The configuration file clawbot reads and what named it; exit 2 if a named one is missing."""
+    from clawbot.config.edit import file_in_use
+
+    with user_errors():
+        return ConfigFileInUse(*file_in_use(state.config_path, state.env, Path.cwd()))
+
+
+def set_toml_string(text: str, table: tuple[str, ...], key: str, value: str) -> str | None:
+    """``text`` (a TOML file) with ``[table] key = "value"`` set, comments and layout kept;
+    ``None`` when it cannot be edited safely (then nothing should be written)."""
+    from clawbot.config.edit import set_string
+
+    return set_string(text, table, key, value)
+
+
+def write_private_text(path: Path, text: str) -> None:
+    """Replace ``path`` atomically with ``text``, mode 0600 (a symbolic link's target is replaced); ``OSError`` if it cannot be."""
+    from clawbot.config.edit import write_private
+
+    write_private(path, text)
+
+
+def unknown_provider(provider: str, installed: Collection[str]) -> str:
+    """``no installed provider is named 'opnai' (did you mean openai?)``."""
+    from clawbot.config.refs import unknown_provider as message
+
+    return message(provider, installed)
+
+
+@attrs.frozen
+class ModelProviders:
+    """The model providers one kernel boot registered, and what the configuration file sets for them."""
+
+    providers: Mapping[str, LLMProvider]
+    config: Any = attrs.field(repr=False)
+
+    @property
+    def config_source(self) -> str:
+        """The configuration file read (``clawbot.toml`` when none was)."""
+        return str(self.config.source or "clawbot.toml")
+
+    def set_in_file(self, provider: str, field: str) -> bool:
+        """Whether ``[providers.<provider>]`` of the configuration file sets ``field`` (``api_key``, ``base_url``)."""
+        return bool(getattr(self.config.section(f"providers.{provider}"), field, ""))
+
+
+@contextlib.asynccontextmanager
+async def model_providers(state: CliState, env: Mapping[str, str] | None = None) -> AsyncIterator[ModelProviders]:
+    """The installed model providers, configured as a boot with ``env`` would configure them
+    (default: the user's, stored credentials included; given: exactly ``env``, no stored
+    credentials merged in); the kernel is closed on exit. Exit 2 if the configuration is broken."""
+    from clawbot.boot import load
+    from clawbot.kernel import bootstrap  # the plugin manager and registries: only for the command that asks
+
+    with user_errors():
+        loaded = state.load() if env is None else load(state.config_path, env=env, stored_credentials=False)
+        kernel = await bootstrap(loaded)
+    try:
+        yield ModelProviders({name: kernel.llm_providers[name] for name in kernel.llm_providers.names()}, kernel.config)
+    finally:
+        await kernel.aclose()
+
+
+def kernel_health(state: CliState, *, live: bool = False) -> list[HealthCheck]:
+    """What ``clawbot doctor`` reports of the kernel, booted once as ``clawbot run`` would:
+    the configuration, every plugin (loaded, blocked, failed, conflicting) and what each said
+    (``clawbot_doctor_checks``), the tool policy, the memory and compaction engines, each
+    agent's model, key, cooldowns and workspace, who can write into the main session; ``live``
+    also sends one real request to the default model. Never raises: a failure is a line."""
+    from clawbot.doctor import check_plugins_and_config  # boots the kernel: only for the command that asks
+    from clawbot.types import HealthCheck  # the value types: never for `clawbot --help`, which imports this module
+
+    return [HealthCheck(f.level, f.check, f.detail, f.fix) for f in check_plugins_and_config(state.config_path, state.env, live)]
+
+
 class LazyCommand(click.Command):
     """A command (or group) ``clawbot --help`` lists by its name and help line alone: the
     module that defines it (``target``, ``"module:attribute"``) loads when it is used, and
@@ -194,6 +297,15 @@ class LazyCommand(click.Command):
 __all__ = [
     "EXIT_CONFIG",
     "CliState",
+    "ConfigFileInUse",
+    "ModelProviders",
+    "apply_log_level",
+    "config_in_use",
+    "kernel_health",
+    "model_providers",
+    "set_toml_string",
+    "unknown_provider",
+    "write_private_text",
     "GatewayAnswerLost",
     "LazyCommand",
     "agent_host",

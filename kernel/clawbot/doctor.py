@@ -1,14 +1,12 @@
-"""``clawbot doctor``: checks of the installation, each problem with its fix."""
+"""What ``clawbot doctor`` (the clawbot-setup plugin) asks the kernel: the configuration, the
+plugins and what a turn needs, checked on one boot, each problem with its fix
+(:func:`clawbot.commandkit.kernel_health`); ``clawbot plugins list`` boots the same way."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import sqlite3
-import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -20,38 +18,11 @@ from clawbot.config import ConfigError
 from clawbot.config.trust import UntrustedConfigError
 from clawbot.credentials import CredentialsError
 from clawbot.doctor_findings import Finding, Level
-from clawbot.doctor_setup import check_state_modes, setup_checks
+from clawbot.doctor_setup import setup_checks
 from clawbot.gateway.commands import shadowed_commands
 from clawbot.kernel import PluginConflictError, bootstrap
-from clawbot.paths import StatePaths
 from clawbot.plugins import PluginManager, create_plugin_manager
 from clawbot.types import HealthCheck
-
-
-def check_python() -> list[Finding]:
-    version = ".".join(map(str, sys.version_info[:3]))
-    if sys.version_info < (3, 11):  # noqa: UP036 - the check runs on whatever Python started clawbot
-        return [Finding("fail", "python", f"Python {version} is too old", "install Python 3.11 or newer")]
-    return [Finding("ok", "python", f"Python {version} ({sys.executable})")]
-
-
-def check_sqlite() -> list[Finding]:
-    # Only what the kernel itself needs (sessions); what a plugin needs of SQLite (full-text
-    # search, extensions) is its own clawbot_doctor_checks, so no absent plugin is named.
-    return [Finding("ok", "sqlite", f"SQLite {sqlite3.sqlite_version}")]
-
-
-def check_state_dir(env: Mapping[str, str]) -> list[Finding]:
-    paths = StatePaths.resolve(env)
-    root = paths.root
-    if not root.exists():
-        parent = next((p for p in root.parents if p.exists()), Path("/"))
-        if os.access(parent, os.W_OK):
-            return [Finding("info", "state", f"{root} does not exist yet; it is created on first run")]
-        return [Finding("fail", "state", f"{root} cannot be created ({parent} is not writable)", "set CLAWBOT_HOME to a writable directory")]
-    if not os.access(root, os.W_OK):
-        return [Finding("fail", "state", f"{root} is not writable", f"fix its permissions: chmod u+w {root}")]
-    return [Finding("ok", "state", f"state directory {root}"), *check_state_modes(paths)]
 
 
 @attrs.frozen
@@ -240,8 +211,3 @@ def _plugin_findings(manager: PluginManager) -> list[Finding]:
             )
         )
     return findings
-
-
-def run_checks(config_path: str | None, env: Mapping[str, str], live: bool = False) -> list[Finding]:
-    """Every check; ``live`` also sends one real request to the default agent's model."""
-    return [*check_python(), *check_sqlite(), *check_state_dir(env), *check_plugins_and_config(config_path, env, live)]

@@ -2,13 +2,12 @@
 
 Each agent's model (configured or detected; its provider installed), where each provider's
 key comes from (never the key itself), keys resting after a failure, each workspace, who
-besides the owner can write into the main session, the modes of the state directory, and with ``--live`` one real request to the default model.
+besides the owner can write into the main session, and with ``--live`` one real request to the default model.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,50 +18,8 @@ from clawbot.auth_profiles import DEFAULT_PROFILE
 from clawbot.credentials import ENV_NAMES, credential_file, load_credential
 from clawbot.doctor_findings import Finding
 from clawbot.doctor_main_session import check_main_session, check_strangers_answered
-from clawbot.paths import StatePaths, expand_user_path
+from clawbot.paths import expand_user_path
 from clawbot.probe import probe
-
-# the state directory holds transcripts, keys and logs: nobody else may read any of it
-_MAX_ENTRIES = 20_000  # a huge sessions folder is sampled, not walked to the end
-
-
-def check_state_modes(paths: StatePaths) -> list[Finding]:
-    """Directories 0700 and files 0600 under the state directory (credentials: a failure)."""
-    root = paths.root
-    if not root.is_dir() or os.name != "posix":
-        return []
-    loose: list[Path] = []
-    for count, (directory, _dirs, files) in enumerate(os.walk(root)):
-        for path in [Path(directory), *(Path(directory) / f for f in files)]:
-            try:
-                if stat.S_IMODE(path.lstat().st_mode) & 0o077 and not path.is_symlink():
-                    loose.append(path)
-            except OSError:
-                continue
-        if count > _MAX_ENTRIES:
-            break
-    if not loose:
-        return [Finding("ok", "state", f"{root} is private (directories 0700, files 0600)")]
-    creds = [p for p in loose if p == paths.credentials or paths.credentials in p.parents]
-    others = [p for p in loose if p not in creds]
-    findings = []
-    if creds:
-        findings.append(
-            Finding(
-                "fail",
-                "state",
-                f"{_listed(creds)} readable by other users (holds API keys)",
-                f"chmod 700 {paths.credentials} && chmod 600 {paths.credentials}/*",
-            )
-        )
-    if others:
-        findings.append(Finding("warn", "state", f"{_listed(others)} readable by other users (transcripts, logs, settings)", f"chmod -R go-rwx {root}"))
-    return findings
-
-
-def _listed(paths: list[Path]) -> str:
-    shown = ", ".join(f"{p} ({stat.S_IMODE(p.lstat().st_mode):04o})" for p in paths[:3])
-    return shown + (f" and {len(paths) - 3} more" if len(paths) > 3 else "") + (" is" if len(paths) == 1 else " are")
 
 
 def key_sources(kernel: Any, provider: str, real_env: Mapping[str, str]) -> list[str]:

@@ -89,7 +89,8 @@ def clawbot_commands(cli: click.Group) -> None:
     :class:`clawbot.commandkit.CliState` whose ``kernel()`` boots the kernel on demand.
 
     Result rule: notification (add commands with ``cli.add_command``); a name that clashes
-    with a built-in or another plugin's command is reported naming both.
+    with a built-in or another plugin's command is reported naming both. A group named
+    ``plugins`` or ``gateway`` adds its commands to that built-in group instead.
     """
 
 

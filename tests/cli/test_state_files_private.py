@@ -1,7 +1,7 @@
 """Every file and folder clawbot creates under its state directory is private from the start
 (files 0600, folders 0700), whatever the umask: `clawbot doctor` never warns about what
 clawbot itself made. One row per creator, each run for real on a fresh state dir under umask
-022, then judged by the check doctor itself uses (:func:`clawbot.doctor_setup.check_state_modes`).
+022, then judged by the check doctor itself uses (:func:`clawbot_setup.doctor.check_state_modes`).
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clawbot.doctor_setup import check_state_modes
 from clawbot.paths import StatePaths
 from clawbot.statefile import create_private_file, private_append, private_binary_writer
 from clawbot.testing.cli import invoke_cli
 from clawbot_automation.cron_store import CronStore
 from clawbot_automation.records import CronRun
 from clawbot_pairing.store import PairingStore
+from clawbot_setup.doctor import check_state_modes
 
 from .clihelpers import run_cli
 

@@ -188,3 +188,24 @@ async def test_a_gateway_without_agents_runs_no_plugin_service(make_kernel) -> N
     gateway.stop()
     await run
     assert ticker.hosts == [] and gateway.service_health() == []
+
+
+class OneShot(Service):
+    """Does its work once at start and returns (an announcement after a restart)."""
+
+    name = "one-shot"
+
+    async def run(self, host: AgentHost) -> None:
+        await asyncio.sleep(0)
+
+
+async def test_a_service_whose_run_returns_is_done_not_stopped_and_is_not_restarted(make_kernel) -> None:
+    gateway, channel = await _gateway(make_kernel, OneShot())
+    run = asyncio.create_task(gateway.run([channel]))
+    await channel.wait_started()
+    await _until(lambda: [r.state for r in gateway.service_health()] == ["done"])
+    (report,) = gateway.service_health()
+    assert report.restarts == 0
+    gateway.stop()
+    await run
+    assert [r.state for r in gateway.service_health()] == ["done"]

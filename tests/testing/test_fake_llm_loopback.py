@@ -158,7 +158,7 @@ def test_run_server_blocks_until_stopped(tmp_path: Path) -> None:
 
 
 def test_dev_cli_fake_llm_help() -> None:
-    from clawbot.cli.dev import dev
+    from clawbot.testing.dev_cli import dev
 
     result = CliRunner().invoke(dev, ["fake-llm", "--help"])
     assert result.exit_code == 0, result.output

@@ -14,7 +14,6 @@ from typing import Any
 import attrs
 import click
 
-from clawbot.agent.startup_line import startup_line
 from clawbot.cli.logs import configure_logging
 from clawbot.cli.output import echo, echo_json
 from clawbot.cli.state import CliState, config_option, user_errors, verbose_option
@@ -185,9 +184,9 @@ async def _answer_command(kernel, runtime, command, text: str, agent_id: str, se
 
 
 async def _model_turn(kernel, runtime, port, text: str, agent_id: str, session_key: str, as_json: bool) -> int:  # noqa: ANN001
-
     # deferred: `clawbot agent --help`, and a turn sent through a running gateway, load neither the kernel nor the agent
     from clawbot.agent.models import ModelError
+    from clawbot.agent.startup_line import startup_line
     from clawbot.cli.oneshot import CHANNEL, local_user, settle_approvals
 
     try:

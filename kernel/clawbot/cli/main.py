@@ -29,13 +29,14 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "plugins": ("clawbot.cli.plugins_cmd:plugins", "List installed plugins or create a new one."),
     "config": ("clawbot.cli.config_cmd:config", "Show, validate or locate the configuration."),
     "sessions": ("clawbot.cli.sessions_cmd:sessions", "List sessions, show or reset one, or print its file."),
-    "onboard": ("clawbot.cli.onboard_cmd:onboard", "Set up a model provider: key, base URL, default model."),
-    "doctor": ("clawbot.cli.doctor_cmd:doctor", "Check the installation and say how to fix problems."),
     "context": ("clawbot.cli.context_cmd:context", "Show what the system prompt is made of and its size."),
     "skills": ("clawbot.cli.skills_cmd:skills", "List the skills each agent has, or check them for problems."),
     "memory": ("clawbot.cli.memory_cmd:memory", "Show, rebuild or search the agents' long-term memory index."),
-    "dev": ("clawbot.cli.dev:dev", "Tools for developing clawbot and its plugins."),
+    "dev": ("clawbot.testing.dev_cli:dev", "Tools for developing clawbot and its plugins."),
 }
+
+# Built-in groups a plugin adds subcommands to with a group of the same name (clawbot.cli.extendable).
+EXTENDABLE_GROUPS = frozenset({"plugins", "gateway"})
 
 
 class ClawbotGroup(click.Group):
@@ -44,6 +45,7 @@ class ClawbotGroup(click.Group):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._plugin_commands: dict[str, click.Command] | None = None
+        self._group_extensions: dict[str, dict[str, click.Command]] = {}
         self.plugin_command_errors: list[str] = []
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -68,6 +70,11 @@ class ClawbotGroup(click.Group):
             with formatter.section("Plugin problems"):
                 formatter.write_dl([("!", e) for e in self.plugin_command_errors])
 
+    def group_extensions(self, group: str) -> dict[str, click.Command]:
+        """The subcommands plugins add to the built-in group ``group`` (see :mod:`clawbot.cli.extendable`)."""
+        self._plugins()
+        return self._group_extensions.get(group, {})
+
     def _plugins(self) -> dict[str, click.Command]:
         if self._plugin_commands is None:
             self._plugin_commands = self._discover_plugin_commands()
@@ -84,6 +91,9 @@ class ClawbotGroup(click.Group):
             scratch = click.Group()
             manager.call_impl_sync("clawbot_commands", impl, cli=scratch)
             for name, command in scratch.commands.items():
+                if name in EXTENDABLE_GROUPS and isinstance(command, click.Group):
+                    self._extend_group(name, command, impl.plugin_name, owners)
+                    continue
                 if name in BUILTIN_COMMANDS or name in found:
                     other = owners.get(name, "clawbot (built in)")
                     self.plugin_command_errors.append(f"command {name!r} of plugin {impl.plugin_name!r} clashes with {other}; ignored")
@@ -92,6 +102,16 @@ class ClawbotGroup(click.Group):
         for failure in manager.failures:
             self.plugin_command_errors.append(f"plugin {failure.plugin!r} failed in {failure.hook}: {failure.error}")
         return found
+
+    def _extend_group(self, group: str, extension: click.Group, plugin: str, owners: dict[str, str]) -> None:
+        """A plugin's group named like a built-in group adds its commands to that group."""
+        into = self._group_extensions.setdefault(group, {})
+        for name, command in extension.commands.items():
+            qualified = f"{group} {name}"
+            if name in into:
+                self.plugin_command_errors.append(f"command {qualified!r} of plugin {plugin!r} clashes with {owners[qualified]}; ignored")
+                continue
+            into[name], owners[qualified] = command, f"plugin {plugin!r}"
 
 
 @click.group(cls=ClawbotGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -51,7 +51,8 @@ def status(state: CliState, as_json: bool) -> None:
     width = max((len(str(row.get("name"))) for row in rows), default=0)
     for row in rows:
         echo("  " + _channel_line(row, width))
-    services = health.get("services") or []
+    # a service whose job is done (a one-shot announcement at start) is listed after the work still running
+    services = sorted(health.get("services") or [], key=lambda row: row.get("state") in ("stopped", "done"))
     if services:
         echo("services:")
         width = max(len(str(row.get("name"))) for row in services)

@@ -1,6 +1,6 @@
 """Setting one string in the configuration file clawbot writes (``<state>/clawbot.toml``).
 
-``clawbot onboard`` sets the default model there, ``clawbot init --workspace`` the workspace
+``clawbot onboard`` (the clawbot-setup plugin) sets the default model there, ``clawbot init --workspace`` the workspace
 (of ``[agents.defaults]``, or of one ``[[agents.list]]`` entry).
 The file is edited as text, so the user's comments and layout stay; the edit is checked by
 parsing the result (only that one value may differ, else nothing is written), and written
@@ -29,21 +29,6 @@ def lookup(data: Mapping[str, Any], table: tuple[str, ...]) -> Any:
     for name in table:
         node = node.get(name) if isinstance(node, Mapping) else None
     return node
-
-
-def default_model(data: Mapping[str, Any]) -> str:
-    """``agents.defaults.model`` of parsed TOML, shorthand or table ("" when unset)."""
-    model = lookup(data, ("agents", "defaults", "model"))
-    if isinstance(model, str):
-        return model
-    return model.get("primary", "") if isinstance(model, dict) else ""
-
-
-def model_place(data: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
-    """Where the default model is written: beside a shorthand already there, else the table."""
-    if isinstance(lookup(data, ("agents", "defaults", "model")), str):
-        return ("agents", "defaults"), "model"
-    return ("agents", "defaults", "model"), "primary"
 
 
 def _line(key: str, value: str) -> str:

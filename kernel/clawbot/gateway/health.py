@@ -22,7 +22,8 @@ from typing import Literal
 
 import attrs
 
-ChannelState = Literal["starting", "running", "restarting", "stopped", "failed"]
+ChannelState = Literal["starting", "running", "restarting", "stopped", "failed", "done"]
+"""``done``: a service whose ``run`` returned on its own: its work is finished, nothing failed."""
 
 _MAX_ERROR = 300
 

@@ -17,7 +17,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from clawbot.gateway.health import ChannelBoard, error_line
+from clawbot.gateway.health import ChannelBoard, ChannelState, error_line
 from clawbot.gateway.sink import ChannelSink, SinkGateway
 from clawbot.types import Channel
 
@@ -73,14 +73,22 @@ async def supervise(gateway: SupervisingGateway, channel: Channel, board: Channe
 async def supervise_service(gateway: SupervisingGateway, name: str, run: Callable[[], Awaitable[None]], board: ChannelBoard) -> None:
     """Keep the background service ``name`` running (``run`` is its whole life: a plugin's
     ``Service.run(host)``, the kernel's own ``serve(gateway)``) until the gateway stops."""
-    await _keep_running(gateway, f"service {name}", name, run, board, on_up=lambda: board.set(name, "running"))
+    await _keep_running(gateway, f"service {name}", name, run, board, on_up=lambda: board.set(name, "running"), finished="done")
 
 
 async def _keep_running(
-    gateway: SupervisingGateway, label: str, name: str, start: Callable[[], Awaitable[None]], board: ChannelBoard, *, on_up: Callable[[], None]
+    gateway: SupervisingGateway,
+    label: str,
+    name: str,
+    start: Callable[[], Awaitable[None]],
+    board: ChannelBoard,
+    *,
+    on_up: Callable[[], None],
+    finished: ChannelState = "stopped",
 ) -> None:
-    """Call ``start`` until it returns or the gateway stops, again after a backoff when it
-    raises; ``on_up`` once a start has gone on for ``gateway.up_after`` seconds."""
+    """Call ``start`` until it returns (then its state is ``finished``) or the gateway stops,
+    again after a backoff when it raises; ``on_up`` once a start has gone on for
+    ``gateway.up_after`` seconds."""
     loop = asyncio.get_running_loop()
     failures = 0
     restarted = False
@@ -92,7 +100,7 @@ async def _keep_running(
         try:
             await start()
             up.cancel()
-            board.set(name, "stopped")
+            board.set(name, finished)
             return
         except asyncio.CancelledError:
             up.cancel()

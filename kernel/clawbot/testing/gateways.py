@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from clawbot.agent.runtime import AgentRuntime
 from clawbot.gateway.runner import Gateway
 from clawbot.kernel import Kernel
-from clawbot.types import Channel, InboundMessage, OutboundMessage
+from clawbot.types import Channel, GatewayControl, InboundMessage, OutboundMessage
 
 #: ``await respond(message, session_key)``: the reply to send (``None``: none)
 Responder = Callable[[InboundMessage, str], Awaitable[str | None]]
@@ -51,3 +51,16 @@ class TestGateway:
     def channel_names(self) -> list[str]:
         """The channels running now (empty until the gateway has started them)."""
         return self._gateway.channel_names()
+
+    @property
+    def control(self) -> GatewayControl:
+        """This gateway as the control surface a channel serving its owner gets as
+        ``sink.control`` (:class:`~clawbot.types.GatewayControl`): sessions, turns, approvals
+        waiting, the plugins' web routes (``clawbot_web_routes``, collected on each call)."""
+        return self._gateway.control()
+
+    def report_undelivered(self, what: str) -> None:
+        """Record a reply that had nowhere to go, as a service does through
+        ``AgentHost.report_undelivered``: one log line, and ``clawbot status`` (the control
+        API's health report, ``undelivered``) lists it."""
+        self._gateway.went_nowhere(what)

@@ -8,8 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from clawbot.control.token import ensure_token
-from clawbot.gateway.runner import Gateway
-from clawbot.testing import FakeChannel
+from clawbot.testing import FakeChannel, TestGateway, TestKernel
 from clawbot_control.api_channel import ApiChannel
 from clawbot_control.settings import ApiSettings
 
@@ -24,7 +23,7 @@ async def streamed_answer(message: Any, session_key: str, live: Any = None) -> s
 
 @contextlib.asynccontextmanager
 async def serving(
-    kernel: Any, respond: Any = streamed_answer, *, routes: list | None = None, host: str = "127.0.0.1", explicit: bool = False
+    kernel: TestKernel, respond: Any = streamed_answer, *, routes: list | None = None, host: str = "127.0.0.1", explicit: bool = False
 ) -> AsyncIterator[ApiChannel]:
     """The gateway runs a fake chat and the API channel; yields the API once it listens."""
     async with gateway_serving(kernel, respond, routes=routes, host=host, explicit=explicit) as (_, api):
@@ -33,11 +32,11 @@ async def serving(
 
 @contextlib.asynccontextmanager
 async def gateway_serving(
-    kernel: Any, respond: Any = streamed_answer, *, routes: list | None = None, host: str = "127.0.0.1", explicit: bool = False
-) -> AsyncIterator[tuple[Gateway, ApiChannel]]:
+    kernel: TestKernel, respond: Any = streamed_answer, *, routes: list | None = None, host: str = "127.0.0.1", explicit: bool = False
+) -> AsyncIterator[tuple[TestGateway, ApiChannel]]:
     """:func:`serving`, yielding the gateway too."""
-    gateway = Gateway(kernel, respond, "main")
-    settings = ApiSettings(host, 0, kernel.paths.root, ensure_token(kernel.paths.root), explicit)
+    gateway = kernel.gateway(respond)
+    settings = ApiSettings(host, 0, kernel.state_dir, ensure_token(kernel.state_dir), explicit)
     api = ApiChannel(settings, routes)
     run = asyncio.create_task(gateway.run([FakeChannel(), api]))
     listening = asyncio.create_task(api.listening.wait())

@@ -12,12 +12,16 @@ import json
 import logging
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import aiohttp
 import pytest
 from clawbot.control.endpoint import endpoint_path, live_endpoint
 from clawbot.control.token import ensure_token, token_path
+from clawbot_control.api_channel import ApiChannel
+from clawbot_control.server import serve
 from clawbot_control.settings import ApiSettings, ControlApiError, bind_set_in_file, check_bind
 
 from .apihelpers import auth, serving, url
@@ -47,7 +51,7 @@ async def test_every_endpoint_refuses_a_missing_or_wrong_token_and_answers_the_r
 
 async def test_the_token_and_the_endpoint_file_are_private_and_the_file_lives_while_listening(make_kernel) -> None:
     kernel = await make_kernel()
-    root = kernel.paths.root
+    root = kernel.state_dir
     async with serving(kernel) as api:
         endpoint = json.loads(endpoint_path(root).read_text())
         assert (endpoint["host"], endpoint["port"], endpoint["pid"]) == (*api.address, os.getpid())
@@ -137,20 +141,14 @@ def test_only_a_bind_written_in_the_file_counts_as_asked_for(tmp_path: Path) -> 
 
 
 async def test_the_server_itself_refuses_a_wildcard_bind_not_asked_for(make_kernel) -> None:
-    from clawbot_control.api_channel import ApiChannel
-    from clawbot_control.server import serve
-
     kernel = await make_kernel()
-    api = ApiChannel(ApiSettings("0.0.0.0", 0, kernel.paths.root, "t" * 43))
+    api = ApiChannel(ApiSettings("0.0.0.0", 0, kernel.state_dir, "t" * 43))
     with pytest.raises(ControlApiError, match=r"gateway\.bind = '0\.0\.0\.0'"):
         await asyncio.wait_for(serve(api, asyncio.Event()), 5)
-    assert not endpoint_path(kernel.paths.root).exists()
+    assert not endpoint_path(kernel.state_dir).exists()
 
 
 def test_an_endpoint_file_of_a_dead_gateway_is_ignored(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
     endpoint_path(tmp_path).parent.mkdir(parents=True)
     endpoint_path(tmp_path).write_text(json.dumps({"pid": int(dead.stdout), "host": "127.0.0.1", "port": 1, "started_at": 0}))
@@ -183,8 +181,6 @@ async def test_on_loopback_only_requests_naming_a_loopback_host_are_served(make_
 
 
 def test_the_api_channel_beyond_loopback_not_asked_for_does_not_run_and_says_why(tmp_path: Path) -> None:
-    from clawbot_control.api_channel import ApiChannel
-
     refused = ApiChannel(ApiSettings("0.0.0.0", 0, tmp_path, "t" * 43)).available()
     assert refused is not None and "gateway.bind = '0.0.0.0'" in refused
     assert ApiChannel(ApiSettings("0.0.0.0", 0, tmp_path, "t" * 43, explicit_bind=True)).available() is None

@@ -11,6 +11,10 @@ import json
 
 import aiohttp
 import pytest
+from clawbot.testing import FakeChannel
+from clawbot_control import sockets
+from clawbot_control.api_channel import ApiChannel
+from clawbot_control.settings import ApiSettings
 from clawbot_control.sockets import UNAUTHORIZED
 
 from .apihelpers import auth, gateway_serving, serving, url
@@ -53,8 +57,6 @@ async def test_a_bad_turn_request_is_an_error_event_naming_the_key(make_kernel, 
 
 
 async def test_a_socket_without_the_token_in_its_first_frame_is_closed_4401(make_kernel, monkeypatch: pytest.MonkeyPatch) -> None:
-    from clawbot_control import sockets
-
     monkeypatch.setattr(sockets, "AUTH_TIMEOUT_S", 0.3)  # waiting out the real 5 s proves nothing more
     kernel = await make_kernel()
     async with serving(kernel) as api, aiohttp.ClientSession() as http:
@@ -118,7 +120,7 @@ async def test_health_and_sessions_report_the_gateway(make_kernel) -> None:
 async def test_a_reply_with_nowhere_to_go_is_in_the_health_report(make_kernel) -> None:
     kernel = await make_kernel()
     async with gateway_serving(kernel) as (gateway, api), aiohttp.ClientSession() as http:
-        gateway.went_nowhere("a heartbeat reply of agent main: heartbeat.target has no chat to send it to")
+        gateway.report_undelivered("a heartbeat reply of agent main: heartbeat.target has no chat to send it to")
         async with http.get(url(api, "/v1/health"), headers=auth(api)) as response:
             health = await response.json()
     (undelivered,) = health["undelivered"]
@@ -128,15 +130,10 @@ async def test_a_reply_with_nowhere_to_go_is_in_the_health_report(make_kernel) -
 async def test_the_api_keeps_serving_after_a_chat_ended_until_clawbot_stops(make_kernel) -> None:
     """A chat that ends (a channel whose start returns) leaves the API serving: a service
     keeps its API; quitting is the terminal's word (Ctrl-D, end of piped input) or a stop."""
-    from clawbot.gateway.runner import Gateway
-    from clawbot.testing import FakeChannel
-    from clawbot_control.api_channel import ApiChannel
-    from clawbot_control.settings import ApiSettings
-
     kernel = await make_kernel()
-    gateway = Gateway(kernel, lambda m, k: None, "main")
+    gateway = kernel.gateway(lambda m, k: None)
     chat = FakeChannel()
-    api = ApiChannel(ApiSettings("127.0.0.1", 0, kernel.paths.root, "t" * 43))
+    api = ApiChannel(ApiSettings("127.0.0.1", 0, kernel.state_dir, "t" * 43))
     run = asyncio.create_task(gateway.run([chat, api]))
     await asyncio.wait_for(api.listening.wait(), 10)
     await chat.stop()  # its start() returns: that chat has ended

@@ -5,10 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import aiohttp
-from clawbot.agent.runtime import AgentRuntime
 from clawbot.control.token import ensure_token
-from clawbot.gateway.runner import Gateway
-from clawbot.testing import plugin_from_hooks
+from clawbot.testing import plugin_from_hooks, running_gateway
 from clawbot.types import AgentHost, Service, ServiceHealth
 from clawbot_control.api_channel import ApiChannel
 from clawbot_control.settings import ApiSettings
@@ -28,21 +26,13 @@ class Watcher(Service):
 
 async def test_health_lists_each_service_with_its_state_and_its_own_word(make_kernel) -> None:
     kernel = await make_kernel(plugins={"mail": plugin_from_hooks(clawbot_services=lambda ctx: [Watcher()])})
-    runtime = AgentRuntime(kernel)
-    gateway = Gateway(kernel, runtime.respond, "main", runtime=runtime)
-    gateway.up_after = 0.01
-    api = ApiChannel(ApiSettings("127.0.0.1", 0, kernel.paths.root, ensure_token(kernel.paths.root), False), None)
-    run = asyncio.create_task(gateway.run([api]))
-    try:
+    api = ApiChannel(ApiSettings("127.0.0.1", 0, kernel.state_dir, ensure_token(kernel.state_dir), False), None)
+    async with running_gateway(kernel, api) as gateway:
         async with asyncio.timeout(30):
             await api.listening.wait()
-            while not any(report.state == "running" for report in gateway.service_health()):
-                await asyncio.sleep(0.005)
+        await gateway.wait_for_service("inbox_watcher")
         async with aiohttp.ClientSession() as http, http.get(url(api, "/v1/health"), headers=auth(api)) as response:
             health = await response.json()
-    finally:
-        gateway.stop()
-        await asyncio.wait_for(run, 30)
     (service,) = health["services"]
     assert {key: service[key] for key in ("name", "state", "restarts", "last_error", "health", "detail", "plugin")} == {
         "name": "inbox_watcher",

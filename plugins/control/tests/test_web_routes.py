@@ -13,8 +13,6 @@ import asyncio
 import aiohttp
 import clawbot_control.plugin
 import pytest
-from clawbot.gateway.control_port import GatewayControlPort
-from clawbot.gateway.runner import Gateway
 from clawbot.testing import FakeChannel, plugin_from_hooks
 from clawbot.types import WebPage, WebSocketRoute
 from clawbot_control.settings import ControlApiError
@@ -38,7 +36,7 @@ async def test_hook_web_routes_pages_are_served_and_sockets_reach_the_plugin_onl
 
     page = WebPage("/echo/", b"<!doctype html><title>echo</title>")
     kernel = await make_kernel(config=CONFIG, plugins={"control": clawbot_control.plugin, "echoweb": routes_plugin(page, WebSocketRoute("/echo/ws", echo))})
-    gateway = Gateway(kernel, lambda m, k: None, "main")
+    gateway = kernel.gateway(lambda m, k: None)
     api = kernel.channels.get("api")
     assert api is not None
     run = asyncio.create_task(gateway.run([FakeChannel(), api]))
@@ -85,7 +83,7 @@ async def test_hook_web_routes_pages_are_served_and_sockets_reach_the_plugin_onl
 async def test_a_bad_or_clashing_route_is_a_startup_error_naming_the_plugins(make_kernel, plugins, expected) -> None:
     kernel = await make_kernel(config=CONFIG, plugins=plugins)
     with pytest.raises(ControlApiError, match=expected):
-        checked_routes(await GatewayControlPort(Gateway(kernel, lambda m, k: None, "main")).web_routes())
+        checked_routes(await kernel.gateway(lambda m, k: None).control.web_routes())
 
 
 async def test_no_api_when_the_config_turns_it_off(make_kernel) -> None:

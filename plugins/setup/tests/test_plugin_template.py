@@ -1,7 +1,7 @@
 """The plugin template and ``clawbot plugins new``: names, rendering, what is copied.
 
 That the printed next steps install the plugin and pass its tests is shown in
-tests/cli/test_plugins_new_steps.py, by running them.
+plugins/setup/tests/test_plugins_new_steps.py, by running them.
 """
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from clawbot.cli.main import cli
-from clawbot.scaffold import PluginNames, TemplateError, render_plugin, template_dir
-from click.testing import CliRunner
+from clawbot.testing.cli import invoke_cli
+from clawbot_setup.scaffold import PluginNames, TemplateError, render_plugin, template_dir
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def rendered_files(root: Path) -> list[Path]:
@@ -71,10 +70,10 @@ def test_bad_names_are_rejected_clearly(name: str, tmp_path: Path) -> None:
 
 
 def test_bad_name_through_the_cli_exits_2(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["plugins", "new", "9lives", "-d", str(tmp_path / "x")])
-    assert result.exit_code == 2, result.output
-    assert "invalid plugin name '9lives'" in result.output
-    assert "starting with a letter" in result.output
+    result = invoke_cli("plugins", "new", "9lives", "-d", str(tmp_path / "x"), home=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "invalid plugin name '9lives'" in result.stderr
+    assert "starting with a letter" in result.stderr
 
 
 def test_refuses_to_overwrite_a_non_empty_directory(tmp_path: Path) -> None:

@@ -23,7 +23,6 @@ import sys
 from pathlib import Path
 
 import attrs
-
 import clawbot
 
 

@@ -1,4 +1,5 @@
-"""``clawbot dev``: tools for developing clawbot and its plugins."""
+"""``clawbot dev``: tools for developing clawbot and its plugins, part of the test kit (the
+fake LLM server needs the ``testing`` extras); the CLI loads it only when ``dev`` is run."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from clawbot.cli.output import echo
+from clawbot.commandkit import echo
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 

@@ -14,20 +14,18 @@ template                     ``render_plugin("my-tool")``
 ``example-tool``             ``my-tool``
 ===========================  =====================
 
-The template ships inside the kernel wheel as ``clawbot/_plugin_template``; in a source
-checkout (editable install) it is the repository's ``plugin-template/``.
+The template ships inside this plugin's wheel as ``clawbot_setup/_plugin_template``; in a
+source checkout (editable install) it is the repository's ``plugin-template/``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from importlib.resources import files
+from importlib import resources
 from pathlib import Path
 
 import attrs
-
-import clawbot
 
 TEMPLATE_PACKAGE_DIR = "_plugin_template"
 SKIPPED_NAMES = frozenset({"__pycache__", ".venv", ".pytest_cache", ".ruff_cache", ".mypy_cache", "dist", "build"})
@@ -89,15 +87,15 @@ class PluginNames:
 
 
 def template_dir() -> Path:
-    """The plugin template: shipped in the kernel wheel, or the checkout's ``plugin-template/``."""
-    shipped = files("clawbot") / TEMPLATE_PACKAGE_DIR
+    """The plugin template: shipped in this plugin's wheel, or the checkout's ``plugin-template/``."""
+    shipped = resources.files("clawbot_setup") / TEMPLATE_PACKAGE_DIR
     if shipped.is_dir() and (shipped / "pyproject.toml").is_file():
         return Path(str(shipped))
-    # Editable / workspace install: kernel/clawbot/__init__.py -> <repo>/plugin-template
-    checkout = Path(clawbot.__file__).resolve().parents[2] / "plugin-template"
+    # Editable / workspace install: plugins/setup/clawbot_setup/scaffold.py -> <repo>/plugin-template
+    checkout = Path(__file__).resolve().parents[3] / "plugin-template"
     if (checkout / "pyproject.toml").is_file():
         return checkout
-    raise TemplateError(f"the plugin template is missing: neither {shipped} nor {checkout} exists; reinstall clawbot-kernel")
+    raise TemplateError(f"the plugin template is missing: neither {shipped} nor {checkout} exists; reinstall clawbot-setup")
 
 
 def _template_files(root: Path) -> Iterator[Path]:
@@ -127,7 +125,7 @@ def render_plugin(name: str, directory: Path | None = None, *, template: Path | 
     source = template if template is not None else template_dir()
     files = list(_template_files(source))
     if not files:
-        raise TemplateError(f"the plugin template at {source} is empty; reinstall clawbot-kernel")
+        raise TemplateError(f"the plugin template at {source} is empty; reinstall clawbot-setup")
     target.mkdir(parents=True, exist_ok=True)
     for relative in files:
         destination = target / names.apply(relative.as_posix())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .clihelpers import run_cli
+from clawbot.testing.cli import invoke_cli
 
 
 def test_doctor_reports_a_readable_credential_file(tmp_path: Path) -> None:
@@ -14,7 +14,7 @@ def test_doctor_reports_a_readable_credential_file(tmp_path: Path) -> None:
     stored = creds / "openai.json"
     stored.write_text(json.dumps({"api_key": "sk-leaky"}))
     stored.chmod(0o644)
-    result = run_cli("doctor", home=tmp_path)
+    result = invoke_cli("doctor", home=tmp_path)
     assert result.returncode == 1
     assert "openai.json" in result.stdout and "chmod 600" in result.stdout
     assert "sk-leaky" not in result.stdout
@@ -24,6 +24,6 @@ def test_doctor_warns_about_a_tool_policy_entry_that_matches_no_tool(tmp_path: P
     """A typo in tools.deny silently denies nothing: the doctor must say so, by path."""
     config = tmp_path / "clawbot.toml"
     config.write_text('[tools]\ndeny = ["exce", "web_fetch"]\n')
-    result = run_cli("doctor", "--config", str(config), home=tmp_path)
+    result = invoke_cli("doctor", "--config", str(config), home=tmp_path)
     assert "tools.deny[0]: 'exce' matches no installed tool" in result.stdout
     assert "web_fetch" not in result.stdout.split("tools.deny[0]")[1].split("\n")[0]

@@ -17,11 +17,9 @@ import sys
 import uuid
 from pathlib import Path
 
-import pytest
-from clawbot.cli.main import cli
-from click.testing import CliRunner
+from clawbot.testing.cli import invoke_cli
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def clean_env(home: Path) -> dict[str, str]:
@@ -77,8 +75,12 @@ def test_steps_work_from_an_installed_clawbot(tmp_path: Path) -> None:
     proc = run(["uv", "venv", "--quiet", "--python", sys.executable, str(venv)], cwd=tmp_path, env=env)
     assert proc.returncode == 0, describe(proc)
     python = venv / "bin" / "python"
-    # A wheel built from kernel/ (not editable): clawbot as `pip install` leaves it.
-    proc = run(["uv", "pip", "install", "--quiet", "--python", str(python), str(REPO / "kernel")], cwd=tmp_path, env=env)
+    # Wheels built from kernel/ and the setup plugin that adds `plugins new` (not editable): clawbot as `pip install` leaves it.
+    proc = run(
+        ["uv", "pip", "install", "--quiet", "--no-sources", "--python", str(python), str(REPO / "kernel"), str(REPO / "plugins" / "setup")],
+        cwd=tmp_path,
+        env=env,
+    )
     assert proc.returncode == 0, describe(proc)
     workdir = tmp_path / "work"
     workdir.mkdir()
@@ -115,30 +117,26 @@ def test_steps_work_from_a_source_checkout(tmp_path: Path) -> None:
     assert proc.returncode != 0, "the checkout's own environment got the plugin installed"
 
 
-def test_refuses_to_create_inside_the_source_checkout(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("CLAWBOT_HOME", str(tmp_path))
-    runner = CliRunner()
-    monkeypatch.chdir(REPO)
+def test_refuses_to_create_inside_the_source_checkout(tmp_path: Path) -> None:
     stray = REPO / "clawbot-my-tool"
     assert not stray.exists()
     try:
-        result = runner.invoke(cli, ["plugins", "new", "my-tool"])
+        result = invoke_cli("plugins", "new", "my-tool", home=tmp_path, cwd=REPO)
     finally:  # a clawbot that does not refuse leaves it in the checkout
         created = stray.exists()
         shutil.rmtree(stray, ignore_errors=True)
-    assert not created and result.exit_code == 2, result.output
-    assert f"{REPO / 'clawbot-my-tool'} is inside the clawbot source checkout {REPO}" in result.output
-    assert "-d DIR" in result.output and "--in-source-tree" in result.output
-    monkeypatch.chdir(tmp_path)
-    result = runner.invoke(cli, ["plugins", "new", "my-tool", "-d", str(REPO / "plugins" / "my-tool")])
-    assert result.exit_code == 2 and "inside the clawbot source checkout" in result.output
+    assert not created and result.returncode == 2, result.stderr
+    assert f"{REPO / 'clawbot-my-tool'} is inside the clawbot source checkout {REPO}" in result.stderr
+    assert "-d DIR" in result.stderr and "--in-source-tree" in result.stderr
+    result = invoke_cli("plugins", "new", "my-tool", "-d", str(REPO / "plugins" / "my-tool"), home=tmp_path, cwd=tmp_path)
+    assert result.returncode == 2 and "inside the clawbot source checkout" in result.stderr
     assert not (REPO / "plugins" / "my-tool").exists()
 
     # Asked for, it goes there (build/ is ignored by git; removed again below).
     inside = REPO / "build" / f"plugin-{uuid.uuid4().hex[:8]}"
     try:
-        result = runner.invoke(cli, ["plugins", "new", "my-tool", "-d", str(inside), "--in-source-tree"])
-        assert result.exit_code == 0, result.output
+        result = invoke_cli("plugins", "new", "my-tool", "-d", str(inside), "--in-source-tree", home=tmp_path, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
         assert (inside / "clawbot_my_tool" / "plugin.py").is_file()
     finally:
         shutil.rmtree(inside, ignore_errors=True)

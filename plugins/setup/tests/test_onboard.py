@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
-from clawbot.credentials import credential_env, save_credential
+from clawbot.credentials import save_credential
 from clawbot.paths import StatePaths
-from clawbot.testing.cli import invoke_cli
+from clawbot.testing.cli import invoke_cli, subprocess_env
 
-from .clihelpers import run_cli
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 KEY = "sk-onboard-secret-123"
 # empty values never win over stored credentials, and keep the developer's own settings out
@@ -25,6 +25,12 @@ def cli(*args: str, home: Path, env: dict[str, str] | None = None, stdin: str | 
 
 def onboard(home: Path, url: str, *extra: str, key: str = KEY):
     return cli("onboard", "--provider", "openai", "--api-key", key, "--base-url", f"{url}/v1", "--model", "gpt-test", *extra, home=home)
+
+
+def run_cli(*args: str, home: Path, cwd: Path | None = None, env: dict[str, str] | None = None, stdin: str | None = None):
+    """The real ``clawbot`` in a subprocess, as a user runs it."""
+    command = [sys.executable, "-m", "clawbot.cli.main", *args]
+    return subprocess.run(command, cwd=cwd or home, env=subprocess_env(home, env), input=stdin, capture_output=True, text=True, timeout=60)
 
 
 def mode(path: Path) -> int:
@@ -189,16 +195,3 @@ def test_a_real_environment_key_wins_over_the_stored_one(tmp_path: Path, fake_ll
     assert turn.returncode == 0, turn.stderr
     # the key from the environment, the base URL still from the store
     assert fake_llm_thread.requests[0].headers["authorization"] == "Bearer sk-from-env"
-
-
-def test_credential_env_maps_stored_files_to_the_provider_variables(tmp_path: Path) -> None:
-    paths = StatePaths(tmp_path)
-    assert credential_env(paths) == {}
-    save_credential(paths, "anthropic", "sk-ant", "https://proxy.example/anthropic")
-    save_credential(paths, "ollama", "", "http://gpu-box:11434/v1")
-    save_credential(paths, "someone-else", "secret")  # no known variables: left out
-    assert credential_env(paths) == {
-        "ANTHROPIC_API_KEY": "sk-ant",
-        "ANTHROPIC_BASE_URL": "https://proxy.example/anthropic",
-        "OLLAMA_BASE_URL": "http://gpu-box:11434/v1",
-    }

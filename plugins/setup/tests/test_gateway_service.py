@@ -1,4 +1,4 @@
-"""``clawbot gateway install|uninstall|status|logs``, against a stand-in ``systemctl``.
+"""``clawbot gateway install|uninstall|status``, against a stand-in ``systemctl``.
 
 The stand-in is a small script first on PATH that records its arguments (it is not clawbot
 code: it plays the user's service manager). HOME and XDG_CONFIG_HOME live under tmp_path.
@@ -7,15 +7,14 @@ code: it plays the user's service manager). HOME and XDG_CONFIG_HOME live under 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-from clawbot.cli.main import cli
-from clawbot.cli.service_files import launchd_plist, service_spec
-from click.testing import CliRunner
+from clawbot.testing.cli import invoke_cli
+from clawbot_setup.service_files import launchd_plist, service_spec
 
 FAKE_SYSTEMCTL = """#!/bin/sh
 echo "$@" >> "{record}"
@@ -43,13 +42,15 @@ def _calls(tmp_path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def _invoke(env: dict[str, str], *args: str):  # noqa: ANN202
-    return CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
+def _invoke(env: dict[str, str], *args: str) -> SimpleNamespace:
+    """``clawbot ARGS`` in this process, its output as a terminal shows it (both streams)."""
+    done = invoke_cli(*args, home=Path(env["HOME"]), env=env)
+    return SimpleNamespace(exit_code=done.returncode, output=done.stdout + done.stderr)
 
 
 @pytest.fixture(autouse=True)
 def _linux(monkeypatch) -> None:
-    monkeypatch.setattr("clawbot.cli.gateway_cmd._platform", lambda: "linux")
+    monkeypatch.setattr("clawbot_setup.service._platform", lambda: "linux")
 
 
 def test_install_writes_the_unit_and_enables_it(tmp_path: Path) -> None:
@@ -72,7 +73,7 @@ def test_install_refuses_a_configuration_an_agent_can_write_and_writes_nothing(t
     planted = tmp_path / "home" / "clawbot" / "clawbot.toml"  # in the default workspace, ~/clawbot
     planted.parent.mkdir(parents=True)
     planted.write_text('[plugins.tools.exec]\nsandbox = "off"\n')
-    done = CliRunner().invoke(cli, ["gateway", "install", "--config", str(planted)], env=env)
+    done = _invoke(env, "gateway", "install", "--config", str(planted))
     assert done.exit_code == 2
     assert f"{planted}: 1 problem:" in done.output and "refused (named by --config): an agent can write there" in done.output
     assert not (tmp_path / "xdg").exists() and _calls(tmp_path) == []
@@ -88,7 +89,7 @@ def test_the_unit_goes_under_home_without_xdg_config_home(tmp_path: Path) -> Non
 
 def test_without_a_user_bus_the_unit_is_written_and_the_user_told_what_to_do(tmp_path: Path) -> None:
     env = _env(tmp_path, body='echo "Failed to connect to bus: No medium found" >&2; exit 1')
-    done = CliRunner().invoke(cli, ["gateway", "install"], env=env)
+    done = _invoke(env, "gateway", "install")
     assert done.exit_code == 1
     assert "systemctl --user is not available here (Failed to connect to bus: No medium found)" in done.output
     assert "loginctl enable-linger" in done.output and "Traceback" not in done.output
@@ -129,29 +130,3 @@ def test_the_launchd_agent_for_macos(tmp_path: Path) -> None:
     import plistlib
 
     assert plistlib.loads(plist.encode())["ProgramArguments"][-1] == "run"
-
-
-def test_the_gateway_log_rotates_and_never_shows_a_secret(tmp_path: Path) -> None:
-    from clawbot.cli.logs import configure_logging
-
-    root = logging.getLogger()
-    saved = root.handlers[:], root.level
-    try:
-        configure_logging("info", {"TELEGRAM_BOT_TOKEN": "123456:secret-token"}, state_root=tmp_path, log_name="gateway", max_bytes=2_000, backups=2)
-        log = logging.getLogger("clawbot.gateway.test")
-        for index in range(100):
-            log.warning("line %d with the token 123456:secret-token in it", index)
-    finally:
-        for handler in root.handlers:
-            handler.close()
-        root.handlers[:], _ = saved
-        root.setLevel(saved[1])
-    files = sorted(p.name for p in (tmp_path / "logs").iterdir())
-    assert files == ["gateway.log", "gateway.log.1", "gateway.log.2"]
-    text = "".join((tmp_path / "logs" / name).read_text() for name in files)
-    assert "secret-token" not in text and "line 99 with the token *** in it" in text
-    assert all((tmp_path / "logs" / name).stat().st_size <= 2_000 for name in files)
-
-    env = _env(tmp_path)
-    env["CLAWBOT_HOME"] = str(tmp_path)
-    assert _invoke(env, "gateway", "logs", "-n", "2").output.splitlines()[-1].endswith("line 99 with the token *** in it")

@@ -23,20 +23,32 @@ import sys
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import attrs
 import click
-
-from clawbot.cli.logs import configure_logging
-from clawbot.cli.output import echo
-from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
+from clawbot.commandkit import (
+    EXIT_CONFIG,
+    CliState,
+    ModelProviders,
+    apply_log_level,
+    config_in_use,
+    config_option,
+    echo,
+    model_providers,
+    run_async,
+    set_toml_string,
+    unknown_provider,
+    write_private_text,
+)
 from clawbot.paths import StatePaths
 from clawbot.probe import probe
+from clawbot.types import LLMProvider
+
+from clawbot_setup.default_model import default_model, model_place
 
 
-@click.command()
+@click.command(short_help="Set up a model provider: key, base URL, default model.")
 @click.option("--provider", default=None, help="Model provider (asked when left out; e.g. anthropic, openai, ollama).")
 @click.option("--api-key", default=None, help="API key (asked with hidden input when left out).")
 @click.option("--base-url", default=None, help='Base URL of a compatible server or proxy (default: the one stored, else the provider\'s; "" clears it).')
@@ -62,10 +74,7 @@ def onboard(
     --config or $CLAWBOT_CONFIG, the environment or [providers.X] in the configuration
     takes precedence.
     """
-    with user_errors():
-        loaded = state.load()
-
-    configure_logging(loaded.config.logging.level, state.env)
+    apply_log_level(state)
     sys.exit(run_async(_onboard(state, provider, api_key, base_url, model, no_check, set_default)) or 0)
 
 
@@ -93,15 +102,12 @@ async def _onboard(
     no_check: bool,
     set_default: bool,
 ) -> int:
-    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
-    from clawbot.boot import load
+    # the credentials store loads the configuration schema: only when onboard runs, not when --help lists it
     from clawbot.credentials import ENV_NAMES, credential_env, credential_file, save_credential, stored_credential
-    from clawbot.kernel import bootstrap
 
-    with user_errors():
-        kernel = await bootstrap(state.load())
-    await kernel.aclose()  # only its registry is needed here
-    installed = sorted(kernel.llm_providers, key=lambda p: (getattr(p, "detect_priority", 100), p.name))
+    async with model_providers(state) as registered:  # only the registry is needed here
+        all_providers = registered.providers
+    installed = sorted(all_providers.values(), key=lambda p: (getattr(p, "detect_priority", 100), p.name))
     choices = [p.name for p in installed if p.name in ENV_NAMES]
     if not choices:
         echo("No model provider that `clawbot onboard` can set up is installed (pip install clawbot).", err=True)
@@ -111,14 +117,12 @@ async def _onboard(
     if provider_name is None:
         provider_name = str(click.prompt("Model provider", type=click.Choice(choices), default=choices[0]))
     elif provider_name not in choices:
-        if provider_name in kernel.llm_providers:
+        if provider_name in all_providers:
             echo(
                 f"`clawbot onboard` cannot store credentials for provider {provider_name!r}; set them in [providers.{provider_name}] of clawbot.toml",
                 err=True,
             )
         else:
-            from clawbot.config.refs import unknown_provider
-
             echo(unknown_provider(provider_name, choices), err=True)
         return EXIT_CONFIG
     names = ENV_NAMES[provider_name]
@@ -154,10 +158,8 @@ async def _onboard(
     candidate[names.api_key] = key
     if names.base_url:
         candidate[names.base_url] = url
-    with user_errors():
-        kernel = await bootstrap(load(state.config_path, env=candidate, stored_credentials=False))
-    provider = kernel.llm_providers[provider_name]
-    try:
+    async with model_providers(state, candidate) as booted:
+        provider = booted.providers[provider_name]
         if model is None:
             try:
                 suggested = await provider.detect_default_model()
@@ -175,8 +177,6 @@ async def _onboard(
             retry = _Retry(provider_name, api_key, base_url, model, state.config_path, set_default)
             if not await _check(provider, model, key or None, credential_file(paths, provider_name), retry):
                 return 1
-    finally:
-        await kernel.aclose()
 
     try:
         written = save_credential(paths, provider_name, key, url)
@@ -184,7 +184,7 @@ async def _onboard(
         echo(f"cannot store the credentials in {paths.credentials}: {exc.strerror or exc}", err=True)
         return 1
     echo(f"Stored the {provider_name} credentials in {written}")
-    for line in _overridden(kernel.config, provider_name, state.env, key, url):
+    for line in _overridden(booted, provider_name, state.env, key, url):
         echo(f"note: {line}")
     ref = f"{provider_name}/{model}"
     _set_default_model(state, ref, paths.config_file, set_default)
@@ -192,18 +192,16 @@ async def _onboard(
     return 0
 
 
-def _overridden(config: Any, provider: str, env: Mapping[str, str], key: str, url: str) -> list[str]:
+def _overridden(booted: ModelProviders, provider: str, env: Mapping[str, str], key: str, url: str) -> list[str]:
     """What takes precedence over the stored key and base URL: the configuration file's
     ``[providers.X]`` table, then the environment."""
-    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
-    from clawbot.credentials import ENV_NAMES
+    from clawbot.credentials import ENV_NAMES  # loads the configuration schema, as in _onboard
 
     names = ENV_NAMES[provider]
-    section = config.section(f"providers.{provider}")
-    source = config.source or "clawbot.toml"
+    source = booted.config_source
     found = []
     for field, value, variable in (("api_key", key, names.api_key), ("base_url", url, names.base_url)):
-        if getattr(section, field, ""):
+        if booted.set_in_file(provider, field):
             found.append(f"{field} in [providers.{provider}] of {source} is used instead of the stored value; remove it there to use this one")
         elif variable and env.get(variable) and env[variable] != value:
             found.append(f"{variable} is set in your environment; it is used instead of the stored value")
@@ -219,11 +217,7 @@ def _may_replace(current: str, ref: str, target: Path, replace: bool) -> bool:
 
 def _set_default_model(state: CliState, ref: str, target: Path, replace: bool) -> None:
     """``ref`` as the default model of the file onboard writes; a file taking precedence is only named."""
-    # deferred: `clawbot <command> --help` answers without loading the kernel (cattrs, pluggy, rich)
-    from clawbot.config.edit import default_model, file_in_use, model_place, precedence, set_string, write_private
-
-    with user_errors():
-        in_use, named = file_in_use(state.config_path, state.env, Path.cwd())
+    in_use = config_in_use(state)
     text = target.read_text(encoding="utf-8") if target.is_file() else ""
     try:
         data = tomllib.loads(text)
@@ -234,20 +228,21 @@ def _set_default_model(state: CliState, ref: str, target: Path, replace: bool) -
         echo(f"{target} already has the default model {ref}")
     elif current and not _may_replace(current, ref, target, replace):
         echo(f"{target} keeps its default model {current}; run again with --set-default to make it {ref}")
-    elif current is None or (new := set_string(text, *model_place(data), ref)) is None:
+    elif current is None or (new := set_toml_string(text, *model_place(data), ref)) is None:
         echo(f"{target} was not changed (it could not be edited safely); to make {ref} the default, put this line")
         echo(f'under [agents.defaults.model] in it:\n\n    primary = "{ref}"\n')
     else:
         try:
-            write_private(target, new)
+            write_private_text(target, new)
         except OSError as exc:
             echo(f"{target} could not be written ({exc.strerror or exc}); to make {ref} the default, put this line")
             echo(f'under [agents.defaults.model] in it:\n\n    primary = "{ref}"\n')
         else:
             echo(f"{'Set' if text else 'Wrote'} the default model {ref} in {target}")
-    if in_use is not None and in_use.resolve() != target.resolve():
-        echo(f"note: {precedence(in_use, target, named)}, so clawbot does not read the model set above.")
-        echo(f'To use {ref} there, put this line under [agents.defaults.model] in {in_use}:\n\n    primary = "{ref}"\n')
+    reason = in_use.overrides(target)
+    if reason is not None:
+        echo(f"note: {reason}, so clawbot does not read the model set above.")
+        echo(f'To use {ref} there, put this line under [agents.defaults.model] in {in_use.path}:\n\n    primary = "{ref}"\n')
 
 
 @attrs.frozen
@@ -301,7 +296,7 @@ _REFUSED = {
 }
 
 
-async def _check(provider: Any, model: str, api_key: str | None, stored: Path, retry: _Retry) -> bool:
+async def _check(provider: LLMProvider, model: str, api_key: str | None, stored: Path, retry: _Retry) -> bool:
     ref = f"{provider.name}/{model}"
     echo(f"Checking {ref} with one short request ...")
     failure = await probe(provider, model, api_key)

@@ -17,7 +17,6 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 import attrs
-
 from clawbot.paths import CONFIG_ENV, HOME_ENV
 
 UNIT_NAME = "clawbot-gateway.service"
