@@ -11,7 +11,6 @@ note from the workspace cannot send escape sequences to the user's terminal.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import os
 from collections.abc import AsyncIterator, Collection, Mapping
@@ -19,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import click
 
+from clawbot.cli.lazy import LazyCommand
 from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
 from clawbot.control.errors import ApiAnswerLost as GatewayAnswerLost
@@ -266,32 +265,6 @@ def kernel_health(state: CliState, *, live: bool = False) -> list[HealthCheck]:
     from clawbot.types import HealthCheck  # the value types: never for `clawbot --help`, which imports this module
 
     return [HealthCheck(f.level, f.check, f.detail, f.fix) for f in check_plugins_and_config(state.config_path, state.env, live)]
-
-
-class LazyCommand(click.Command):
-    """A command (or group) ``clawbot --help`` lists by its name and help line alone: the
-    module that defines it (``target``, ``"module:attribute"``) loads when it is used, and
-    from then on the real command parses, shows its own ``--help`` and runs.
-
-    A plugin's ``clawbot_commands`` adds one so that listing the commands imports none of
-    its command modules (a store, attrs classes, the kernel's value types)::
-
-        cli.add_command(LazyCommand("pairing", "Approve strangers ...", "clawbot_pairing.commands:pairing"))
-    """
-
-    def __init__(self, name: str, help: str, target: str) -> None:
-        super().__init__(name=name, help=help, short_help=help)
-        self._target = target
-
-    def command(self) -> click.Command:
-        """The real command, imported on first use."""
-        module_name, _, attribute = self._target.partition(":")
-        command: click.Command = getattr(importlib.import_module(module_name), attribute)
-        return command
-
-    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any) -> click.Context:
-        # click runs `ctx.command.invoke(ctx)`: the context made here belongs to the real command
-        return self.command().make_context(info_name, args, parent, **extra)
 
 
 __all__ = [
