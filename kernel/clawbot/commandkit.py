@@ -15,16 +15,19 @@ import json
 import os
 from collections.abc import AsyncIterator, Collection, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from clawbot.cli.lazy import LazyCommand
 from clawbot.cli.output import console, echo, echo_json
 from clawbot.cli.state import EXIT_CONFIG, CliState, config_option, run_async, user_errors
-from clawbot.control.client import ApiAnswerLost as GatewayAnswerLost
-from clawbot.control.client import ApiUnavailable
+from clawbot.control.errors import ApiAnswerLost as GatewayAnswerLost
+from clawbot.control.errors import ApiUnavailable
 from clawbot.paths import StatePaths
-from clawbot.types import AgentHost, HealthCheck, LLMProvider, Settings
+
+if TYPE_CHECKING:  # annotations only: plugins import commandkit while `clawbot --help` lists commands
+    from clawbot.types import AgentHost, HealthCheck, LLMProvider, Settings
 
 
 def load_config(state: CliState | None) -> Any:
@@ -259,6 +262,7 @@ def kernel_health(state: CliState, *, live: bool = False) -> list[HealthCheck]:
     agent's model, key, cooldowns and workspace, who can write into the main session; ``live``
     also sends one real request to the default model. Never raises: a failure is a line."""
     from clawbot.doctor import check_plugins_and_config  # boots the kernel: only for the command that asks
+    from clawbot.types import HealthCheck  # the value types: never for `clawbot --help`, which imports this module
 
     return [HealthCheck(f.level, f.check, f.detail, f.fix) for f in check_plugins_and_config(state.config_path, state.env, live)]
 
@@ -276,6 +280,7 @@ __all__ = [
     "unknown_provider",
     "write_private_text",
     "GatewayAnswerLost",
+    "LazyCommand",
     "agent_host",
     "call_gateway",
     "config_file_in_use",

@@ -13,6 +13,8 @@ from typing import Protocol
 
 import click
 
+from clawbot.cli.lazy import LazyCommand
+
 
 class SubcommandSource(Protocol):
     """The root group: it discovers plugin commands once and hands each group its extensions."""
@@ -27,7 +29,7 @@ class PluginExtendableGroup(click.Group):
         return sorted({*super().list_commands(ctx), *self._extensions(ctx)})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        return super().get_command(ctx, cmd_name) or self._extensions(ctx).get(cmd_name)
+        return super().get_command(ctx, cmd_name) or LazyCommand.resolved(self._extensions(ctx).get(cmd_name))
 
     def _extensions(self, ctx: click.Context) -> dict[str, click.Command]:
         root = ctx.find_root().command

@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from clawbot.cli.lazy import LazyCommand
 from clawbot.cli.logs import configure_logging, default_logging
 from clawbot.cli.state import CliState
 from clawbot.plugins.tracing import tracing_enabled
@@ -59,7 +60,7 @@ class ClawbotGroup(click.Group):
             command = getattr(importlib.import_module(module_name), attribute)
             self.add_command(command, name)
             return command
-        return self._plugins().get(name)
+        return LazyCommand.resolved(self._plugins().get(name))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_text) for name, (_, help_text) in BUILTIN_COMMANDS.items()]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 from collections.abc import Iterator, Mapping
@@ -100,6 +99,8 @@ def user_errors() -> Iterator[None]:
 def run_async(coro: Any) -> Any:
     """Run a coroutine for a command; Ctrl-C ends it quietly."""
     try:
+        import asyncio  # deferred: asyncio (ssl, subprocess) only once a command runs, never for `--help`
+
         return asyncio.run(coro)
     except KeyboardInterrupt:
         return None

@@ -16,16 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from clawbot.control.endpoint import client_host, live_endpoint
+from clawbot.control.errors import ApiAnswerLost, ApiUnavailable
 from clawbot.control.token import read_token
-
-
-class ApiUnavailable(Exception):
-    """The gateway went away or answered something that is not the API."""
-
-
-class ApiAnswerLost(ApiUnavailable):
-    """The request reached the gateway, but its answer never came back (the gateway died or
-    timed out meanwhile): what was asked may have been done, or cut off half-way."""
 
 
 class ApiClient:

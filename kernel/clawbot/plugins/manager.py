@@ -19,7 +19,6 @@ import pluggy
 
 from clawbot import hookspecs
 from clawbot.plugins.arguments import hook_arguments
-from clawbot.plugins.chains import before_tool_call, bootstrap_files, message_sending
 from clawbot.plugins.discovery import BlockRules, discover_entry_points
 from clawbot.plugins.records import Contribution, HookFailure, PluginRecord
 from clawbot.plugins.tracing import log_call, trace_log, tracing_enabled
@@ -232,14 +231,21 @@ class PluginManager:
 
     async def before_tool_call(self, event: Any) -> Any:
         """``clawbot_before_tool_call`` as a chain; see :mod:`clawbot.plugins.chains`."""
+        # deferred: the chains load the value types, which `clawbot --help` (listing commands) never needs
+        from clawbot.plugins.chains import before_tool_call
+
         return await before_tool_call(self, event)
 
     async def message_sending(self, event: Any) -> Any:
         """``clawbot_message_sending`` as a chain; ``None`` when a plugin cancelled."""
+        from clawbot.plugins.chains import message_sending  # deferred: as in before_tool_call
+
         return await message_sending(self, event)
 
     def bootstrap_files(self, ctx: Any) -> list[Any]:
         """``clawbot_bootstrap_files`` with its overrides; see :mod:`clawbot.plugins.chains`."""
+        from clawbot.plugins.chains import bootstrap_files  # deferred: as in before_tool_call
+
         return list(bootstrap_files(self, ctx) or [])
 
 

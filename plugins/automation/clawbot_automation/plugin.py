@@ -2,6 +2,8 @@
 
 from clawbot import hookimpl
 
+CRON_HELP = "Add, list, remove and run cron jobs: messages your agent acts on at set times."
+
 
 @hookimpl
 def clawbot_config_schema():
@@ -14,9 +16,9 @@ def clawbot_config_schema():
 
 @hookimpl
 def clawbot_commands(cli):
-    from clawbot_automation.cli_entry import LazyCronGroup
+    from clawbot.commandkit import LazyCommand
 
-    cli.add_command(LazyCronGroup())
+    cli.add_command(LazyCommand("cron", CRON_HELP, "clawbot_automation.cron_cli:cron"))
 
 
 @hookimpl

@@ -21,11 +21,14 @@ import os
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 import click
 from clawbot.commandkit import CliState, config_file_in_use, config_option, echo, load_settings, set_config_string
-from clawbot.types import Settings
+
+if TYPE_CHECKING:  # annotations only: `clawbot --help` imports this module to list `clawbot init`
+    from clawbot.types import Settings
 
 log = logging.getLogger(__name__)
 
