@@ -52,7 +52,7 @@ from clawbot.types import (
     Usage,
 )
 
-if TYPE_CHECKING:  # the conversation builds the compactor with itself: item 6 of issue 23 untangles it
+if TYPE_CHECKING:  # the conversation builds the compactor with itself (a back-pointer still to untangle)
     from clawbot.agent.conversation import Conversation
 
 log = logging.getLogger(__name__)

@@ -15,6 +15,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from clawbot.control.endpoint import live_endpoint
 from clawbot.statefile import make_private_dir
 
 
@@ -46,8 +47,6 @@ def only_gateway(state_root: Path) -> Iterator[None]:
 
 
 def _running_message(state_root: Path) -> str:
-    from clawbot.control.endpoint import live_endpoint  # moves out with control (issue 23)
-
     endpoint = live_endpoint(state_root)
     which = f" (pid {endpoint['pid']}, http://{endpoint['host']}:{endpoint['port']})" if endpoint else ""
     return (
