@@ -55,4 +55,13 @@ def check_unserved(kernel: Any) -> list[Finding]:
                 "install or unblock clawbot-automation, or set agents.defaults.heartbeat.every_minutes = 0",
             )
         )
+    if "cron" in kernel.config.unread and kernel.services.get("cron") is None:
+        findings.append(
+            Finding(
+                "warn",
+                "automation",
+                "[cron] is configured but no plugin runs cron jobs: none will run",
+                "install or unblock clawbot-automation (plugins.deny, CLAWBOT_DISABLE_PLUGINS), or remove the [cron] table",
+            )
+        )
     return findings
