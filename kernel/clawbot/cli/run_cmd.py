@@ -16,6 +16,7 @@ from clawbot.cli.output import echo
 from clawbot.cli.state import CliState, config_option, run_async, user_errors, verbose_option
 from clawbot.doctor_unserved import CONTROL_API_OFF, control_api_unserved
 from clawbot.gateway.instance import GatewayRunning, only_gateway
+from clawbot.log_marks import FILE_ONLY
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
     echo(f"{startup_line(kernel, agent_id, model)}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
     if control_api_unserved(kernel):
         # else the gateway looks dead to `clawbot status` and `clawbot agent`
-        logger.warning(CONTROL_API_OFF)
+        logger.warning(CONTROL_API_OFF, extra=FILE_ONLY)  # the line below is the terminal's
         echo(f"clawbot: {CONTROL_API_OFF}", err=True)
     try:
         with _ctrl_c_to(gateway), _sigterm_stops(gateway):
