@@ -18,6 +18,7 @@ from clawbot.auth_profiles import DEFAULT_PROFILE
 from clawbot.credentials import ENV_NAMES, credential_file, load_credential
 from clawbot.doctor_findings import Finding
 from clawbot.doctor_main_session import check_main_session, check_strangers_answered
+from clawbot.doctor_unserved import check_unserved
 from clawbot.paths import expand_user_path
 from clawbot.probe import probe
 
@@ -158,6 +159,7 @@ async def setup_checks(kernel: Any, real_env: Mapping[str, str], live: bool = Fa
     findings.extend(check_workspace(path, agents) for path, agents in workspaces.items())
     findings.extend(check_main_session(kernel))
     findings.extend(check_strangers_answered(kernel))
+    findings.extend(check_unserved(kernel))
     if live:
         findings.append(await _live(kernel, default_model))
     return findings

@@ -184,3 +184,22 @@ def test_doctor_warns_when_no_plugin_answers_strangers_on_pairing(home: Path) ->
 def test_doctor_says_nothing_of_sessions_when_only_the_owner_can_write(home: Path) -> None:
     _, out = doctor(home, config=openai_config("http://127.0.0.1:9") + "\n[session]\nnon_owners_share_main = true\n")
     assert lines(out, "sessions") == []
+
+
+@pytest.mark.parametrize(
+    ("blocked", "extra", "check", "says"),
+    [
+        ("control", "", "control", "the control API is off: no installed plugin serves it (clawbot-control is blocked or not installed)"),
+        ("automation", "", "automation", "heartbeats are configured (main) but no plugin runs heartbeats: none will run"),
+        ("automation", "\n[cron]\nenabled = true\n", "automation", "[cron] is configured but no plugin runs cron jobs: none will run"),
+    ],
+)
+def test_what_the_configuration_turns_on_but_no_plugin_serves_is_a_warning(
+    home: Path, fake_llm_thread, blocked: str, extra: str, check: str, says: str
+) -> None:
+    config = openai_config(fake_llm_thread.base_url) + extra
+    code, out = doctor(home, env={"OPENAI_API_KEY": KEY, "CLAWBOT_DISABLE_PLUGINS": blocked}, config=config)
+    assert any(line.startswith(f"warn {check}") and says in line for line in lines(out, check)), out
+    # with every plugin in place, nothing of the kind is said
+    code, out = doctor(home, env={"OPENAI_API_KEY": KEY}, config=config)
+    assert says not in out, out

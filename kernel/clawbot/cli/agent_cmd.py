@@ -9,6 +9,7 @@ import signal
 import sys
 import threading
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -62,6 +63,8 @@ def agent(state: CliState, message: str, agent_id: str | None, session_key: str 
             through = run_through_gateway(client, message, agent_id, session_key, as_json)
             if through is not None:
                 sys.exit(through)
+        else:
+            _refuse_beside_a_gateway_without_api(state.paths().root)
     with user_errors():
         loaded = state.load()
 
@@ -72,6 +75,24 @@ def agent(state: CliState, message: str, agent_id: str | None, session_key: str 
         echo("interrupted; the turn is recorded as aborted", err=True)
         sys.exit(130)
     sys.exit(code or 0)
+
+
+def _refuse_beside_a_gateway_without_api(root: Path) -> None:
+    """A gateway runs on this state dir but has no control API to take the turn: a second
+    agent in this process would answer from the same sessions behind its back."""
+    from clawbot.control.endpoint import live_endpoint
+    from clawbot.gateway.instance import gateway_holder
+
+    pid = gateway_holder(root)
+    if pid is None or live_endpoint(root) is not None:
+        return
+    echo(
+        f"A gateway runs on {root} (pid {pid}) but has no control API (clawbot-control is blocked or not installed,"
+        " or gateway.control_api = false), so this turn cannot go through it; running a second agent here would"
+        " share its sessions. Unblock clawbot-control and restart the gateway, or pass --local to run the turn in this process anyway.",
+        err=True,
+    )
+    sys.exit(2)
 
 
 #: after Ctrl-C, how long the stopped turn may take to record itself and close before the

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import sys
 
@@ -13,7 +14,11 @@ from clawbot.agent.startup_line import startup_line
 from clawbot.cli.logs import configure_logging
 from clawbot.cli.output import echo
 from clawbot.cli.state import CliState, config_option, run_async, user_errors, verbose_option
+from clawbot.doctor_unserved import CONTROL_API_OFF, control_api_unserved
 from clawbot.gateway.instance import GatewayRunning, only_gateway
+from clawbot.log_marks import FILE_ONLY
+
+logger = logging.getLogger(__name__)
 
 
 @click.command()
@@ -87,6 +92,10 @@ async def _serve(kernel, agent_id: str | None) -> int:  # noqa: ANN001 - Kernel,
     names = ", ".join(c.name for c in runnable)
 
     echo(f"{startup_line(kernel, agent_id, model)}; channels: {names}. Ctrl-D or Ctrl-C to quit.", err=True)
+    if control_api_unserved(kernel):
+        # else the gateway looks dead to `clawbot status` and `clawbot agent`
+        logger.warning(CONTROL_API_OFF, extra=FILE_ONLY)  # the line below is the terminal's
+        echo(f"clawbot: {CONTROL_API_OFF}", err=True)
     try:
         with _ctrl_c_to(gateway), _sigterm_stops(gateway):
             await gateway.run(channels)

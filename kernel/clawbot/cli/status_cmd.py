@@ -26,6 +26,7 @@ def status(state: CliState, as_json: bool) -> None:
     from clawbot.control.client import ApiUnavailable, find_gateway
     from clawbot.control.endpoint import live_endpoint
     from clawbot.control.token import token_path
+    from clawbot.gateway.instance import gateway_holder
 
     root = state.paths().root
     client = find_gateway(root)
@@ -33,6 +34,11 @@ def status(state: CliState, as_json: bool) -> None:
         endpoint = live_endpoint(root)
         if endpoint is not None:
             message = f"A gateway runs (pid {endpoint['pid']}), but its token {token_path(root)} cannot be read by this user."
+        elif (pid := gateway_holder(root)) is not None:
+            message = (
+                f"A gateway runs (pid {pid}) but has no control API (clawbot-control is blocked or not installed,"
+                " or gateway.control_api = false): status cannot ask it."
+            )
         else:
             message = f"No gateway is running on {root}. {START_HINT}"
         _say_not_running(message, as_json)
@@ -73,6 +79,8 @@ def status(state: CliState, as_json: bool) -> None:
 def _heartbeat_line(row: dict[str, Any]) -> str:
     every = row.get("every_minutes") or 0
     cadence = f"every {every} min" if every else "off"
+    if row.get("not_running"):
+        cadence = f"not running: {row['not_running']}"
     tokens = row.get("tokens") or 0
     shown = f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
     return f"{cadence}; {row.get('runs') or 0} runs, {shown} tokens"

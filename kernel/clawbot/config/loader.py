@@ -231,7 +231,8 @@ def finish(raw: RawConfig, core: CoreConfig, sections: dict[str, Any], owners: M
         # dict.fromkeys: drop duplicates but keep file order within a key (a set would not).
         raise ConfigError(raw.source, sorted(dict.fromkeys(raw.problems), key=lambda p: p.path))
     source = None if raw.source == "<defaults>" else raw.source
-    return ClawbotConfig(core=core, sections=sections, owners=dict(owners), source=source)
+    unread = frozenset(path for path in raw.plugin_tables if "." not in path and path not in sections)
+    return ClawbotConfig(core=core, sections=sections, owners=dict(owners), source=source, unread=unread)
 
 
 __all__ = [

@@ -257,6 +257,8 @@ class ClawbotConfig:
     sections: Mapping[str, Any] = attrs.field(factory=dict)
     owners: Mapping[str, str] = attrs.field(factory=dict)
     source: str | None = None
+    #: top-level tables no loaded plugin read (``[cron]`` while the automation plugin is blocked)
+    unread: frozenset[str] = frozenset()
 
     @property
     def plugins(self) -> PluginsConfig:

@@ -125,6 +125,8 @@ def heartbeat_report(kernel: Any) -> list[dict[str, Any]]:
     """Each agent's heartbeat for ``clawbot status``: its cadence, and the runs and tokens
     its main session spent on heartbeats (the sessions count heartbeat turns apart)."""
     rows = []
+    # the cadence is configuration; only a registered `heartbeat` service (the automation plugin's) runs it
+    runs = kernel.services.get("heartbeat") is not None
     for agent_id in kernel.config.agent_ids() or [kernel.config.default_agent_id()]:
         info = kernel.sessions.get(main_key(agent_id))
         usage = info.heartbeat_usage if info is not None else None
@@ -134,6 +136,7 @@ def heartbeat_report(kernel: Any) -> list[dict[str, Any]]:
                 "every_minutes": heartbeat_minutes(kernel.config, agent_id),
                 "runs": info.heartbeats if info is not None else 0,
                 "tokens": usage.prompt_tokens + usage.output_tokens if usage is not None else 0,
+                **({} if runs else {"not_running": "no plugin runs heartbeats"}),
             }
         )
     return rows

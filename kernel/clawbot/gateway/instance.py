@@ -41,6 +41,9 @@ def only_gateway(state_root: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise GatewayRunning(_running_message(state_root)) from None
+        # named for `clawbot status` and `clawbot agent`, which find no endpoint without the control API
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
         yield
     finally:
         os.close(fd)
@@ -53,3 +56,25 @@ def _running_message(state_root: Path) -> str:
         f"A clawbot gateway already runs on {state_root}{which}: `clawbot status` shows it. "
         "Stop it first (`clawbot gateway uninstall` if it runs as a service), or give this one another CLAWBOT_HOME."
     )
+
+
+def gateway_holder(state_root: Path) -> int | None:
+    """The pid of the gateway holding ``state_root``'s lock, or ``None`` when none runs."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    path = state_root / "gateway" / "run.lock"
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = path.read_text(encoding="utf-8").strip()
+            return int(text) if text.isdigit() else 0
+        return None
+    finally:
+        os.close(fd)

@@ -66,8 +66,12 @@ class CronAccess(CronJobs):
         return self.scope.host.settings
 
     def _store(self) -> CronStore:
-        if session_kind(self.scope.session_key) != "main" or self.scope.trust is not TurnTrust.OWNER:
-            raise ServiceUnavailable(f"this is a {session_kind(self.scope.session_key)} session: only the agent's main session may see or change cron jobs")
+        kind = session_kind(self.scope.session_key)
+        if kind != "main":
+            raise ServiceUnavailable(f"this is a {kind} session: only the agent's main session may see or change cron jobs")
+        if self.scope.trust is not TurnTrust.OWNER:
+            # the main session, but a turn someone else started there (a member's event, a sub-agent's report)
+            raise ServiceUnavailable("this turn is not the owner's: only the owner's turns may see or change cron jobs")
         return cron_store(self.scope.host.state_dir, self.cron)
 
     def _changed(self) -> None:

@@ -167,3 +167,19 @@ async def test_only_the_main_session_may_use_cron_jobs(running: Running) -> None
 
     with pytest.raises(ServiceUnavailable, match="only the agent's main session"):
         running.cron_jobs_of("agent:main:fake:group:g1").jobs()
+
+
+@pytest.mark.parametrize(
+    ("session_key", "trust", "says"),
+    [
+        ("agent:main:fake:group:g1", TurnTrust.OWNER, "this is a group session: only the agent's main session may see or change cron jobs"),
+        ("agent:main:main", TurnTrust.NON_OWNER, "this turn is not the owner's: only the owner's turns may see or change cron jobs"),
+    ],
+)
+async def test_a_refused_cron_call_names_its_own_cause(running: Running, session_key: str, trust: TurnTrust, says: str) -> None:
+    from clawbot.types import ServiceUnavailable
+
+    access = CronAccess(CapabilityScope("main", session_key, None, trust, running.host), running.cron, running.running)
+    with pytest.raises(ServiceUnavailable) as refused:
+        access.jobs()
+    assert str(refused.value) == says

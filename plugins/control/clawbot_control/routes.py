@@ -109,6 +109,8 @@ async def cron_run(request: web.Request) -> web.Response:
     service = channel_of(request).control.service("cron")
     run_job_now = getattr(service, "run_job_now", None)
     if run_job_now is None:
-        return json_error(503, "cron jobs do not run in this gateway (cron.enabled = false)")
+        return json_error(
+            503, "cron jobs do not run in this gateway: cron.enabled = false, or no installed plugin runs them (clawbot-automation is blocked or not installed)"
+        )
     status, body = await run_job_now(request.match_info["name"])
     return web.json_response(body, status=status)
