@@ -136,7 +136,11 @@ class Conversation:
     def model_caller(self, chain: list[ModelChoice]) -> ModelCaller:
         """The caller of ``chain`` for one turn or one ``/compact`` (key rotation, retries,
         the thinking levels this conversation learned)."""
-        caller = ModelCaller(chain, self.kernel.auth, accepted_thinking=self.accepted_thinking, tool_adapter=self.kernel.tool_call_adapter)
+        adapter = self.kernel.tool_call_adapter
+        caller = ModelCaller(chain, self.kernel.auth, accepted_thinking=self.accepted_thinking, tool_adapter=adapter)
+        if adapter is not None:
+            plugin = self.kernel.tool_call_adapters.plugin_of(adapter.name)
+            caller.adapter_failed = lambda exc: self.kernel.plugins.record_failure(plugin, "clawbot_tool_call_adapters", exc)
         if self.caller_sleep is not None:
             caller.sleep = self.caller_sleep
         return caller
