@@ -205,7 +205,9 @@ class Conversation:
             # one turn answers the messages that waited too: it is the owner's only if all are
             waited = [turn_trust(m, owner_ids_for(self.kernel.config, m.channel)) for m in earlier]
             trust = TurnTrust.least(turn_trust(origin, owner_ids, options.trust), *waited)
-            if system_event:  # an event answers whoever wrote since the turn that caused it, too
+            # an event answers whoever wrote since the turn that caused it, too; so does a turn
+            # nobody vouched for (a plugin's, with no origin and no trust): never more trusted than what it reads
+            if system_event or (origin is None and options.trust is None):
                 trust = event_trust(trust, (session.loaded or session.transcript.load()).messages())
             async with watched as watching:
                 try:
