@@ -58,6 +58,11 @@ class RunningGateway(Protocol):
 
     def run_job(self, session_key: str, job: Callable[[], Coroutine[Any, Any, None]], *, kind: RunKind) -> asyncio.Future[None]: ...
 
+    def why_not_run(self, answered: asyncio.Future[None]) -> str | None: ...
+
+    @property
+    def stopping(self) -> bool: ...
+
 
 class Shared(Protocol):
     """What the host needs of :class:`~clawbot.agent.services.SharedServices`."""
@@ -73,7 +78,8 @@ class Shared(Protocol):
 async def _in_lane(gateway: RunningGateway, session_key: str, kind: RunKind, send: Callable[[], Awaitable[Any]]) -> TurnOutcome:
     """Run ``send`` as a turn in the gateway's lane of ``session_key``, like a chat message:
     after a running turn, counted in status, cancelled by ``/stop`` (then ``stopped`` is
-    ``"aborted"``). A caller that gives up cancels the turn too."""
+    ``"aborted"``). A caller that gives up cancels the turn too; when clawbot stops before the
+    turn finished, the caller is cancelled, as a plugin's own task is then."""
     outcome: asyncio.Future[TurnOutcome] = asyncio.get_running_loop().create_future()
     running: list[asyncio.Task[Any]] = []
 
@@ -105,9 +111,13 @@ async def _in_lane(gateway: RunningGateway, session_key: str, kind: RunKind, sen
         for task in running:
             task.cancel()
         raise
+    cut_off = not outcome.done() or (not outcome.cancelled() and outcome.exception() is None and outcome.result().stopped == "aborted")
+    if gateway.stopping and cut_off:
+        outcome.cancel()
+        raise asyncio.CancelledError
     if not outcome.done():
         outcome.cancel()
-        raise ServiceUnavailable(f"the turn in {session_key} did not run: clawbot is stopping, or /stop dropped it before it started")
+        raise ServiceUnavailable(f"the turn in {session_key} did not run: {gateway.why_not_run(answered) or 'it was dropped'}")
     return outcome.result()
 
 

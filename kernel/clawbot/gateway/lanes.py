@@ -16,6 +16,10 @@ told. A turn answers messages of one chat only (a session shared by several chat
 the owner's main session, never answers one chat's message in another), and clawbot's own
 system events are never merged with what people wrote.
 
+A plugin's turn (``AgentHost.run_turn`` while the gateway runs, :meth:`Lanes.submit_job`)
+goes into its session's lane too, on its own: it waits for a running turn and ``/stop``
+cancels it like any other.
+
 ``/stop`` (:meth:`Lanes.stop`) cancels the running turn and drops what waits;
 :meth:`Lanes.close` stops taking messages, lets running turns finish within a grace period
 and cancels the rest (a cancelled turn is recorded as interrupted by the conversation).

@@ -523,6 +523,10 @@ class Gateway:
         a running turn, status shows it, ``/stop`` cancels it."""
         return self.lanes.submit_job(session_key, job, kind=kind)
 
+    def why_not_run(self, answered: asyncio.Future[None]) -> str | None:
+        """Why the plugin's turn ``answered`` belongs to did not run (``None``: it ran)."""
+        return self.lanes.why_unanswered(answered)
+
     def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
         self.post_event(origin, session_key, text)
 
