@@ -256,17 +256,22 @@ async def bootstrap(loaded: Loaded) -> Kernel:
     """
     kernel = Kernel(loaded.config, loaded.plugins, StatePaths.resolve(loaded.env), loaded.env)
     conflicts: list[str] = []
-    for hook, (attribute, expected, _label) in REGISTRATION_HOOKS.items():
+    for hook, (attribute, expected, label) in REGISTRATION_HOOKS.items():
         registry: Registry[Any] = getattr(kernel, attribute)
         for contribution in await kernel.plugins.collect(hook, lambda name: {"ctx": kernel.plugin_context(name)}):
             item = contribution.value
             if not isinstance(item, expected):
                 kernel.plugins.record_failure(contribution.plugin, hook, TypeError(f"expected a {expected.__name__}, got {item!r}"))
                 continue
+            name = getattr(item, "name", None)
+            if not isinstance(name, str) or not name:  # a registry is keyed by name: an unnamed item cannot be found, so it is left out
+                unnamed = f"plugin {contribution.plugin!r} offered a {label} with no usable name in {hook} (got {name!r}): it is left out"
+                kernel.plugins.record_failure(contribution.plugin, hook, ValueError(unnamed))
+                continue
             if isinstance(item, Tool) and (problem := _tool_problem(item)):
                 kernel.plugins.record_failure(contribution.plugin, hook, ValueError(problem))
                 continue
-            registry.add(contribution.plugin, item.name, item)
+            registry.add(contribution.plugin, name, item)
         conflicts.extend(registry.conflicts)
     if len(kernel.tool_call_adapters) > 1:  # one model call speaks one convention: the kernel never picks by order
         offered = " and ".join(f"{name!r} by plugin {kernel.tool_call_adapters.plugin_of(name)!r}" for name in kernel.tool_call_adapters.names())

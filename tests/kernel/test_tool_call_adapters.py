@@ -102,3 +102,42 @@ async def test_hook_tool_call_adapters_an_adapter_of_the_wrong_type_is_a_plugin_
     kernel = await make_kernel(plugins={"sloppy": plugin_from_hooks(clawbot_tool_call_adapters=lambda ctx: [TextBlock("not an adapter")])})
     (failure,) = kernel.plugins.failures
     assert failure.plugin == "sloppy" and kernel.tool_call_adapter is None
+
+
+class BrokenAdapter(ShoutLines):
+    """An adapter that raises in one of its two steps."""
+
+    def __init__(self, broken_step: str) -> None:
+        super().__init__("broken-lines")
+        self.broken_step = broken_step
+
+    def encode(self, request: ModelRequest) -> ModelRequest:
+        if self.broken_step == "encode":
+            raise RuntimeError("my prompt template is missing")
+        return super().encode(request)
+
+    def decode(self, reply: Message) -> Message:
+        if self.broken_step == "decode":
+            raise RuntimeError("cannot parse that reply")
+        return super().decode(reply)
+
+
+@pytest.mark.parametrize(("step", "error"), [("encode", "my prompt template is missing"), ("decode", "cannot parse that reply")])
+async def test_hook_tool_call_adapters_an_adapter_that_raises_is_its_plugins_failure_and_the_next_model_answers(make_kernel, step: str, error: str) -> None:
+    kernel = await make_kernel(plugins={"tools": plugin_from_hooks(clawbot_tools=lambda ctx: [SHOUT]), "adapter": _adapters(BrokenAdapter(step))})
+    plain, smart = PlainModels("SHOUT hi"), PlainModels("from the smart model")
+    conversation = Conversation(kernel, ModelChoice(plain, "plain"), "main", fallbacks=[ModelChoice(smart, "smart")], services=None)
+    result = await conversation.send(KEY, "shout hi")
+    assert result.text == "from the smart model"
+    assert [request.model for request in smart.requests] == ["smart"]
+    (failure,) = kernel.plugins.failures
+    assert failure.plugin == "adapter" and failure.hook == "clawbot_tool_call_adapters" and error in failure.error
+
+
+@pytest.mark.parametrize(("step", "error"), [("encode", "my prompt template is missing"), ("decode", "cannot parse that reply")])
+async def test_hook_tool_call_adapters_an_adapter_that_raises_with_no_model_left_is_a_clear_error(make_kernel, step: str, error: str) -> None:
+    kernel = await make_kernel(plugins={"tools": plugin_from_hooks(clawbot_tools=lambda ctx: [SHOUT]), "adapter": _adapters(BrokenAdapter(step))})
+    provider = PlainModels("SHOUT hi")
+    with pytest.raises(ProviderError, match=f"the tool call adapter 'broken-lines' failed to {step} for scripted/plain: {error}"):
+        await Conversation(kernel, ModelChoice(provider, "plain"), "main", services=None).send(KEY, "shout hi")
+    assert [failure.plugin for failure in kernel.plugins.failures] == ["adapter"]

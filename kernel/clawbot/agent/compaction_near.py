@@ -16,6 +16,7 @@ what each compaction summary stands for (``others_wrote`` on its entry).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -110,5 +111,22 @@ async def compaction_near(turn: NearingTurn, messages: list[Message], tokens: in
         record=record,
         clawbot=kernel.settings,
     )
-    spent = [c.value for c in await kernel.plugins.call_each("clawbot_compaction_near", event=event) if isinstance(c.value, Usage)]
+    spent = [usage for usage in await _each_bounded(kernel, event) if isinstance(usage, Usage)]
     return sum(spent[1:], spent[0]) if spent else None
+
+
+async def _each_bounded(kernel: Kernel, event: CompactionNearEvent) -> list[object]:
+    """Every implementation's result, each given ``near_timeout_seconds``: one plugin that
+    hangs is its own recorded failure, never a turn that hangs."""
+    hook, limit = "clawbot_compaction_near", kernel.config.agents.defaults.compaction.near_timeout_seconds
+    results = []
+    for impl in kernel.plugins.impls(hook):
+        try:
+            ok, result = await asyncio.wait_for(kernel.plugins.call_impl(hook, impl, event=event), limit)
+        except TimeoutError:  # the plugin's own errors never get here: call_impl records them
+            message = f"did not finish within {limit} s (agents.defaults.compaction.near_timeout_seconds); the turn went on without it"
+            kernel.plugins.record_failure(impl.plugin_name, hook, TimeoutError(message))
+            continue
+        if ok:
+            results.append(result)
+    return results

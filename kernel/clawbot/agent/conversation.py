@@ -136,7 +136,11 @@ class Conversation:
     def model_caller(self, chain: list[ModelChoice]) -> ModelCaller:
         """The caller of ``chain`` for one turn or one ``/compact`` (key rotation, retries,
         the thinking levels this conversation learned)."""
-        caller = ModelCaller(chain, self.kernel.auth, accepted_thinking=self.accepted_thinking, tool_adapter=self.kernel.tool_call_adapter)
+        adapter = self.kernel.tool_call_adapter
+        caller = ModelCaller(chain, self.kernel.auth, accepted_thinking=self.accepted_thinking, tool_adapter=adapter)
+        if adapter is not None:
+            plugin = self.kernel.tool_call_adapters.plugin_of(adapter.name)
+            caller.adapter_failed = lambda exc: self.kernel.plugins.record_failure(plugin, "clawbot_tool_call_adapters", exc)
         if self.caller_sleep is not None:
             caller.sleep = self.caller_sleep
         return caller
@@ -201,7 +205,9 @@ class Conversation:
             # one turn answers the messages that waited too: it is the owner's only if all are
             waited = [turn_trust(m, owner_ids_for(self.kernel.config, m.channel)) for m in earlier]
             trust = TurnTrust.least(turn_trust(origin, owner_ids, options.trust), *waited)
-            if system_event:  # an event answers whoever wrote since the turn that caused it, too
+            # an event answers whoever wrote since the turn that caused it, too; so does a turn
+            # nobody vouched for (a plugin's, with no origin and no trust): never more trusted than what it reads
+            if system_event or (origin is None and options.trust is None):
                 trust = event_trust(trust, (session.loaded or session.transcript.load()).messages())
             async with watched as watching:
                 try:

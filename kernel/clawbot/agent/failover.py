@@ -17,7 +17,8 @@ model's fault and go straight back to the caller. A key that rests ends the call
 message naming the cause and until when (:mod:`clawbot.agent.cooldowns`). Before any call,
 the context guard skips a model whose window cannot hold the prompt; models without native
 tool support get their tools through the installed :class:`~clawbot.types.ToolCallAdapter`
-(``clawbot_tool_call_adapters``), and without one cannot serve a call that offers tools.
+(``clawbot_tool_call_adapters``), and without one cannot serve a call that offers tools; an
+adapter that raises is recorded as its plugin's failure and the next model is tried.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import attrs
 
@@ -38,6 +40,7 @@ from clawbot.providerkit import decoded_tool_arguments
 from clawbot.types import Message, ModelRequest, ProviderError, TextSink, ToolCallAdapter, ToolCallBlock
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 OVERLOADED_RETRIES = 10
 SERVER_RETRIES = 3
@@ -127,6 +130,8 @@ class ModelCaller:
     accepted_thinking: dict[str, str] = attrs.Factory(dict)
     #: how a model without native tool calling gets its tools (``None``: no plugin offers it)
     tool_adapter: ToolCallAdapter | None = None
+    #: told when the adapter raises (the kernel records it as the adapter's plugin's failure)
+    adapter_failed: Callable[[BaseException], None] | None = None
 
     async def _wait(self, error: ProviderError, default: float) -> None:
         wait = error.retry_after if error.retry_after is not None else default
@@ -152,6 +157,18 @@ class ModelCaller:
                 else:
                     log.warning("%s and no fallback model is left", why, extra=FILE_ONLY)
         raise errors[-1] if errors else ProviderError("auth", "no usable auth profile", provider=self.chain[0].provider.name)
+
+    def _adapted(self, adapter: ToolCallAdapter, step: str, choice: ModelChoice, errors: list[ProviderError], step_call: Callable[[T], T], value: T) -> T:
+        """``step_call(value)``; an adapter that raises is its plugin's failure, and this model
+        cannot serve the call: the next one of the chain is tried (as after a provider error)."""
+        try:
+            return step_call(value)
+        except Exception as exc:
+            if self.adapter_failed is not None:
+                self.adapter_failed(exc)
+            detail = f"the tool call adapter {adapter.name!r} failed to {step} for {choice.ref}: {exc}"
+            errors.append(ProviderError("invalid_request", detail, provider=choice.provider.name))
+            raise _NextModel from exc
 
     def _resting(self, error: ProviderError, profile: Profile) -> KeyResting:
         """Cool ``profile`` down for ``error`` (a rate limit, a rejected key, a billing error)."""
@@ -187,7 +204,7 @@ class ModelCaller:
                     )
                 )
                 raise _NextModel
-            request = adapter.encode(request)
+            request = self._adapted(adapter, "encode", choice, errors, adapter.encode, request)
         candidates = self.profiles.candidates(choice.provider.name, pinned)
         if not candidates:
             resting = self.profiles.next_available(choice.provider.name)
@@ -239,7 +256,7 @@ class ModelCaller:
                 if thinking != request.thinking:  # a cap it taught us; a lower level asked later is used as asked
                     self.accepted_thinking[choice.ref] = thinking
                 if adapter is not None:
-                    message = adapter.decode(message)
+                    message = self._adapted(adapter, "decode", choice, errors, adapter.decode, message)
                 return CallOutcome(bounded_arguments(message), choice, profile, thinking, attempts)
         raise _NextModel
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -56,6 +56,13 @@ class RunningGateway(Protocol):
 
     def went_nowhere(self, what: str) -> None: ...
 
+    def run_job(self, session_key: str, job: Callable[[], Coroutine[Any, Any, None]], *, kind: RunKind) -> asyncio.Future[None]: ...
+
+    def why_not_run(self, answered: asyncio.Future[None]) -> str | None: ...
+
+    @property
+    def stopping(self) -> bool: ...
+
 
 class Shared(Protocol):
     """What the host needs of :class:`~clawbot.agent.services.SharedServices`."""
@@ -66,6 +73,52 @@ class Shared(Protocol):
     conversation: Callable[[str], Awaitable[Conversation]]
 
     def expect_event(self, session_key: str) -> None: ...
+
+
+async def _in_lane(gateway: RunningGateway, session_key: str, kind: RunKind, send: Callable[[], Awaitable[Any]]) -> TurnOutcome:
+    """Run ``send`` as a turn in the gateway's lane of ``session_key``, like a chat message:
+    after a running turn, counted in status, cancelled by ``/stop`` (then ``stopped`` is
+    ``"aborted"``). A caller that gives up cancels the turn too; when clawbot stops before the
+    turn finished, the caller is cancelled, as a plugin's own task is then."""
+    outcome: asyncio.Future[TurnOutcome] = asyncio.get_running_loop().create_future()
+    running: list[asyncio.Task[Any]] = []
+
+    async def job() -> None:
+        if outcome.done():  # the caller gave up while it waited
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            running.append(task)
+        try:
+            result = await send()
+        except asyncio.CancelledError:
+            if not outcome.done():
+                outcome.set_result(TurnOutcome("", "aborted"))
+            raise
+        except Exception as exc:
+            if not outcome.done():
+                outcome.set_exception(exc)
+            return
+        if not outcome.done():
+            outcome.set_result(TurnOutcome(result.text, result.stopped))
+
+    answered = gateway.run_job(session_key, job, kind=kind)
+    try:
+        await answered
+    except asyncio.CancelledError:
+        if not outcome.done():
+            outcome.cancel()
+        for task in running:
+            task.cancel()
+        raise
+    cut_off = not outcome.done() or (not outcome.cancelled() and outcome.exception() is None and outcome.result().stopped == "aborted")
+    if gateway.stopping and cut_off:
+        outcome.cancel()
+        raise asyncio.CancelledError
+    if not outcome.done():
+        outcome.cancel()
+        raise ServiceUnavailable(f"the turn in {session_key} did not run: {gateway.why_not_run(answered) or 'it was dropped'}")
+    return outcome.result()
 
 
 def _done() -> asyncio.Future[None]:
@@ -125,8 +178,11 @@ class KernelHost(AgentHost):
             conversation = attrs.evolve(conversation, tools={name: tool for name, tool in conversation.tools.items() if name in only})
         message = session_message(text, from_session=from_session, from_agent=agent_of(from_session)) if from_session else text
         options = TurnOptions(kind=kind, model=model, trust=trust)
-        result = await conversation.send(session_key, message, options=options, origin=origin)
-        return TurnOutcome(result.text, result.stopped)
+        port = self.shared.port
+        if not isinstance(port, RunningGateway):  # a one-shot run: nothing else runs turns here
+            result = await conversation.send(session_key, message, options=options, origin=origin)
+            return TurnOutcome(result.text, result.stopped)
+        return await _in_lane(port, session_key, kind, lambda: conversation.send(session_key, message, options=options, origin=origin))
 
     async def deliver(self, message: OutboundMessage, session_key: str | None = None) -> bool:
         port = self._port

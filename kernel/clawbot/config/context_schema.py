@@ -41,6 +41,9 @@ class CompactionConfig:
     # the newest part of the history a compaction keeps word for word
     keep_recent_tokens: int = attrs.field(default=20_000, validator=InRange(0, 10_000_000))
     memory_flush: MemoryFlushConfig = attrs.field(factory=MemoryFlushConfig)
+    # the longest one plugin's clawbot_compaction_near may take before the turn goes on without
+    # it (the memory flush: a few model calls, each with its provider's own retries)
+    near_timeout_seconds: int = attrs.field(default=600, validator=InRange(1, 24 * 3600))
 
 
 @attrs.frozen(kw_only=True)

@@ -16,6 +16,10 @@ told. A turn answers messages of one chat only (a session shared by several chat
 the owner's main session, never answers one chat's message in another), and clawbot's own
 system events are never merged with what people wrote.
 
+A plugin's turn (``AgentHost.run_turn`` while the gateway runs, :meth:`Lanes.submit_job`)
+goes into its session's lane too, on its own: it waits for a running turn and ``/stop``
+cancels it like any other.
+
 ``/stop`` (:meth:`Lanes.stop`) cancels the running turn and drops what waits;
 :meth:`Lanes.close` stops taking messages, lets running turns finish within a grace period
 and cancels the rest (a cancelled turn is recorded as interrupted by the conversation).
@@ -48,7 +52,8 @@ class Waiting:
     """A message waiting for its turn; ``answered`` is done once a turn has answered it (or
     it was dropped or stopped): what a channel is handed back for it."""
 
-    channel: Channel
+    channel: Channel | None
+    """The channel it came in on (``None``: a plugin's turn, :meth:`Lanes.submit_job`)."""
     message: InboundMessage
     answered: asyncio.Future[None]
     kind: RunKind = "chat"
@@ -57,12 +62,16 @@ class Waiting:
     """The model of this turn only (a heartbeat's own model), ``None``: the session's."""
     kept: str | None = None
     """Its key in the gateway's durable inbox (:mod:`clawbot.gateway.inbox`), if it is kept there."""
+    job: Callable[[], Coroutine[Any, Any, None]] | None = None
+    """A plugin's turn (``AgentHost.run_turn``): run as it is, never merged with another."""
 
     def chat(self) -> tuple[object, ...]:
         """What one turn's messages must share: the chat they came from, who wrote them in
         the sense of people versus clawbot's own events, and what kind of run it is."""
         m = self.message
-        return (self.channel.name, m.account_id, m.peer_id, m.thread_id, m.system_event, self.kind)
+        if self.job is not None:
+            return (self,)
+        return (self.channel.name if self.channel else None, m.account_id, m.peer_id, m.thread_id, m.system_event, self.kind)
 
 
 RunTurn = Callable[[str, tuple[Waiting, ...]], Coroutine[Any, Any, None]]
@@ -109,16 +118,20 @@ class Lanes:
         """Queue ``message`` in its session's lane; the future is done once it was answered.
         ``kept``: its key in the durable inbox."""
         answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        return self._queue(session_key, Waiting(channel, message, answered, kind, model, kept))
+
+    def _queue(self, session_key: str, waiting: Waiting) -> asyncio.Future[None]:
+        answered = waiting.answered
         if self._closed:  # shutting down: nothing new starts
             log.info("message for %s not answered: clawbot is stopping", session_key)
             answered.set_result(None)
             self._why[answered] = STOPPING
-            self._unanswered(Waiting(channel, message, answered, kept=kept))
+            self._unanswered(waiting)
             return answered
         lane = self._lanes.get(session_key)
         if lane is None:
             lane = self._lanes[session_key] = _Lane()
-        lane.waiting.append(Waiting(channel, message, answered, kind, model, kept))
+        lane.waiting.append(waiting)
         lane.arrived.set()
         while len(lane.waiting) > self.cap:
             dropped = lane.waiting.popleft()
@@ -128,6 +141,13 @@ class Lanes:
         if lane.worker is None:
             lane.worker = asyncio.create_task(self._work(session_key, lane), name=f"lane:{session_key}")
         return answered
+
+    def submit_job(self, session_key: str, job: Callable[[], Coroutine[Any, Any, None]], *, kind: RunKind) -> asyncio.Future[None]:
+        """Queue a plugin's turn (``job``) in the session's lane like a message: it waits for
+        a running turn, counts as busy, and ``/stop`` cancels it. The future is done once it
+        ran (or was stopped or dropped: :meth:`why_unanswered` says which)."""
+        placeholder = InboundMessage(channel="clawbot", peer_id=session_key, text="", system_event=True)
+        return self._queue(session_key, Waiting(None, placeholder, asyncio.get_running_loop().create_future(), kind, job=job))
 
     def why_unanswered(self, answered: asyncio.Future[None]) -> str | None:
         """Why the message ``answered`` belongs to got no answer (``None``: it got one, or
@@ -214,7 +234,8 @@ class Lanes:
                     if not batch:
                         continue
                     lane.batch = batch
-                    lane.turn = asyncio.create_task(self.run_turn(session_key, batch), name=f"turn:{session_key}")
+                    job = batch[0].job
+                    lane.turn = asyncio.create_task(job() if job is not None else self.run_turn(session_key, batch), name=f"turn:{session_key}")
                     try:
                         await asyncio.wait([lane.turn])
                     finally:

@@ -43,7 +43,7 @@ import asyncio
 import collections
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -376,6 +376,8 @@ class Gateway:
         for waiting in batch:
             if waiting.kept is not None:  # from here on a crash may leave side effects: not run again
                 await asyncio.to_thread(self._started, waiting.kept, waiting.message, session_key)
+        if last.channel is None:  # only a plugin's turn has none, and the lane runs that itself
+            return
         await self.handle(last.channel, last.message, session_key, earlier=tuple(w.message for w in batch[:-1]), kind=last.kind, model=last.model)
 
     def _started(self, key: str, message: InboundMessage, session_key: str) -> None:
@@ -390,14 +392,14 @@ class Gateway:
 
     def _dropped(self, waiting: Waiting) -> None:
         """Too many messages waited: the dropped one's sender is told."""
-        log.info("a waiting message on %s was dropped: more than gateway.queue.cap waited", waiting.channel.name)
+        log.info("a waiting message on %s was dropped: more than gateway.queue.cap waited", waiting.message.channel)
         self._tell(waiting, DROPPED_NOTICE, self._background)
 
     def _tell(self, waiting: Waiting, notice: str, tasks: set[asyncio.Task[None]]) -> None:
         """clawbot's ``notice`` to the sender of a message it did not answer (not to itself;
         nor to a surface that answers only open requests: the request itself ends saying why,
         :meth:`Lanes.why_unanswered`)."""
-        if waiting.message.system_event or not waiting.channel.capabilities.unprompted:
+        if waiting.channel is None or waiting.message.system_event or not waiting.channel.capabilities.unprompted:
             return
         session_key = self.session_of(waiting.channel, waiting.message)
         told = asyncio.create_task(self.outbox.send(waiting.channel, waiting.message, session_key, notice, notice=True))
@@ -515,6 +517,15 @@ class Gateway:
         """Queue clawbot's own ``event`` (a system event) in the session's lane as a ``kind``
         run with ``model`` for that turn; its reply goes to ``channel`` as any reply would."""
         return self.lanes.submit(session_key, channel, event, kind=kind, model=model)
+
+    def run_job(self, session_key: str, job: Callable[[], Coroutine[Any, Any, None]], *, kind: RunKind) -> asyncio.Future[None]:
+        """Queue a plugin's turn (``AgentHost.run_turn``) in the session's lane: it waits for
+        a running turn, status shows it, ``/stop`` cancels it."""
+        return self.lanes.submit_job(session_key, job, kind=kind)
+
+    def why_not_run(self, answered: asyncio.Future[None]) -> str | None:
+        """Why the plugin's turn ``answered`` belongs to did not run (``None``: it ran)."""
+        return self.lanes.why_unanswered(answered)
 
     def inject(self, origin: InboundMessage, session_key: str, text: str) -> None:
         self.post_event(origin, session_key, text)

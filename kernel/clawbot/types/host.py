@@ -85,9 +85,11 @@ class AgentHost(abc.ABC):
         return its reply (nothing is delivered: the caller decides where it goes, with
         :meth:`deliver`). Turns of one session run one at a time, so this waits for a running
         one. ``kind``: what started it (``clawbot_agent_end`` tells plugins); ``model``: the
-        model of this turn only; ``trust``: whose word it carries (``None``: the owner's, as
-        for what the owner's configuration starts; a turn is never more trusted than what
-        started it); ``tools``: only these of the agent's tools (``None``: all it may use);
+        model of this turn only; ``trust``: whose word it carries (``None`` with no ``origin``:
+        the owner's, as for what the owner's configuration starts, lowered as for a clawbot
+        event when the session's history since the owner's latest message holds someone
+        else's words, as in a group or a shared chat: a turn is never more trusted than what
+        started it or what it reads); ``tools``: only these of the agent's tools (``None``: all it may use);
         ``from_session``: the message comes from that session (labelled so by clawbot, as a
         ``sessions_send``); ``origin``: the message the turn answers, where its approvals
         and events report (``origin.system_event``: ``text`` is clawbot's own event, labelled
