@@ -71,6 +71,14 @@ class ClawbotGroup(click.Group):
             with formatter.section("Plugin problems"):
                 formatter.write_dl([("!", e) for e in self.plugin_command_errors])
 
+    def forget_plugin_commands(self) -> None:
+        """Discover the plugins' commands afresh at the next lookup: each run of ``main`` sees
+        the plugins its own environment allows (``CLAWBOT_DISABLE_PLUGINS``), also when one
+        process runs several (an embedder, a test)."""
+        self._plugin_commands = None
+        self._group_extensions = {}
+        self.plugin_command_errors = []
+
     def group_extensions(self, group: str) -> dict[str, click.Command]:
         """The subcommands plugins add to the built-in group ``group`` (see :mod:`clawbot.cli.extendable`)."""
         self._plugins()
@@ -135,6 +143,8 @@ def main(argv: list[str] | None = None) -> None:
         configure_logging("warning", os.environ)
     else:
         default_logging()
+    if isinstance(cli, ClawbotGroup):
+        cli.forget_plugin_commands()
     cli.main(args=argv, prog_name="clawbot")
 
 
