@@ -31,6 +31,12 @@ def run(ws: Path, name: str, **arguments: Any) -> ToolResult:
     return result
 
 
+#: What the timed cases assert: each guarded input would run for minutes or forever without its
+#: guard (exponential backtracking, a huge compile), so only a hang fails: speed is a matter
+#: for bench/ (bench/tools.py times grep), never for a test on a busy machine.
+HANG = 60.0
+
+
 def timed(ws: Path, name: str, **arguments: Any) -> tuple[ToolResult, float]:
     start = time.monotonic()
     result = run(ws, name, **arguments)
@@ -56,7 +62,7 @@ def test_grep_catastrophic_pattern_stops_with_an_error_and_keeps_earlier_matches
     (ws / "b_slow.txt").write_text("x\n" + "a" * 60 + "b\n")
     result, seconds = timed(ws, "grep", pattern="(a|aa)+$")
     text = text_of(result)
-    assert seconds < 5
+    assert seconds < HANG
     assert result.is_error and "the pattern took too long" in text and "simplify it" in text
     assert "b_slow.txt:2" in text  # says where
     assert "a_first.txt:1: aaaa" in text and result.details["matches"] == 1
@@ -72,14 +78,14 @@ def test_grep_whole_call_has_a_time_budget(ws: Path, monkeypatch: pytest.MonkeyP
 def test_grep_refuses_huge_counted_repeats_before_compiling(ws: Path) -> None:
     (ws / "a.txt").write_text("x\n")
     result, seconds = timed(ws, "grep", pattern="(?:(?:a{1000}){1000}){1000}")
-    assert seconds < 2 and result.is_error and "repeats too much" in text_of(result)
+    assert seconds < HANG and result.is_error and "repeats too much" in text_of(result)
     assert not run(ws, "grep", pattern=r"\w{0,200}x").is_error  # ordinary counts still work
 
 
 def test_grep_searches_only_the_start_of_a_giant_line_and_says_so(ws: Path) -> None:
     (ws / "min.js").write_text("(.)" + "x" * (search_module.MAX_SEARCH_CHARS + 10) + "needle\n")
     result, seconds = timed(ws, "grep", pattern="(.)*needle")
-    assert seconds < 5 and not result.is_error
+    assert seconds < HANG and not result.is_error
     assert "searched only that far" in text_of(result) and result.details["matches"] == 0
 
 
@@ -89,7 +95,7 @@ def test_grep_searches_only_the_start_of_a_giant_line_and_says_so(ws: Path) -> N
 def test_find_many_star_glob_is_fast(ws: Path) -> None:
     (ws / ("a" * 60)).write_text("")
     result, seconds = timed(ws, "find", pattern="*a*a*a*a*a*a*a*a*a*b")
-    assert seconds < 2 and not result.is_error and "No paths match" in text_of(result)
+    assert seconds < HANG and not result.is_error and "No paths match" in text_of(result)
 
 
 def test_find_repeated_double_star_glob_is_fast(ws: Path) -> None:
@@ -98,14 +104,14 @@ def test_find_repeated_double_star_glob_is_fast(ws: Path) -> None:
     (deep / "x").write_text("")
     (deep / "y").write_text("")
     result, seconds = timed(ws, "find", pattern="**/**/**/**/**/**/**/**/x")
-    assert seconds < 2
+    assert seconds < HANG
     assert text_of(result).splitlines() == ["d/" * 60 + "x"]
 
 
 def test_grep_glob_with_many_stars_is_fast(ws: Path) -> None:
     (ws / ("a" * 60)).write_text("hit\n")
     result, seconds = timed(ws, "grep", pattern="hit", glob="*a*a*a*a*a*a*a*a*a*b")
-    assert seconds < 2 and result.details["matches"] == 0
+    assert seconds < HANG and result.details["matches"] == 0
 
 
 @pytest.mark.parametrize("tool", ["find", "grep"])
@@ -131,7 +137,7 @@ def test_read_of_a_huge_single_line_stays_small(ws: Path) -> None:
     finally:
         tracemalloc.stop()
     text = text_of(result)
-    assert not result.is_error and seconds < 10
+    assert not result.is_error and seconds < HANG
     assert peak < 5 * 1024 * 1024  # a tenth of the file, and far above the ~1 MB actually used
     assert len(text) < read_module.MAX_CHARS + 200 and text.startswith("z" * 1000)
     assert "output capped at 50000 characters" in text and result.details["total_lines"] == 1
